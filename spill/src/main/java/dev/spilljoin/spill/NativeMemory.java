@@ -1,0 +1,183 @@
+package dev.spilljoin.spill;
+
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.core.UnsafeMemory;
+import sun.misc.Unsafe;
+
+/**
+ * The one gate through which off-heap memory is allocated (and, by the spill files, mapped), plus raw access to it.
+ *
+ * <p>Invariant: every allocation is recorded against a {@link MemoryReservation} before the memory exists, and the
+ * reservation refuses (with an {@link IllegalStateException}) an allocation its reserved bytes do not cover, so
+ * under-reporting is impossible rather than unlikely. Freeing is synchronous: the bytes are gone before they are
+ * counted free.
+ *
+ * <p>The static accessors compile to single machine loads and stores (no bounds checks): callers own the bounds.
+ */
+public final class NativeMemory {
+    private static final Unsafe UNSAFE = UnsafeMemory.UNSAFE;
+    private static final long BYTE_ARRAY_BASE = Unsafe.ARRAY_BYTE_BASE_OFFSET;
+    private static final long LONG_ARRAY_BASE = Unsafe.ARRAY_LONG_BASE_OFFSET;
+    private static final long INT_ARRAY_BASE = Unsafe.ARRAY_INT_BASE_OFFSET;
+
+    private NativeMemory() {
+    }
+
+    /** Allocates {@code bytes} of zeroed off-heap memory owned by {@code owner}, which must have them reserved. */
+    public static NativePage allocate(MemoryReservation owner, long bytes) {
+        return new NativePage(owner, bytes);
+    }
+
+    /**
+     * Something that holds off-heap or mapped bytes on behalf of a reservation. Subclasses register in their
+     * constructor (before acquiring the bytes) and release them in {@link #free()}.
+     */
+    public abstract static class Allocation implements AutoCloseable {
+        private final MemoryReservation owner;
+        private final long size;
+        private boolean closed;
+
+        protected Allocation(MemoryReservation owner, long size) {
+            if (size < 0) {
+                throw new IllegalArgumentException("negative allocation size " + size);
+            }
+            this.owner = owner;
+            this.size = size;
+            owner.recordAllocation(this);
+        }
+
+        public final long size() {
+            return size;
+        }
+
+        public final MemoryReservation owner() {
+            return owner;
+        }
+
+        /** Releases the bytes; called once, by {@link #close()}. */
+        protected abstract void free();
+
+        /** Frees the bytes and tells the owner they are gone; idempotent. */
+        @Override
+        public final void close() {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+            }
+            try {
+                free();
+            } finally {
+                owner.recordFree(this);
+            }
+        }
+
+        public final synchronized boolean isClosed() {
+            return closed;
+        }
+    }
+
+    /** A fixed-size, zeroed block of off-heap memory (a Chronicle native bytes store) at a stable address. */
+    public static final class NativePage extends Allocation {
+        private BytesStore<?, Void> store;
+        private final long address;
+
+        private NativePage(MemoryReservation owner, long bytes) {
+            super(owner, bytes);
+            BytesStore<?, Void> s;
+            try {
+                s = BytesStore.nativeStoreWithFixedCapacity(Math.max(bytes, 1));
+            } catch (OutOfMemoryError e) {
+                owner.recordFree(this);
+                throw e;
+            }
+            this.store = s;
+            this.address = s.addressForWrite(0);
+            UNSAFE.setMemory(address, bytes, (byte) 0);
+        }
+
+        public long address() {
+            return address;
+        }
+
+        @Override
+        protected void free() {
+            store.releaseLast();
+            store = null;
+        }
+    }
+
+    public static long getLong(long address) {
+        return UNSAFE.getLong(address);
+    }
+
+    public static void putLong(long address, long value) {
+        UNSAFE.putLong(address, value);
+    }
+
+    public static int getInt(long address) {
+        return UNSAFE.getInt(address);
+    }
+
+    public static void putInt(long address, int value) {
+        UNSAFE.putInt(address, value);
+    }
+
+    public static short getShort(long address) {
+        return UNSAFE.getShort(address);
+    }
+
+    public static void putShort(long address, short value) {
+        UNSAFE.putShort(address, value);
+    }
+
+    public static byte getByte(long address) {
+        return UNSAFE.getByte(address);
+    }
+
+    public static void putByte(long address, byte value) {
+        UNSAFE.putByte(address, value);
+    }
+
+    public static double getDouble(long address) {
+        return UNSAFE.getDouble(address);
+    }
+
+    public static void putDouble(long address, double value) {
+        UNSAFE.putDouble(address, value);
+    }
+
+    /** Copies {@code length} bytes between off-heap addresses (the ranges must not overlap). */
+    public static void copy(long from, long to, long length) {
+        UNSAFE.copyMemory(from, to, length);
+    }
+
+    public static void fill(long address, long length, byte value) {
+        UNSAFE.setMemory(address, length, value);
+    }
+
+    public static void copyFromArray(byte[] from, int offset, long to, int length) {
+        UNSAFE.copyMemory(from, BYTE_ARRAY_BASE + offset, null, to, length);
+    }
+
+    public static void copyToArray(long from, byte[] to, int offset, int length) {
+        UNSAFE.copyMemory(null, from, to, BYTE_ARRAY_BASE + offset, length);
+    }
+
+    public static void copyFromLongs(long[] from, int index, long to, int count) {
+        UNSAFE.copyMemory(from, LONG_ARRAY_BASE + 8L * index, null, to, 8L * count);
+    }
+
+    public static void copyToLongs(long from, long[] to, int index, int count) {
+        UNSAFE.copyMemory(null, from, to, LONG_ARRAY_BASE + 8L * index, 8L * count);
+    }
+
+    public static void copyFromInts(int[] from, int index, long to, int count) {
+        UNSAFE.copyMemory(from, INT_ARRAY_BASE + 4L * index, null, to, 4L * count);
+    }
+
+    public static void copyToInts(long from, int[] to, int index, int count) {
+        UNSAFE.copyMemory(null, from, to, INT_ARRAY_BASE + 4L * index, 4L * count);
+    }
+}
