@@ -24,17 +24,21 @@ import java.util.stream.IntStream;
  *   <li>Fanout: P = 2^p with p = ceil(log2(ceil(M / C))), raised to 2^minFanoutLog2 and lowered to 2^maxFanoutLog2
  *       and to the largest power of two with (P + x)·O ≤ s·B, where x counts the extra buffers (the heavy-key stream
  *       when keys are routed, the read buffer at levels ≥ 1). The buffer bound wins over the minimum fanout: a small
- *       budget gets fewer partitions, never more buffers than it can hold. The expected partition footprint is
- *       S = ceil(M / P).</li>
+ *       budget gets fewer partitions, never more buffers than it can hold. With D the distinct keys left (unknown
+ *       when the statistics say 0), only min(P, D) partitions receive rows, so the expected footprint of a partition
+ *       is S = ceil(M / min(P, D)).</li>
  *   <li>Heavy keys: a key with footprint h is routed to the nested loop when h + S > C (its partition would overflow
  *       with an average share of the other keys; with h > C it overflows alone). Routing shrinks M and may change P,
  *       so the rule is applied again until no further key is routed (at most one round per candidate). A key that
  *       stays is expected to fit beside its partition's share.</li>
  *   <li>Resident partitions: the largest R in 0..P with R·S + (P − R + x)·O ≤ B (partitions 0..R−1 stay, each other
  *       partition holds a buffer). R = 0 when even partition 0 does not fit beside the buffers.</li>
- *   <li>Recursion: while an expected partition footprint S exceeds C, a further level with fanout chosen as above (x =
- *       1) is listed, S becomes ceil(S / P); so {@link PartitionPlan#fanoutLog2PerLevel()} has one entry when one
- *       pass is expected to do.</li>
+ *   <li>Recursion: while an expected partition footprint S exceeds C and its d = ceil(D / P) keys can still be split
+ *       (d > 1), a further level with fanout P' chosen as above (x = 1) is listed, S becomes ceil(S / min(P', d)) and
+ *       d becomes ceil(d / P'); so {@link PartitionPlan#fanoutLog2PerLevel()} has one entry when one pass is expected
+ *       to do. If S still exceeds C when no split is left, {@link PartitionPlan#overflowExpected()} says so: the keys
+ *       are too few and too heavy, and only the nested-loop path can take them. The list stops at 16 passes (a
+ *       fanout of 2 splitting 2^16 times over: a budget hopelessly small for the input), overflow expected too.</li>
  * </ul>
  *
  * <p>Invariants of every plan: fanout × O + the extra buffers ≤ s·B; the resident partitions and the buffers of the
@@ -73,26 +77,26 @@ public final class PartitionPlanner {
 
     /** The plan of the first partitioning pass (level 0) over a build input described by {@code build}. */
     public PartitionPlan plan(InputStatistics build, long budget) {
-        return planLevel(0, build.rows(), build.bytes(), build.heavyHitters(), budget);
+        return planLevel(0, build, budget);
     }
 
     /**
-     * The plan for re-partitioning a spilled partition that did not fit: the pass at {@code level} (≥ 1), with the
-     * partition's actual rows and bytes and any heavy keys found in it.
+     * The plan for re-partitioning a spilled partition that did not fit: the pass at {@code level} (≥ 1), from the
+     * partition's actual rows and bytes and what is known of its keys (distinct keys 0 = unknown; heavy keys found in
+     * it, if it was sketched).
      */
-    public PartitionPlan planRepartition(int level, long partitionRows, long partitionBytes, HeavyHitters heavy,
-            long budget) {
+    public PartitionPlan planRepartition(int level, InputStatistics partition, long budget) {
         if (level < 1) {
             throw new IllegalArgumentException("a re-partitioning pass has level >= 1, got " + level);
         }
-        return planLevel(level, partitionRows, partitionBytes, heavy, budget);
+        return planLevel(level, partition, budget);
     }
 
-    private PartitionPlan planLevel(int level, long rows, long bytes, HeavyHitters heavy, long budget) {
+    private PartitionPlan planLevel(int level, InputStatistics input, long budget) {
         checkBudget(budget);
-        if (rows < 0 || bytes < 0) {
-            throw new IllegalArgumentException("rows and bytes to plan must be >= 0, got " + rows + " and " + bytes);
-        }
+        long rows = input.rows();
+        long bytes = input.bytes();
+        HeavyHitters heavy = input.heavyHitters();
         long buffer = config.partitionBufferBytes();
         int readBuffers = level == 0 ? 0 : 1;
         long total = footprint(rows, bytes);
@@ -100,32 +104,37 @@ public final class PartitionPlanner {
             int log2 = Math.min(config.minFanoutLog2(), maxFanoutLog2ByBuffers(budget, readBuffers));
             int fanout = 1 << log2;
             return new PartitionPlan(level, List.of(log2), fanout, ceilDiv(rows, fanout), ceilDiv(bytes, fanout),
-                    ceilDiv(total, fanout), partitionCapacity(budget), HeavyHitters.none(), 0);
+                    ceilDiv(total, fanout), partitionCapacity(budget), false, HeavyHitters.none(), 0);
         }
 
         long capacity = partitionCapacity(budget);
+        boolean distinctKnown = input.distinctKeys() > 0;
         boolean[] routed = new boolean[heavy.size()];
         int log2;
         long restRows;
         long restBytes;
+        long restKeys;
+        long spread;
         int extraBuffers;
         boolean changed;
         do {
             long routedRows = 0;
             long routedBytes = 0;
-            boolean anyRouted = false;
+            int routedKeys = 0;
             for (int i = 0; i < routed.length; i++) {
                 if (routed[i]) {
                     routedRows += heavy.estimatedRows(i);
                     routedBytes += heavy.estimatedBytes(i);
-                    anyRouted = true;
+                    routedKeys++;
                 }
             }
             restRows = Math.max(0, rows - routedRows);
             restBytes = Math.max(0, bytes - routedBytes);
-            extraBuffers = readBuffers + (anyRouted ? 1 : 0);
+            restKeys = distinctKnown ? Math.max(1, input.distinctKeys() - routedKeys) : Long.MAX_VALUE;
+            extraBuffers = readBuffers + (routedKeys > 0 ? 1 : 0);
             log2 = fanoutLog2(footprint(restRows, restBytes), capacity, budget, extraBuffers);
-            long share = ceilDiv(footprint(restRows, restBytes), 1L << log2);
+            spread = Math.min(1L << log2, restKeys);
+            long share = ceilDiv(footprint(restRows, restBytes), spread);
             changed = false;
             for (int i = 0; i < routed.length; i++) {
                 if (!routed[i] && footprint(heavy.estimatedRows(i), heavy.estimatedBytes(i)) + share > capacity) {
@@ -136,19 +145,21 @@ public final class PartitionPlanner {
         } while (changed);
 
         int fanout = 1 << log2;
-        long rest = footprint(restRows, restBytes);
-        long partitionFootprint = ceilDiv(rest, fanout);
+        long partitionFootprint = ceilDiv(footprint(restRows, restBytes), spread);
         int resident = residentPartitions(fanout, partitionFootprint, extraBuffers, budget);
         List<Integer> levels = new ArrayList<>();
         levels.add(log2);
-        for (long size = partitionFootprint; size > capacity && levels.size() < MAX_PLANNED_LEVELS; ) {
+        long size = partitionFootprint;
+        long keys = ceilDiv(restKeys, fanout);
+        while (size > capacity && keys > 1 && levels.size() < MAX_PLANNED_LEVELS) {
             int next = fanoutLog2(size, capacity, budget, 1);
             levels.add(next);
-            size = ceilDiv(size, 1L << next);
+            size = ceilDiv(size, Math.min(1L << next, keys));
+            keys = ceilDiv(keys, 1L << next);
         }
         int[] routedIndices = IntStream.range(0, routed.length).filter(i -> routed[i]).toArray();
-        return new PartitionPlan(level, levels, resident, ceilDiv(restRows, fanout), ceilDiv(restBytes, fanout),
-                partitionFootprint, capacity, heavy.subset(routedIndices),
+        return new PartitionPlan(level, levels, resident, ceilDiv(restRows, spread), ceilDiv(restBytes, spread),
+                partitionFootprint, capacity, size > capacity, heavy.subset(routedIndices),
                 (long) (fanout - resident + extraBuffers) * buffer);
     }
 

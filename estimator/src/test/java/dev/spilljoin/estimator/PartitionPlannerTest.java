@@ -128,6 +128,7 @@ class PartitionPlannerTest {
         PartitionPlan plan = tight.plan(input(100_000_000), MB);
         assertThat(plan.fanout()).isEqualTo(16);
         assertThat(plan.recursionExpected()).isTrue();
+        assertThat(plan.overflowExpected()).isFalse();
         assertThat(plan.fanoutLog2PerLevel().subList(1, plan.fanoutLog2PerLevel().size())).allMatch(p -> p == 3);
     }
 
@@ -148,7 +149,7 @@ class PartitionPlannerTest {
         long capacity = planner2.partitionCapacity(budget);
         long rows = 3 * capacity / (ROW_BYTES + TABLE_BYTES_PER_ROW);
 
-        PartitionPlan plan = planner2.planRepartition(1, rows, rows * ROW_BYTES, HeavyHitters.none(), budget);
+        PartitionPlan plan = planner2.planRepartition(1, input(rows), budget);
 
         assertThat(plan.level()).isEqualTo(1);
         assertThat(plan.fanout()).isEqualTo(4); // 3 partitions' worth, rounded up to a power of two
@@ -159,14 +160,36 @@ class PartitionPlannerTest {
         long hotRows = 2 * capacity / (ROW_BYTES + TABLE_BYTES_PER_ROW);
         HeavyHitters hot = HeavyHitters.of(hotRows, new long[] {42}, new long[] {hotRows}, new long[] {hotRows},
                 new long[] {hotRows * ROW_BYTES});
-        PartitionPlan skewed = planner2.planRepartition(2, rows, rows * ROW_BYTES, hot, budget);
+        PartitionPlan skewed = planner2.planRepartition(2, new InputStatistics(rows, rows * ROW_BYTES, 0, hot), budget);
         assertThat(skewed.nestedLoopKeys().contains(42)).isTrue();
         assertThat(skewed.fanout()).isEqualTo(2); // one partition's worth is left, the minimum fanout is 2
         assertBuildPassFits(skewed, budget, 2);
 
-        assertThatThrownBy(() -> planner2.planRepartition(0, rows, rows, HeavyHitters.none(), budget))
+        assertThatThrownBy(() -> planner2.planRepartition(0, input(rows), budget))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a re-partitioning pass has level >= 1, got 0");
+    }
+
+    @Test
+    void fewDistinctKeysCannotBeSplitAndTheOverflowIsForeseen() {
+        long budget = 64 * MB;
+        long rows = 100 * budget / (ROW_BYTES + TABLE_BYTES_PER_ROW);
+        // 8 keys of 12.5 budgets each, and no heavy-key statistics: only 8 of the partitions get rows
+        PartitionPlan plan = planner.plan(InputStatistics.of(rows, rows * ROW_BYTES, 8), budget);
+
+        assertThat(plan.fanout()).isEqualTo(128);
+        assertThat(plan.expectedPartitionRows()).isEqualTo(rows / 8);
+        assertThat(plan.recursionExpected()).isFalse(); // one key per partition: another pass splits nothing
+        assertThat(plan.overflowExpected()).isTrue();
+
+        // 1000 budgets in 10,000 keys: 512 partitions (half of 64 MiB in 64 KiB buffers) of about 20 keys and
+        // 125 MiB, above the 51 MiB capacity; a second pass of 16 splits them into partitions that fit
+        long huge = 1000 * budget / (ROW_BYTES + TABLE_BYTES_PER_ROW);
+        PartitionPlan splittable = planner.plan(InputStatistics.of(huge, huge * ROW_BYTES, 10_000), budget);
+        assertThat(splittable.fanout()).isEqualTo(512);
+        assertThat(splittable.expectedPartitionFootprint()).isGreaterThan(splittable.partitionCapacityBytes());
+        assertThat(splittable.fanoutLog2PerLevel()).containsExactly(9, 4);
+        assertThat(splittable.overflowExpected()).isFalse();
     }
 
     @RepeatedTest(20)
@@ -189,8 +212,8 @@ class PartitionPlannerTest {
         }
         HeavyHitters heavy = HeavyHitters.of(0, hashes, heavyRows, heavyRows, heavyBytes);
         int level = random.nextInt(0, 3);
-        PartitionPlan plan = level == 0 ? p.plan(new InputStatistics(rows, bytes, rows, heavy), budget)
-                : p.planRepartition(level, rows, bytes, heavy, budget);
+        InputStatistics statistics = new InputStatistics(rows, bytes, random.nextBoolean() ? 0 : rows, heavy);
+        PartitionPlan plan = level == 0 ? p.plan(statistics, budget) : p.planRepartition(level, statistics, budget);
 
         int extra = (level == 0 ? 0 : 1) + (plan.nestedLoopKeys().isEmpty() ? 0 : 1);
         assertThat(Integer.bitCount(plan.fanout())).isEqualTo(1);
@@ -225,14 +248,20 @@ class PartitionPlannerTest {
         }
     }
 
-    /** Following the planned levels brings an expected partition under the capacity (or uses every level). */
+    /**
+     * Following the planned levels (splitting by their full fanout: these inputs have many distinct keys) brings an
+     * expected partition under the capacity, unless the plan says it overflows after its last planned level.
+     */
     private static void assertLevelsSplitToCapacity(PartitionPlanner p, PartitionPlan plan, long budget) {
         long size = plan.expectedPartitionFootprint();
         for (int level = 1; level < plan.fanoutLog2PerLevel().size(); level++) {
             assertThat(size).isGreaterThan(plan.partitionCapacityBytes());
             size = ceilDiv(size, 1L << plan.fanoutLog2PerLevel().get(level));
         }
-        assertThat(size).isLessThanOrEqualTo(plan.partitionCapacityBytes());
+        assertThat(size > plan.partitionCapacityBytes()).isEqualTo(plan.overflowExpected());
+        if (plan.overflowExpected()) {
+            assertThat(plan.fanoutLog2PerLevel()).hasSize(16); // the planner lists 16 passes at most
+        }
         assertThat(plan.partitionCapacityBytes()).isEqualTo(p.partitionCapacity(budget));
     }
 
