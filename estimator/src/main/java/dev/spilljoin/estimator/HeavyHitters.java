@@ -14,7 +14,7 @@ import org.apache.datasketches.frequencies.LongsSketch;
  * <p>Algorithm ({@link #find}): ask the frequent-items sketch for every key whose <em>upper bound</em> exceeds the
  * threshold ({@link ErrorType#NO_FALSE_NEGATIVES}), then scale counts to the whole input.
  *
- * <p>Recall: when every row was sketched ({@link KeySketches#frequenciesSampled()} false), recall is 1.0 for every key
+ * <p>Recall: when every row was sketched ({@link #recallGuaranteed()}), recall is 1.0 for every key
  * whose true frequency exceeds {@link #guaranteedAboveRows()} = max(threshold, the sketch's maximum error, about
  * 3.5 / mapSize of the rows): such a key is always held by the sketch and its upper bound is at least its true count.
  * Keys at or below the sketch's maximum error may be missed; re-partitioning stays the fallback for those. Precision
@@ -24,17 +24,20 @@ import org.apache.datasketches.frequencies.LongsSketch;
  * threshold survive the sample, keys near it may not.
  */
 public final class HeavyHitters {
-    private static final HeavyHitters NONE = new HeavyHitters(0, new long[0], new long[0], new long[0], new long[0]);
+    private static final HeavyHitters NONE =
+            new HeavyHitters(0, true, new long[0], new long[0], new long[0], new long[0]);
 
     private final long guaranteedAboveRows;
+    private final boolean recallGuaranteed;
     private final long[] hashes;
     private final long[] estimatedRows;
     private final long[] upperBoundRows;
     private final long[] estimatedBytes;
 
-    private HeavyHitters(long guaranteedAboveRows, long[] hashes, long[] estimatedRows, long[] upperBoundRows,
-            long[] estimatedBytes) {
+    private HeavyHitters(long guaranteedAboveRows, boolean recallGuaranteed, long[] hashes, long[] estimatedRows,
+            long[] upperBoundRows, long[] estimatedBytes) {
         this.guaranteedAboveRows = guaranteedAboveRows;
+        this.recallGuaranteed = recallGuaranteed;
         this.hashes = hashes;
         this.estimatedRows = estimatedRows;
         this.upperBoundRows = upperBoundRows;
@@ -53,6 +56,11 @@ public final class HeavyHitters {
      */
     public static HeavyHitters of(long guaranteedAboveRows, long[] hashes, long[] estimatedRows, long[] upperBoundRows,
             long[] estimatedBytes) {
+        return of(guaranteedAboveRows, true, hashes, estimatedRows, upperBoundRows, estimatedBytes);
+    }
+
+    private static HeavyHitters of(long guaranteedAboveRows, boolean recallGuaranteed, long[] hashes,
+            long[] estimatedRows, long[] upperBoundRows, long[] estimatedBytes) {
         int n = hashes.length;
         if (estimatedRows.length != n || upperBoundRows.length != n || estimatedBytes.length != n) {
             throw new IllegalArgumentException("heavy hitter arrays must have equal lengths, got hashes " + n
@@ -80,7 +88,7 @@ public final class HeavyHitters {
                 throw new IllegalArgumentException("heavy hitter hash " + Long.toHexString(h[i]) + " given twice");
             }
         }
-        return new HeavyHitters(Math.max(0, guaranteedAboveRows), h, est, ub, by);
+        return new HeavyHitters(Math.max(0, guaranteedAboveRows), recallGuaranteed, h, est, ub, by);
     }
 
     /**
@@ -111,12 +119,17 @@ public final class HeavyHitters {
             by[i] = Math.round(est[i] * rowBytes);
         }
         long guaranteed = Math.max(thresholdRows, (long) Math.ceil(sketch.getMaximumError() * scale));
-        return of(guaranteed, h, est, ub, by);
+        return of(guaranteed, !sketches.frequenciesSampled(), h, est, ub, by);
     }
 
-    /** Every key with more rows than this is reported (exactly so when nothing was sampled). */
+    /** Every key with more rows than this is reported: for certain if {@link #recallGuaranteed()}, else likely. */
     public long guaranteedAboveRows() {
         return guaranteedAboveRows;
+    }
+
+    /** Whether {@link #guaranteedAboveRows()} is a guarantee (every row was sketched) rather than an estimate. */
+    public boolean recallGuaranteed() {
+        return recallGuaranteed;
     }
 
     public int size() {
@@ -159,7 +172,10 @@ public final class HeavyHitters {
         return Arrays.stream(estimatedBytes).sum();
     }
 
-    /** The keys at {@code indices} (ascending), keeping the recall guarantee of this set only for those keys. */
+    /**
+     * The keys at {@code indices} (ascending): a selection, which claims no recall ({@link #guaranteedAboveRows()} is
+     * {@link Long#MAX_VALUE}).
+     */
     HeavyHitters subset(int[] indices) {
         int n = indices.length;
         long[] h = new long[n];
@@ -173,7 +189,7 @@ public final class HeavyHitters {
             ub[i] = upperBoundRows[j];
             by[i] = estimatedBytes[j];
         }
-        return new HeavyHitters(guaranteedAboveRows, h, est, ub, by);
+        return new HeavyHitters(Long.MAX_VALUE, recallGuaranteed, h, est, ub, by);
     }
 
     /** The bytes this object takes on the heap, about (for the statistics cache's weigher). */
@@ -184,6 +200,7 @@ public final class HeavyHitters {
     @Override
     public boolean equals(Object o) {
         return o instanceof HeavyHitters other && guaranteedAboveRows == other.guaranteedAboveRows
+                && recallGuaranteed == other.recallGuaranteed
                 && Arrays.equals(hashes, other.hashes) && Arrays.equals(estimatedRows, other.estimatedRows)
                 && Arrays.equals(upperBoundRows, other.upperBoundRows)
                 && Arrays.equals(estimatedBytes, other.estimatedBytes);

@@ -145,7 +145,7 @@ public final class KeySketches {
         return sketchedRows == 0 ? 0 : config.frequentItemsEveryKthRow() * ((double) rows / sketchedRows);
     }
 
-    /** Whether frequencies are exact-bounded (every row of every batch fed to the frequent-items sketch). */
+    /** Whether the frequent-items sketch saw a sample of the rows (its bounds then hold for the sample only). */
     boolean frequenciesSampled() {
         return config.frequentItemsEveryKthRow() > 1 || config.everyKthBatch() > 1;
     }

@@ -92,6 +92,8 @@ class KeySketchesTest {
             }
         }
         assertThat(fromExact.guaranteedAboveRows()).isEqualTo(threshold);
+        assertThat(fromExact.recallGuaranteed()).isTrue();
+        assertThat(fromSampled.recallGuaranteed()).isFalse();
         System.out.printf("zipf: %d keys >= 1 %%; exact sketch reports %d, sampled reports %d%n", heavy,
                 fromExact.size(), fromSampled.size());
     }

@@ -84,6 +84,7 @@ class PartitionPlannerTest {
         assertThat(plan.nestedLoopKeys().size()).isEqualTo(1);
         assertThat(plan.nestedLoopKeys().contains(0xAAAL)).isTrue();
         assertThat(plan.nestedLoopKeys().contains(0xBBBL)).isFalse();
+        assertThat(plan.nestedLoopKeys().guaranteedAboveRows()).isEqualTo(Long.MAX_VALUE); // a selection
         assertThat(plan.expectedPartitionRows()).isEqualTo(ceilDiv(rows - hotRows, plan.fanout()));
         assertThat(plan.expectedPartitionFootprint() + planner.footprint(warmRows, warmRows * ROW_BYTES))
                 .isLessThanOrEqualTo(plan.partitionCapacityBytes());
