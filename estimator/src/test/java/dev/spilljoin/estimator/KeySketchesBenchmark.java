@@ -8,8 +8,13 @@ import org.apache.datasketches.hll.HllSketch;
 /**
  * The update cost per row of the key sketches (a plain main, not a test): 10M key hashes in batches of 1024, uniform
  * distinct keys and Zipf(1.1) over 1M keys, each sketch alone and {@link KeySketches} with and without sampling.
- * Run: {@code mvn -B -q test-compile -pl estimator && java -cp estimator/target/test-classes:estimator/target/classes:
- * $(deps) dev.spilljoin.estimator.KeySketchesBenchmark}.
+ * Run from the repository root:
+ * <pre>
+ * mvn -B -q test-compile dependency:build-classpath -pl estimator -Dmdep.outputFile=/tmp/estimator-cp.txt
+ * java -Xmx2g -cp estimator/target/test-classes:estimator/target/classes:$(cat /tmp/estimator-cp.txt) \
+ *     dev.spilljoin.estimator.KeySketchesBenchmark
+ * </pre>
+ * Each configuration runs 5 rounds; the last is printed (the earlier ones warm up the JIT).
  */
 public final class KeySketchesBenchmark {
     private static final int ROWS = 10_000_000;
