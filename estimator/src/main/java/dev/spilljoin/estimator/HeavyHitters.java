@@ -1,0 +1,222 @@
+package dev.spilljoin.estimator;
+
+import java.util.Arrays;
+import java.util.stream.IntStream;
+
+import org.apache.datasketches.frequencies.ErrorType;
+import org.apache.datasketches.frequencies.LongsSketch;
+
+/**
+ * The key hashes of one input estimated to be frequent enough to matter, each with its estimated rows, an upper
+ * bound on its rows and its estimated bytes; immutable, sorted by hash so that {@link #contains} is a binary search
+ * over a flat array (the join asks it per row while partitioning, with no object per row).
+ *
+ * <p>Algorithm ({@link #find}): ask the frequent-items sketch for every key whose <em>upper bound</em> exceeds the
+ * threshold ({@link ErrorType#NO_FALSE_NEGATIVES}), then scale counts to the whole input.
+ *
+ * <p>Recall: when every row was sketched ({@link #recallGuaranteed()}), recall is 1.0 for every key
+ * whose true frequency exceeds {@link #guaranteedAboveRows()} = max(threshold, the sketch's maximum error, about
+ * 3.5 / mapSize of the rows): such a key is always held by the sketch and its upper bound is at least its true count.
+ * Keys at or below the sketch's maximum error may be missed; re-partitioning stays the fallback for those. Precision
+ * is not guaranteed: a reported key may be lighter than the threshold (its upper bound exceeded it), which costs only
+ * an unneeded nested-loop pass. When rows or batches are sampled the counts are scaled estimates and recall is
+ * statistical: a key with frequency f in a sample of every k-th row is seen about f / k times, so keys well above the
+ * threshold survive the sample, keys near it may not.
+ */
+public final class HeavyHitters {
+    private static final HeavyHitters NONE =
+            new HeavyHitters(0, true, new long[0], new long[0], new long[0], new long[0]);
+
+    private final long guaranteedAboveRows;
+    private final boolean recallGuaranteed;
+    private final long[] hashes;
+    private final long[] estimatedRows;
+    private final long[] upperBoundRows;
+    private final long[] estimatedBytes;
+
+    private HeavyHitters(long guaranteedAboveRows, boolean recallGuaranteed, long[] hashes, long[] estimatedRows,
+            long[] upperBoundRows, long[] estimatedBytes) {
+        this.guaranteedAboveRows = guaranteedAboveRows;
+        this.recallGuaranteed = recallGuaranteed;
+        this.hashes = hashes;
+        this.estimatedRows = estimatedRows;
+        this.upperBoundRows = upperBoundRows;
+        this.estimatedBytes = estimatedBytes;
+    }
+
+    /** No heavy keys. */
+    public static HeavyHitters none() {
+        return NONE;
+    }
+
+    /**
+     * Heavy keys given by the caller (known statistics); the arrays are parallel, in any order, and copied.
+     *
+     * @param guaranteedAboveRows every key with more rows than this is among {@code hashes}
+     */
+    public static HeavyHitters of(long guaranteedAboveRows, long[] hashes, long[] estimatedRows, long[] upperBoundRows,
+            long[] estimatedBytes) {
+        return of(guaranteedAboveRows, true, hashes, estimatedRows, upperBoundRows, estimatedBytes);
+    }
+
+    private static HeavyHitters of(long guaranteedAboveRows, boolean recallGuaranteed, long[] hashes,
+            long[] estimatedRows, long[] upperBoundRows, long[] estimatedBytes) {
+        int n = hashes.length;
+        if (estimatedRows.length != n || upperBoundRows.length != n || estimatedBytes.length != n) {
+            throw new IllegalArgumentException("heavy hitter arrays must have equal lengths, got hashes " + n
+                    + ", estimatedRows " + estimatedRows.length + ", upperBoundRows " + upperBoundRows.length
+                    + ", estimatedBytes " + estimatedBytes.length);
+        }
+        Integer[] order = IntStream.range(0, n).boxed().toArray(Integer[]::new);
+        Arrays.sort(order, (a, b) -> Long.compare(hashes[a], hashes[b]));
+        long[] h = new long[n];
+        long[] est = new long[n];
+        long[] ub = new long[n];
+        long[] by = new long[n];
+        for (int i = 0; i < n; i++) {
+            int j = order[i];
+            h[i] = hashes[j];
+            est[i] = estimatedRows[j];
+            ub[i] = upperBoundRows[j];
+            by[i] = estimatedBytes[j];
+            if (est[i] < 0 || ub[i] < est[i] || by[i] < 0) {
+                throw new IllegalArgumentException("heavy hitter " + Long.toHexString(h[i])
+                        + " needs 0 <= estimatedRows <= upperBoundRows and estimatedBytes >= 0, got " + est[i]
+                        + ", " + ub[i] + ", " + by[i]);
+            }
+            if (i > 0 && h[i] == h[i - 1]) {
+                throw new IllegalArgumentException("heavy hitter hash " + Long.toHexString(h[i]) + " given twice");
+            }
+        }
+        return new HeavyHitters(Math.max(0, guaranteedAboveRows), recallGuaranteed, h, est, ub, by);
+    }
+
+    /**
+     * The keys of {@code sketches} whose upper-bound row count exceeds {@code thresholdRows} (no false negatives above
+     * {@link #guaranteedAboveRows()}; see the class comment).
+     */
+    public static HeavyHitters find(KeySketches sketches, long thresholdRows) {
+        if (thresholdRows < 0) {
+            throw new IllegalArgumentException("heavy hitter threshold must be >= 0 rows, got " + thresholdRows);
+        }
+        double scale = sketches.frequencyScale();
+        if (scale == 0) {
+            return NONE;
+        }
+        LongsSketch sketch = sketches.frequentItems();
+        long sketchThreshold = (long) Math.floor(thresholdRows / scale);
+        LongsSketch.Row[] rows = sketch.getFrequentItems(sketchThreshold, ErrorType.NO_FALSE_NEGATIVES);
+        double rowBytes = sketches.averageRowBytes();
+        int n = rows.length;
+        long[] h = new long[n];
+        long[] est = new long[n];
+        long[] ub = new long[n];
+        long[] by = new long[n];
+        for (int i = 0; i < n; i++) {
+            h[i] = rows[i].getItem();
+            est[i] = Math.round(rows[i].getEstimate() * scale);
+            ub[i] = Math.max(est[i], (long) Math.ceil(rows[i].getUpperBound() * scale));
+            by[i] = Math.round(est[i] * rowBytes);
+        }
+        long guaranteed = Math.max(thresholdRows, (long) Math.ceil(sketch.getMaximumError() * scale));
+        return of(guaranteed, !sketches.frequenciesSampled(), h, est, ub, by);
+    }
+
+    /** Every key with more rows than this is reported: for certain if {@link #recallGuaranteed()}, else likely. */
+    public long guaranteedAboveRows() {
+        return guaranteedAboveRows;
+    }
+
+    /** Whether {@link #guaranteedAboveRows()} is a guarantee (every row was sketched) rather than an estimate. */
+    public boolean recallGuaranteed() {
+        return recallGuaranteed;
+    }
+
+    public int size() {
+        return hashes.length;
+    }
+
+    public boolean isEmpty() {
+        return hashes.length == 0;
+    }
+
+    /** The i-th key hash, in ascending signed order. */
+    public long hash(int i) {
+        return hashes[i];
+    }
+
+    public long estimatedRows(int i) {
+        return estimatedRows[i];
+    }
+
+    public long upperBoundRows(int i) {
+        return upperBoundRows[i];
+    }
+
+    public long estimatedBytes(int i) {
+        return estimatedBytes[i];
+    }
+
+    /** Whether {@code hash} is one of these keys: a binary search, no allocation. */
+    public boolean contains(long hash) {
+        return Arrays.binarySearch(hashes, hash) >= 0;
+    }
+
+    /** The sum of the keys' estimated rows. */
+    public long totalEstimatedRows() {
+        return Arrays.stream(estimatedRows).sum();
+    }
+
+    /** The sum of the keys' estimated bytes. */
+    public long totalEstimatedBytes() {
+        return Arrays.stream(estimatedBytes).sum();
+    }
+
+    /**
+     * The keys at {@code indices} (ascending): a selection, which claims no recall ({@link #guaranteedAboveRows()} is
+     * {@link Long#MAX_VALUE}).
+     */
+    HeavyHitters subset(int[] indices) {
+        int n = indices.length;
+        long[] h = new long[n];
+        long[] est = new long[n];
+        long[] ub = new long[n];
+        long[] by = new long[n];
+        for (int i = 0; i < n; i++) {
+            int j = indices[i];
+            h[i] = hashes[j];
+            est[i] = estimatedRows[j];
+            ub[i] = upperBoundRows[j];
+            by[i] = estimatedBytes[j];
+        }
+        return new HeavyHitters(Long.MAX_VALUE, recallGuaranteed, h, est, ub, by);
+    }
+
+    /** The bytes this object takes on the heap, about (for the statistics cache's weigher). */
+    long heapBytes() {
+        return 64 + 4L * (16 + (long) Long.BYTES * hashes.length);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof HeavyHitters other && guaranteedAboveRows == other.guaranteedAboveRows
+                && recallGuaranteed == other.recallGuaranteed
+                && Arrays.equals(hashes, other.hashes) && Arrays.equals(estimatedRows, other.estimatedRows)
+                && Arrays.equals(upperBoundRows, other.upperBoundRows)
+                && Arrays.equals(estimatedBytes, other.estimatedBytes);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(hashes) + Arrays.hashCode(estimatedRows);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder("HeavyHitters[");
+        for (int i = 0; i < hashes.length; i++) {
+            s.append(i == 0 ? "" : ", ").append(Long.toHexString(hashes[i])).append('=').append(estimatedRows[i]);
+        }
+        return s.append(']').toString();
+    }
+}

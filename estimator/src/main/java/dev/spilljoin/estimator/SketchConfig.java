@@ -1,0 +1,57 @@
+package dev.spilljoin.estimator;
+
+import org.apache.datasketches.hll.TgtHllType;
+
+/**
+ * Sizes and sampling rates of the {@link KeySketches} of one input.
+ *
+ * @param hllLgK                   log2 of the HyperLogLog register count (4..21); relative standard error is about
+ *                                 1.04 / sqrt(2^hllLgK), so 15 gives 0.57 %
+ * @param frequentItemsMapSize     the frequent-items sketch's map size (a power of two, 8..2^26): a key is always
+ *                                 tracked once its frequency exceeds {@code 3.5 / mapSize} of the sketched rows
+ * @param frequentItemsEveryKthRow feed every k-th row (on average, random gaps) to the frequent-items sketch and
+ *                                 scale its counts by k
+ *                                 (1 = every row, exact error bounds)
+ * @param everyKthBatch            sketch every k-th batch only (1 = every batch; a sample of the probe side uses more);
+ *                                 the row and byte counters still see every batch
+ */
+public record SketchConfig(int hllLgK, int frequentItemsMapSize, int frequentItemsEveryKthRow, int everyKthBatch) {
+
+    /** The HyperLogLog register width: one byte per register, the fastest to update. */
+    static final TgtHllType HLL_TYPE = TgtHllType.HLL_8;
+
+    /**
+     * The build side: every batch, every row into the HyperLogLog (0.57 % standard error, 32 KiB), every 4th row on
+     * average into a 2048-slot frequent-items sketch (keys above 3.5 / 2048 = 0.17 % of the sampled rows are always
+     * tracked). Sampling cut the measured update cost from about 30-37 to 13 ns per row; a key heavy enough to
+     * overflow a partition has thousands of rows, so its sampled count is within a few percent of its true count.
+     * Use {@code frequentItemsEveryKthRow(1)} for the sketch's exact no-false-negatives bound.
+     */
+    public static final SketchConfig BUILD = new SketchConfig(15, 2048, 4, 1);
+
+    public SketchConfig {
+        if (hllLgK < 4 || hllLgK > 21) {
+            throw new IllegalArgumentException("hllLgK must be in 4..21, got " + hllLgK);
+        }
+        if (frequentItemsMapSize < 8 || frequentItemsMapSize > (1 << 26) || Integer.bitCount(frequentItemsMapSize) != 1) {
+            throw new IllegalArgumentException(
+                    "frequentItemsMapSize must be a power of two in 8..2^26, got " + frequentItemsMapSize);
+        }
+        if (frequentItemsEveryKthRow < 1) {
+            throw new IllegalArgumentException("frequentItemsEveryKthRow must be >= 1, got " + frequentItemsEveryKthRow);
+        }
+        if (everyKthBatch < 1) {
+            throw new IllegalArgumentException("everyKthBatch must be >= 1, got " + everyKthBatch);
+        }
+    }
+
+    /** The same sketch sizes, sketching only every k-th batch (a sample of the probe side). */
+    public SketchConfig sampleEveryKthBatch(int k) {
+        return new SketchConfig(hllLgK, frequentItemsMapSize, frequentItemsEveryKthRow, k);
+    }
+
+    /** The same sketch sizes, feeding every k-th row on average to the frequent-items sketch. */
+    public SketchConfig frequentItemsEveryKthRow(int k) {
+        return new SketchConfig(hllLgK, frequentItemsMapSize, k, everyKthBatch);
+    }
+}

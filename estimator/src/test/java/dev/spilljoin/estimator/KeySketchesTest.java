@@ -1,0 +1,198 @@
+package dev.spilljoin.estimator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+class KeySketchesTest {
+    private static final int BATCH = 1024;
+    private static final long ROW_BYTES = 24;
+
+    @Test
+    void distinctCountIsWithinTwoPercentAtTenMillionKeys() {
+        long seed = KeyData.seed("distinctCountIsWithinTwoPercentAtTenMillionKeys");
+        int keys = 10_000_000;
+        long offset = new SplittableRandom(seed).nextLong();
+        KeySketches sketches = new KeySketches(SketchConfig.BUILD);
+        long[] batch = new long[BATCH];
+        // every key twice, the second pass in the other order: duplicates must not count
+        for (int pass = 0; pass < 2; pass++) {
+            for (int from = 0; from < keys; from += BATCH) {
+                int n = Math.min(BATCH, keys - from);
+                for (int i = 0; i < n; i++) {
+                    int key = pass == 0 ? from + i : keys - 1 - (from + i);
+                    batch[i] = KeyData.fmix64(offset + key);
+                }
+                sketches.update(batch, n, n * ROW_BYTES);
+            }
+        }
+
+        assertThat(sketches.rows()).isEqualTo(2L * keys);
+        assertThat(sketches.bytes()).isEqualTo(2L * keys * ROW_BYTES);
+        assertThat((double) sketches.distinctEstimate()).isCloseTo(keys, within(0.02 * keys));
+        assertThat(sketches.distinctUpperBound(3)).isGreaterThanOrEqualTo(sketches.distinctEstimate());
+        System.out.printf("distinct: estimate %d of %d (%.3f %% off)%n", sketches.distinctEstimate(), keys,
+                100.0 * (sketches.distinctEstimate() - keys) / keys);
+    }
+
+    @Test
+    void keysOfAtLeastOnePercentAreFoundWithFullRecallOnZipf() {
+        long seed = KeyData.seed("keysOfAtLeastOnePercentAreFoundWithFullRecallOnZipf");
+        int distinct = 1_000_000;
+        int rows = 10_000_000;
+        KeyData.Zipf zipf = new KeyData.Zipf(distinct, 1.1);
+        SplittableRandom random = new SplittableRandom(seed);
+        long rankOffset = random.nextLong();
+        KeySketches exact = new KeySketches(SketchConfig.BUILD.frequentItemsEveryKthRow(1));
+        KeySketches sampled = new KeySketches(SketchConfig.BUILD);
+        int[] counts = new int[distinct + 1];
+        long[] batch = new long[BATCH];
+        for (int from = 0; from < rows; from += BATCH) {
+            int n = Math.min(BATCH, rows - from);
+            for (int i = 0; i < n; i++) {
+                int rank = zipf.rank(random.nextDouble());
+                counts[rank]++;
+                batch[i] = KeyData.fmix64(rankOffset + rank);
+            }
+            exact.update(batch, n, n * ROW_BYTES);
+            sampled.update(batch, n, n * ROW_BYTES);
+        }
+
+        long onePercent = rows / 100;
+        long threshold = onePercent - 1; // "at least 1 %" = more than threshold rows
+        HeavyHitters fromExact = HeavyHitters.find(exact, threshold);
+        HeavyHitters fromSampled = HeavyHitters.find(sampled, threshold);
+        int heavy = 0;
+        for (int rank = 1; rank <= distinct; rank++) {
+            long hash = KeyData.fmix64(rankOffset + rank);
+            if (counts[rank] >= onePercent) {
+                heavy++;
+                assertThat(fromExact.contains(hash)).as("exact sketch finds rank %d (%d rows)", rank, counts[rank])
+                        .isTrue();
+                assertThat(fromSampled.contains(hash)).as("sampled sketch finds rank %d (%d rows)", rank, counts[rank])
+                        .isTrue();
+            }
+        }
+        // Zipf(1.1) over 1M keys puts about 9 keys above 1 %: the recall check must have something to find
+        assertThat(heavy).isGreaterThanOrEqualTo(5);
+        for (int i = 0; i < fromExact.size(); i++) {
+            long hash = fromExact.hash(i);
+            int trueRows = trueCount(counts, rankOffset, hash);
+            assertThat(fromExact.upperBoundRows(i)).as("upper bound of %x", hash).isGreaterThanOrEqualTo(trueRows);
+            assertThat(fromExact.estimatedBytes(i)).isEqualTo(fromExact.estimatedRows(i) * ROW_BYTES);
+        }
+        for (int i = 0; i < fromSampled.size(); i++) {
+            int trueRows = trueCount(counts, rankOffset, fromSampled.hash(i));
+            if (trueRows >= onePercent) {
+                assertThat((double) fromSampled.estimatedRows(i)).isCloseTo(trueRows, within(0.05 * trueRows));
+            }
+        }
+        assertThat(fromExact.guaranteedAboveRows()).isEqualTo(threshold);
+        assertThat(fromExact.recallGuaranteed()).isTrue();
+        assertThat(fromSampled.recallGuaranteed()).isFalse();
+        System.out.printf("zipf: %d keys >= 1 %%; exact sketch reports %d, sampled reports %d%n", heavy,
+                fromExact.size(), fromSampled.size());
+    }
+
+    private static int trueCount(int[] counts, long rankOffset, long hash) {
+        for (int rank = 1; rank < counts.length; rank++) {
+            if (KeyData.fmix64(rankOffset + rank) == hash) {
+                return counts[rank];
+            }
+        }
+        throw new AssertionError("hash " + Long.toHexString(hash) + " is no key of the input");
+    }
+
+    @Test
+    void rowSamplingDoesNotAliasWithPeriodicKeys() {
+        // key 3 sits at row positions 17 mod 1000 only (the W2 workload's pattern): a fixed stride of 4 never sees it
+        KeySketches sketches = new KeySketches(SketchConfig.BUILD.frequentItemsEveryKthRow(4));
+        int rows = 2_000_000;
+        long[] batch = new long[1000];
+        for (int from = 0; from < rows; from += 1000) {
+            for (int j = 0; j < 1000; j++) {
+                batch[j] = KeyData.fmix64(j == 17 ? 3 : 1_000_000L + from + j);
+            }
+            sketches.update(batch, 1000, 1000 * ROW_BYTES);
+        }
+        HeavyHitters heavy = HeavyHitters.find(sketches, rows / 2000);
+        assertThat(heavy.contains(KeyData.fmix64(3))).isTrue();
+        int i = indexOf(heavy, KeyData.fmix64(3));
+        assertThat((double) heavy.estimatedRows(i)).isCloseTo(rows / 1000.0, within(0.15 * rows / 1000));
+    }
+
+    @Test
+    void batchSampleCountsEveryRowAndScalesFrequencies() {
+        long seed = KeyData.seed("batchSampleCountsEveryRowAndScalesFrequencies");
+        SplittableRandom random = new SplittableRandom(seed);
+        KeySketches sample = new KeySketches(SketchConfig.BUILD.sampleEveryKthBatch(8));
+        int batches = 4000;
+        long hot = KeyData.fmix64(-1);
+        long[] batch = new long[BATCH];
+        long hotRows = 0;
+        for (int b = 0; b < batches; b++) {
+            for (int i = 0; i < BATCH; i++) {
+                boolean isHot = random.nextInt(10) < 3;
+                hotRows += isHot ? 1 : 0;
+                batch[i] = isHot ? hot : KeyData.fmix64(random.nextLong(1 << 20));
+            }
+            sample.update(batch, BATCH, BATCH * ROW_BYTES);
+        }
+
+        assertThat(sample.rows()).isEqualTo((long) batches * BATCH);
+        assertThat(sample.bytes()).isEqualTo((long) batches * BATCH * ROW_BYTES);
+        assertThat(sample.sketchedRows()).isEqualTo((long) batches / 8 * BATCH);
+        HeavyHitters heavy = sample.statistics(sample.rows() / 10).heavyHitters();
+        assertThat(heavy.size()).isEqualTo(1);
+        assertThat((double) heavy.estimatedRows(0)).isCloseTo(hotRows, within(0.05 * hotRows));
+    }
+
+    @Test
+    void memoryBytesIsFixedAndCoversTheSketches() {
+        KeySketches sketches = new KeySketches(SketchConfig.BUILD);
+        long before = sketches.memoryBytes();
+        long[] batch = KeyData.distinctHashes(100_000, 7);
+        sketches.update(batch, batch.length, batch.length * ROW_BYTES);
+        assertThat(sketches.memoryBytes()).isEqualTo(before).isEqualTo(KeySketches.memoryBytes(SketchConfig.BUILD));
+        // 2^15 one-byte registers beside the 16 KiB coupon set they replace, 2048 slots of 18 bytes beside the
+        // 1024 they grew from, an 8 KiB purge sample, plus headers
+        long peak = 32_768L + 16_384 + 2048 * 18 + 1024 * 18 + 8192;
+        assertThat(before).isBetween(peak, peak + 1024);
+        assertThat(KeySketches.memoryBytes(new SketchConfig(12, 256, 1, 1))).isLessThan(before);
+    }
+
+    @Test
+    void badBatchesAreRejectedWithTheReason() {
+        KeySketches sketches = new KeySketches(SketchConfig.BUILD);
+        assertThatThrownBy(() -> sketches.update(new long[4], 5, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("batch row count 5 is outside the hash array of length 4");
+        assertThatThrownBy(() -> sketches.update(new long[4], 4, -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("batch bytes must be >= 0, got -1");
+        assertThatThrownBy(() -> new SketchConfig(15, 1000, 1, 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("frequentItemsMapSize must be a power of two");
+    }
+
+    @Test
+    void emptySketchesReportNothing() {
+        KeySketches sketches = new KeySketches(SketchConfig.BUILD);
+        InputStatistics statistics = sketches.statistics(0);
+        assertThat(statistics).isEqualTo(InputStatistics.of(0, 0, 0));
+        assertThat(sketches.averageRowBytes()).isZero();
+    }
+
+    private static int indexOf(HeavyHitters heavy, long hash) {
+        for (int i = 0; i < heavy.size(); i++) {
+            if (heavy.hash(i) == hash) {
+                return i;
+            }
+        }
+        throw new AssertionError("no heavy hitter " + Long.toHexString(hash));
+    }
+}
