@@ -61,6 +61,18 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
         }
     }
 
+    /** The left key columns (a copy). */
+    @Override
+    public int[] leftKeys() {
+        return leftKeys.clone();
+    }
+
+    /** The right key columns (a copy). */
+    @Override
+    public int[] rightKeys() {
+        return rightKeys.clone();
+    }
+
     private static void checkColumn(Schema schema, int column, String what) {
         if (column < 0 || column >= schema.size()) {
             throw new IllegalArgumentException(what + ": column index " + column + " is outside schema " + schema);
@@ -72,7 +84,7 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
     }
 
     public int[] keys(Side side) {
-        return side == Side.LEFT ? leftKeys.clone() : rightKeys.clone();
+        return side == Side.LEFT ? leftKeys() : rightKeys();
     }
 
     /** The result's schema: projected columns, named as in their input, prefixed by the side where names clash. */

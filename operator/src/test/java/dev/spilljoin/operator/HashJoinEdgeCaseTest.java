@@ -213,6 +213,20 @@ class HashJoinEdgeCaseTest {
     }
 
     @Test
+    void thePushFormRefusesProbeBatchesBeforeTheBuildSideEnded() {
+        JoinSpec spec = JoinSpec.builder(LONG_KV, LONG_KV).on("k", "k").reservation(root).build();
+        List<Batch> batches = Rows.toBatches(LONG_KV, List.<Object[]>of(new Object[]{1L, 2L}), 4);
+        try (HashJoin join = HashJoin.create(spec)) {
+            Side first = join.start(10, 100, b -> { });
+            assertThat(first).isEqualTo(Side.LEFT);
+            join.push(Side.LEFT, batches.get(0));
+            assertThatThrownBy(() -> join.push(Side.RIGHT, batches.get(0)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("end the build side (LEFT) first");
+        }
+    }
+
+    @Test
     void outputNamesClashingColumnsBySide() {
         JoinSpec spec = JoinSpec.builder(LONG_KV, LONG_KV).on("k", "k").budgetBytes(1 << 20).build();
         assertThat(spec.outputSchema().names()).containsExactly("left.k", "left.v", "right.k", "right.v");
