@@ -3,8 +3,6 @@ package dev.spilljoin.operator;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnVector;
 
-import java.util.Arrays;
-
 /**
  * Encodes the probe rows' keys of a batch into the exact bytes of a build row's key region ({@link RowLayout}), so
  * that the generic key comparison is a byte comparison ({@link RowLayout#keyEquals}). Used only for keys that are
@@ -110,10 +108,5 @@ public final class KeyEncoder {
 
     public int length(int row) {
         return starts[row + 1] - starts[row];
-    }
-
-    @Override
-    public String toString() {
-        return "KeyEncoder" + Arrays.toString(keyColumns);
     }
 }

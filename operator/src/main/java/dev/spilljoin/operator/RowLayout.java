@@ -53,7 +53,6 @@ public final class RowLayout {
     private final int[] position;
     private final int keyFixedBytes;
     private final int payloadFixedBytes;
-    private final int keyVarCount;
     private final int[] fieldOfColumn;
 
     /**
@@ -74,11 +73,6 @@ public final class RowLayout {
         }
         keyFixedBytes = assignPositions(0, keyCount);
         payloadFixedBytes = assignPositions(keyCount, fields);
-        int vars = 0;
-        for (int f = 0; f < keyCount; f++) {
-            vars += fieldTypes[f].isVariableWidth() ? 1 : 0;
-        }
-        keyVarCount = vars;
         nullBytes = (fields + 7) >>> 3;
         keyOffset = NULLS + nullBytes;
         fieldOfColumn = new int[schema.size()];
@@ -151,10 +145,6 @@ public final class RowLayout {
 
     public int payloadFixedBytes() {
         return payloadFixedBytes;
-    }
-
-    public boolean hasVariableKey() {
-        return keyVarCount > 0;
     }
 
     /** For a fixed field, its offset within its region; for a variable field, its index among its region's. */
