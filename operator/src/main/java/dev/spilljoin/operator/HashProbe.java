@@ -1,0 +1,219 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.data.Batch;
+
+import java.util.Arrays;
+
+/**
+ * Probes a {@link JoinHashTable} with one batch at a time and appends the results to an {@link OutputWriter};
+ * resumable, so that a result batch can be handed out whenever it is full (one key may produce n×m rows).
+ *
+ * <p>Algorithm (batched for memory-level parallelism; a dependent random load costs ~440 ns here):
+ * <ol>
+ *   <li>hash the batch's keys ({@link KeyHasher}); for composite or variable-width keys also encode them into key
+ *       bytes ({@link KeyEncoder});</li>
+ *   <li>load the directory entries of all rows in one loop of independent loads ({@link JoinHashTable#loadHeads});
+ *       the entry's tag filter drops most misses there;</li>
+ *   <li>walk all chains in lock-step rounds: each round advances every still-active row by one chain element, so
+ *       the row loads of one round are independent of each other. A candidate matches when its stored 64-bit hash
+ *       equals the probe hash and, unless the key is a single fixed-width column (then equal hashes mean equal
+ *       keys, see {@link HashFunctions}), its key bytes are equal;</li>
+ *   <li>a tail pass emits the rows that had no match where the join type wants them (outer padding, ANTI).</li>
+ * </ol>
+ * SEMI and ANTI stop a row's walk at its first match; MARK stops at a build row already marked, because the first
+ * probe row with that key walked the whole chain and marked every equal build row.
+ */
+public final class HashProbe {
+    private final JoinHashTable table;
+    private final ProbeAction action;
+    private final boolean marksBuild;
+    private final KeyHasher hasher;
+    private final KeyEncoder encoder;
+    private final RowLayout layout;
+    private final boolean buildEmpty;
+    private final boolean suppressAll;
+
+    private Batch batch;
+    private int n;
+    private long[] hashes = new long[0];
+    private long[] nullKeys = new long[0];
+    private long[] candidates = new long[0];
+    private int[] active = new int[0];
+    private boolean[] matched = new boolean[0];
+    private int activeCount;
+    private int readPos;
+    private int writePos;
+    private int tailPos;
+    private long probeRows;
+    private long probeNullKeyRows;
+
+    /**
+     * @param encoder         null for a single fixed-width key (hash comparison suffices)
+     * @param buildEmpty      whether the build side had no rows at all (NULL keys included)
+     * @param buildHasNullKey whether a build row had a NULL key (NOT IN then returns nothing)
+     */
+    public HashProbe(JoinHashTable table, JoinStrategy strategy, KeyHasher hasher, KeyEncoder encoder,
+                     RowLayout layout, boolean buildEmpty, boolean buildHasNullKey) {
+        this.table = table;
+        this.action = strategy.probe();
+        this.marksBuild = strategy.marksBuildRows();
+        this.hasher = hasher;
+        this.encoder = encoder;
+        this.layout = layout;
+        this.buildEmpty = buildEmpty;
+        this.suppressAll = action == ProbeAction.NULL_AWARE_ANTI && buildHasNullKey && !buildEmpty;
+    }
+
+    /** Starts probing {@code probe}; it must stay valid until {@link #fill} returned true. */
+    public void start(Batch probe) {
+        batch = probe;
+        n = probe.rowCount();
+        ensureCapacity(n);
+        boolean anyNull = hasher.hash(probe, hashes, nullKeys);
+        probeRows += n;
+        if (anyNull) {
+            for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
+                probeNullKeyRows += Long.bitCount(nullKeys[w]);
+            }
+        }
+        tailPos = 0;
+        readPos = 0;
+        writePos = 0;
+        activeCount = 0;
+        if (suppressAll) {
+            tailPos = n;
+            return;
+        }
+        if (encoder != null) {
+            encoder.encode(probe);
+        }
+        Arrays.fill(matched, 0, n, false);
+        table.loadHeads(hashes, n, nullKeys, candidates);
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+            if (candidates[i] != 0) {
+                active[count++] = i;
+            }
+        }
+        activeCount = count;
+    }
+
+    private void ensureCapacity(int rows) {
+        if (hashes.length < rows) {
+            hashes = new long[rows];
+            candidates = new long[rows];
+            active = new int[rows];
+            matched = new boolean[rows];
+            nullKeys = new long[(rows + 63) >>> 6];
+        }
+    }
+
+    /** Continues the current batch: true when it is done, false when {@code out} is full (call again after). */
+    public boolean fill(OutputWriter out) {
+        while (activeCount > 0) {
+            if (!walkRound(out)) {
+                return false;
+            }
+            activeCount = writePos;
+            readPos = 0;
+            writePos = 0;
+        }
+        return emitTail(out);
+    }
+
+    private boolean walkRound(OutputWriter out) {
+        final long[] cand = candidates;
+        final long[] h = hashes;
+        final int[] act = active;
+        final boolean hashIsKey = encoder == null;
+        while (readPos < activeCount) {
+            int i = act[readPos];
+            long row = cand[i];
+            if (RowLayout.hash(row) == h[i]
+                    && (hashIsKey || layout.keyEquals(row, encoder.bytes(), encoder.start(i), encoder.length(i)))) {
+                switch (action) {
+                    case PAIRS, PAIRS_OR_PAD -> {
+                        if (out.room() == 0) {
+                            return false;
+                        }
+                        out.append(i, row);
+                        matched[i] = true;
+                        if (marksBuild && !RowLayout.isMatched(row)) {
+                            RowLayout.setMatched(row);
+                        }
+                        row = JoinHashTable.next(row);
+                    }
+                    case SEMI -> {
+                        if (out.room() == 0) {
+                            return false;
+                        }
+                        out.append(i, 0L);
+                        row = 0;
+                    }
+                    case ANTI, NULL_AWARE_ANTI -> {
+                        matched[i] = true;
+                        row = 0;
+                    }
+                    case MARK -> {
+                        if (RowLayout.isMatched(row)) {
+                            row = 0;
+                        } else {
+                            RowLayout.setMatched(row);
+                            row = JoinHashTable.next(row);
+                        }
+                    }
+                }
+            } else {
+                row = JoinHashTable.next(row);
+            }
+            cand[i] = row;
+            if (row != 0) {
+                act[writePos++] = i;
+            }
+            readPos++;
+        }
+        return true;
+    }
+
+    private boolean emitTail(OutputWriter out) {
+        switch (action) {
+            case PAIRS_OR_PAD, ANTI -> {
+                for (; tailPos < n; tailPos++) {
+                    if (!matched[tailPos]) {
+                        if (out.room() == 0) {
+                            return false;
+                        }
+                        out.append(tailPos, 0L);
+                    }
+                }
+            }
+            case NULL_AWARE_ANTI -> {
+                for (; tailPos < n; tailPos++) {
+                    boolean nullKey = (nullKeys[tailPos >>> 6] & (1L << tailPos)) != 0;
+                    if (!matched[tailPos] && (buildEmpty || !nullKey)) {
+                        if (out.room() == 0) {
+                            return false;
+                        }
+                        out.append(tailPos, 0L);
+                    }
+                }
+            }
+            case PAIRS, SEMI, MARK -> tailPos = n;
+        }
+        return true;
+    }
+
+    /** The batch being probed (the one {@link OutputWriter#materialize} needs). */
+    public Batch batch() {
+        return batch;
+    }
+
+    public long probeRows() {
+        return probeRows;
+    }
+
+    public long probeNullKeyRows() {
+        return probeNullKeyRows;
+    }
+}

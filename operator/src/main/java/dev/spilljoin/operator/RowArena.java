@@ -1,0 +1,139 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.NativeMemory;
+import dev.spilljoin.spill.NativeMemory.NativePage;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Off-heap pages holding serialized rows back to back (8-byte aligned; see {@link RowLayout}). Rows never span
+ * pages; a row larger than the page size gets a page of its own. Rows stay at their address until {@link #clear()}
+ * or {@link #close()}.
+ *
+ * <p>Memory: each page is reserved ({@code tryGrow}) before it is allocated; a refusal makes {@link #tryAllocate}
+ * return 0 and changes nothing (the caller decides: fail, or spill). {@link #close()} frees every page and returns
+ * its bytes to the reservation, also after an exception.
+ *
+ * <p>Walking the rows: for each page {@code p}, rows lie in {@code [pageAddress(p), pageAddress(p) + pageUsed(p))},
+ * each {@link RowLayout#rowLength} long.
+ */
+public final class RowArena implements AutoCloseable {
+    private final MemoryReservation reservation;
+    private final int pageSize;
+    private final List<NativePage> pages = new ArrayList<>();
+    private long[] used = new long[8];
+    private int currentPage = -1;
+    private long currentAddress;
+    private long currentUsed;
+    private long reservedBytes;
+    private long rowCount;
+
+    public RowArena(MemoryReservation reservation, int pageSize) {
+        if (pageSize < 64 || (pageSize & 7) != 0) {
+            throw new IllegalArgumentException("row page size must be a multiple of 8 and at least 64 bytes, got " + pageSize);
+        }
+        this.reservation = reservation;
+        this.pageSize = pageSize;
+    }
+
+    /**
+     * Room for a row of {@code bytes} (a multiple of 8): its address, or 0 if a new page was needed and the
+     * reservation refused it.
+     */
+    public long tryAllocate(int bytes) {
+        if (currentPage >= 0 && currentUsed + bytes <= pageSize) {
+            long address = currentAddress + currentUsed;
+            currentUsed += bytes;
+            used[currentPage] = currentUsed;
+            rowCount++;
+            return address;
+        }
+        if (bytes > pageSize) {
+            NativePage own = tryNewPage(bytes);
+            if (own == null) {
+                return 0;
+            }
+            used[pages.size() - 1] = bytes;
+            rowCount++;
+            return own.address();
+        }
+        NativePage page = tryNewPage(pageSize);
+        if (page == null) {
+            return 0;
+        }
+        currentPage = pages.size() - 1;
+        currentAddress = page.address();
+        currentUsed = bytes;
+        used[currentPage] = bytes;
+        rowCount++;
+        return currentAddress;
+    }
+
+    private NativePage tryNewPage(int size) {
+        if (!reservation.tryGrow(size)) {
+            return null;
+        }
+        NativePage page = NativeMemory.allocate(reservation, size);
+        if ((page.address() >>> 48) != 0 || (page.address() & 7) != 0) {
+            page.close();
+            reservation.shrink(size);
+            throw new IllegalStateException("off-heap page at 0x" + Long.toHexString(page.address())
+                    + " is not an 8-byte aligned 48-bit address, which the hash table directory requires");
+        }
+        reservedBytes += size;
+        pages.add(page);
+        if (pages.size() > used.length) {
+            used = Arrays.copyOf(used, used.length * 2);
+        }
+        return page;
+    }
+
+    public int pageCount() {
+        return pages.size();
+    }
+
+    public long pageAddress(int page) {
+        return pages.get(page).address();
+    }
+
+    public long pageUsed(int page) {
+        return used[page];
+    }
+
+    /** Rows allocated since the last clear. */
+    public long rowCount() {
+        return rowCount;
+    }
+
+    /** Bytes reserved (and allocated) for pages. */
+    public long reservedBytes() {
+        return reservedBytes;
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    /** Frees every page and returns its bytes; the arena can be used again. */
+    public void clear() {
+        for (NativePage page : pages) {
+            page.close();
+        }
+        pages.clear();
+        reservation.shrink(reservedBytes);
+        reservedBytes = 0;
+        currentPage = -1;
+        currentUsed = 0;
+        rowCount = 0;
+    }
+
+    @Override
+    public void close() {
+        if (!reservation.isClosed()) {
+            clear();
+        }
+    }
+}

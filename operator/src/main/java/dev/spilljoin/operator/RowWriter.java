@@ -1,0 +1,193 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.spill.NativeMemory;
+
+/**
+ * Serializes the rows of a batch into a {@link RowArena} in the {@link RowLayout} format, column at a time.
+ *
+ * <p>Algorithm, per batch: (1) one pass per variable-width field sums each row's length; (2) rows get their
+ * addresses from the arena in order, stopping at the first refused page; (3) the headers are written; (4) one loop
+ * per field writes that field into every row (the type switch outside the loop). The key hash comes from the
+ * caller ({@link KeyHasher}) and is stored, never recomputed. No object is allocated per row; the per-row arrays are
+ * reused across batches.
+ */
+public final class RowWriter {
+    private final RowLayout layout;
+    private int[] lengths = new int[0];
+    private int[] keyLengths = new int[0];
+    private int[] cursors = new int[0];
+    private int[] selected = new int[0];
+    private long[] addresses = new long[0];
+    private int written;
+
+    public RowWriter(RowLayout layout) {
+        this.layout = layout;
+    }
+
+    /**
+     * Writes rows {@code [from, rowCount)} of {@code batch} (skipping NULL-key rows unless {@code keepNullKeys}) and
+     * returns the index of the first row not written: {@code rowCount} when all were, less when the arena refused
+     * a page (the caller may free memory and call again from there). {@link #writtenCount()} and
+     * {@link #writtenAddresses()} tell which rows were written where.
+     */
+    public int write(Batch batch, int from, long[] hashes, long[] nullKeys, boolean keepNullKeys, RowArena arena) {
+        int n = batch.rowCount();
+        ensureCapacity(n);
+        computeLengths(batch, from, n);
+        int m = 0;
+        int stop = n;
+        for (int i = from; i < n; i++) {
+            boolean nullKey = (nullKeys[i >>> 6] & (1L << i)) != 0;
+            if (nullKey && !keepNullKeys) {
+                continue;
+            }
+            long address = arena.tryAllocate(lengths[i]);
+            if (address == 0) {
+                stop = i;
+                break;
+            }
+            selected[m] = i;
+            addresses[m] = address;
+            m++;
+            NativeMemory.putInt(address + RowLayout.LENGTH, lengths[i]);
+            NativeMemory.putInt(address + RowLayout.KEY_LENGTH, keyLengths[i]);
+            NativeMemory.putLong(address + RowLayout.HASH, hashes[i]);
+            NativeMemory.putLong(address + RowLayout.NEXT, 0L);
+            NativeMemory.fill(address + RowLayout.FLAGS, 1 + layout.nullBytes(), (byte) 0);
+            if (nullKey) {
+                NativeMemory.putByte(address + RowLayout.FLAGS, RowLayout.NULL_KEY);
+            }
+        }
+        written = m;
+        for (int f = 0; f < layout.fieldCount(); f++) {
+            writeField(batch.column(layout.sourceColumn(f)), f, m);
+        }
+        return stop;
+    }
+
+    public int writtenCount() {
+        return written;
+    }
+
+    /** Addresses of the rows of the last {@link #write}, in batch order ({@code [0, writtenCount())}). */
+    public long[] writtenAddresses() {
+        return addresses;
+    }
+
+    private void ensureCapacity(int n) {
+        if (lengths.length < n) {
+            lengths = new int[n];
+            keyLengths = new int[n];
+            cursors = new int[n];
+            selected = new int[n];
+            addresses = new long[n];
+        }
+    }
+
+    private void computeLengths(Batch batch, int from, int n) {
+        int keyBase = layout.keyFixedBytes();
+        for (int i = from; i < n; i++) {
+            keyLengths[i] = keyBase;
+        }
+        for (int f = 0; f < layout.keyCount(); f++) {
+            if (layout.fieldType(f).isVariableWidth()) {
+                int[] offsets = batch.column(layout.sourceColumn(f)).offsets();
+                for (int i = from; i < n; i++) {
+                    keyLengths[i] += 4 + offsets[i + 1] - offsets[i];
+                }
+            }
+        }
+        int fixed = layout.keyOffset() + layout.payloadFixedBytes();
+        for (int i = from; i < n; i++) {
+            lengths[i] = fixed + keyLengths[i];
+        }
+        for (int f = layout.keyCount(); f < layout.fieldCount(); f++) {
+            if (layout.fieldType(f).isVariableWidth()) {
+                int[] offsets = batch.column(layout.sourceColumn(f)).offsets();
+                for (int i = from; i < n; i++) {
+                    lengths[i] += 4 + offsets[i + 1] - offsets[i];
+                }
+            }
+        }
+        for (int i = from; i < n; i++) {
+            lengths[i] = (lengths[i] + 7) & ~7;
+        }
+    }
+
+    private void writeField(ColumnVector v, int f, int m) {
+        boolean key = layout.isKey(f);
+        int pos = layout.position(f);
+        long[] a = addresses;
+        int[] sel = selected;
+        switch (v.type()) {
+            case BIGINT -> {
+                long[] values = v.longs();
+                for (int j = 0; j < m; j++) {
+                    NativeMemory.putLong(fixedAddress(a[j], sel[j], key, pos), values[sel[j]]);
+                }
+            }
+            case INTEGER -> {
+                int[] values = v.ints();
+                for (int j = 0; j < m; j++) {
+                    NativeMemory.putInt(fixedAddress(a[j], sel[j], key, pos), values[sel[j]]);
+                }
+            }
+            case DOUBLE -> {
+                double[] values = v.doubles();
+                if (key) {
+                    for (int j = 0; j < m; j++) {
+                        NativeMemory.putLong(fixedAddress(a[j], sel[j], true, pos),
+                                HashFunctions.normalizedDoubleBits(values[sel[j]]));
+                    }
+                } else {
+                    for (int j = 0; j < m; j++) {
+                        NativeMemory.putLong(fixedAddress(a[j], sel[j], false, pos),
+                                Double.doubleToRawLongBits(values[sel[j]]));
+                    }
+                }
+            }
+            case BOOLEAN -> {
+                boolean[] values = v.booleans();
+                for (int j = 0; j < m; j++) {
+                    NativeMemory.putByte(fixedAddress(a[j], sel[j], key, pos), (byte) (values[sel[j]] ? 1 : 0));
+                }
+            }
+            case VARCHAR, VARBINARY -> {
+                if (pos == 0) {
+                    int start = layout.keyOffset() + (key ? layout.keyFixedBytes() : layout.payloadFixedBytes());
+                    for (int j = 0; j < m; j++) {
+                        cursors[j] = start + (key ? 0 : keyLengths[sel[j]]);
+                    }
+                }
+                int[] offsets = v.offsets();
+                byte[] bytes = v.bytes();
+                for (int j = 0; j < m; j++) {
+                    int i = sel[j];
+                    int length = offsets[i + 1] - offsets[i];
+                    long p = a[j] + cursors[j];
+                    NativeMemory.putInt(p, length);
+                    NativeMemory.copyFromArray(bytes, offsets[i], p + 4, length);
+                    cursors[j] += 4 + length;
+                }
+            }
+        }
+        if (v.mayHaveNulls()) {
+            long nullByte = RowLayout.NULLS + (f >>> 3);
+            byte bit = (byte) (1 << (f & 7));
+            for (int j = 0; j < m; j++) {
+                if (v.isNull(sel[j])) {
+                    long p = a[j] + nullByte;
+                    NativeMemory.putByte(p, (byte) (NativeMemory.getByte(p) | bit));
+                }
+            }
+        }
+    }
+
+    private long fixedAddress(long row, int i, boolean key, int pos) {
+        return key
+                ? row + layout.keyOffset() + pos
+                : row + layout.keyOffset() + keyLengths[i] + pos;
+    }
+}

@@ -1,0 +1,62 @@
+package dev.spilljoin.operator.data;
+
+/**
+ * A columnar batch of rows of one {@link Schema}: one {@link ColumnVector} per column and a row count. Batches are
+ * reusable: {@link #reset()} empties one without giving up its arrays.
+ */
+public final class Batch {
+    private final Schema schema;
+    private final ColumnVector[] columns;
+    private int rowCount;
+
+    public Batch(Schema schema, int capacity) {
+        this.schema = schema;
+        this.columns = new ColumnVector[schema.size()];
+        for (int i = 0; i < columns.length; i++) {
+            columns[i] = new ColumnVector(schema.type(i), capacity);
+        }
+    }
+
+    public Schema schema() {
+        return schema;
+    }
+
+    public ColumnVector column(int index) {
+        return columns[index];
+    }
+
+    public int columnCount() {
+        return columns.length;
+    }
+
+    public int rowCount() {
+        return rowCount;
+    }
+
+    public void setRowCount(int rowCount) {
+        this.rowCount = rowCount;
+    }
+
+    /** Grows every column to hold {@code rows} rows. */
+    public void ensureCapacity(int rows) {
+        for (ColumnVector c : columns) {
+            c.ensureCapacity(rows);
+        }
+    }
+
+    public void reset() {
+        for (ColumnVector c : columns) {
+            c.reset(rowCount);
+        }
+        rowCount = 0;
+    }
+
+    /** Approximate bytes the batch's values occupy (fixed widths plus variable-width bytes), for size hints. */
+    public long dataBytes() {
+        long total = 0;
+        for (ColumnVector c : columns) {
+            total += c.type().isVariableWidth() ? c.offsets()[rowCount] + 4L * rowCount : (long) c.type().fixedWidth() * rowCount;
+        }
+        return total;
+    }
+}
