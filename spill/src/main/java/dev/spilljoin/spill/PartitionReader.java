@@ -27,8 +27,7 @@ public final class PartitionReader implements AutoCloseable {
     private final long windowBytes;
     private final NativeMemory.NativePage blockBuffer;
     private final BlockChecksum checksum = new BlockChecksum();
-    private MappedWindow window;
-    private long windowStart = -1;
+    private final WindowCursor window;
     private long position;
     private long blockAddress;
     private int blockLength;
@@ -42,6 +41,7 @@ public final class PartitionReader implements AutoCloseable {
         this.maxPayload = file.maxBlockPayload();
         this.windowBytes = file.space().windowBytes();
         this.blockBuffer = NativeMemory.allocate(memory, Math.max(maxPayload, HEADER));
+        this.window = new WindowCursor(memory, windowBytes, file.space().counters());
     }
 
     /**
@@ -54,7 +54,7 @@ public final class PartitionReader implements AutoCloseable {
         }
         file.space().checkCancelled();
         if (position >= length) {
-            unmap();
+            window.release();
             return false;
         }
         long blockStart = position;
@@ -111,36 +111,19 @@ public final class PartitionReader implements AutoCloseable {
         }
         long chunkStart = at - at % windowBytes;
         if (at + count <= chunkStart + windowBytes) {
-            return mapChunk(chunkStart) + (at - chunkStart);
+            return window.map(mapped, chunkStart) + (at - chunkStart);
         }
         long target = blockBuffer.address();
         long remaining = count;
         while (remaining > 0) {
             long start = at - at % windowBytes;
             long n = Math.min(remaining, start + windowBytes - at);
-            NativeMemory.copy(mapChunk(start) + (at - start), target, n);
+            NativeMemory.copy(window.map(mapped, start) + (at - start), target, n);
             at += n;
             target += n;
             remaining -= n;
         }
         return blockBuffer.address();
-    }
-
-    private long mapChunk(long chunkStart) throws IOException {
-        if (windowStart != chunkStart) {
-            unmap();
-            window = new MappedWindow(memory, mapped, chunkStart, windowBytes, file.space().counters());
-            windowStart = chunkStart;
-        }
-        return window.address();
-    }
-
-    private void unmap() {
-        if (window != null) {
-            window.close();
-            window = null;
-            windowStart = -1;
-        }
     }
 
     /** Unmaps, frees the block buffer and the reservation, and deletes the file; idempotent. */
@@ -151,7 +134,7 @@ public final class PartitionReader implements AutoCloseable {
         }
         closed = true;
         try {
-            unmap();
+            window.release();
             memory.close();
             if (mapped != null) {
                 mapped.releaseLast();

@@ -18,9 +18,9 @@ import java.io.IOException;
  * space's fault injection. After a failed write the writer refuses further records (the file is incomplete and is
  * deleted with the space).
  *
- * <p>Memory: {@link #memoryBytes(int, int)} = {@code bufferBytes + windowBytes} for a writer opened with
- * {@link SpillFile#openWriter}; inside a {@link PartitionedSpillWriter} the window is shared and a partition costs
- * {@code bufferBytes} only while its buffer is held.
+ * <p>Memory: {@link #memoryBytes(int, int)} = {@code bufferBytes + windowBytes}, reserved with the first record
+ * and given back by {@link #releaseBuffer()}, {@link #finish()} and {@link #close()}; nothing while no buffer is
+ * held. The window stays mapped between blocks (one munmap per window of file, not per block).
  */
 public final class PartitionWriter implements AutoCloseable {
     /** Smallest accepted buffer: a header and a little payload. */
@@ -29,7 +29,7 @@ public final class PartitionWriter implements AutoCloseable {
 
     private final SpillFile file;
     private final MemoryReservation memory;
-    private final MemoryReservation windowOwner;
+    private final WindowCursor window;
     private final int bufferBytes;
     private final BlockChecksum checksum = new BlockChecksum();
     private NativeMemory.NativePage buffer;
@@ -40,7 +40,7 @@ public final class PartitionWriter implements AutoCloseable {
     private boolean finished;
     private boolean closed;
 
-    PartitionWriter(SpillFile file, MemoryReservation memory, MemoryReservation windowOwner, int bufferBytes) {
+    PartitionWriter(SpillFile file, MemoryReservation memory, int bufferBytes) {
         if (bufferBytes < MIN_BUFFER_BYTES) {
             memory.close();
             throw new IllegalArgumentException("spill buffer of " + bufferBytes + " bytes is too small: use at least "
@@ -48,11 +48,11 @@ public final class PartitionWriter implements AutoCloseable {
         }
         this.file = file;
         this.memory = memory;
-        this.windowOwner = windowOwner;
+        this.window = new WindowCursor(memory, file.space().windowBytes(), file.space().counters());
         this.bufferBytes = bufferBytes;
     }
 
-    /** Bytes a writer opened with {@link SpillFile#openWriter} reserves at most: its buffer and one window. */
+    /** Bytes a writer reserves while it holds its buffer: the buffer and one mapped window. */
     public static long memoryBytes(int bufferBytes, int windowBytes) {
         return (long) bufferBytes + windowBytes;
     }
@@ -98,10 +98,13 @@ public final class PartitionWriter implements AutoCloseable {
     }
 
     private void allocateBuffer() {
-        if (!memory.tryGrow(bufferBytes)) {
-            throw new MemoryExhaustedException("spill writer for " + file.path() + " needs a buffer of "
-                    + ByteSize.format(bufferBytes) + " but '" + memory.name() + "' has only "
-                    + ByteSize.format(memory.headroom()) + " left: release other partitions' buffers or spill first");
+        long needed = memoryBytes(bufferBytes, file.space().windowBytes());
+        if (!memory.tryGrow(needed)) {
+            throw new MemoryExhaustedException("spill writer for " + file.path() + " needs "
+                    + ByteSize.format(needed) + " (a " + ByteSize.format(bufferBytes) + " buffer and a "
+                    + ByteSize.format(file.space().windowBytes()) + " mapped window) but '" + memory.name()
+                    + "' has only " + ByteSize.format(memory.headroom())
+                    + " left: release other partitions' buffers, spill first, or use smaller buffers and windows");
         }
         buffer = NativeMemory.allocate(memory, bufferBytes);
         base = buffer.address();
@@ -141,10 +144,10 @@ public final class PartitionWriter implements AutoCloseable {
             NativeMemory.putInt(header, length);
             NativeMemory.putInt(header + 4, checksum.of(payload, length));
             if (contiguous) {
-                file.append(header, HEADER + (long) length, windowOwner);
+                file.append(header, HEADER + (long) length, window);
             } else {
-                file.append(header, HEADER, windowOwner);
-                file.append(payload, length, windowOwner);
+                file.append(header, HEADER, window);
+                file.append(payload, length, window);
             }
             file.blockWritten(length);
             done = true;
@@ -155,7 +158,10 @@ public final class PartitionWriter implements AutoCloseable {
         }
     }
 
-    /** Flushes the buffered records and gives the buffer's memory back; the next record allocates it again. */
+    /**
+     * Flushes the buffered records and gives the buffer's and the window's memory back; the next record takes
+     * them again.
+     */
     public void releaseBuffer() throws IOException {
         checkWritable();
         flushBlock();
@@ -164,9 +170,10 @@ public final class PartitionWriter implements AutoCloseable {
 
     private void freeBuffer() {
         if (buffer != null) {
+            window.release();
             buffer.close();
             buffer = null;
-            memory.shrink(bufferBytes);
+            memory.shrink(memoryBytes(bufferBytes, file.space().windowBytes()));
         }
     }
 
@@ -216,6 +223,7 @@ public final class PartitionWriter implements AutoCloseable {
         }
         closed = true;
         buffer = null;
+        window.release();
         memory.close();
     }
 }

@@ -3,17 +3,16 @@ package dev.spilljoin.spill;
 import java.io.IOException;
 
 /**
- * Spills one input into N partition files at once: one {@link PartitionWriter} per partition, sharing one mapped
- * window (the writers flush one at a time, in the caller's thread).
+ * Spills one input into N partition files at once: one {@link PartitionWriter} per partition.
  *
- * <p>Memory: a partition's buffer is reserved and allocated on its first record and can be given back with
+ * <p>Memory: a partition's buffer and mapped window are reserved on its first record and given back with
  * {@link #releaseBuffer(int)} (flushing it), so the footprint is
- * {@code memoryBytes(buffersHeld, bufferBytes, windowBytes) = windowBytes + buffersHeld × bufferBytes}, at most
- * {@code windowBytes + partitions × bufferBytes}. All of it lives in one child of the reservation handed in; each
- * partition's buffer in a grandchild.
+ * {@code memoryBytes(partitionsHeld, bufferBytes, windowBytes) = partitionsHeld × (bufferBytes + windowBytes)},
+ * at most {@code partitions × (bufferBytes + windowBytes)}. All of it lives in one child of the reservation handed
+ * in, each partition's share in a grandchild.
  *
- * <p>Invariants: the shared window's bytes are reserved for the writer's whole life; closing releases every buffer
- * and the window; files of an unfinished writer are never readable and are deleted with their space.
+ * <p>Invariants: closing releases every buffer and window; files of an unfinished writer are never readable and
+ * are deleted with their space.
  */
 public final class PartitionedSpillWriter implements AutoCloseable {
     private final MemoryReservation memory;
@@ -27,27 +26,20 @@ public final class PartitionedSpillWriter implements AutoCloseable {
                     + partitions);
         }
         memory = reservation.newChild("spill " + label);
-        if (!memory.tryGrow(space.windowBytes())) {
-            memory.close();
-            throw new MemoryExhaustedException("partitioned spill writer '" + label + "' needs a mapped window of "
-                    + ByteSize.format(space.windowBytes()) + " but '" + reservation.name() + "' has only "
-                    + ByteSize.format(reservation.headroom()) + " left: spill or free memory first");
-        }
         writers = new PartitionWriter[partitions];
         try {
             for (int p = 0; p < partitions; p++) {
-                SpillFile file = space.newFile(label + "-p" + p);
-                writers[p] = file.attachWriter(memory.newChild("p" + p), memory, bufferBytes);
+                writers[p] = space.newFile(label + "-p" + p).openWriter(memory, bufferBytes);
             }
         } catch (RuntimeException e) {
-            memory.close();
+            close();
             throw e;
         }
     }
 
-    /** The most a partitioned writer holds with {@code buffersHeld} partition buffers allocated. */
-    public static long memoryBytes(int buffersHeld, int bufferBytes, int windowBytes) {
-        return windowBytes + (long) buffersHeld * bufferBytes;
+    /** The most a partitioned writer holds while {@code partitionsHeld} partitions hold their buffer. */
+    public static long memoryBytes(int partitionsHeld, int bufferBytes, int windowBytes) {
+        return partitionsHeld * PartitionWriter.memoryBytes(bufferBytes, windowBytes);
     }
 
     /** Appends a record to {@code partition} (see {@link PartitionWriter#append}). */
@@ -60,7 +52,7 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         return writers[partition].reserveRecord(length);
     }
 
-    /** Flushes {@code partition}'s buffer and gives its memory back (the next record takes it again). */
+    /** Flushes {@code partition}'s buffer and gives its buffer and window back (the next record takes them again). */
     public void releaseBuffer(int partition) throws IOException {
         writers[partition].releaseBuffer();
     }
@@ -89,12 +81,12 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         return writers[partition].holdsBuffer();
     }
 
-    /** Bytes this writer reserves now (window and buffers held). */
+    /** Bytes this writer reserves now (buffers and windows held). */
     public long reservedBytes() {
         return memory.reserved();
     }
 
-    /** Releases every buffer and the window without flushing; idempotent. */
+    /** Releases every buffer and window without flushing; idempotent. */
     @Override
     public void close() {
         if (closed) {

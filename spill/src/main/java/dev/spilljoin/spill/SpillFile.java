@@ -15,8 +15,8 @@ import net.openhft.posix.PosixRuntimeException;
  *
  * <p>Format: a sequence of blocks, each {@code [payload length:int][crc32c of payload:int][payload]} (native byte
  * order; the file never leaves the machine). The file is a Chronicle {@link MappedFile} cut into chunks of the
- * space's window size; writing copies whole blocks through one mapped chunk at a time, mapped for the copy and
- * unmapped right after.
+ * space's window size; writing copies whole blocks into the writer's current mapped chunk, which stays mapped
+ * until the file grows past it.
  *
  * <p>Invariants:
  * <ul>
@@ -52,33 +52,18 @@ public final class SpillFile {
     }
 
     /**
-     * Opens the one writer of this file, holding {@code bufferBytes} of write-combining buffer plus one mapped
-     * window in a child of {@code reservation} ({@link PartitionWriter#memoryBytes}).
-     *
-     * @throws MemoryExhaustedException if the reservation refuses those bytes
+     * Opens the one writer of this file. On its first record it reserves, in a child of {@code reservation}, a
+     * write-combining buffer of {@code bufferBytes} and one mapped window ({@link PartitionWriter#memoryBytes}).
      */
     public synchronized PartitionWriter openWriter(MemoryReservation reservation, int bufferBytes) {
-        MemoryReservation memory = reservation.newChild("writer " + path.getFileName());
-        if (!memory.tryGrow(space.windowBytes())) {
-            memory.close();
-            throw new MemoryExhaustedException("spill writer for " + path + " needs a mapped window of "
-                    + ByteSize.format(space.windowBytes()) + " but '" + reservation.name() + "' has only "
-                    + ByteSize.format(reservation.headroom()) + " left: spill or free memory first, or use a smaller"
-                    + " window");
-        }
-        return attachWriter(memory, memory, bufferBytes);
-    }
-
-    /** Attaches a writer whose buffer lives in {@code memory} and whose windows map against {@code windowOwner}. */
-    synchronized PartitionWriter attachWriter(MemoryReservation memory, MemoryReservation windowOwner,
-            int bufferBytes) {
         if (state != State.NEW) {
-            memory.close();
             throw new IllegalStateException("spill file " + path + " already has a writer (state " + state + ")");
         }
+        PartitionWriter opened = new PartitionWriter(this, reservation.newChild("writer " + path.getFileName()),
+                bufferBytes);
         state = State.WRITING;
-        writer = new PartitionWriter(this, memory, windowOwner, bufferBytes);
-        return writer;
+        writer = opened;
+        return opened;
     }
 
     /**
@@ -119,9 +104,10 @@ public final class SpillFile {
 
     /**
      * Appends {@code count} bytes at {@code source} to the end of the file: reserves disk under each chunk first,
-     * then maps the chunk (against {@code windowOwner}), copies, and unmaps.
+     * then maps the chunk through the writer's {@code cursor} (which keeps it mapped for the next block) and
+     * copies.
      */
-    void append(long source, long count, MemoryReservation windowOwner) throws IOException {
+    void append(long source, long count, WindowCursor cursor) throws IOException {
         if (mapped == null) {
             openForWriting();
         }
@@ -133,10 +119,7 @@ public final class SpillFile {
             long chunkEnd = chunkStart + window;
             reserveDisk(chunkEnd);
             long n = Math.min(remaining, chunkEnd - position);
-            try (MappedWindow mappedWindow = new MappedWindow(windowOwner, mapped, chunkStart, window,
-                    space.counters())) {
-                NativeMemory.copy(source, mappedWindow.address() + (position - chunkStart), n);
-            }
+            NativeMemory.copy(source, cursor.map(mapped, chunkStart) + (position - chunkStart), n);
             source += n;
             position += n;
             remaining -= n;

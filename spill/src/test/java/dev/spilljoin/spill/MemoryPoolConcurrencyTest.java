@@ -29,11 +29,10 @@ class MemoryPoolConcurrencyTest {
             List<Future<Long>> peaks = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 SplittableRandom random = seeds.split();
-                int thread = t;
+                MemoryReservation opened = pool.openJoin("join" + t, 16 * 1024, CAPACITY / 2);
                 peaks.add(threads.submit(() -> {
                     start.await();
-                    long limit = CAPACITY / 2;
-                    try (MemoryReservation join = pool.openJoin("join" + thread, 16 * 1024, limit)) {
+                    try (MemoryReservation join = opened) {
                         List<NativeMemory.NativePage> pages = new ArrayList<>();
                         for (int step = 0; step < 2000; step++) {
                             if (pool.used() > CAPACITY) {

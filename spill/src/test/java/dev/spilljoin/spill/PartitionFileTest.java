@@ -149,7 +149,7 @@ class PartitionFileTest {
             assertThat(held).isLessThanOrEqualTo(partitions / 2);
             assertThat(writer.reservedBytes()).isEqualTo(PartitionedSpillWriter.memoryBytes(held, BUFFER, WINDOW));
             writer.finish();
-            assertThat(writer.reservedBytes()).isEqualTo(WINDOW);
+            assertThat(writer.reservedBytes()).isZero();
             for (int p = 0; p < partitions; p++) {
                 assertThat(writer.rowCount(p)).isEqualTo(expected.get(p).size());
                 assertThat(readAll(writer.file(p))).containsExactlyElementsOf(expected.get(p));
@@ -256,29 +256,29 @@ class PartitionFileTest {
     }
 
     @Test
-    void aBudgetTooSmallForTheWindowIsRefusedWithNothingHeld() throws IOException {
-        try (MemoryReservation tiny = MemoryReservation.root("tiny join", WINDOW - 1)) {
-            SpillFile file = space.newFile("refused");
-            assertThatThrownBy(() -> file.openWriter(tiny, BUFFER))
+    void aBudgetTooSmallForBufferAndWindowIsRefusedAtTheFirstRecordWithNothingHeld() throws IOException {
+        try (MemoryReservation tiny = MemoryReservation.root("tiny join", WINDOW + BUFFER - 1)) {
+            PartitionWriter writer = space.newFile("refused").openWriter(tiny, BUFFER);
+            assertThatThrownBy(() -> records.append(writer, new byte[10]))
                     .isInstanceOf(MemoryExhaustedException.class)
-                    .hasMessageContaining("needs a mapped window of 16kB");
-            assertThatThrownBy(() -> space.newPartitionedWriter("refused", 16, tiny, BUFFER))
-                    .isInstanceOf(MemoryExhaustedException.class);
+                    .hasMessageContaining("needs 20kB (a 4kB buffer and a 16kB mapped window)");
             assertThat(tiny.reserved()).isZero();
+            writer.close();
         }
     }
 
     @Test
-    void aBufferBeyondTheBudgetIsRefusedAtTheFirstRecord() throws IOException {
-        try (MemoryReservation small = MemoryReservation.root("small join", WINDOW + BUFFER)) {
+    void aPartitionBeyondTheBudgetIsRefusedUntilAnotherReleasesItsBuffer() throws IOException {
+        long onePartition = PartitionWriter.memoryBytes(BUFFER, WINDOW);
+        try (MemoryReservation small = MemoryReservation.root("small join", onePartition)) {
             PartitionedSpillWriter writer = space.newPartitionedWriter("two", 2, small, BUFFER);
             records.append(writer, 0, new byte[10]);
             assertThatThrownBy(() -> records.append(writer, 1, new byte[10]))
                     .isInstanceOf(MemoryExhaustedException.class)
-                    .hasMessageContaining("needs a buffer of 4kB");
+                    .hasMessageContaining("release other partitions' buffers");
             writer.releaseBuffer(0);
             records.append(writer, 1, new byte[10]);
-            assertThat(small.peakReserved()).isLessThanOrEqualTo(WINDOW + BUFFER);
+            assertThat(small.peakReserved()).isEqualTo(onePartition);
             writer.close();
             assertThat(small.reserved()).isZero();
         }
