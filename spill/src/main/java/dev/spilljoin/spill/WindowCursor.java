@@ -43,8 +43,4 @@ final class WindowCursor {
             mapped.close();
         }
     }
-
-    boolean isMapped() {
-        return window != null;
-    }
 }

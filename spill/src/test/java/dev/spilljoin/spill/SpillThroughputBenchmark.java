@@ -14,7 +14,8 @@ import java.util.SplittableRandom;
  * Plain benchmark (not a test): spill write and read throughput of {@link PartitionWriter}/{@link PartitionReader}
  * against a {@link FileChannel} writing and reading the same bytes in the same block size.
  *
- * <p>Arguments: {@code [total size, default 1GB] [block size, default 64kB] [directory, default java.io.tmpdir]}.
+ * <p>Arguments: {@code [total size, default 1GB] [block size, default 64kB] [mapped window size, default 1MB]
+ * [directory, default java.io.tmpdir]}.
  * Records are 1 kB each; the spill path includes the CRC32C of every block (written and verified), the FileChannel
  * path has no checksum. Each variant runs three times; the best run is reported. The files stay in the page cache
  * (this measures CPU cost per byte, which is what a join on a fast disk pays).
@@ -28,12 +29,13 @@ public final class SpillThroughputBenchmark {
     public static void main(String[] args) throws IOException {
         long total = ByteSize.parse(args.length > 0 ? args[0] : "1GB");
         int block = (int) ByteSize.parse(args.length > 1 ? args[1] : "64kB");
-        Path root = Paths.get(args.length > 2 ? args[2] : System.getProperty("java.io.tmpdir"));
-        System.out.printf(Locale.ROOT, "%s in %s blocks under %s%n", ByteSize.format(total), ByteSize.format(block),
-                root);
+        int window = (int) ByteSize.parse(args.length > 2 ? args[2] : "1MB");
+        Path root = Paths.get(args.length > 3 ? args[3] : System.getProperty("java.io.tmpdir"));
+        System.out.printf(Locale.ROOT, "%s in %s blocks, %s mapped windows, under %s%n", ByteSize.format(total),
+                ByteSize.format(block), ByteSize.format(window), root);
         double[] best = new double[4];
         for (int run = 0; run < 3; run++) {
-            double[] spill = spill(total, block, root);
+            double[] spill = spill(total, block, window, root);
             double[] channel = fileChannel(total, block, root);
             best[0] = Math.max(best[0], spill[0]);
             best[1] = Math.max(best[1], spill[1]);
@@ -44,11 +46,13 @@ public final class SpillThroughputBenchmark {
         System.out.printf(Locale.ROOT, "FileChannel (no CRC)    write %7.0f MB/s   read %7.0f MB/s%n", best[2], best[3]);
     }
 
-    private static double[] spill(long total, int block, Path root) throws IOException {
-        try (MemoryReservation budget = MemoryReservation.root("benchmark", 16L << 20);
-                SpillSpace space = SpillSpace.create(root, block)) {
+    private static double[] spill(long total, int block, int window, Path root) throws IOException {
+        try (MemoryReservation budget = MemoryReservation.root("benchmark", 64L << 20);
+                SpillSpace space = SpillSpace.create(root, window)) {
             MemoryReservation source = budget.newChild("records");
-            source.tryGrow(RECORD);
+            if (!source.tryGrow(RECORD)) {
+                throw new IllegalStateException("the benchmark's budget cannot hold one record");
+            }
             NativeMemory.NativePage record = NativeMemory.allocate(source, RECORD);
             fillRandom(record.address(), RECORD);
             SpillFile file = space.newFile("bench");
