@@ -256,6 +256,22 @@ class PartitionFileTest {
     }
 
     @Test
+    void aWriterRefusesRecordsAfterAFailedWrite() throws IOException {
+        space.failWritesAfterBlocks(0);
+        PartitionWriter writer = space.newFile("fails").openWriter(budget, BUFFER);
+        records.append(writer, new byte[3000]);
+        assertThatThrownBy(() -> records.append(writer, new byte[3000]))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("injected write failure");
+        assertThatThrownBy(() -> records.append(writer, new byte[10]))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("failed (an earlier write threw)");
+        assertThat(writer.file().length()).isZero();
+        writer.close();
+        assertThat(budget.reserved()).isEqualTo(records.reserved());
+    }
+
+    @Test
     void aBudgetTooSmallForBufferAndWindowIsRefusedAtTheFirstRecordWithNothingHeld() throws IOException {
         try (MemoryReservation tiny = MemoryReservation.root("tiny join", WINDOW + BUFFER - 1)) {
             PartitionWriter writer = space.newFile("refused").openWriter(tiny, BUFFER);
