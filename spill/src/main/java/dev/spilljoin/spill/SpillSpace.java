@@ -36,7 +36,10 @@ import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
  * </ul>
  */
 public final class SpillSpace implements AutoCloseable {
-    /** Default size of a mapped window: small, because every open reader holds one against the memory budget. */
+    /**
+     * Default size of a mapped window: small, because every active writer and open reader holds one against the
+     * memory budget; larger windows mean fewer (costly) munmaps.
+     */
     public static final int DEFAULT_WINDOW_BYTES = 64 * 1024;
     static final String DIRECTORY_PREFIX = "spilljoin-";
     static final String LOCK_FILE = "owner.pid";
