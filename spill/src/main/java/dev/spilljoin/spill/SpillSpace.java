@@ -34,6 +34,7 @@ import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
  *   <li>Every block boundary (writes and reads) checks {@link #cancel()} and the thread's interrupt flag and throws
  *       {@link CancellationException}; the join catches it and closes the space.</li>
  * </ul>
+ * {@link #failWritesAfterBlocks} injects a write failure, for tests of the caller's failure cleanup.
  */
 public final class SpillSpace implements AutoCloseable {
     /**
