@@ -41,7 +41,7 @@ public final class PartitionReader implements AutoCloseable {
         this.maxPayload = file.maxBlockPayload();
         this.windowBytes = file.space().windowBytes();
         this.blockBuffer = NativeMemory.allocate(memory, Math.max(maxPayload, HEADER));
-        this.window = new WindowCursor(memory, windowBytes, file.space().counters());
+        this.window = new WindowCursor(memory, windowBytes, file.space().counters(), false);
     }
 
     /**
@@ -111,14 +111,14 @@ public final class PartitionReader implements AutoCloseable {
         }
         long chunkStart = at - at % windowBytes;
         if (at + count <= chunkStart + windowBytes) {
-            return window.map(mapped, chunkStart) + (at - chunkStart);
+            return window.map(mapped, chunkStart, length - chunkStart) + (at - chunkStart);
         }
         long target = blockBuffer.address();
         long remaining = count;
         while (remaining > 0) {
             long start = at - at % windowBytes;
             long n = Math.min(remaining, start + windowBytes - at);
-            NativeMemory.copy(window.map(mapped, start) + (at - start), target, n);
+            NativeMemory.copy(window.map(mapped, start, length - start) + (at - start), target, n);
             at += n;
             target += n;
             remaining -= n;

@@ -48,7 +48,7 @@ public final class PartitionWriter implements AutoCloseable {
         }
         this.file = file;
         this.memory = memory;
-        this.window = new WindowCursor(memory, file.space().windowBytes(), file.space().counters());
+        this.window = new WindowCursor(memory, file.space().windowBytes(), file.space().counters(), true);
         this.bufferBytes = bufferBytes;
     }
 

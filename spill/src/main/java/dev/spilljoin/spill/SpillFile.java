@@ -119,7 +119,7 @@ public final class SpillFile {
             long chunkEnd = chunkStart + window;
             reserveDisk(chunkEnd);
             long n = Math.min(remaining, chunkEnd - position);
-            NativeMemory.copy(source, cursor.map(mapped, chunkStart) + (position - chunkStart), n);
+            NativeMemory.copy(source, cursor.map(mapped, chunkStart, window) + (position - chunkStart), n);
             source += n;
             position += n;
             remaining -= n;
