@@ -21,9 +21,9 @@ import net.openhft.posix.PosixRuntimeException;
  * <p>Invariants:
  * <ul>
  *   <li>Disk space under a chunk is reserved with {@code fallocate} before the chunk is mapped
- *       ({@code allocatedBytes} only grows, in whole chunks), so a full disk is an {@link IOException}, not a
- *       SIGBUS. The file is therefore longer on disk than its logical {@link #length()}, which this class keeps and
- *       which bounds every read.</li>
+ *       (in whole chunks, while writing), so a full disk is an {@link IOException}, not a
+ *       SIGBUS. While writing, the file is longer on disk than its logical {@link #length()}, which this class keeps
+ *       and which bounds every read; sealing trims the file to it.</li>
  *   <li>Life cycle: NEW → WRITING → SEALED → READING → DELETED; a second writer or a second read is refused, and
  *       only a sealed (finished) file can be read.</li>
  * </ul>
@@ -173,8 +173,20 @@ public final class SpillFile {
             throw new IllegalStateException("spill file " + path + " cannot be finished in state " + state);
         }
         rows = rowCount;
+        trimReservedTail();
         closeWritingHandles();
         state = State.SEALED;
+    }
+
+    /** Gives back the disk reserved past the logical length (up to a window per file); nothing is mapped now. */
+    private void trimReservedTail() throws IOException {
+        if (fd >= 0 && allocatedBytes > length) {
+            if (PosixAPI.posix().ftruncate(fd, length) != 0) {
+                throw new IOException("could not trim " + path + " to " + length + " bytes: "
+                        + PosixAPI.posix().lastErrorStr());
+            }
+            allocatedBytes = length;
+        }
     }
 
     private void closeWritingHandles() throws IOException {

@@ -68,6 +68,7 @@ class PartitionFileTest {
         }
         assertThat(file.rowCount()).isEqualTo(expected.size());
         assertThat(file.maxBlockPayload()).isGreaterThanOrEqualTo(1 << 20);
+        assertThat(java.nio.file.Files.size(file.path())).as("reserved tail trimmed").isEqualTo(file.length());
         assertThat(readAll(file)).containsExactlyElementsOf(expected);
         assertThat(space.counters().bytesRead()).isEqualTo(space.counters().bytesWritten());
         assertThat(space.counters().blocksRead()).isEqualTo(space.counters().blocksWritten());
@@ -89,6 +90,8 @@ class PartitionFileTest {
             writer.finish();
         }
         assertThat(file.blockCount()).isEqualTo(3);
+        assertThat(file.length()).isEqualTo(3 * 8 + 2 * 1004 + 4 + (1 << 20) + 1004);
+        assertThat(file.length() % WINDOW).as("the last window reaches past the trimmed end").isNotZero();
         try (PartitionReader reader = file.openReader(budget)) {
             List<Integer> blockLengths = new ArrayList<>();
             while (reader.nextBlock()) {
