@@ -3,6 +3,7 @@ package dev.spilljoin.spill;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -86,7 +87,7 @@ public final class SpillSpace implements AutoCloseable {
                     + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16));
             try {
                 directory = Files.createDirectory(candidate);
-            } catch (java.nio.file.FileAlreadyExistsException e) {
+            } catch (FileAlreadyExistsException e) {
                 if (attempt > 8) {
                     throw e;
                 }
