@@ -1,6 +1,7 @@
 package dev.spilljoin.cli;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
@@ -159,6 +160,9 @@ public final class CsvReader implements AutoCloseable {
     public boolean read(CsvChunk chunk) {
         chunk.clear();
         try {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new InterruptedIOException("interrupted while reading " + fileName);
+            }
             while (chunk.rows() < chunk.capacity()
                     && ((chunk.rows() & 63) != 0 || chunk.byteSize() < CsvChunk.SOFT_BYTE_LIMIT)) {
                 int status = readRecord(chunk);

@@ -1,6 +1,7 @@
 package dev.spilljoin.cli;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
@@ -206,7 +207,14 @@ public final class CsvWriter {
         }
     }
 
+    /**
+     * Writes the buffer out. Also the writer's interruption point (once per buffer): streams from
+     * {@code Files.newOutputStream} are not interruptible on Java 17, so Ctrl-C is noticed here.
+     */
     private void drain() throws IOException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new InterruptedIOException("interrupted while writing CSV");
+        }
         if (size > 0) {
             out.write(buffer, 0, size);
             size = 0;

@@ -65,12 +65,16 @@ public final class Main {
     /** Prints {@code failure} as one line and returns its exit code. */
     static int report(Exception failure, PrintStream err) {
         if (wasInterrupted(failure)) {
-            err.println("spilljoin: interrupted; partial output and spill files were deleted");
+            err.println("spilljoin: interrupted; the files it had started were deleted");
             return ExitCodes.INTERRUPTED;
         }
         if (failure instanceof CliException cli) {
             err.println("spilljoin: " + cli.getMessage());
             return cli.exitCode();
+        }
+        if (failure instanceof UnsupportedOperationException) {
+            err.println("spilljoin: not implemented: " + failure.getMessage());
+            return ExitCodes.INTERNAL;
         }
         err.println("spilljoin: internal error: " + failure + "; please report it with the command line used");
         if (Boolean.getBoolean("spilljoin.debug")) {
