@@ -45,7 +45,20 @@ final class ValueParser {
         if (digits <= 0 || digits > 19 || (b[i] == '0' && digits > 1)) {
             return false;
         }
-        // Accumulate negatively so that Long.MIN_VALUE parses without overflow.
+        if (digits < 19) {
+            // Up to 18 digits cannot overflow: one multiply-add per digit, one range check per digit.
+            long result = 0;
+            for (; i < to; i++) {
+                int d = b[i] - '0';
+                if (d < 0 || d > 9) {
+                    return false;
+                }
+                result = result * 10 + d;
+            }
+            longValue = negative ? -result : result;
+            return true;
+        }
+        // 19 digits: accumulate negatively with overflow checks, so that Long.MIN_VALUE parses too.
         long limit = negative ? Long.MIN_VALUE : -Long.MAX_VALUE;
         long multiplyMin = limit / 10;
         long result = 0;
