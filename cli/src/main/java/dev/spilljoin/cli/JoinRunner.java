@@ -18,8 +18,8 @@ import java.util.Arrays;
  *   <li>write result rows through {@code ResultOutput.open(plan.output(), delimiter, plan.outputNames())}'s
  *       {@link CsvWriter}, then {@code commit()}; close everything in a try-with-resources so a failure or
  *       interrupt deletes the partial output and the spill space;</li>
- *   <li>write {@code plan.stats()} (JSON, see issue 6 for the fields; rows_skipped is the sum of both readers'
- *       {@link CsvReader#rowsSkipped()}) and return the stats.</li>
+ *   <li>write {@code plan.stats()} with {@link StatsJson#write} (see issue 6 for the fields; rows_skipped is the
+ *       sum of both readers' {@link CsvReader#rowsSkipped()}).</li>
  * </ol>
  */
 final class JoinRunner {
