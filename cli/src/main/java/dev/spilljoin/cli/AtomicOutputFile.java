@@ -60,10 +60,6 @@ public final class AtomicOutputFile implements AutoCloseable {
         return stream;
     }
 
-    public Path target() {
-        return target;
-    }
-
     /** Path of the temporary file (for tests and diagnostics). */
     Path temporary() {
         return temporary;

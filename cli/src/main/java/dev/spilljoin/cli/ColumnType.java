@@ -43,7 +43,4 @@ public enum ColumnType {
         return this == VARCHAR || this == VARBINARY;
     }
 
-    public String sqlName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 }

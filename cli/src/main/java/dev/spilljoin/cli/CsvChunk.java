@@ -160,10 +160,6 @@ public final class CsvChunk {
         return total;
     }
 
-    boolean isFull() {
-        return rows == capacity || byteSize() >= SOFT_BYTE_LIMIT;
-    }
-
     /** Empties the chunk, keeping its arrays. */
     public void clear() {
         rows = 0;

@@ -155,7 +155,8 @@ public final class CsvReader implements AutoCloseable {
 
     /**
      * Clears {@code chunk} and fills it with the next records, up to its capacity (or its soft byte limit).
-     * Returns false when no record was left.
+     * Returns false when no record was left. An interrupted thread gets an {@link InputException} caused by an
+     * {@link InterruptedIOException} (the command maps it to exit 130).
      */
     public boolean read(CsvChunk chunk) {
         chunk.clear();

@@ -16,8 +16,4 @@ import java.nio.file.Path;
  */
 public record JoinPlan(JoinKind kind, InputSide left, InputSide right, ColumnType[] keyTypes, String[] outputNames,
                        long workMemBytes, Path output, Path stats, Path spillDir, boolean quiet) {
-
-    public int keyCount() {
-        return keyTypes.length;
-    }
 }
