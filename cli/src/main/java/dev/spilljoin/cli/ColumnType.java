@@ -42,5 +42,4 @@ public enum ColumnType {
     public boolean isBytes() {
         return this == VARCHAR || this == VARBINARY;
     }
-
 }
