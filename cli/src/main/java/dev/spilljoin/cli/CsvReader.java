@@ -119,6 +119,9 @@ public final class CsvReader implements AutoCloseable {
         } catch (IOException e) {
             closeQuietly();
             throw readFailed(e);
+        } catch (CsvChunk.FieldTooLargeException e) {
+            closeQuietly();
+            throw fieldTooLarge(1);
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
@@ -183,9 +186,7 @@ public final class CsvReader implements AutoCloseable {
         } catch (IOException e) {
             throw readFailed(e);
         } catch (CsvChunk.FieldTooLargeException e) {
-            throw new InputException(fileName + " line " + chunk.lines()[chunk.rows()] + ": a field is larger than "
-                    + (CsvChunk.MAX_FIELD_BYTES >> 20) + "MB, probably because a quote is never closed; check the"
-                    + " quoting from that line on");
+            throw fieldTooLarge(chunk.lines()[chunk.rows()]);
         }
         return chunk.rows() > 0;
     }
@@ -502,6 +503,10 @@ public final class CsvReader implements AutoCloseable {
         if (Files.isDirectory(file)) {
             throw new InputException(fileName + " is a directory, not a CSV file; give the path of a file");
         }
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new InputException(fileName + " is not a regular file (a pipe or device?); inputs are read twice"
+                    + " (a type sample, then the join), so save it to a file first");
+        }
         try {
             return Files.newByteChannel(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
@@ -511,6 +516,12 @@ public final class CsvReader implements AutoCloseable {
         } catch (IOException e) {
             throw readFailed(e);
         }
+    }
+
+    private InputException fieldTooLarge(long recordLine) {
+        return new InputException(fileName + " line " + recordLine + ": a field is larger than "
+                + (CsvChunk.MAX_FIELD_BYTES >> 20) + "MB, probably because a quote is never closed; check the quoting"
+                + " from that line on");
     }
 
     private InputException readFailed(IOException e) {

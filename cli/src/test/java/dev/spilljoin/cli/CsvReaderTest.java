@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -203,6 +204,12 @@ class CsvReaderTest {
         assertThatThrownBy(() -> new CsvReader(dir, CsvFormat.DEFAULT, OnError.FAIL))
                 .isInstanceOf(InputException.class)
                 .hasMessageContaining("is a directory");
+        Path device = Path.of("/dev/null");
+        if (Files.exists(device)) {
+            assertThatThrownBy(() -> new CsvReader(device, CsvFormat.DEFAULT, OnError.FAIL))
+                    .isInstanceOf(InputException.class)
+                    .hasMessageContaining("is not a regular file");
+        }
     }
 
     @Test
