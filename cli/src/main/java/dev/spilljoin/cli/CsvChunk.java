@@ -243,10 +243,13 @@ public final class CsvChunk {
     }
 
     private byte[] grow(int c, int needed) {
-        if (needed - offsets[c][rows] > MAX_FIELD_BYTES) {
+        long fieldLimit = (long) offsets[c][rows] + MAX_FIELD_BYTES;
+        if (needed > fieldLimit) {
             throw new FieldTooLargeException();
         }
-        long size = Math.min(Math.max((long) needed, (long) bytes[c].length * 2), Integer.MAX_VALUE - 8);
+        // Never grow past the open field's limit, so that the byte beyond it comes back here and is refused.
+        long size = Math.min(Math.min(Math.max((long) needed, (long) bytes[c].length * 2), fieldLimit),
+                Integer.MAX_VALUE - 8);
         bytes[c] = Arrays.copyOf(bytes[c], (int) size);
         return bytes[c];
     }

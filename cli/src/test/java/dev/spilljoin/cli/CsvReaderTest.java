@@ -7,9 +7,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -216,5 +219,22 @@ class CsvReaderTest {
     void quoteInsideUnquotedFieldIsLiteral() {
         Path file = write(dir, "l.csv", "a,b\n5\"3,x\"\n");
         assertThat(readAll(file, CsvFormat.DEFAULT)).containsExactly(row("5\"3", "x\""));
+    }
+
+    @Test
+    void aRunawayQuotedFieldIsRefusedBeforeItFillsTheHeap() throws IOException {
+        Path file = dir.resolve("runaway.csv");
+        byte[] block = new byte[1 << 20];
+        Arrays.fill(block, (byte) 'x');
+        try (OutputStream out = Files.newOutputStream(file)) {
+            out.write("a,b\n1,2\n3,\"".getBytes(StandardCharsets.US_ASCII));
+            for (int i = 0; i <= CsvChunk.MAX_FIELD_BYTES >> 20; i++) {
+                out.write(block);
+            }
+        }
+        assertThatThrownBy(() -> readAll(file, CsvFormat.DEFAULT))
+                .isInstanceOf(InputException.class)
+                .hasMessage(file + " line 3: a field is larger than 64MB, probably because a quote is never closed;"
+                        + " check the quoting from that line on");
     }
 }
