@@ -1,0 +1,25 @@
+package dev.spilljoin.bench;
+
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/** Reads the single {@code (count, sum)} row of a workload query over JDBC, whatever numeric type the engine returns. */
+final class QueryResults {
+
+    private QueryResults() {
+    }
+
+    static JoinResult execute(Statement statement, String sql) throws SQLException {
+        try (ResultSet rows = statement.executeQuery(sql)) {
+            if (!rows.next()) {
+                throw new SQLException("query returned no row: " + sql);
+            }
+            long count = rows.getLong(1);
+            // DuckDB returns HUGEINT and PostgreSQL NUMERIC for sum(BIGINT); NULL when nothing matched.
+            BigDecimal sum = rows.getBigDecimal(2);
+            return new JoinResult(count, sum == null ? 0 : sum.longValueExact());
+        }
+    }
+}
