@@ -17,7 +17,7 @@ import org.duckdb.DuckDBConnection;
  * directory, {@code threads = 2}, an explicit {@code temp_directory} inside that directory, and
  * {@code memory_limit} = the budget (set before each query, in bytes).
  *
- * <p>Tables load through DuckDB's Appender (row by row into DuckDB's column buffers), then {@code CHECKPOINT} moves
+ * <p>Tables load under DuckDB's default memory limit through its Appender (row by row into DuckDB's column buffers), then {@code CHECKPOINT} moves
  * them into the database file. The profiled run turns on DuckDB's JSON profiler for one query and reads
  * {@code system.peak_buffer_memory} (peak memory) and {@code system.peak_temp_dir_size} (peak size of the
  * temporary directory: the bytes spilled, as far as DuckDB tells) from its output. {@link #close()} deletes the
@@ -32,7 +32,6 @@ public final class DuckDbEngine implements Engine {
 
     private final Path directory;
     private final Connection connection;
-    private final Statement statement;
     private boolean closed;
 
     public DuckDbEngine() throws Exception {
@@ -40,11 +39,11 @@ public final class DuckDbEngine implements Engine {
         Connection opened = null;
         try {
             opened = DriverManager.getConnection("jdbc:duckdb:" + directory.resolve("bench.duckdb"));
-            Statement created = opened.createStatement();
-            created.execute("SET threads = " + THREADS);
-            created.execute("SET temp_directory = '" + directory.resolve("tmp") + "'");
+            try (Statement settings = opened.createStatement()) {
+                settings.execute("SET threads = " + THREADS);
+                settings.execute("SET temp_directory = '" + directory.resolve("tmp") + "'");
+            }
             connection = opened;
-            statement = created;
         } catch (Exception e) {
             if (opened != null) {
                 opened.close();
@@ -67,7 +66,8 @@ public final class DuckDbEngine implements Engine {
     @Override
     public void load(TableSource rows) throws SQLException {
         String table = rows.role().tableName();
-        statement.execute("CREATE OR REPLACE TABLE " + table + " (k BIGINT, p BIGINT)");
+        execute("RESET memory_limit");
+        execute("CREATE OR REPLACE TABLE " + table + " (k BIGINT, p BIGINT)");
         try (DuckDBAppender appender = connection.unwrap(DuckDBConnection.class)
                 .createAppender(DuckDBConnection.DEFAULT_SCHEMA, table)) {
             rows.forEachChunk(LOAD_CHUNK_ROWS, (keys, payloads, n) -> {
@@ -79,20 +79,20 @@ public final class DuckDbEngine implements Engine {
                 }
             });
         }
-        statement.execute("CHECKPOINT");
+        execute("CHECKPOINT");
     }
 
     @Override
     public EngineProfile profile(Workload workload, long budgetBytes) throws Exception {
         setMemoryLimit(budgetBytes);
         Path output = directory.resolve("profile.json");
-        statement.execute("PRAGMA enable_profiling = 'json'");
-        statement.execute("PRAGMA profiling_output = '" + output + "'");
+        execute("PRAGMA enable_profiling = 'json'");
+        execute("PRAGMA profiling_output = '" + output + "'");
         JoinResult result;
         try {
-            result = QueryResults.execute(statement, workload.sql());
+            result = QueryResults.execute(connection, workload.sql());
         } finally {
-            statement.execute("PRAGMA disable_profiling");
+            execute("PRAGMA disable_profiling");
         }
         String json = Files.readString(output);
         Files.delete(output);
@@ -104,7 +104,7 @@ public final class DuckDbEngine implements Engine {
     public TimedRun run(Workload workload, long budgetBytes) throws SQLException {
         setMemoryLimit(budgetBytes);
         long start = System.nanoTime();
-        JoinResult result = QueryResults.execute(statement, workload.sql());
+        JoinResult result = QueryResults.execute(connection, workload.sql());
         return new TimedRun(result, System.nanoTime() - start);
     }
 
@@ -115,7 +115,6 @@ public final class DuckDbEngine implements Engine {
         }
         closed = true;
         try {
-            statement.close();
             connection.close();
         } finally {
             TempDirectories.deleteRecursively(directory);
@@ -123,7 +122,13 @@ public final class DuckDbEngine implements Engine {
     }
 
     private void setMemoryLimit(long budgetBytes) throws SQLException {
-        statement.execute("SET memory_limit = '" + budgetBytes + "B'");
+        execute("SET memory_limit = '" + budgetBytes + "B'");
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
     }
 
     private static OptionalLong find(Pattern pattern, String json) {

@@ -38,7 +38,6 @@ public final class PostgresEngine implements Engine {
     private static final Pattern WORKERS_LAUNCHED = Pattern.compile("\"Workers Launched\"\\s*:\\s*(\\d+)");
 
     private final Connection connection;
-    private final Statement statement;
     private final String schema;
     private final boolean analyze;
     private boolean closed;
@@ -48,12 +47,11 @@ public final class PostgresEngine implements Engine {
         this.schema = "spilljoin_bench_" + ProcessHandle.current().pid() + "_" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
         connection = settings.connect();
         try {
-            statement = connection.createStatement();
-            statement.execute("CREATE SCHEMA " + schema);
-            statement.execute("SET search_path = " + schema);
-            statement.execute("SET enable_mergejoin = off");
-            statement.execute("SET enable_nestloop = off");
-            statement.execute("SET max_parallel_workers_per_gather = 2");
+            execute("CREATE SCHEMA " + schema);
+            execute("SET search_path = " + schema);
+            execute("SET enable_mergejoin = off");
+            execute("SET enable_nestloop = off");
+            execute("SET max_parallel_workers_per_gather = 2");
         } catch (SQLException e) {
             connection.close();
             throw e;
@@ -73,8 +71,8 @@ public final class PostgresEngine implements Engine {
     @Override
     public void load(TableSource rows) throws SQLException {
         String table = rows.role().tableName();
-        statement.execute("DROP TABLE IF EXISTS " + table);
-        statement.execute("CREATE UNLOGGED TABLE " + table + " (k BIGINT NOT NULL, p BIGINT NOT NULL)");
+        execute("DROP TABLE IF EXISTS " + table);
+        execute("CREATE UNLOGGED TABLE " + table + " (k BIGINT NOT NULL, p BIGINT NOT NULL)");
         CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI()
                 .copyIn("COPY " + table + " (k, p) FROM STDIN (FORMAT binary)");
         try {
@@ -95,7 +93,7 @@ public final class PostgresEngine implements Engine {
                 copy.cancelCopy();
             }
         }
-        statement.execute("ANALYZE " + table);
+        execute("ANALYZE " + table);
     }
 
     @Override
@@ -103,7 +101,8 @@ public final class PostgresEngine implements Engine {
         setWorkMem(budgetBytes);
         String options = analyze ? "ANALYZE, BUFFERS, FORMAT JSON" : "FORMAT JSON";
         String plan;
-        try (ResultSet rows = statement.executeQuery("EXPLAIN (" + options + ") " + workload.sql())) {
+        try (Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("EXPLAIN (" + options + ") " + workload.sql())) {
             StringBuilder text = new StringBuilder();
             while (rows.next()) {
                 text.append(rows.getString(1)).append('\n');
@@ -130,7 +129,7 @@ public final class PostgresEngine implements Engine {
     public TimedRun run(Workload workload, long budgetBytes) throws SQLException {
         setWorkMem(budgetBytes);
         long start = System.nanoTime();
-        JoinResult result = QueryResults.execute(statement, workload.sql());
+        JoinResult result = QueryResults.execute(connection, workload.sql());
         return new TimedRun(result, System.nanoTime() - start);
     }
 
@@ -140,13 +139,19 @@ public final class PostgresEngine implements Engine {
             return;
         }
         closed = true;
-        try (connection; statement) {
-            statement.execute("DROP SCHEMA " + schema + " CASCADE");
+        try (connection) {
+            execute("DROP SCHEMA " + schema + " CASCADE");
         }
     }
 
     private void setWorkMem(long budgetBytes) throws SQLException {
-        statement.execute("SET work_mem = '" + Math.max(64, budgetBytes / 1024) + "kB'");
+        execute("SET work_mem = '" + Math.max(64, budgetBytes / 1024) + "kB'");
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
     }
 
     /** The largest value of a plan property over all nodes (workers included). */

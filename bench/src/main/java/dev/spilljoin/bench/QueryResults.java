@@ -1,18 +1,19 @@
 package dev.spilljoin.bench;
 
 import java.math.BigDecimal;
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-/** Reads the single {@code (count, sum)} row of a workload query over JDBC, whatever numeric type the engine returns. */
+/** Runs a workload query and reads its single {@code (count, sum)} row of a workload query over JDBC, whatever numeric type the engine returns. */
 final class QueryResults {
 
     private QueryResults() {
     }
 
-    static JoinResult execute(Statement statement, String sql) throws SQLException {
-        try (ResultSet rows = statement.executeQuery(sql)) {
+    static JoinResult execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
             if (!rows.next()) {
                 throw new SQLException("query returned no row: " + sql);
             }

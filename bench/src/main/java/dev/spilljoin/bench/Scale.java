@@ -19,12 +19,23 @@ public record Scale(String name, int nR, int nS) {
         }
     }
 
-    /** The standard scale named {@code small} or {@code large}. */
+    /** The standard scale named {@code small} or {@code large}, or a custom {@code NRxNS} such as {@code 1000x10000}. */
     public static Scale named(String name) {
         return switch (name) {
             case "small" -> SMALL;
             case "large" -> LARGE;
-            default -> throw new IllegalArgumentException("unknown scale '" + name + "': use small (1M x 10M) or large (10M x 100M)");
+            default -> {
+                String[] counts = name.split("x");
+                try {
+                    if (counts.length == 2) {
+                        yield new Scale(name, Integer.parseInt(counts[0]), Integer.parseInt(counts[1]));
+                    }
+                } catch (NumberFormatException e) {
+                    // falls through to the error below
+                }
+                throw new IllegalArgumentException("unknown scale '" + name
+                        + "': use small (1M x 10M), large (10M x 100M) or NRxNS such as 1000x10000");
+            }
         };
     }
 }

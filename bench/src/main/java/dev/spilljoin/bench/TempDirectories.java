@@ -34,18 +34,4 @@ final class TempDirectories {
             throw new UncheckedIOException("could not delete " + directory, e);
         }
     }
-
-    /** Total size of the regular files under {@code directory}. */
-    static long sizeOf(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return 0;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            long total = 0;
-            for (Path path : (Iterable<Path>) paths.filter(Files::isRegularFile)::iterator) {
-                total += Files.size(path);
-            }
-            return total;
-        }
-    }
 }
