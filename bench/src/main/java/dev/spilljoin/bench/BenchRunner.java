@@ -1,6 +1,7 @@
 package dev.spilljoin.bench;
 
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -161,15 +162,17 @@ public final class BenchRunner implements Callable<Integer> {
         return PostgresConnectionSettings.fromEnvironment().unreachableReason();
     }
 
-    private static int reportDisagreements(List<Measurement> measurements, CsvCase.Outcome csv) {
+    private int reportDisagreements(List<Measurement> measurements, CsvCase.Outcome csv) {
         long bad = measurements.stream().filter(m -> !m.agrees()).count();
         boolean csvBad = csv != null && !csv.agrees();
         if (bad == 0 && !csvBad) {
             return 0;
         }
-        System.err.println();
-        System.err.println("!!!! RESULTS DISAGREE: " + bad + " engine run(s) failed or differ from the reference"
+        PrintWriter err = spec.commandLine().getErr();
+        err.println();
+        err.println("!!!! RESULTS DISAGREE: " + bad + " engine run(s) failed or differ from the reference"
                 + (csvBad ? ", and the CSV case's output is wrong" : "") + " (see the table above) !!!!");
+        err.flush();
         return 1;
     }
 }

@@ -1,5 +1,8 @@
 package dev.spilljoin.bench;
 
+import java.io.IOException;
+import java.sql.SQLException;
+
 /**
  * A join engine the runner times on the workloads: DuckDB, PostgreSQL, and (once the operator exists) spilljoin.
  *
@@ -23,7 +26,7 @@ public interface Engine extends AutoCloseable {
     TimedRun run(Workload workload, long budgetBytes) throws Exception;
 
     @Override
-    void close() throws Exception;
+    void close() throws IOException, SQLException;
 
     /** One timed query: its result and the wall-clock nanoseconds from submitting it to reading its result. */
     record TimedRun(JoinResult result, long nanos) {

@@ -34,8 +34,8 @@ public record PostgresConnectionSettings(String jdbcUrl, String user, String pas
 
     /** Empty when a connection opens; otherwise why not, naming the URL and how to point elsewhere. */
     public Optional<String> unreachableReason() {
-        try (Connection ignored = connect()) {
-            return Optional.empty();
+        try (Connection connection = connect()) {
+            return connection.isValid(5) ? Optional.empty() : Optional.of("PostgreSQL at " + jdbcUrl + " opened a connection that is not valid");
         } catch (SQLException e) {
             return Optional.of("PostgreSQL at " + jdbcUrl + " (user " + user + ") is unreachable: " + e.getMessage()
                     + " (set -Dpg.jdbcUrl=... or PGHOST/PGPORT/PGUSER/PGDATABASE)");

@@ -33,12 +33,16 @@ class BenchRunnerTest {
     @Test
     void anEngineFailureMakesTheRunExitNonZero() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = BenchRunner.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8));
+        commandLine.setErr(new PrintWriter(err));
         // DuckDB cannot join in 1000 bytes.
-        int exit = BenchRunner.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8)).execute(
+        int exit = commandLine.execute(
                 "--scale", "1000x2000", "--engines", "duckdb", "--workloads", "W1", "--settings", "tight", "--runs", "1",
                 "--tight-budget", "1000");
         assertThat(exit).isEqualTo(1);
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("ERROR").contains("Out of Memory");
+        assertThat(err.toString()).contains("RESULTS DISAGREE: 1 engine run(s) failed or differ from the reference");
     }
 
     @Test
