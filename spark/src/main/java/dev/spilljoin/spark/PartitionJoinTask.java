@@ -1,0 +1,147 @@
+package dev.spilljoin.spark;
+
+import dev.spilljoin.operator.HashJoin;
+import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.JoinSpec;
+import dev.spilljoin.operator.JoinStats;
+import dev.spilljoin.operator.JoinType;
+import dev.spilljoin.operator.Side;
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Schema;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.FlatMapFunction2;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.TaskCompletionListener;
+
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+/**
+ * The join of one zipped partition pair, run in a Spark task: the left and right rows of partition i (both sides
+ * were shuffled by the same key expression into the same number of partitions, so they hold the same keys) are
+ * joined by a spilljoin {@link HashJoin} and its result batches are handed out as rows, batch by batch.
+ *
+ * <p>Per task: the budget is the caller's fixed one, or what {@link TaskMemory} gets from Spark up to the expected
+ * per-task share; a {@link TaskJoinResources} holds the join, that memory and the spill root, and a task-completion
+ * listener closes it on success, failure and kill. When the output is exhausted the resources are closed at once
+ * (memory back to Spark before the task ends) and a {@link TaskJoinSummary} goes to the stats accumulator, if any.
+ */
+final class PartitionJoinTask implements FlatMapFunction2<Iterator<Row>, Iterator<Row>, Row> {
+    private static final long serialVersionUID = 1L;
+    /** Execution memory is asked for in chunks of at most this, so concurrent tasks share the pool fairly. */
+    static final long MEMORY_CHUNK_BYTES = 16L << 20;
+
+    private final StructType leftStruct;
+    private final StructType rightStruct;
+    private final int[] leftKeys;
+    private final int[] rightKeys;
+    private final JoinType joinType;
+    private final Side buildSide;
+    private final long expectedTaskBudget;
+    private final SpillJoinOptions options;
+
+    PartitionJoinTask(StructType leftStruct, StructType rightStruct, int[] leftKeys, int[] rightKeys, JoinType joinType,
+                      Side buildSide, long expectedTaskBudget, SpillJoinOptions options) {
+        this.leftStruct = leftStruct;
+        this.rightStruct = rightStruct;
+        this.leftKeys = leftKeys.clone();
+        this.rightKeys = rightKeys.clone();
+        this.joinType = joinType;
+        this.buildSide = buildSide;
+        this.expectedTaskBudget = expectedTaskBudget;
+        this.options = options;
+    }
+
+    /** The join's spec over the two sides' schemas, under {@code budgetBytes}. */
+    JoinSpec spec(long budgetBytes) {
+        Schema left = SparkTypes.toSchema(leftStruct);
+        Schema right = SparkTypes.toSchema(rightStruct);
+        JoinSpec.Builder b = JoinSpec.builder(left, right).joinType(joinType).budgetBytes(budgetBytes)
+                .config(JoinConfig.DEFAULT.withBuildSide(buildSide).withOutputBatchRows(options.batchRows()));
+        for (int k = 0; k < leftKeys.length; k++) {
+            b.on(leftKeys[k], rightKeys[k]);
+        }
+        return b.build();
+    }
+
+    @Override
+    public Iterator<Row> call(Iterator<Row> leftRows, Iterator<Row> rightRows) {
+        TaskContext context = TaskContext.get();
+        TaskMemory memory = null;
+        long budget = options.taskBudgetBytes();
+        if (budget == 0) {
+            memory = new TaskMemory(context.taskMemoryManager());
+            budget = memory.acquireUpTo(expectedTaskBudget, Math.min(MEMORY_CHUNK_BYTES, expectedTaskBudget));
+        }
+        TaskJoinResources resources = TaskJoinResources.open(memory);
+        context.addTaskCompletionListener((TaskCompletionListener) c -> resources.close());
+        if (budget <= 0) {
+            throw new IllegalStateException("Spark's memory manager granted no execution memory to the join of partition "
+                    + context.partitionId() + "; raise spark.executor.memory or set SpillJoinOptions.taskBudgetBytes");
+        }
+        JoinSpec spec = spec(budget);
+        HashJoin join = HashJoin.create(spec);
+        resources.attach(join);
+        RowBatchSource left = new RowBatchSource(leftRows, spec.leftSchema(), options.batchRows());
+        RowBatchSource right = new RowBatchSource(rightRows, spec.rightSchema(), options.batchRows());
+        return new ResultIterator(context, resources, join.iterator(left, right), left, right);
+    }
+
+    /** Result rows batch by batch; closes the task's resources as soon as the join has no more output. */
+    private final class ResultIterator implements Iterator<Row> {
+        private final TaskContext context;
+        private final TaskJoinResources resources;
+        private final Iterator<Batch> batches;
+        private final RowBatchSource left;
+        private final RowBatchSource right;
+        private Row[] rows = new Row[0];
+        private int next;
+        private boolean finished;
+
+        ResultIterator(TaskContext context, TaskJoinResources resources, Iterator<Batch> batches, RowBatchSource left,
+                       RowBatchSource right) {
+            this.context = context;
+            this.resources = resources;
+            this.batches = batches;
+            this.left = left;
+            this.right = right;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == rows.length) {
+                if (finished) {
+                    return false;
+                }
+                context.killTaskIfInterrupted();
+                if (batches.hasNext()) {
+                    rows = BatchRows.toRows(batches.next());
+                    next = 0;
+                } else {
+                    finish();
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public Row next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException("the join of partition " + context.partitionId() + " has no more rows");
+            }
+            return rows[next++];
+        }
+
+        private void finish() {
+            finished = true;
+            HashJoin join = resources.join();
+            JoinStats stats = join.stats();
+            resources.close();
+            if (options.taskStats() != null) {
+                options.taskStats().add(new TaskJoinSummary(context.partitionId(), stats.budgetBytes(),
+                        stats.peakReservedBytes(), left.rowsRead(), right.rowsRead(), stats.outputRows(), stats.toJson()));
+            }
+        }
+    }
+}
