@@ -1,0 +1,120 @@
+package dev.spilljoin.spark;
+
+import dev.spilljoin.operator.JoinType;
+import org.apache.spark.SparkContext;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.SparkException;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A task that fails or is killed midway through a join's output (the join open, its memory and spill root held)
+ * leaves no spill root in Spark's local directories and no execution memory held: the task-completion listener
+ * cleaned up. What the task saw midway is recorded, so the tests prove the resources existed before they were gone.
+ */
+class TaskCleanupTest {
+    /** The partition that misbehaves, after this many of its output rows. */
+    private static final int BAD_PARTITION = 1;
+    private static final int ROWS_BEFORE = 100;
+    private static final AtomicInteger spillRootsMidway = new AtomicInteger();
+    private static final AtomicLong taskMemoryMidway = new AtomicLong();
+    private static final CountDownLatch reachedMidway = new CountDownLatch(1);
+    private static SparkSession spark;
+    private static Dataset<Row> joined;
+
+    @BeforeAll
+    static void inputs() {
+        spark = SharedSpark.session();
+        SplittableRandom random = new SplittableRandom(RandomInputs.seed("TaskCleanupTest"));
+        joined = SpillJoinSpark.join(RandomInputs.left(spark, random, 1000, 150), RandomInputs.right(spark, random, 1000, 150),
+                List.of("k"), List.of("k"), JoinType.INNER, SpillJoinOptions.DEFAULT.withPartitions(2).withBatchRows(50));
+    }
+
+    @BeforeEach
+    void nothingLeftBefore() throws InterruptedException {
+        SharedSpark.awaitIdle();
+        assertThat(SharedSpark.tempLocalBlocks()).as("spill roots before the test").isEmpty();
+    }
+
+    @Test
+    void aTaskFailingMidwayLeavesNoSpillRootAndNoMemory() throws InterruptedException {
+        JavaRDD<Long> failing = joined.javaRDD().mapPartitions(TaskCleanupTest::failMidway);
+        assertThatThrownBy(failing::count).isInstanceOf(SparkException.class)
+                .hasMessageContaining("injected failure in partition " + BAD_PARTITION);
+        SharedSpark.awaitIdle();
+        assertThat(spillRootsMidway.get()).as("spill roots while the join ran").isPositive();
+        assertThat(taskMemoryMidway.get()).as("execution memory the failing task held").isPositive();
+        assertNothingLeft();
+    }
+
+    @Test
+    void aTaskKilledMidwayLeavesNoSpillRootAndNoMemory() throws Exception {
+        SparkContext sc = spark.sparkContext();
+        JavaRDD<Long> blocking = joined.javaRDD().mapPartitions(TaskCleanupTest::blockMidway);
+        CompletableFuture<Long> job = CompletableFuture.supplyAsync(() -> {
+            sc.setJobGroup("kill-midway", "a join task killed midway", true);
+            return blocking.count();
+        });
+        assertThat(reachedMidway.await(120, TimeUnit.SECONDS)).as("the task reached the middle of the join").isTrue();
+        sc.cancelJobGroup("kill-midway");
+        assertThatThrownBy(job::join).isInstanceOf(CompletionException.class)
+                .hasRootCauseInstanceOf(SparkException.class).rootCause().hasMessageContaining("cancelled");
+        SharedSpark.awaitIdle();
+        assertThat(spillRootsMidway.get()).as("spill roots while the join ran").isPositive();
+        assertNothingLeft();
+    }
+
+    private static void assertNothingLeft() {
+        assertThat(SharedSpark.tempLocalBlocks()).as("spill roots left in Spark's local directories").isEmpty();
+        assertThat(SparkEnv.get().memoryManager().executionMemoryUsed()).as("execution memory still held").isZero();
+    }
+
+    private static Iterator<Long> failMidway(Iterator<Row> rows) {
+        long n = 0;
+        while (rows.hasNext()) {
+            rows.next();
+            if (++n == ROWS_BEFORE && TaskContext.getPartitionId() == BAD_PARTITION) {
+                recordMidway();
+                throw new IllegalStateException("injected failure in partition " + BAD_PARTITION);
+            }
+        }
+        return List.of(n).iterator();
+    }
+
+    private static Iterator<Long> blockMidway(Iterator<Row> rows) throws InterruptedException {
+        long n = 0;
+        while (rows.hasNext()) {
+            rows.next();
+            if (++n == ROWS_BEFORE && TaskContext.getPartitionId() == BAD_PARTITION) {
+                recordMidway();
+                reachedMidway.countDown();
+                new CountDownLatch(1).await(); // until the kill interrupts this task's thread
+            }
+        }
+        return List.of(n).iterator();
+    }
+
+    private static void recordMidway() {
+        spillRootsMidway.set(SharedSpark.tempLocalBlocks().size());
+        taskMemoryMidway.set(TaskContext.get().taskMemoryManager().getMemoryConsumptionForThisTask());
+    }
+}
