@@ -4,7 +4,10 @@ import dev.spilljoin.operator.JoinType;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.CollectionAccumulator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -89,6 +92,18 @@ class SpillJoinSparkJoinTypesTest {
             default -> throw new IllegalArgumentException(type.name());
         };
         assertThat(assertMatches(left, right, List.of("k", "s"), type, spark.sql(sql))).isPositive();
+    }
+
+    @Test
+    void doubleKeysMatchLikeSpark() {
+        StructType schema = DataTypes.createStructType(List.of(DataTypes.createStructField("d", DataTypes.DoubleType, true)));
+        List<Row> values = List.of(RowFactory.create(0.0), RowFactory.create(-0.0), RowFactory.create(Double.NaN),
+                RowFactory.create(1.5), RowFactory.create((Object) null));
+        spark.createDataFrame(values, schema).createOrReplaceTempView("dl");
+        spark.createDataFrame(values, schema).createOrReplaceTempView("dr");
+        long rows = assertMatches(spark.table("dl"), spark.table("dr"), List.of("d"), JoinType.INNER,
+                spark.sql("SELECT dl.d, dr.d FROM dl JOIN dr ON dl.d = dr.d"));
+        assertThat(rows).as("0.0 and -0.0 match each other (4 pairs), NaN matches NaN, 1.5 matches 1.5").isEqualTo(6);
     }
 
     @Test
