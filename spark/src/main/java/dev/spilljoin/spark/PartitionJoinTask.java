@@ -7,10 +7,10 @@ import dev.spilljoin.operator.JoinStats;
 import dev.spilljoin.operator.JoinType;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction2;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.TaskCompletionListener;
 
@@ -20,14 +20,15 @@ import java.util.NoSuchElementException;
 /**
  * The join of one zipped partition pair, run in a Spark task: the left and right rows of partition i (both sides
  * were shuffled by the same key expression into the same number of partitions, so they hold the same keys) are
- * joined by a spilljoin {@link HashJoin} and its result batches are handed out as rows, batch by batch.
+ * joined by a spilljoin {@link HashJoin} and its result batches are handed out as rows, batch by batch, in
+ * the task's {@link RowFormat}.
  *
  * <p>Per task: the budget is the caller's fixed one, or what {@link TaskMemory} gets from Spark up to the expected
  * per-task share; a {@link TaskJoinResources} holds the join, that memory and the spill root, and a task-completion
  * listener closes it on success, failure and kill. When the output is exhausted the resources are closed at once
  * (memory back to Spark before the task ends) and a {@link TaskJoinSummary} goes to the stats accumulator, if any.
  */
-final class PartitionJoinTask implements FlatMapFunction2<Iterator<Row>, Iterator<Row>, Row> {
+final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterator<T>, T> {
     private static final long serialVersionUID = 1L;
     /** Execution memory is asked for in chunks of at most this, so concurrent tasks share the pool fairly. */
     static final long MEMORY_CHUNK_BYTES = 16L << 20;
@@ -40,9 +41,10 @@ final class PartitionJoinTask implements FlatMapFunction2<Iterator<Row>, Iterato
     private final Side buildSide;
     private final long expectedTaskBudget;
     private final SpillJoinOptions options;
+    private final RowFormat<T> format;
 
     PartitionJoinTask(StructType leftStruct, StructType rightStruct, int[] leftKeys, int[] rightKeys, JoinType joinType,
-                      Side buildSide, long expectedTaskBudget, SpillJoinOptions options) {
+                      Side buildSide, long expectedTaskBudget, SpillJoinOptions options, RowFormat<T> format) {
         this.leftStruct = leftStruct;
         this.rightStruct = rightStruct;
         this.leftKeys = leftKeys.clone();
@@ -51,6 +53,7 @@ final class PartitionJoinTask implements FlatMapFunction2<Iterator<Row>, Iterato
         this.buildSide = buildSide;
         this.expectedTaskBudget = expectedTaskBudget;
         this.options = options;
+        this.format = format;
     }
 
     /** The join's spec over the two sides' schemas, under {@code budgetBytes}. */
@@ -66,7 +69,7 @@ final class PartitionJoinTask implements FlatMapFunction2<Iterator<Row>, Iterato
     }
 
     @Override
-    public Iterator<Row> call(Iterator<Row> leftRows, Iterator<Row> rightRows) {
+    public Iterator<T> call(Iterator<T> leftRows, Iterator<T> rightRows) {
         TaskContext context = TaskContext.get();
         TaskMemory memory = null;
         long budget = options.taskBudgetBytes();
@@ -83,40 +86,37 @@ final class PartitionJoinTask implements FlatMapFunction2<Iterator<Row>, Iterato
         JoinSpec spec = spec(budget);
         HashJoin join = HashJoin.create(spec);
         resources.attach(join);
-        RowBatchSource left = new RowBatchSource(leftRows, spec.leftSchema(), options.batchRows());
-        RowBatchSource right = new RowBatchSource(rightRows, spec.rightSchema(), options.batchRows());
-        return new ResultIterator(context, resources, join.iterator(left, right), left, right);
+        BatchSource left = format.source(leftRows, spec.leftSchema(), options.batchRows());
+        BatchSource right = format.source(rightRows, spec.rightSchema(), options.batchRows());
+        return new ResultIterator(context, resources, join.iterator(left, right), format.results(spec.outputSchema()));
     }
 
     /** Result rows batch by batch; closes the task's resources as soon as the join has no more output. */
-    private final class ResultIterator implements Iterator<Row> {
+    private final class ResultIterator implements Iterator<T> {
         private final TaskContext context;
         private final TaskJoinResources resources;
         private final Iterator<Batch> batches;
-        private final RowBatchSource left;
-        private final RowBatchSource right;
-        private Row[] rows = new Row[0];
+        private final RowFormat.ResultRows<T> rows;
         private int next;
         private boolean finished;
 
-        ResultIterator(TaskContext context, TaskJoinResources resources, Iterator<Batch> batches, RowBatchSource left,
-                       RowBatchSource right) {
+        ResultIterator(TaskContext context, TaskJoinResources resources, Iterator<Batch> batches,
+                       RowFormat.ResultRows<T> rows) {
             this.context = context;
             this.resources = resources;
             this.batches = batches;
-            this.left = left;
-            this.right = right;
+            this.rows = rows;
         }
 
         @Override
         public boolean hasNext() {
-            while (next == rows.length) {
+            while (next == rows.rowCount()) {
                 if (finished) {
                     return false;
                 }
                 context.killTaskIfInterrupted();
                 if (batches.hasNext()) {
-                    rows = BatchRows.toRows(batches.next());
+                    rows.load(batches.next());
                     next = 0;
                 } else {
                     finish();
@@ -126,21 +126,21 @@ final class PartitionJoinTask implements FlatMapFunction2<Iterator<Row>, Iterato
         }
 
         @Override
-        public Row next() {
+        public T next() {
             if (!hasNext()) {
                 throw new NoSuchElementException("the join of partition " + context.partitionId() + " has no more rows");
             }
-            return rows[next++];
+            return rows.row(next++);
         }
 
         private void finish() {
             finished = true;
-            HashJoin join = resources.join();
-            JoinStats stats = join.stats();
+            JoinStats stats = resources.join().stats();
             resources.close();
             if (options.taskStats() != null) {
                 options.taskStats().add(new TaskJoinSummary(context.partitionId(), stats.budgetBytes(),
-                        stats.peakReservedBytes(), left.rowsRead(), right.rowsRead(), stats.outputRows(), stats.toJson()));
+                        stats.peakReservedBytes(), stats.rows(Side.LEFT), stats.rows(Side.RIGHT), stats.outputRows(),
+                        stats.toJson()));
             }
         }
     }

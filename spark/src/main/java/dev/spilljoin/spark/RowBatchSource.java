@@ -21,7 +21,6 @@ final class RowBatchSource implements BatchSource {
     private final Schema schema;
     private final Row[] buffer;
     private final Batch batch;
-    private long rowsRead;
 
     RowBatchSource(Iterator<Row> rows, Schema schema, int batchRows) {
         this.rows = rows;
@@ -44,12 +43,7 @@ final class RowBatchSource implements BatchSource {
             fillColumn(schema.type(c), batch.column(c), c, n);
         }
         batch.setRowCount(n);
-        rowsRead += n;
         return batch;
-    }
-
-    long rowsRead() {
-        return rowsRead;
     }
 
     private void fillColumn(ColumnType type, ColumnVector v, int f, int n) {

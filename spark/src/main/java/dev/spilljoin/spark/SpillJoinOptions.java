@@ -13,12 +13,14 @@ import java.io.Serializable;
  * @param taskBudgetBytes each task's join budget; 0 = taken from Spark's task memory manager ({@link TaskMemory}),
  *                        a positive value is used as given, without asking Spark
  * @param batchRows       rows per batch handed to the join
+ * @param internalRows    the fast path: tasks read and write Spark's internal rows (true, the default) instead of
+ *                        going through the public {@code Row} API (false: slower, but no Spark internals used)
  * @param taskStats       optional: receives one {@link TaskJoinSummary} per finished task (register it with
  *                        {@code sparkContext.collectionAccumulator()}); null = none
  */
-public record SpillJoinOptions(int partitions, long taskBudgetBytes, int batchRows,
+public record SpillJoinOptions(int partitions, long taskBudgetBytes, int batchRows, boolean internalRows,
                                CollectionAccumulator<TaskJoinSummary> taskStats) implements Serializable {
-    public static final SpillJoinOptions DEFAULT = new SpillJoinOptions(0, 0, 4096, null);
+    public static final SpillJoinOptions DEFAULT = new SpillJoinOptions(0, 0, 4096, true, null);
 
     public SpillJoinOptions {
         if (partitions < 0) {
@@ -34,18 +36,22 @@ public record SpillJoinOptions(int partitions, long taskBudgetBytes, int batchRo
     }
 
     public SpillJoinOptions withPartitions(int count) {
-        return new SpillJoinOptions(count, taskBudgetBytes, batchRows, taskStats);
+        return new SpillJoinOptions(count, taskBudgetBytes, batchRows, internalRows, taskStats);
     }
 
     public SpillJoinOptions withTaskBudgetBytes(long bytes) {
-        return new SpillJoinOptions(partitions, bytes, batchRows, taskStats);
+        return new SpillJoinOptions(partitions, bytes, batchRows, internalRows, taskStats);
     }
 
     public SpillJoinOptions withBatchRows(int rows) {
-        return new SpillJoinOptions(partitions, taskBudgetBytes, rows, taskStats);
+        return new SpillJoinOptions(partitions, taskBudgetBytes, rows, internalRows, taskStats);
+    }
+
+    public SpillJoinOptions withInternalRows(boolean fastPath) {
+        return new SpillJoinOptions(partitions, taskBudgetBytes, batchRows, fastPath, taskStats);
     }
 
     public SpillJoinOptions withTaskStats(CollectionAccumulator<TaskJoinSummary> accumulator) {
-        return new SpillJoinOptions(partitions, taskBudgetBytes, batchRows, accumulator);
+        return new SpillJoinOptions(partitions, taskBudgetBytes, batchRows, internalRows, accumulator);
     }
 }

@@ -8,6 +8,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.StructField;
@@ -33,7 +34,9 @@ import static org.apache.spark.sql.functions.when;
  * are kept (outer and anti sides), instead of all landing in one partition; (3) both sides are repartitioned by
  * {@code hash(keys)} (doubles with -0.0 read as 0.0) into the <em>same explicit</em> partition count, so partition i
  * of both sides holds the same keys; (4) the partition pairs are zipped and each task runs {@link PartitionJoinTask}.
- * The build side of every task is the side with the smaller estimated size.
+ * The build side of every task is the side with the smaller estimated size. Tasks read and write Spark's internal
+ * rows by default ({@link RowFormat#INTERNAL}); {@code SpillJoinOptions.withInternalRows(false)} keeps to the
+ * public Row API.
  *
  * <p>NOT IN ({@link JoinType#NULL_AWARE_LEFT_ANTI}) depends on two global facts about the right side — does it have
  * a NULL key, is it empty — that no single task can see. They are computed up front with two small Spark jobs
@@ -108,12 +111,24 @@ public final class SpillJoinSpark {
                 : PartitionSizing.partitions(Math.min(leftBytes, rightBytes), expectedBudget, sc.defaultParallelism(),
                 Integer.parseInt(session.conf().get("spark.sql.shuffle.partitions")));
 
-        JavaRDD<Row> leftRows = l.repartition(partitions, partitionKey(l, lk)).toJavaRDD();
-        JavaRDD<Row> rightRows = r.repartition(partitions, partitionKey(r, rk)).toJavaRDD();
-        PartitionJoinTask task = new PartitionJoinTask(l.schema(), r.schema(), lk, rk, taskType, build, expectedBudget,
-                options);
-        StructType output = SparkTypes.toStruct(task.spec(expectedBudget).outputSchema());
-        return session.createDataFrame(leftRows.zipPartitions(rightRows, task), output);
+        Dataset<Row> leftShuffled = l.repartition(partitions, partitionKey(l, lk));
+        Dataset<Row> rightShuffled = r.repartition(partitions, partitionKey(r, rk));
+        if (options.internalRows()) {
+            PartitionJoinTask<InternalRow> task = new PartitionJoinTask<>(l.schema(), r.schema(), lk, rk, taskType, build,
+                    expectedBudget, options, RowFormat.INTERNAL);
+            JavaRDD<InternalRow> joined = leftShuffled.queryExecution().toRdd().toJavaRDD()
+                    .zipPartitions(rightShuffled.queryExecution().toRdd().toJavaRDD(), task);
+            return ((org.apache.spark.sql.classic.SparkSession) session)
+                    .internalCreateDataFrame(joined.rdd(), outputStruct(task, expectedBudget), false);
+        }
+        PartitionJoinTask<Row> task = new PartitionJoinTask<>(l.schema(), r.schema(), lk, rk, taskType, build,
+                expectedBudget, options, RowFormat.PUBLIC);
+        JavaRDD<Row> joined = leftShuffled.toJavaRDD().zipPartitions(rightShuffled.toJavaRDD(), task);
+        return session.createDataFrame(joined, outputStruct(task, expectedBudget));
+    }
+
+    private static StructType outputStruct(PartitionJoinTask<?> task, long budget) {
+        return SparkTypes.toStruct(task.spec(budget).outputSchema());
     }
 
     /** Whether {@code side}'s NULL-key rows can be in the result of {@code type} (outer sides and anti sides). */

@@ -48,7 +48,22 @@ class SpillJoinSparkJoinTypesTest {
     @ParameterizedTest
     @EnumSource(JoinType.class)
     void singleKeyMatchesSparkJoin(JoinType type) {
-        String sql = switch (type) {
+        long rows = assertMatches(left, right, List.of("k"), type, spark.sql(referenceSql(type)), true);
+        if (type != JoinType.NULL_AWARE_LEFT_ANTI) {
+            assertThat(rows).as("a non-empty result, so the comparison means something").isPositive();
+        } else {
+            assertThat(rows).as("the right side has a NULL key: NOT IN is empty").isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = JoinType.class, names = {"INNER", "FULL_OUTER", "RIGHT_ANTI"})
+    void publicRowApiPathMatchesSparkJoin(JoinType type) {
+        assertThat(assertMatches(left, right, List.of("k"), type, spark.sql(referenceSql(type)), false)).isPositive();
+    }
+
+    private static String referenceSql(JoinType type) {
+        return switch (type) {
             case INNER -> "SELECT l.*, r.* FROM l JOIN r ON l.k = r.k";
             case LEFT_OUTER -> "SELECT l.*, r.* FROM l LEFT JOIN r ON l.k = r.k";
             case RIGHT_OUTER -> "SELECT l.*, r.* FROM l RIGHT JOIN r ON l.k = r.k";
@@ -59,12 +74,6 @@ class SpillJoinSparkJoinTypesTest {
             case RIGHT_ANTI -> "SELECT r.* FROM r LEFT ANTI JOIN l ON r.k = l.k";
             case NULL_AWARE_LEFT_ANTI -> "SELECT * FROM l WHERE k NOT IN (SELECT k FROM r)";
         };
-        long rows = assertMatches(left, right, List.of("k"), type, spark.sql(sql));
-        if (type != JoinType.NULL_AWARE_LEFT_ANTI) {
-            assertThat(rows).as("a non-empty result, so the comparison means something").isPositive();
-        } else {
-            assertThat(rows).as("the right side has a NULL key: NOT IN is empty").isZero();
-        }
     }
 
     @ParameterizedTest
@@ -73,7 +82,7 @@ class SpillJoinSparkJoinTypesTest {
         Dataset<Row> r = rightSide.equals("empty") ? right.limit(0) : right.where(col("k").lt(100)); // no NULL key; left keys 100.. qualify
         r.createOrReplaceTempView("r_not_in");
         long rows = assertMatches(left, r, List.of("k"), JoinType.NULL_AWARE_LEFT_ANTI,
-                spark.sql("SELECT * FROM l WHERE k NOT IN (SELECT k FROM r_not_in)"));
+                spark.sql("SELECT * FROM l WHERE k NOT IN (SELECT k FROM r_not_in)"), true);
         assertThat(rows).isPositive();
         if (rightSide.equals("empty")) {
             assertThat(rows).as("every left row, NULL keys too").isEqualTo(left.count());
@@ -91,7 +100,7 @@ class SpillJoinSparkJoinTypesTest {
             case RIGHT_SEMI -> "SELECT r.* FROM r LEFT SEMI JOIN l ON " + on;
             default -> throw new IllegalArgumentException(type.name());
         };
-        assertThat(assertMatches(left, right, List.of("k", "s"), type, spark.sql(sql))).isPositive();
+        assertThat(assertMatches(left, right, List.of("k", "s"), type, spark.sql(sql), true)).isPositive();
     }
 
     @Test
@@ -102,7 +111,7 @@ class SpillJoinSparkJoinTypesTest {
         spark.createDataFrame(values, schema).createOrReplaceTempView("dl");
         spark.createDataFrame(values, schema).createOrReplaceTempView("dr");
         long rows = assertMatches(spark.table("dl"), spark.table("dr"), List.of("d"), JoinType.INNER,
-                spark.sql("SELECT dl.d, dr.d FROM dl JOIN dr ON dl.d = dr.d"));
+                spark.sql("SELECT dl.d, dr.d FROM dl JOIN dr ON dl.d = dr.d"), true);
         assertThat(rows).as("0.0 and -0.0 match each other (4 pairs), NaN matches NaN, 1.5 matches 1.5").isEqualTo(6);
     }
 
@@ -133,14 +142,15 @@ class SpillJoinSparkJoinTypesTest {
     }
 
     /**
-     * Runs spilljoin and compares its rows with {@code reference}'s (positionally, cast to spilljoin's types) as
+     * Runs spilljoin (on internal rows or through the public Row API) and compares its rows with {@code reference}'s (positionally, cast to spilljoin's types) as
      * sorted lists collected to the driver: the same multiset of rows, which is what exceptAll both ways checks, in
      * two Spark jobs instead of six; returns the row count.
      */
     private static long assertMatches(Dataset<Row> l, Dataset<Row> r, List<String> keys, JoinType type,
-                                      Dataset<Row> reference) {
+                                      Dataset<Row> reference, boolean internalRows) {
         CollectionAccumulator<TaskJoinSummary> stats = spark.sparkContext().collectionAccumulator("spilljoin " + type);
-        SpillJoinOptions options = SpillJoinOptions.DEFAULT.withPartitions(PARTITIONS).withBatchRows(100).withTaskStats(stats);
+        SpillJoinOptions options = SpillJoinOptions.DEFAULT.withPartitions(PARTITIONS).withBatchRows(100)
+                .withInternalRows(internalRows).withTaskStats(stats);
         Dataset<Row> ours = SpillJoinSpark.join(l, r, keys, keys, type, options);
         String[] names = ours.columns();
         Column[] cast = new Column[names.length];
