@@ -13,6 +13,8 @@ import org.apache.spark.sql.types.StructType;
 
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -23,13 +25,13 @@ import static org.apache.spark.sql.functions.sum;
 
 /**
  * Workload W1 of docs/WORKLOADS.md ({@code SELECT count(*), sum(r.p + s.p) FROM r JOIN s ON r.k = s.k}) in Spark
- * {@code local[2]}: spilljoin-in-Spark against Spark's shuffled-hash and sort-merge joins, all with the same partition
+ * {@code local[2]}: spilljoin-in-Spark (on internal rows, and through the public Row API) against Spark's shuffled-hash and sort-merge joins, all with the same partition
  * count and broadcast joins off. The inputs are generated in the tasks (the same rows every run; no caching), so each
- * run includes generating and shuffling both sides. Each contender runs once to warm up, then {@code runs} times;
- * the minimum and median wall times are printed, and every run's count and sum must agree (at 1M × 10M they are
+ * run includes generating and shuffling both sides. Each contender runs once to warm up, then {@code runs} rounds run
+ * every contender in turn; the minimum and median wall times are printed, and every run's count and sum must agree (at 1M × 10M they are
  * checked against the published W1 values).
  *
- * <p>Arguments: {@code [nR] [nS] [partitions] [runs]}, defaults {@code 1000000 10000000 8 3}. Run with the
+ * <p>Arguments: {@code [nR] [nS] [partitions] [rounds]}, defaults {@code 1000000 10000000 8 5}. Run with the
  * {@code run-spark-bench} profile of this module (see its pom).
  */
 public final class SparkJoinBenchmark {
@@ -46,7 +48,7 @@ public final class SparkJoinBenchmark {
         long nR = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000L;
         long nS = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
         int partitions = args.length > 2 ? Integer.parseInt(args[2]) : 8;
-        int runs = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+        int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
         SparkSession spark = SparkSession.builder().master("local[2]").appName("spilljoin-spark-benchmark")
                 .config("spark.ui.enabled", "false")
                 .config("spark.ui.showConsoleProgress", "false")
@@ -60,13 +62,18 @@ public final class SparkJoinBenchmark {
             Dataset<Row> r = generate(spark, nR, true, nR);
             Dataset<Row> s = generate(spark, nS, false, nR);
             SpillJoinOptions options = SpillJoinOptions.DEFAULT.withPartitions(partitions);
-            System.out.printf("W1 %d x %d, local[2], %d partitions, %d runs after a warm-up, heap %d MiB%n",
+            System.out.printf("W1 %d x %d, local[2], %d partitions, %d rounds after a warm-up, heap %d MiB%n",
                     nR, nS, partitions, runs, Runtime.getRuntime().maxMemory() >> 20);
-            measure("spilljoin-in-Spark", runs, nR, nS, () -> aggregate(
+            Map<String, Supplier<Dataset<Row>>> contenders = new LinkedHashMap<>();
+            contenders.put("spilljoin-in-Spark", () -> aggregate(
                     SpillJoinSpark.join(r, s, List.of("k"), List.of("k"), "inner", options),
                     col("`left.p`").plus(col("`right.p`"))));
-            measure("Spark shuffled-hash join", runs, nR, nS, () -> sparkJoin(r, s, "shuffle_hash"));
-            measure("Spark sort-merge join", runs, nR, nS, () -> sparkJoin(r, s, "merge"));
+            contenders.put("spilljoin-in-Spark, Row API", () -> aggregate(
+                    SpillJoinSpark.join(r, s, List.of("k"), List.of("k"), "inner", options.withInternalRows(false)),
+                    col("`left.p`").plus(col("`right.p`"))));
+            contenders.put("Spark shuffled-hash join", () -> sparkJoin(r, s, "shuffle_hash"));
+            contenders.put("Spark sort-merge join", () -> sparkJoin(r, s, "merge"));
+            measure(contenders, runs, nR, nS);
         } finally {
             spark.stop();
         }
@@ -81,21 +88,28 @@ public final class SparkJoinBenchmark {
         return joined.agg(count(lit(1)), sum(payloadSum));
     }
 
-    private static void measure(String name, int runs, long nR, long nS, Supplier<Dataset<Row>> query) {
-        long[] millis = new long[runs];
-        for (int run = -1; run < runs; run++) {
-            long start = System.nanoTime();
-            Row result = query.get().first();
-            long elapsed = (System.nanoTime() - start) / 1_000_000;
-            check(name, result.getLong(0), result.getLong(1), nR, nS);
-            if (run >= 0) {
-                millis[run] = elapsed;
+    /** Runs every contender once to warm up, then {@code runs} rounds of all contenders in turn (so a busy machine
+     * slows them alike); prints each one's minimum and median. */
+    private static void measure(Map<String, Supplier<Dataset<Row>>> contenders, int runs, long nR, long nS) {
+        Map<String, long[]> millis = new LinkedHashMap<>();
+        contenders.keySet().forEach(name -> millis.put(name, new long[runs]));
+        for (int round = -1; round < runs; round++) {
+            for (Map.Entry<String, Supplier<Dataset<Row>>> c : contenders.entrySet()) {
+                long start = System.nanoTime();
+                Row result = c.getValue().get().first();
+                long elapsed = (System.nanoTime() - start) / 1_000_000;
+                check(c.getKey(), result.getLong(0), result.getLong(1), nR, nS);
+                if (round >= 0) {
+                    millis.get(c.getKey())[round] = elapsed;
+                }
             }
         }
-        long[] sorted = millis.clone();
-        Arrays.sort(sorted);
-        System.out.printf("%-26s min %6d ms  median %6d ms  runs %s%n", name, sorted[0], sorted[runs / 2],
-                Arrays.toString(millis));
+        millis.forEach((name, times) -> {
+            long[] sorted = times.clone();
+            Arrays.sort(sorted);
+            System.out.printf("%-30s min %6d ms  median %6d ms  runs %s%n", name, sorted[0], sorted[runs / 2],
+                    Arrays.toString(times));
+        });
     }
 
     private static void check(String name, long count, long sum, long nR, long nS) {
