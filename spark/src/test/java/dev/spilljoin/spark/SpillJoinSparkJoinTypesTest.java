@@ -1,7 +1,6 @@
 package dev.spilljoin.spark;
 
 import dev.spilljoin.operator.JoinType;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -142,9 +141,9 @@ class SpillJoinSparkJoinTypesTest {
     }
 
     /**
-     * Runs spilljoin (on internal rows or through the public Row API) and compares its rows with {@code reference}'s (positionally, cast to spilljoin's types) as
-     * sorted lists collected to the driver: the same multiset of rows, which is what exceptAll both ways checks, in
-     * two Spark jobs instead of six; returns the row count.
+     * Runs spilljoin (on internal rows or through the public Row API) and compares its rows with {@code reference}'s
+     * (positionally, cast to spilljoin's types) as sorted lists collected to the driver: the same multiset of rows,
+     * which is what exceptAll both ways checks, in two Spark jobs instead of six; returns the row count.
      */
     private static long assertMatches(Dataset<Row> l, Dataset<Row> r, List<String> keys, JoinType type,
                                       Dataset<Row> reference, boolean internalRows) {
@@ -152,13 +151,8 @@ class SpillJoinSparkJoinTypesTest {
         SpillJoinOptions options = SpillJoinOptions.DEFAULT.withPartitions(PARTITIONS).withBatchRows(100)
                 .withInternalRows(internalRows).withTaskStats(stats);
         Dataset<Row> ours = SpillJoinSpark.join(l, r, keys, keys, type, options);
-        String[] names = ours.columns();
-        Column[] cast = new Column[names.length];
-        for (int i = 0; i < names.length; i++) {
-            cast[i] = col(SpillJoinSpark.quote(names[i])).cast(ours.schema().fields()[i].dataType());
-        }
-        List<String> actual = sortedRows(ours);
-        List<String> expected = sortedRows(reference.toDF(names).select(cast));
+        List<String> actual = SparkRows.sorted(ours);
+        List<String> expected = SparkRows.sorted(SparkRows.castLike(reference, ours));
         assertThat(actual).as("%s rows (seed %d)", type, seed).hasSameSizeAs(expected);
         assertThat(actual).as("%s rows (seed %d)", type, seed).isEqualTo(expected);
         List<TaskJoinSummary> tasks = stats.value();
@@ -171,9 +165,5 @@ class SpillJoinSparkJoinTypesTest {
             assertThat(tasks.stream().mapToLong(TaskJoinSummary::outputRows).sum()).isEqualTo(actual.size());
         }
         return actual.size();
-    }
-
-    private static List<String> sortedRows(Dataset<Row> rows) {
-        return rows.collectAsList().stream().map(Row::toString).sorted().toList();
     }
 }
