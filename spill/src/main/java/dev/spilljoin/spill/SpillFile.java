@@ -203,8 +203,11 @@ public final class SpillFile {
         }
     }
 
-    /** Closes the writer and reader (unmapping synchronously) and deletes the file; idempotent. */
-    synchronized void delete() throws IOException {
+    /**
+     * Closes the writer and reader (unmapping synchronously) and deletes the file; idempotent. A caller may use it
+     * to drop a file it will not read (e.g. a partition whose other side is empty).
+     */
+    public synchronized void delete() throws IOException {
         if (state == State.DELETED) {
             return;
         }
