@@ -21,10 +21,14 @@ import java.nio.file.Path;
  * @param faultDropUnmatchedBuildRowsOfPartition TEST-ONLY fault injection, -1 (off) by default: the finish pass
  *                            of the level-0 spilled partition with this index emits nothing, so outer/anti results
  *                            lose rows. Exists only to prove that integration tests' oracle comparisons have teeth.
+ * @param faultFailSpillWritesAfterBlocks TEST-ONLY fault injection, -1 (off) by default: after this many spill
+ *                            blocks are written, the next block write fails as a failing disk would
+ *                            ({@code SpillSpace.failWritesAfterBlocks}); for tests of failure cleanup.
  */
 public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path spillDirectory, int fanoutLog2,
                          int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth, boolean forceSpill,
-                         long pairMemoryLimit, int faultDropUnmatchedBuildRowsOfPartition) {
+                         long pairMemoryLimit, int faultDropUnmatchedBuildRowsOfPartition,
+                         long faultFailSpillWritesAfterBlocks) {
     /** The default maximum recursion depth: 4 levels of re-partitioning below level 0. */
     public static final int DEFAULT_MAX_RECURSION_DEPTH = 4;
     public static final JoinConfig DEFAULT = new JoinConfig(256 * 1024, 1024, null);
@@ -57,55 +61,71 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
 
     /** The original three knobs; everything else automatic. */
     public JoinConfig(int pageSize, int outputBatchRows, Side buildSide) {
-        this(pageSize, outputBatchRows, buildSide, null, 0, 0, 0, DEFAULT_MAX_RECURSION_DEPTH, false, 0, -1);
+        this(pageSize, outputBatchRows, buildSide, null, 0, 0, 0, DEFAULT_MAX_RECURSION_DEPTH, false, 0, -1, -1);
     }
 
     public JoinConfig withPageSize(int bytes) {
         return new JoinConfig(bytes, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition);
+                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                faultFailSpillWritesAfterBlocks);
     }
 
     public JoinConfig withOutputBatchRows(int rows) {
         return new JoinConfig(pageSize, rows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition);
+                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                faultFailSpillWritesAfterBlocks);
     }
 
     public JoinConfig withBuildSide(Side side) {
         return new JoinConfig(pageSize, outputBatchRows, side, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition);
+                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                faultFailSpillWritesAfterBlocks);
     }
 
     public JoinConfig withSpillDirectory(Path directory) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, directory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition);
+                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                faultFailSpillWritesAfterBlocks);
     }
 
     /** Forces the fanout (partitions per level = 2^log2) and the spill buffer and window sizes (0 = automatic). */
     public JoinConfig withSpillSizes(int fanoutLog2, int bufferBytes, int windowBytes) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, bufferBytes,
-                windowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition);
+                windowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                faultFailSpillWritesAfterBlocks);
     }
 
     public JoinConfig withMaxRecursionDepth(int depth) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, depth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition);
+                spillWindowBytes, depth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                faultFailSpillWritesAfterBlocks);
     }
 
     /** Test knob: every partition spills during the build. */
     public JoinConfig withForceSpill(boolean force) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, force, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition);
+                spillWindowBytes, maxRecursionDepth, force, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                faultFailSpillWritesAfterBlocks);
     }
 
     /** Test knob: the most bytes a spilled pair or nested-loop chunk may load (forces recursion when small). */
     public JoinConfig withPairMemoryLimit(long bytes) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, bytes, faultDropUnmatchedBuildRowsOfPartition);
+                spillWindowBytes, maxRecursionDepth, forceSpill, bytes, faultDropUnmatchedBuildRowsOfPartition,
+                faultFailSpillWritesAfterBlocks);
     }
 
     /** TEST-ONLY fault injection (see the record header); -1 turns it off. */
     public JoinConfig withFaultDropUnmatchedBuildRowsOfPartition(int partition) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, partition);
+                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, partition,
+                faultFailSpillWritesAfterBlocks);
+    }
+
+    /** TEST-ONLY fault injection (see the record header); -1 turns it off. */
+    public JoinConfig withFaultFailSpillWritesAfterBlocks(long blocks) {
+        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
+                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                blocks);
     }
 }

@@ -76,6 +76,9 @@ final class JoinContext {
                 throw new UncheckedIOException("hash join: cannot create a spill directory under " + root
                         + ": " + e.getMessage() + "; point the spill directory at a writable disk", e);
             }
+            if (config.faultFailSpillWritesAfterBlocks() >= 0) {
+                space.failWritesAfterBlocks(config.faultFailSpillWritesAfterBlocks());
+            }
             if (cancelled) {
                 space.cancel();
             }
