@@ -79,9 +79,9 @@ final class HeavyHitterNestedLoop implements OutputTask {
         this.memory = ctx.memory.newChild("nested-loop L" + pair.level() + " p" + pair.index());
         try {
             this.arena = new RowArena(memory, ctx.sizing.pairPageSize());
-            this.buildReader = pair.build().openReader(memory);
-            long probeReaderBytes = Math.max((long) ctx.sizing.windowBytes() + ctx.sizing.bufferBytes(),
-                    probeFile == null ? 0 : probeFile.readerBytes());
+            this.buildReader = pair.build().openReader(memory, ctx.sizing.readWindowBytes());
+            long probeReaderBytes = Math.max((long) ctx.sizing.readWindowBytes() + ctx.sizing.bufferBytes(),
+                    probeFile == null ? 0 : probeFile.readerBytes(ctx.sizing.readWindowBytes()));
             long left = memory.headroom() - probeReaderBytes - ctx.sizing.writerShare();
             long limit = ctx.config.pairMemoryLimit() > 0 ? Math.min(left, ctx.config.pairMemoryLimit()) : left;
             long smallest = ctx.sizing.pairPageSize() + JoinHashTable.directoryBytes(1);
@@ -173,7 +173,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         table.insertAll(arena);
         probe = new HashProbe(table, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(), ctx.buildLayout,
                 ctx.buildRowsTotal == 0, ctx.buildNullKeyRows > 0);
-        probeReader = probeFile == null ? null : probeFile.openReader(memory);
+        probeReader = probeFile == null ? null : probeFile.openReader(memory, ctx.sizing.readWindowBytes());
         if (!lastChunk && probeFile != null) {
             nextProbeFile = ctx.space().newFile("nested-loop-probe-L" + pair.level() + "-p" + pair.index());
             nextProbe = nextProbeFile.openWriter(memory, ctx.sizing.bufferBytes());

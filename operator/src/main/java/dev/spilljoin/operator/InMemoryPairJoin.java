@@ -41,7 +41,7 @@ final class InMemoryPairJoin implements OutputTask {
         try {
             this.arena = new RowArena(memory, ctx.sizing.pairPageSize());
             if (pair.build() != null) {
-                try (PartitionReader reader = pair.build().openReader(memory)) {
+                try (PartitionReader reader = pair.build().openReader(memory, ctx.sizing.readWindowBytes())) {
                     while (reader.nextBlock()) {
                         if (!copyBlock(arena, reader.blockAddress(), reader.blockLength())) {
                             throw new MemoryExhaustedException("hash join: spilled partition " + pair.index()
@@ -61,7 +61,7 @@ final class InMemoryPairJoin implements OutputTask {
             table.insertAll(arena);
             this.probe = new HashProbe(table, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(),
                     ctx.buildLayout, ctx.buildRowsTotal == 0, ctx.buildNullKeyRows > 0);
-            this.probeReader = pair.probe() == null ? null : pair.probe().openReader(memory);
+            this.probeReader = pair.probe() == null ? null : pair.probe().openReader(memory, ctx.sizing.readWindowBytes());
             boolean dropped = pair.level() == 0 && pair.index() == ctx.config.faultDropUnmatchedBuildRowsOfPartition();
             this.scan = dropped ? null : new BuildRowScan(arena, ctx.strategy.finish(), ctx.probeRowsTotal == 0,
                     ctx.probeNullKeyRows > 0);
@@ -74,8 +74,8 @@ final class InMemoryPairJoin implements OutputTask {
     /** Memory the pair needs: its pages (bounded), its table and the larger of its two readers. */
     static long memoryNeeded(JoinContext ctx, SpillPair pair) {
         long pages = pair.build() == null ? 0 : ctx.sizing.pairPagesBound(pair.build().length());
-        long readers = Math.max(pair.build() == null ? 0 : pair.build().readerBytes(),
-                pair.probe() == null ? 0 : pair.probe().readerBytes());
+        long readers = Math.max(pair.build() == null ? 0 : pair.build().readerBytes(ctx.sizing.readWindowBytes()),
+                pair.probe() == null ? 0 : pair.probe().readerBytes(ctx.sizing.readWindowBytes()));
         return pages + JoinHashTable.directoryBytes(pair.buildRows()) + readers;
     }
 

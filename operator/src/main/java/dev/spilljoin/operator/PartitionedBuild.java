@@ -184,7 +184,7 @@ final class PartitionedBuild implements AutoCloseable {
                 rows += spilled[p] ? 0 : resident[p].rowCount();
             }
             long need = JoinHashTable.directoryBytes(rows) + probeStagingBytes;
-            if (need <= ctx.memory.headroom() || residentPartitions() == 0) {
+            if (need <= ctx.memory.headroom() || rows == 0) {
                 table = JoinHashTable.tryCreate(ctx.memory, rows);
                 if (table == null) {
                     throw new MemoryExhaustedException("hash join: its resident table of "

@@ -57,7 +57,7 @@ final class Repartitioner {
         if (file == null) {
             return out;
         }
-        try (PartitionReader reader = file.openReader(ctx.memory);
+        try (PartitionReader reader = file.openReader(ctx.memory, ctx.sizing.readWindowBytes());
              PartitionedSpillWriter writer = ctx.space().newPartitionedWriter(side + "-L" + level, 1 << bits,
                      ctx.memory, ctx.sizing.bufferBytes())) {
             while (reader.nextBlock()) {

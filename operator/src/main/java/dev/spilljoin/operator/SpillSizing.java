@@ -12,11 +12,14 @@ import dev.spilljoin.spill.PartitionWriter;
  * estimate E   = serialized build bytes + table: rows × 48 + bytes (hints; 3 × bytes if only bytes are known)
  * fanout F     = 2^k, 16 ≤ F ≤ 1024: the smallest with E / F ≤ B / 2 (each spilled pair then loads in one go);
  *                unknown E: as many as the writer share allows; never more than B / 3 / 8 KiB
- * per-partition writer share  w = buffer + window ≤ max(8 KiB, B / (3F))
- *                buffer = clamp(2^⌊log2(w/4)⌋, 4 KiB, 64 KiB), window = clamp(2^⌊log2(w − buffer)⌋, 4 KiB, 1 MiB)
+ * per-partition writer share  w = buffer + window ≤ max(8 KiB, B / (3F)), or B / (2F) when E &gt; 4B (then few
+ *                partitions stay resident anyway, and larger windows cut the mappings)
+ *                buffer = clamp(2^⌊log2(w/8)⌋, 4 KiB, 64 KiB), window = clamp(w − buffer, 4 KiB, 1 MiB) in pages
+ * read window  = max(window, min(1 MiB, 2^⌊log2(B/8)⌋)): readers of sealed files map larger windows (the pair
+ *                phase has the budget to itself; each mapping costs ~1 ms here, whatever its size)
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
  * minimum(B)   = max(build: F·w + 4 pages + 128,  re-partition: (window + buffer) + min(F,16)·w,
- *                    pair: 2·(window + buffer) + w + pair page + 128)
+ *                    pair: 2·(read window + buffer) + w + pair page + 128)
  * </pre>
  *
  * <p>Why these shares: during the build and the probe pass every spilled partition holds one writer (buffer plus
@@ -24,7 +27,8 @@ import dev.spilljoin.spill.PartitionWriter;
  * partitions and their table. Windows are as large as the share allows (1 MiB windows write about 8× faster than
  * 64 KiB ones here), but 1 MB budgets must work, so they shrink to 4 KiB.
  */
-record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int pageSize, long minimumBudget) {
+record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int readWindowBytes, int pageSize,
+                   long minimumBudget) {
     static final int MIN_AUTO_FANOUT_LOG2 = 4;
     static final int MAX_FANOUT_LOG2 = 10;
     /** Fanout of re-partitioning levels (at most the level-0 fanout). */
@@ -36,13 +40,13 @@ record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int pageSiz
     private static final long TABLE_MIN = JoinHashTable.directoryBytes(0);
 
     static SpillSizing choose(JoinConfig config, long budget, long hintBytes, long hintRows) {
+        long estimate = hintRows >= 0 ? hintRows * 48 + Math.max(0, hintBytes) : hintBytes >= 0 ? 3 * hintBytes : -1;
         int log2;
         if (config.fanoutLog2() > 0) {
             log2 = config.fanoutLog2();
         } else {
             int maxByShare = Math.max(MIN_AUTO_FANOUT_LOG2,
                     Math.min(MAX_FANOUT_LOG2, floorLog2(budget / 3 / (MIN_BUFFER + MIN_WINDOW))));
-            long estimate = hintRows >= 0 ? hintRows * 48 + Math.max(0, hintBytes) : hintBytes >= 0 ? 3 * hintBytes : -1;
             if (estimate < 0) {
                 log2 = Math.min(maxByShare, Math.max(MIN_AUTO_FANOUT_LOG2, floorLog2(budget / 4 / (80 * 1024))));
             } else {
@@ -51,18 +55,21 @@ record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int pageSiz
             }
         }
         int fanout = 1 << log2;
-        long share = Math.max(MIN_BUFFER + MIN_WINDOW, budget / 3 / fanout);
+        long writers = estimate > 4 * budget ? budget / 2 : budget / 3;
+        long share = Math.max(MIN_BUFFER + MIN_WINDOW, writers / fanout);
         int buffer = config.spillBufferBytes() > 0 ? config.spillBufferBytes()
-                : (int) clamp(Long.highestOneBit(share / 4), MIN_BUFFER, MAX_BUFFER);
+                : (int) clamp(Long.highestOneBit(share / 8), MIN_BUFFER, MAX_BUFFER);
         int window = config.spillWindowBytes() > 0 ? config.spillWindowBytes()
-                : (int) clamp(Long.highestOneBit(Math.max(1, share - buffer)), MIN_WINDOW, MAX_WINDOW);
+                : (int) clamp((share - buffer) & ~4095L, MIN_WINDOW, MAX_WINDOW);
+        int readWindow = (int) Math.max(window, clamp(Long.highestOneBit(budget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
         int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (8L * fanout)) & ~7L));
-        return new SpillSizing(log2, buffer, window, page, minimum(fanout, buffer, window, page));
+        return new SpillSizing(log2, buffer, window, readWindow, page,
+                minimum(fanout, buffer, window, readWindow, page));
     }
 
-    private static long minimum(int fanout, int buffer, int window, int page) {
+    private static long minimum(int fanout, int buffer, int window, int readWindow, int page) {
         long share = PartitionWriter.memoryBytes(buffer, window);
-        long reader = (long) window + buffer;
+        long reader = (long) readWindow + buffer;
         long build = fanout * share + 4L * page + TABLE_MIN;
         long repartition = reader + Math.min(fanout, 1 << REPARTITION_FANOUT_LOG2) * share;
         long pair = 2 * reader + share + pairPageSize(page, buffer) + TABLE_MIN;

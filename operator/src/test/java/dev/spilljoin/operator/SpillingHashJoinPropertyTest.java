@@ -61,7 +61,7 @@ class SpillingHashJoinPropertyTest {
     /** Returns {joins with spilled partitions, joins with depth ≥ 1, joins with heavy-hitter rows}. */
     private long[] run(Path0 path) throws IOException {
         long seed = Long.getLong("seed", System.nanoTime());
-        int cases = Integer.getInteger("cases", 40);
+        int cases = Integer.getInteger("cases", 25);
         System.out.println("SpillingHashJoinPropertyTest " + path + " seed=" + seed + " cases=" + cases
                 + " (replay with -Dseed=" + seed + ")");
         SplittableRandom random = new SplittableRandom(seed);
