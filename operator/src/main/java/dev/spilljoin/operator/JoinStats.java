@@ -35,6 +35,7 @@ public final class JoinStats {
     long heavyHitterKeys;
     long heavyHitterRows;
     long nestedLoopChunks;
+    /** Spilled pairs joined with their sides' roles reversed: 0 until per-pair role reversal exists (issue 5). */
     long roleReversals;
     long buildNanos;
     long probeNanos;

@@ -12,10 +12,11 @@ import dev.spilljoin.spill.PartitionWriter;
  * estimate E   = serialized build bytes + table: rows × 48 + bytes (hints; 3 × bytes if only bytes are known)
  * fanout F     = 2^k, 16 ≤ F ≤ 1024: the smallest with E / F ≤ B / 2 (each spilled pair then loads in one go);
  *                unknown E: as many as the writer share allows; never more than B / 3 / 8 KiB
- * per-partition writer share  w = buffer + window ≤ max(8 KiB, B / (3F)), or B / (2F) when E &gt; 4B (then few
- *                partitions stay resident anyway, and larger windows cut the mappings)
+ * per-partition writer share  w = buffer + window ≤ max(8 KiB, B / (3F)); B / (2F) when E &gt; 4B (then few
+ *                partitions stay resident anyway, and larger windows cut the mappings); 8 KiB when E ≤ B / 2
+ *                (nothing is expected to spill, so little is set aside; a wrong hint costs speed, not correctness)
  *                buffer = clamp(2^⌊log2(w/8)⌋, 4 KiB, 64 KiB), window = clamp(w − buffer, 4 KiB, 1 MiB) in pages
- * read window  = max(window, min(1 MiB, 2^⌊log2(B/8)⌋)): readers of sealed files map larger windows (the pair
+ * read window  = max(window, min(1 MiB, 2^⌊log2(B/8)⌋)), halved while the minimum exceeds B: readers of sealed files map larger windows (the pair
  *                phase has the budget to itself; each mapping costs ~1 ms here, whatever its size)
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
  * minimum(B)   = max(build: F·w + 4 pages + 128,  re-partition: (window + buffer) + min(F,16)·w,
@@ -55,7 +56,8 @@ record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int readWin
             }
         }
         int fanout = 1 << log2;
-        long writers = estimate > 4 * budget ? budget / 2 : budget / 3;
+        long writers = estimate > 4 * budget ? budget / 2
+                : estimate >= 0 && estimate <= budget / 2 ? (long) fanout * (MIN_BUFFER + MIN_WINDOW) : budget / 3;
         long share = Math.max(MIN_BUFFER + MIN_WINDOW, writers / fanout);
         int buffer = config.spillBufferBytes() > 0 ? config.spillBufferBytes()
                 : (int) clamp(Long.highestOneBit(share / 8), MIN_BUFFER, MAX_BUFFER);
@@ -63,6 +65,9 @@ record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int readWin
                 : (int) clamp((share - buffer) & ~4095L, MIN_WINDOW, MAX_WINDOW);
         int readWindow = (int) Math.max(window, clamp(Long.highestOneBit(budget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
         int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (8L * fanout)) & ~7L));
+        while (readWindow > window && minimum(fanout, buffer, window, readWindow, page) > budget) {
+            readWindow = Math.max(window, (readWindow / 2) & ~4095);
+        }
         return new SpillSizing(log2, buffer, window, readWindow, page,
                 minimum(fanout, buffer, window, readWindow, page));
     }
