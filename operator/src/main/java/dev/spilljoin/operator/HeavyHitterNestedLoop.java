@@ -45,6 +45,8 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private final RowArena arena;
     private final PartitionReader buildReader;
     private final long chunkLimit;
+    /** The most a chunk (pages and table) may ever take: the memory left beside the readers and the writer. */
+    private final long chunkMemory;
     private final boolean dropsMatched;
     private final long[] summaryHash = new long[SUMMARY_SLOTS];
     private final long[] summaryCount = new long[SUMMARY_SLOTS];
@@ -92,6 +94,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
                         + ByteSize.format(ctx.memory.limit()));
             }
             this.chunkLimit = Math.max(limit, smallest);
+            this.chunkMemory = left;
         } catch (IOException | RuntimeException e) {
             memory.close();
             throw e;
@@ -146,17 +149,16 @@ final class HeavyHitterNestedLoop implements OutputTask {
             long address = buildReader.blockAddress();
             int length = buildReader.blockLength();
             int rows = countAndSummarize(address, length, false);
-            long pages = arena.reservedBytes() + Math.max(ctx.sizing.pairPageSize(), length);
-            if (chunkRows > 0 && pages + JoinHashTable.directoryBytes(chunkRows + rows) > chunkLimit) {
+            long need = arena.reservedBytes() + Math.max(ctx.sizing.pairPageSize(), length)
+                    + JoinHashTable.directoryBytes(chunkRows + rows);
+            if (need > chunkLimit && chunkRows > 0) {
                 break;
             }
-            if (!InMemoryPairJoin.copyBlock(arena, address, length)) {
-                if (chunkRows == 0) {
-                    throw new MemoryExhaustedException("hash join: a block of " + ByteSize.format(length)
-                            + " on the nested-loop path does not fit the " + ByteSize.format(memory.headroom())
-                            + " left of the budget");
-                }
-                break;
+            if (need > chunkMemory || !InMemoryPairJoin.copyBlock(arena, address, length)) {
+                throw new MemoryExhaustedException("hash join: a block of " + ByteSize.format(length) + " ("
+                        + rows + " rows) on the nested-loop path needs " + ByteSize.format(need) + " but only "
+                        + ByteSize.format(chunkMemory) + " of the budget of " + ByteSize.format(ctx.memory.limit())
+                        + " is left beside its readers and writer; give it a larger budget");
             }
             countAndSummarize(address, length, true);
             chunkRows += rows;

@@ -27,7 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>level 0: every partition spilled ({@code forceSpill}) → spilled partitions &gt; 0;</li>
  *   <li>recursion: a pair limit of one byte makes every non-empty pair re-partition once (depth 1);</li>
  *   <li>nested loop: the same at maximum depth 1 sends every pair of level 1 with build rows to the nested loop,
- *       in chunks of a few rows (the small key domains make hot keys on both sides).</li>
+ *       in chunks of a few rows (the small key domains make hot keys on both sides);</li>
+ *   <li>spill on refusal: inputs of up to 800 rows over wider key domains under a budget just over the minimum,
+ *       nothing forced: partitions spill when a page is refused, some stay resident (the hybrid case).</li>
  * </ul>
  * After every join: zero bytes reserved, peak within the budget, and the per-test spill root empty. The seed is
  * printed; replay with {@code -Dseed=<seed>} (and {@code -Dcases=<n>}).
@@ -38,7 +40,7 @@ class SpillingHashJoinPropertyTest {
     @TempDir
     Path spillRoot;
 
-    private enum Path0 { LEVEL_0, RECURSION, NESTED_LOOP }
+    private enum Path0 { LEVEL_0, RECURSION, NESTED_LOOP, SPILL_ON_REFUSAL }
 
     @Test
     void level0SpillingMatchesTheOracle() throws IOException {
@@ -58,18 +60,28 @@ class SpillingHashJoinPropertyTest {
         assertThat(totals[2]).as("joins with rows on the nested-loop path").isPositive();
     }
 
-    /** Returns {joins with spilled partitions, joins with depth ≥ 1, joins with heavy-hitter rows}. */
+    @Test
+    void spillingWhenTheBudgetRefusesMatchesTheOracle() throws IOException {
+        long[] totals = run(Path0.SPILL_ON_REFUSAL);
+        assertThat(totals[3]).as("joins that kept some partitions resident and spilled others").isPositive();
+    }
+
+    /**
+     * Returns {joins with spilled partitions, joins with depth ≥ 1, joins with heavy-hitter rows, joins with both
+     * resident and spilled partitions}.
+     */
     private long[] run(Path0 path) throws IOException {
         long seed = Long.getLong("seed", System.nanoTime());
         int cases = Integer.getInteger("cases", 25);
         System.out.println("SpillingHashJoinPropertyTest " + path + " seed=" + seed + " cases=" + cases
                 + " (replay with -Dseed=" + seed + ")");
         SplittableRandom random = new SplittableRandom(seed);
-        long[] totals = new long[3];
+        long[] totals = new long[4];
         for (int c = 0; c < cases; c++) {
             long caseSeed = random.nextLong();
             SplittableRandom r = new SplittableRandom(caseSeed);
-            RandomJoinInputs inputs = new RandomJoinInputs(r, 60);
+            RandomJoinInputs inputs = path == Path0.SPILL_ON_REFUSAL ? new RandomJoinInputs(r, 800, 400)
+                    : new RandomJoinInputs(r, 60);
             for (JoinType type : JoinType.values()) {
                 if (type == JoinType.NULL_AWARE_LEFT_ANTI && inputs.leftKeys.length != 1) {
                     continue;
@@ -81,6 +93,7 @@ class SpillingHashJoinPropertyTest {
                     totals[0] += stats.partitions() > 0 ? 1 : 0;
                     totals[1] += stats.maxRecursionDepth() >= 1 ? 1 : 0;
                     totals[2] += stats.heavyHitterRows() > 0 ? 1 : 0;
+                    totals[3] += stats.partitions() > 0 && stats.residentPartitions() > 0 ? 1 : 0;
                 }
             }
         }
@@ -94,11 +107,12 @@ class SpillingHashJoinPropertyTest {
         JoinConfig config = new JoinConfig(64 + 8 * r.nextInt(64), 1 + r.nextInt(r.nextBoolean() ? 5 : 300), build)
                 .withSpillDirectory(spillRoot)
                 .withSpillSizes(1 + r.nextInt(3), 64 + 8 * r.nextInt(57), 4096)
-                .withForceSpill(true);
-        if (path != Path0.LEVEL_0) {
-            config = config.withPairMemoryLimit(1).withMaxRecursionDepth(path == Path0.RECURSION ? 4 : 1);
+                .withForceSpill(path != Path0.SPILL_ON_REFUSAL);
+        if (path == Path0.RECURSION || path == Path0.NESTED_LOOP) {
+            config = config.withPairMemoryLimit(1).withMaxRecursionDepth(path == Path0.RECURSION ? 2 : 1);
         }
-        long budget = HashJoin.minimumBudget(config) + r.nextInt(64 * 1024);
+        long budget = HashJoin.minimumBudget(config)
+                + r.nextInt(path == Path0.SPILL_ON_REFUSAL ? 16 * 1024 : 64 * 1024);
         JoinRunner.Mode mode = JoinRunner.Mode.values()[r.nextInt(3)];
         List<Object[]> expected = NestedLoopOracle.join(in.leftRows, in.rightRows, in.leftKeys, in.rightKeys, type,
                 projection);
@@ -117,8 +131,10 @@ class SpillingHashJoinPropertyTest {
                     in.right, Arrays.toString(in.rightKeys), result.stats().toJson());
             assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
             stats = result.stats();
-            assertThat(stats.partitionsPerLevel().get(0)).as(what).isEqualTo(stats.fanout());
-            assertThat(stats.residentPartitions()).as(what).isZero();
+            if (path != Path0.SPILL_ON_REFUSAL) {
+                assertThat(stats.partitionsPerLevel().get(0)).as(what).isEqualTo(stats.fanout());
+                assertThat(stats.residentPartitions()).as(what).isZero();
+            }
             if (path == Path0.RECURSION && someKeyMatches) {
                 assertThat(stats.maxRecursionDepth()).as(what).isGreaterThanOrEqualTo(1);
             }
