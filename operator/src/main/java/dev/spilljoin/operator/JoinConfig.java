@@ -16,18 +16,21 @@ import java.nio.file.Path;
  * @param spillWindowBytes    mapped window of each spill writer and reader (a multiple of 4096), 0 = automatic
  * @param maxRecursionDepth   the deepest re-partitioning level (at least 1); deeper, a pair takes the nested loop
  * @param forceSpill          test knob: every partition spills during the build (none stays resident)
+ * @param roleReversal        whether a spilled pair whose probe file is the smaller is joined with the roles reversed
+ *                            (default true; tests turn it off to reach the nested-loop path with a small probe side)
  * @param pairMemoryLimit     test knob: the most bytes a spilled pair (or a nested-loop chunk) may load, 0 = the
  *                            budget; small values force re-partitioning and the nested-loop path
  * @param faultDropUnmatchedBuildRowsOfPartition TEST-ONLY fault injection, -1 (off) by default: the finish pass
  *                            of the level-0 spilled partition with this index emits nothing, so outer/anti results
- *                            lose rows. Exists only to prove that integration tests' oracle comparisons have teeth.
+ *                            lose rows (that partition is never joined with its roles reversed, so the rows really
+ *                            are dropped). Exists only to prove that integration tests' oracle comparisons have teeth.
  * @param faultFailSpillWritesAfterBlocks TEST-ONLY fault injection, -1 (off) by default: after this many spill
  *                            blocks are written, the next block write fails as a failing disk would
  *                            ({@code SpillSpace.failWritesAfterBlocks}); for tests of failure cleanup.
  */
 public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path spillDirectory, int fanoutLog2,
                          int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth, boolean forceSpill,
-                         long pairMemoryLimit, int faultDropUnmatchedBuildRowsOfPartition,
+                         boolean roleReversal, long pairMemoryLimit, int faultDropUnmatchedBuildRowsOfPartition,
                          long faultFailSpillWritesAfterBlocks) {
     /** The default maximum recursion depth: 4 levels of re-partitioning below level 0. */
     public static final int DEFAULT_MAX_RECURSION_DEPTH = 4;
@@ -61,71 +64,78 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
 
     /** The original three knobs; everything else automatic. */
     public JoinConfig(int pageSize, int outputBatchRows, Side buildSide) {
-        this(pageSize, outputBatchRows, buildSide, null, 0, 0, 0, DEFAULT_MAX_RECURSION_DEPTH, false, 0, -1, -1);
+        this(pageSize, outputBatchRows, buildSide, null, 0, 0, 0, DEFAULT_MAX_RECURSION_DEPTH, false, true, 0, -1, -1);
     }
 
     public JoinConfig withPageSize(int bytes) {
         return new JoinConfig(bytes, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
                 faultFailSpillWritesAfterBlocks);
     }
 
     public JoinConfig withOutputBatchRows(int rows) {
         return new JoinConfig(pageSize, rows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
                 faultFailSpillWritesAfterBlocks);
     }
 
     public JoinConfig withBuildSide(Side side) {
         return new JoinConfig(pageSize, outputBatchRows, side, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
                 faultFailSpillWritesAfterBlocks);
     }
 
     public JoinConfig withSpillDirectory(Path directory) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, directory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
                 faultFailSpillWritesAfterBlocks);
     }
 
     /** Forces the fanout (partitions per level = 2^log2) and the spill buffer and window sizes (0 = automatic). */
     public JoinConfig withSpillSizes(int fanoutLog2, int bufferBytes, int windowBytes) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, bufferBytes,
-                windowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                windowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
                 faultFailSpillWritesAfterBlocks);
     }
 
     public JoinConfig withMaxRecursionDepth(int depth) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, depth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                spillWindowBytes, depth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
                 faultFailSpillWritesAfterBlocks);
     }
 
     /** Test knob: every partition spills during the build. */
     public JoinConfig withForceSpill(boolean force) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, force, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                spillWindowBytes, maxRecursionDepth, force, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
                 faultFailSpillWritesAfterBlocks);
+    }
+
+    /** Whether spilled pairs may be joined with their roles reversed when the probe file is the smaller. */
+    public JoinConfig withRoleReversal(boolean reverse) {
+        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
+                spillWindowBytes, maxRecursionDepth, forceSpill, reverse, pairMemoryLimit,
+                faultDropUnmatchedBuildRowsOfPartition, faultFailSpillWritesAfterBlocks);
     }
 
     /** Test knob: the most bytes a spilled pair or nested-loop chunk may load (forces recursion when small). */
     public JoinConfig withPairMemoryLimit(long bytes) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, bytes, faultDropUnmatchedBuildRowsOfPartition,
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, bytes, faultDropUnmatchedBuildRowsOfPartition,
                 faultFailSpillWritesAfterBlocks);
     }
 
     /** TEST-ONLY fault injection (see the record header); -1 turns it off. */
     public JoinConfig withFaultDropUnmatchedBuildRowsOfPartition(int partition) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, partition,
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, partition,
                 faultFailSpillWritesAfterBlocks);
     }
 
     /** TEST-ONLY fault injection (see the record header); -1 turns it off. */
     public JoinConfig withFaultFailSpillWritesAfterBlocks(long blocks) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
                 blocks);
     }
 }

@@ -65,6 +65,31 @@ final class JoinContext {
         return hashIsKey ? null : new KeyEncoder(buildLayout, probeKeys);
     }
 
+    /**
+     * How a spilled pair is joined: the join's own orientation, or (reversed) with the probe side's rows loaded into
+     * the table and the build side's rows streamed, the join type mapped to that orientation by
+     * {@link JoinStrategy} and the join-wide facts swapped with the sides.
+     */
+    record PairOrientation(boolean reversed, JoinStrategy strategy, Side buildSide, RowLayout buildLayout,
+                           RowLayout probeLayout, Schema probeSchema, int[] probeKeys, boolean buildEmpty,
+                           boolean buildHasNullKey, boolean probeEmpty, boolean probeHasNullKey) {
+        KeyEncoder encoder(boolean hashIsKey) {
+            return hashIsKey ? null : new KeyEncoder(buildLayout, probeKeys);
+        }
+    }
+
+    PairOrientation orientation(boolean reversed) {
+        Side build = strategy.buildSide();
+        if (!reversed) {
+            return new PairOrientation(false, strategy, build, buildLayout, probeLayout, probeSchema, probeKeys,
+                    buildRowsTotal == 0, buildNullKeyRows > 0, probeRowsTotal == 0, probeNullKeyRows > 0);
+        }
+        Side flipped = build.other();
+        return new PairOrientation(true, JoinStrategy.of(spec.joinType(), flipped), flipped, probeLayout, buildLayout,
+                spec.schema(build), spec.keys(build), probeRowsTotal == 0, probeNullKeyRows > 0, buildRowsTotal == 0,
+                buildNullKeyRows > 0);
+    }
+
     /** The join's spill space, created on first use under the configured directory. */
     SpillSpace space() {
         if (space == null) {

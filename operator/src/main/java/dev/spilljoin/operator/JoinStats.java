@@ -35,7 +35,6 @@ public final class JoinStats {
     long heavyHitterKeys;
     long heavyHitterRows;
     long nestedLoopChunks;
-    /** Spilled pairs joined with their sides' roles reversed: 0 until per-pair role reversal exists (issue 5). */
     long roleReversals;
     long buildNanos;
     long probeNanos;
@@ -130,6 +129,11 @@ public final class JoinStats {
     /** Build and probe rows of the pairs that took the nested-loop path. */
     public long heavyHitterRows() {
         return heavyHitterRows;
+    }
+
+    /** Spilled pairs joined with their sides' roles reversed (the probe file was the smaller). */
+    public long roleReversals() {
+        return roleReversals;
     }
 
     public long nestedLoopChunks() {

@@ -13,8 +13,9 @@ import java.util.List;
  * at most one level's siblings per level at a time).
  *
  * <p>For each pair: if a side is empty and the join type can produce nothing from the other, both files are
- * dropped; if its build rows, table and a reader fit the memory left (or the configured pair limit), it is joined
- * in memory ({@link InMemoryPairJoin}); else, unless it is {@linkplain SpillPair#stuck stuck} or at the maximum
+ * dropped; if its probe file is the smaller and its probe rows fit, it is joined in memory with the roles reversed;
+ * if its build rows, table and a reader fit the memory left (or the configured pair limit), it is joined in memory
+ * ({@link InMemoryPairJoin}); else, unless it is {@linkplain SpillPair#stuck stuck} or at the maximum
  * depth, it is re-partitioned with the next level's h1 ({@link Repartitioner}) and its children are pushed; else it
  * takes the nested-loop path ({@link HeavyHitterNestedLoop}).
  *
@@ -27,6 +28,7 @@ final class SpilledPairs implements OutputTask {
     private final JoinContext ctx;
     private final Deque<SpillPair> pending = new ArrayDeque<>();
     private final SpilledRowDecoder decoder;
+    private final SpilledRowDecoder reversedDecoder;
     private OutputTask current;
 
     SpilledPairs(JoinContext ctx, List<SpillPair> pairs) {
@@ -35,6 +37,8 @@ final class SpilledPairs implements OutputTask {
             pending.push(pairs.get(i));
         }
         this.decoder = new SpilledRowDecoder(ctx.probeLayout, ctx.probeSchema, ctx.config.outputBatchRows());
+        this.reversedDecoder = new SpilledRowDecoder(ctx.buildLayout, ctx.spec.schema(ctx.strategy.buildSide()),
+                ctx.config.outputBatchRows());
     }
 
     @Override
@@ -66,8 +70,14 @@ final class SpilledPairs implements OutputTask {
         }
         long limit = ctx.config.pairMemoryLimit() > 0
                 ? Math.min(ctx.config.pairMemoryLimit(), ctx.memory.headroom()) : ctx.memory.headroom();
-        if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair) <= limit) {
-            return new InMemoryPairJoin(ctx, pair, decoder);
+        boolean faulted = pair.level() == 0 && pair.index() == ctx.config.faultDropUnmatchedBuildRowsOfPartition();
+        if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null && pair.probe().length() < pair.build().length()
+                && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
+            ctx.stats.roleReversals++;
+            return new InMemoryPairJoin(ctx, pair, ctx.orientation(true), reversedDecoder);
+        }
+        if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
+            return new InMemoryPairJoin(ctx, pair, ctx.orientation(false), decoder);
         }
         if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
             List<SpillPair> children = Repartitioner.split(ctx, pair, ctx.sizing.repartitionFanoutLog2());

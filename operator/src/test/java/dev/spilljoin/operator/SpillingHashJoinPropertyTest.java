@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nested-loop oracle: tiny pages, spill buffers of 64–512 bytes, 4 KiB windows, fanouts 2–8, budgets a few KiB over
  * the join's minimum. Each path is asserted from the stats where the inputs make it certain:
  * <ul>
- *   <li>level 0: every partition spilled ({@code forceSpill}) → spilled partitions &gt; 0;</li>
+ *   <li>level 0: every partition spilled ({@code forceSpill}) → spilled partitions &gt; 0; pairs whose probe file is
+ *       the smaller are joined with the roles reversed (some joins must show it);</li>
  *   <li>recursion: a pair limit of one byte makes every non-empty pair re-partition once (depth 1);</li>
  *   <li>nested loop: the same at maximum depth 1 sends every pair of level 1 with build rows to the nested loop,
  *       in chunks of a few rows (the small key domains make hot keys on both sides);</li>
@@ -46,6 +47,7 @@ class SpillingHashJoinPropertyTest {
     void level0SpillingMatchesTheOracle() throws IOException {
         long[] totals = run(Path0.LEVEL_0);
         assertThat(totals[0]).as("joins whose stats show spilled partitions").isPositive();
+        assertThat(totals[4]).as("joins that reversed the roles of a spilled pair").isPositive();
     }
 
     @Test
@@ -68,7 +70,7 @@ class SpillingHashJoinPropertyTest {
 
     /**
      * Returns {joins with spilled partitions, joins with depth ≥ 1, joins with heavy-hitter rows, joins with both
-     * resident and spilled partitions}.
+     * resident and spilled partitions, joins with a role reversal}.
      */
     private long[] run(Path0 path) throws IOException {
         long seed = Long.getLong("seed", System.nanoTime());
@@ -76,7 +78,7 @@ class SpillingHashJoinPropertyTest {
         System.out.println("SpillingHashJoinPropertyTest " + path + " seed=" + seed + " cases=" + cases
                 + " (replay with -Dseed=" + seed + ")");
         SplittableRandom random = new SplittableRandom(seed);
-        long[] totals = new long[4];
+        long[] totals = new long[5];
         for (int c = 0; c < cases; c++) {
             long caseSeed = random.nextLong();
             SplittableRandom r = new SplittableRandom(caseSeed);
@@ -94,6 +96,7 @@ class SpillingHashJoinPropertyTest {
                     totals[1] += stats.maxRecursionDepth() >= 1 ? 1 : 0;
                     totals[2] += stats.heavyHitterRows() > 0 ? 1 : 0;
                     totals[3] += stats.partitions() > 0 && stats.residentPartitions() > 0 ? 1 : 0;
+                    totals[4] += stats.roleReversals() > 0 ? 1 : 0;
                 }
             }
         }
