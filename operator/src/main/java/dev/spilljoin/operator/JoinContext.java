@@ -111,10 +111,6 @@ final class JoinContext {
         return space;
     }
 
-    boolean hasSpilled() {
-        return space != null;
-    }
-
     /** Asks the join to stop at its next batch or block boundary (any thread). */
     void cancel() {
         cancelled = true;

@@ -14,7 +14,6 @@ import dev.spilljoin.operator.data.Schema;
  * stay valid while the block does (the nested-loop path copies the rows on from there).
  */
 final class SpilledRowDecoder {
-    private final RowLayout layout;
     private final RowReader reader;
     private final Batch batch;
     private final int capacity;
@@ -25,7 +24,6 @@ final class SpilledRowDecoder {
     private final long[] matchedBefore;
 
     SpilledRowDecoder(RowLayout layout, Schema schema, int capacity) {
-        this.layout = layout;
         this.reader = new RowReader(layout);
         this.batch = new Batch(schema, capacity);
         this.capacity = capacity;
@@ -91,9 +89,5 @@ final class SpilledRowDecoder {
 
     long rowAddress(int i) {
         return rows[i];
-    }
-
-    RowLayout layout() {
-        return layout;
     }
 }
