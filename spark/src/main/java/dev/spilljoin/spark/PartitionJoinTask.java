@@ -9,11 +9,14 @@ import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.spill.ByteSize;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction2;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.TaskCompletionListener;
+import org.apache.spark.util.TaskInterruptListener;
 
+import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 
@@ -25,7 +28,9 @@ import java.util.NoSuchElementException;
  *
  * <p>Per task: the budget is the caller's fixed one, or what {@link TaskMemory} gets from Spark up to the expected
  * per-task share; a {@link TaskJoinResources} holds the join, that memory and the spill root, and a task-completion
- * listener closes it on success, failure and kill. When the output is exhausted the resources are closed at once
+ * listener closes it on success, failure and kill; a task-interrupt listener (Spark calls it from the thread that kills
+ * the task) cancels the join, which stops at its next batch or spill block boundary. The join spills under the
+ * task's spill root in Spark's local directories. When the output is exhausted the resources are closed at once
  * (memory back to Spark before the task ends) and a {@link TaskJoinSummary} goes to the stats accumulator, if any.
  */
 final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterator<T>, T> {
@@ -56,16 +61,25 @@ final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterat
         this.format = format;
     }
 
-    /** The join's spec over the two sides' schemas, under {@code budgetBytes}. */
-    JoinSpec spec(long budgetBytes) {
+    /** The join's spec over the two sides' schemas, under {@code budgetBytes}, spilling under {@code spillRoot}. */
+    JoinSpec spec(long budgetBytes, Path spillRoot) {
         Schema left = SparkTypes.toSchema(leftStruct);
         Schema right = SparkTypes.toSchema(rightStruct);
         JoinSpec.Builder b = JoinSpec.builder(left, right).joinType(joinType).budgetBytes(budgetBytes)
-                .config(JoinConfig.DEFAULT.withBuildSide(buildSide).withOutputBatchRows(options.batchRows()));
+                .config(config().withSpillDirectory(spillRoot));
         for (int k = 0; k < leftKeys.length; k++) {
             b.on(leftKeys[k], rightKeys[k]);
         }
         return b.build();
+    }
+
+    /** The join's knobs: the build side fixed on the driver, the batch size of the options. */
+    static JoinConfig config(Side buildSide, int batchRows) {
+        return JoinConfig.DEFAULT.withBuildSide(buildSide).withOutputBatchRows(batchRows);
+    }
+
+    private JoinConfig config() {
+        return config(buildSide, options.batchRows());
     }
 
     @Override
@@ -73,17 +87,21 @@ final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterat
         TaskContext context = TaskContext.get();
         TaskMemory memory = null;
         long budget = options.taskBudgetBytes();
+        long minimum = HashJoin.minimumBudget(config());
         if (budget == 0) {
             memory = new TaskMemory(context.taskMemoryManager());
-            budget = memory.acquireUpTo(expectedTaskBudget, Math.min(MEMORY_CHUNK_BYTES, expectedTaskBudget));
+            long target = Math.max(expectedTaskBudget, minimum);
+            budget = memory.acquireUpTo(target, Math.min(MEMORY_CHUNK_BYTES, target));
         }
         TaskJoinResources resources = TaskJoinResources.open(memory);
         context.addTaskCompletionListener((TaskCompletionListener) c -> resources.close());
-        if (budget <= 0) {
-            throw new IllegalStateException("Spark's memory manager granted no execution memory to the join of partition "
-                    + context.partitionId() + "; raise spark.executor.memory or set SpillJoinOptions.taskBudgetBytes");
+        context.addTaskInterruptListener((TaskInterruptListener) (c, reason) -> resources.cancel());
+        if (budget < minimum) {
+            throw new IllegalStateException("Spark's memory manager granted " + ByteSize.format(budget) + " to the join of"
+                    + " partition " + context.partitionId() + ", below the join's minimum of " + ByteSize.format(minimum)
+                    + "; raise spark.executor.memory, run fewer tasks per executor, or set SpillJoinOptions.taskBudgetBytes");
         }
-        JoinSpec spec = spec(budget);
+        JoinSpec spec = spec(budget, resources.spillRoot());
         HashJoin join = HashJoin.create(spec);
         resources.attach(join);
         BatchSource left = format.source(leftRows, spec.leftSchema(), options.batchRows());
@@ -140,7 +158,7 @@ final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterat
             if (options.taskStats() != null) {
                 options.taskStats().add(new TaskJoinSummary(context.partitionId(), stats.budgetBytes(),
                         stats.peakReservedBytes(), stats.rows(Side.LEFT), stats.rows(Side.RIGHT), stats.outputRows(),
-                        stats.toJson()));
+                        stats.partitions(), stats.spilledBytesBuild() + stats.spilledBytesProbe(), stats.toJson()));
             }
         }
     }

@@ -1,7 +1,9 @@
 package dev.spilljoin.spark;
 
+import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinType;
 import dev.spilljoin.operator.Side;
+import dev.spilljoin.spill.ByteSize;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Column;
@@ -105,6 +107,11 @@ public final class SpillJoinSpark {
         long leftBytes = estimatedBytes(l);
         long rightBytes = estimatedBytes(r);
         Side build = leftBytes < rightBytes ? Side.LEFT : Side.RIGHT;
+        long minimum = HashJoin.minimumBudget(PartitionJoinTask.config(build, options.batchRows()));
+        if (options.taskBudgetBytes() > 0 && options.taskBudgetBytes() < minimum) {
+            throw new IllegalArgumentException("taskBudgetBytes of " + options.taskBudgetBytes() + " is below the join's"
+                    + " minimum of " + minimum + " bytes (" + ByteSize.format(minimum) + "); give each task at least that");
+        }
         long expectedBudget = options.taskBudgetBytes() > 0 ? options.taskBudgetBytes()
                 : PartitionSizing.expectedTaskBudget(sc);
         int partitions = options.partitions() > 0 ? options.partitions()
@@ -128,7 +135,7 @@ public final class SpillJoinSpark {
     }
 
     private static StructType outputStruct(PartitionJoinTask<?> task, long budget) {
-        return SparkTypes.toStruct(task.spec(budget).outputSchema());
+        return SparkTypes.toStruct(task.spec(budget, null).outputSchema());
     }
 
     /** Whether {@code side}'s NULL-key rows can be in the result of {@code type} (outer sides and anti sides). */

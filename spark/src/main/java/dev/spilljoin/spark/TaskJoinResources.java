@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 final class TaskJoinResources implements AutoCloseable {
     private final TaskMemory memory;
     private final Path spillRoot;
-    private HashJoin join;
+    private volatile HashJoin join;
     private boolean closed;
 
     private TaskJoinResources(TaskMemory memory, Path spillRoot) {
@@ -58,6 +58,14 @@ final class TaskJoinResources implements AutoCloseable {
 
     HashJoin join() {
         return join;
+    }
+
+    /** Asks the join to stop (any thread, e.g. Spark's task killer); close still runs on the task's thread. */
+    void cancel() {
+        HashJoin j = join;
+        if (j != null) {
+            j.cancel();
+        }
     }
 
     @Override

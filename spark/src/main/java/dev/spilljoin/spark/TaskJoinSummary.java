@@ -11,8 +11,10 @@ import java.io.Serializable;
  * @param leftRows          left rows read
  * @param rightRows         right rows read
  * @param outputRows        rows produced
+ * @param spilledPartitions spilled partitions the join created, all recursion levels (0: it ran in memory)
+ * @param spilledBytes      bytes the join wrote to spill files, both sides
  * @param statsJson         the operator's full stats ({@code JoinStats.toJson()})
  */
 public record TaskJoinSummary(int partition, long budgetBytes, long peakReservedBytes, long leftRows, long rightRows,
-                              long outputRows, String statsJson) implements Serializable {
+                              long outputRows, long spilledPartitions, long spilledBytes, String statsJson) implements Serializable {
 }

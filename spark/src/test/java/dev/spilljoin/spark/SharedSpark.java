@@ -1,6 +1,7 @@
 package dev.spilljoin.spark;
 
 import org.apache.spark.SparkEnv;
+import org.apache.spark.SparkStatusTracker;
 import org.apache.spark.sql.SparkSession;
 
 import java.io.File;
@@ -9,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -50,14 +52,39 @@ final class SharedSpark {
         }).toList();
     }
 
-    /** Waits (polling) until no stage runs, so tasks cancelled after a job failure have finished their cleanup. */
+    /** Regular files under the temp local blocks: the join's spill files. */
+    static long spillFiles() {
+        return tempLocalBlocks().stream().mapToLong(root -> {
+            try (Stream<Path> paths = Files.walk(root)) {
+                return paths.filter(Files::isRegularFile).count();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }).sum();
+    }
+
+    /**
+     * Waits (polling) until no stage and no task runs: after a job fails, Spark ends its stages at once but the
+     * job's other tasks are killed asynchronously and clean up after that.
+     */
     static void awaitIdle() throws InterruptedException {
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (session().sparkContext().statusTracker().getActiveStageIds().length > 0) {
+        while (busy()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("Spark still runs stages 60 s after the job ended");
+                throw new AssertionError("Spark still runs stages or tasks 60 s after the job ended");
             }
             Thread.sleep(20);
         }
+    }
+
+    private static boolean busy() {
+        try {
+            session().sparkContext().listenerBus().waitUntilEmpty();
+        } catch (TimeoutException e) {
+            throw new AssertionError("Spark's listener bus did not drain", e);
+        }
+        SparkStatusTracker tracker = session().sparkContext().statusTracker();
+        return tracker.getActiveStageIds().length > 0
+                || Stream.of(tracker.getExecutorInfos()).anyMatch(e -> e.numRunningTasks() > 0);
     }
 }

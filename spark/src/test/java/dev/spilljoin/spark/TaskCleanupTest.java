@@ -1,6 +1,8 @@
 package dev.spilljoin.spark;
 
+import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinType;
+import dev.spilljoin.operator.Side;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.SparkException;
@@ -27,26 +29,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A task that fails or is killed midway through a join's output (the join open, its memory and spill root held)
- * leaves no spill root in Spark's local directories and no execution memory held: the task-completion listener
- * cleaned up. What the task saw midway is recorded, so the tests prove the resources existed before they were gone.
+ * A task that fails or is killed midway through a join's output (the join open, its spill files, memory and spill
+ * root held) leaves no spill file or root in Spark's local directories and no execution memory held: the
+ * task-completion listener cleaned up. What the task saw midway is recorded, so the tests prove the resources existed
+ * before they were gone. One join spills (a per-task budget at the join's minimum), one takes its memory from Spark.
  */
 class TaskCleanupTest {
     /** The partition that misbehaves, after this many of its output rows. */
     private static final int BAD_PARTITION = 1;
     private static final int ROWS_BEFORE = 100;
     private static final AtomicInteger spillRootsMidway = new AtomicInteger();
+    private static final AtomicLong spillFilesMidway = new AtomicLong();
     private static final AtomicLong taskMemoryMidway = new AtomicLong();
     private static final CountDownLatch reachedMidway = new CountDownLatch(1);
     private static SparkSession spark;
-    private static Dataset<Row> joined;
+    private static Dataset<Row> spilling;
+    private static Dataset<Row> sparkMemory;
 
     @BeforeAll
     static void inputs() {
         spark = SharedSpark.session();
         SplittableRandom random = new SplittableRandom(RandomInputs.seed("TaskCleanupTest"));
-        joined = SpillJoinSpark.join(RandomInputs.left(spark, random, 1000, 150), RandomInputs.right(spark, random, 1000, 150),
-                List.of("k"), List.of("k"), JoinType.INNER, SpillJoinOptions.DEFAULT.withPartitions(2).withBatchRows(50));
+        Dataset<Row> left = RandomInputs.left(spark, random, 3000, 3000);
+        Dataset<Row> right = RandomInputs.right(spark, random, 3000, 3000);
+        SpillJoinOptions options = SpillJoinOptions.DEFAULT.withPartitions(2).withBatchRows(50);
+        long minimum = HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, 50));
+        spilling = SpillJoinSpark.join(left, right, List.of("k"), List.of("k"), JoinType.INNER,
+                options.withTaskBudgetBytes(minimum));
+        sparkMemory = SpillJoinSpark.join(left, right, List.of("k"), List.of("k"), JoinType.INNER, options);
     }
 
     @BeforeEach
@@ -56,20 +66,31 @@ class TaskCleanupTest {
     }
 
     @Test
-    void aTaskFailingMidwayLeavesNoSpillRootAndNoMemory() throws InterruptedException {
+    void aTaskFailingMidwayLeavesNoSpillFile() throws InterruptedException {
+        failMidwayThroughThe(spilling);
+        assertThat(spillFilesMidway.get()).as("spill files while the join ran").isPositive();
+        assertNothingLeft();
+    }
+
+    @Test
+    void aTaskFailingMidwayReturnsItsExecutionMemory() throws InterruptedException {
+        failMidwayThroughThe(sparkMemory);
+        assertThat(taskMemoryMidway.get()).as("execution memory the failing task held").isPositive();
+        assertNothingLeft();
+    }
+
+    private static void failMidwayThroughThe(Dataset<Row> joined) throws InterruptedException {
         JavaRDD<Long> failing = joined.javaRDD().mapPartitions(TaskCleanupTest::failMidway);
         assertThatThrownBy(failing::count).isInstanceOf(SparkException.class)
                 .hasMessageContaining("injected failure in partition " + BAD_PARTITION);
         SharedSpark.awaitIdle();
         assertThat(spillRootsMidway.get()).as("spill roots while the join ran").isPositive();
-        assertThat(taskMemoryMidway.get()).as("execution memory the failing task held").isPositive();
-        assertNothingLeft();
     }
 
     @Test
-    void aTaskKilledMidwayLeavesNoSpillRootAndNoMemory() throws Exception {
+    void aTaskKilledMidwayLeavesNoSpillFile() throws Exception {
         SparkContext sc = spark.sparkContext();
-        JavaRDD<Long> blocking = joined.javaRDD().mapPartitions(TaskCleanupTest::blockMidway);
+        JavaRDD<Long> blocking = spilling.javaRDD().mapPartitions(TaskCleanupTest::blockMidway);
         CompletableFuture<Long> job = CompletableFuture.supplyAsync(() -> {
             sc.setJobGroup("kill-midway", "a join task killed midway", true);
             return blocking.count();
@@ -79,7 +100,7 @@ class TaskCleanupTest {
         assertThatThrownBy(job::join).isInstanceOf(CompletionException.class)
                 .hasRootCauseInstanceOf(SparkException.class).rootCause().hasMessageContaining("cancelled");
         SharedSpark.awaitIdle();
-        assertThat(spillRootsMidway.get()).as("spill roots while the join ran").isPositive();
+        assertThat(spillFilesMidway.get()).as("spill files while the join ran").isPositive();
         assertNothingLeft();
     }
 
@@ -115,6 +136,7 @@ class TaskCleanupTest {
 
     private static void recordMidway() {
         spillRootsMidway.set(SharedSpark.tempLocalBlocks().size());
+        spillFilesMidway.set(SharedSpark.spillFiles());
         taskMemoryMidway.set(TaskContext.get().taskMemoryManager().getMemoryConsumptionForThisTask());
     }
 }
