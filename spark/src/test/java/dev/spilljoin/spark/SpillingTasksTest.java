@@ -29,8 +29,8 @@ class SpillingTasksTest {
         SparkSession spark = SharedSpark.session();
         long seed = RandomInputs.seed("SpillingTasksTest " + type);
         SplittableRandom random = new SplittableRandom(seed);
-        Dataset<Row> left = RandomInputs.left(spark, random, 3000, 3000);
-        Dataset<Row> right = RandomInputs.right(spark, random, 3000, 3000);
+        Dataset<Row> left = RandomInputs.left(spark, random, 2000, 2000);
+        Dataset<Row> right = RandomInputs.right(spark, random, 2000, 2000);
         left.createOrReplaceTempView("spill_l");
         right.createOrReplaceTempView("spill_r");
         long budget = HashJoin.minimumBudget(JoinConfig.DEFAULT);
