@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.spill.ByteSize;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -63,7 +64,7 @@ final class DemoCommand implements Callable<Integer> {
             JoinPlan plan = JoinPlanner.plan(new JoinOptions(inputs.left(), inputs.right(), DemoData.ON,
                     JoinKind.INNER, workMem, dir.resolve("joined.csv"), stats, dir, null, false, null, null,
                     OnError.FAIL, quiet));
-            JoinRunner.run(plan, err);
+            JoinRunner.run(plan, OutputStream.nullOutputStream(), err, System.nanoTime());
             out.println(Files.readString(stats));
             return ExitCodes.SUCCESS;
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -72,10 +73,14 @@ final class JoinCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Where the rows go without {@code --output}: set by {@link Main#run} to its standard output. */
+    OutputStream stdout = System.out;
+
     @Override
     public Integer call() {
+        long start = System.nanoTime();
         JoinPlan plan = JoinPlanner.plan(options());
-        JoinRunner.run(plan, spec.commandLine().getErr());
+        JoinRunner.run(plan, stdout, spec.commandLine().getErr(), start);
         return ExitCodes.SUCCESS;
     }
 

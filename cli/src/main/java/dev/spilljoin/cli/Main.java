@@ -4,6 +4,7 @@ import java.io.InterruptedIOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.channels.ClosedByInterruptException;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -50,6 +51,7 @@ public final class Main {
     /** Runs the command line {@code args}, printing to {@code out}/{@code err}; returns the exit code. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLine commandLine = new CommandLine(new SpilljoinCommand());
+        ((JoinCommand) commandLine.getSubcommands().get("join").getCommand()).stdout = out;
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));
         commandLine.setParameterExceptionHandler((e, arguments) -> {
@@ -72,10 +74,6 @@ public final class Main {
             err.println("spilljoin: " + cli.getMessage());
             return cli.exitCode();
         }
-        if (failure instanceof UnsupportedOperationException) {
-            err.println("spilljoin: not implemented: " + failure.getMessage());
-            return ExitCodes.INTERNAL;
-        }
         err.println("spilljoin: internal error: " + failure + "; please report it with the command line used");
         if (Boolean.getBoolean("spilljoin.debug")) {
             failure.printStackTrace(err);
@@ -86,7 +84,7 @@ public final class Main {
     private static boolean wasInterrupted(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof InterruptedException || t instanceof ClosedByInterruptException
-                    || t instanceof InterruptedIOException) {
+                    || t instanceof InterruptedIOException || t instanceof CancellationException) {
                 return true;
             }
         }

@@ -142,7 +142,7 @@ class CliTest {
     }
 
     @Test
-    void aValidCommandIsPlannedAndStopsAtTheUnwiredJoin() {
+    void aValidCommandIsPlannedAndJoined() throws IOException {
         JoinPlan plan = JoinPlanner.plan(new JoinCommandOptions(left, right).on("id=rid").build());
         assertThat(plan.keyTypes()).containsExactly(ColumnType.BIGINT);
         assertThat(plan.left().keyColumns()).containsExactly(0);
@@ -151,8 +151,11 @@ class CliTest {
         assertThat(plan.outputNames()).containsExactly("id", "left.name", "score", "rid", "right.name", "flag");
         assertThat(plan.workMemBytes()).isEqualTo(256L << 20);
 
-        assertThat(join("--on", "id=rid", "--quiet")).isEqualTo(ExitCodes.INTERNAL);
-        assertThat(err).contains("not wired into the command yet (JoinRunner.run)");
+        assertThat(join("--on", "id=rid", "--quiet")).isZero();
+        assertThat(err).isEmpty();
+        Path output = dir.resolve("out.csv");
+        assertThat(Files.readString(output)).isEqualTo("id,left.name,score,rid,right.name,flag\n1,ann,2.5,1,x,true\n");
+        Files.delete(output);
     }
 
     @Test

@@ -99,17 +99,18 @@ class InterruptAndDemoTest {
     }
 
     @Test
-    void demoGeneratesPlansAndDeletesItsDirectoryEvenWhenTheJoinFails() throws IOException {
+    void demoJoinsPrintsTheStatsAndDeletesItsDirectory() throws IOException {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         Set<Path> before = demoDirectories(tmp);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Main.run(new String[] {"demo", "--rows", "2000", "--work-mem", "1MB"},
-                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         String message = err.toString(StandardCharsets.UTF_8);
         assertThat(message).contains("demo: wrote orders.csv").contains("a file is not larger than the budget");
-        // Until the join is wired into JoinRunner.run, the demo stops there (exit 1, "not implemented").
-        assertThat(code).isEqualTo(ExitCodes.INTERNAL);
-        assertThat(message).contains("not implemented");
+        assertThat(code).as(message).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("\"rows_left\": 2000", "\"rows_right\": 2000",
+                "\"rows_out\": 2000", "\"budget_bytes\": 1048576");
         assertThat(demoDirectories(tmp)).isEqualTo(before);
     }
 
