@@ -73,8 +73,8 @@ final class JoinCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** Where the rows go without {@code --output}: set by {@link Main#run} to its standard output. */
-    OutputStream stdout = System.out;
+    /** Where the rows go without {@code --output}: set by {@link Main#run}. */
+    OutputStream stdout;
 
     @Override
     public Integer call() {

@@ -1,6 +1,9 @@
 package dev.spilljoin.cli;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.InterruptedIOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.channels.ClosedByInterruptException;
@@ -23,6 +26,9 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        if (System.getProperty("slf4j.internal.verbosity") == null) {
+            System.setProperty("slf4j.internal.verbosity", "ERROR"); // Chronicle logs through SLF4J; none is bundled
+        }
         Thread worker = Thread.currentThread();
         CountDownLatch finished = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -36,7 +42,7 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(hook);
         int code;
         try {
-            code = run(args, System.out, System.err);
+            code = run(args, System.out, System.err, new FileOutputStream(FileDescriptor.out));
         } finally {
             finished.countDown();
         }
@@ -50,8 +56,17 @@ public final class Main {
 
     /** Runs the command line {@code args}, printing to {@code out}/{@code err}; returns the exit code. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, out, err, out);
+    }
+
+    /**
+     * As {@link #run(String[], PrintStream, PrintStream)}, with the joined rows (without {@code --output}) going
+     * to {@code rows}: the process passes standard output unwrapped, since a {@link PrintStream} would hide a
+     * full disk or a closed pipe.
+     */
+    static int run(String[] args, PrintStream out, PrintStream err, OutputStream rows) {
         CommandLine commandLine = new CommandLine(new SpilljoinCommand());
-        ((JoinCommand) commandLine.getSubcommands().get("join").getCommand()).stdout = out;
+        ((JoinCommand) commandLine.getSubcommands().get("join").getCommand()).stdout = rows;
         commandLine.setOut(new PrintWriter(out, true));
         commandLine.setErr(new PrintWriter(err, true));
         commandLine.setParameterExceptionHandler((e, arguments) -> {

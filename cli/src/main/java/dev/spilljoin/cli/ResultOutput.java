@@ -1,6 +1,7 @@
 package dev.spilljoin.cli;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -41,6 +42,10 @@ public final class ResultOutput implements AutoCloseable {
 
     /** The failure to report when writing the rows failed with {@code cause}. */
     public ResourceException writeFailed(IOException cause) {
+        if (file == null && !(cause instanceof InterruptedIOException)) {
+            return new ResourceException("cannot write standard output: " + cause.getMessage() + "; the disk is"
+                    + " full or the pipe's reader went away (use --output FILE to write a file)", cause);
+        }
         return ResourceException.writeFailed(description, cause);
     }
 
