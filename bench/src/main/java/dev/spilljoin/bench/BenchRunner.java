@@ -32,7 +32,7 @@ public final class BenchRunner implements Callable<Integer> {
     @Option(names = "--workloads", defaultValue = "W1,W2,W3,W3L,W4", description = "comma-separated; default ${DEFAULT-VALUE}")
     String workloads;
 
-    @Option(names = "--engines", defaultValue = "duckdb,postgres", description = "comma-separated; default ${DEFAULT-VALUE}")
+    @Option(names = "--engines", defaultValue = "spilljoin,duckdb,postgres", description = "comma-separated; default ${DEFAULT-VALUE}")
     String engines;
 
     @Option(names = "--settings", defaultValue = "generous,tight",
@@ -121,10 +121,12 @@ public final class BenchRunner implements Callable<Integer> {
                             contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), large ? 1 : runs));
                         }
                     }
-                    case ResultTable.SPILLJOIN -> throw new CommandLine.ParameterException(spec.commandLine(),
-                            "the spilljoin engine is not wired in yet: it comes with the operator's hybrid join");
+                    case ResultTable.SPILLJOIN -> {
+                        opened.add(new SpillJoinEngine());
+                        contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), runs));
+                    }
                     default -> throw new CommandLine.ParameterException(spec.commandLine(),
-                            "unknown engine '" + name.trim() + "': use duckdb, postgres");
+                            "unknown engine '" + name.trim() + "': use spilljoin, duckdb, postgres");
                 }
             }
             StringBuilder budgetText = new StringBuilder();
