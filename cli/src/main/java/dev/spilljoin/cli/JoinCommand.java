@@ -76,11 +76,14 @@ final class JoinCommand implements Callable<Integer> {
     /** Where the rows go without {@code --output}: set by {@link Main#run}. */
     OutputStream stdout;
 
+    /** How Ctrl-C reaches the join: set by {@link Main#run}. */
+    Cancellation cancellation;
+
     @Override
     public Integer call() {
         long start = System.nanoTime();
         JoinPlan plan = JoinPlanner.plan(options());
-        JoinRunner.run(plan, stdout, spec.commandLine().getErr(), start);
+        JoinRunner.run(plan, stdout, spec.commandLine().getErr(), start, cancellation);
         return ExitCodes.SUCCESS;
     }
 

@@ -1,6 +1,7 @@
 package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.HashJoin;
+import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
@@ -10,6 +11,7 @@ import dev.spilljoin.spill.MemoryReservation;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -19,12 +21,15 @@ import java.util.Map;
  * <ol>
  *   <li>opens the output ({@link ResultOutput}: a temporary file renamed on success, or standard output) and
  *       writes the header; opens a root {@link MemoryReservation} of {@code --work-mem} and the join on it with the
- *       planned key columns and types and the join type ({@link JoinKind#joinType()});</li>
+ *       planned key columns and types, the join type ({@link JoinKind#joinType()}) and {@code --spill-dir} as the
+ *       root of its spill directory; registers the join with the {@link Cancellation} Ctrl-C goes through;</li>
  *   <li>reads both files through {@link CsvBatchSource}s (chunk → batch per column, {@link ChunkConverter}); the
  *       join builds on the smaller file (size hints are the file sizes);</li>
  *   <li>pulls result batches and writes them as they come ({@link BatchCsvWriter}), then commits the output;
  *       everything is opened in one try-with-resources, so a failure or an interrupt closes the join (freeing its
- *       memory and spill files) and deletes the uncommitted output;</li>
+ *       memory and deleting its spill directory) and deletes the uncommitted output; the join's own failures are
+ *       mapped to exit codes here (a spill write or spill directory failing: resources; not fitting the budget
+ *       at all: usage);</li>
  *   <li>writes the {@code --stats} JSON ({@link RunStatistics}).</li>
  * </ol>
  */
@@ -37,7 +42,7 @@ final class JoinRunner {
      * {@code stdout}; progress and notes to {@code err}. {@code startNanos} is when the command started
      * ({@link System#nanoTime()}), for {@code elapsed_ms}.
      */
-    static void run(JoinPlan plan, OutputStream stdout, PrintWriter err, long startNanos) {
+    static void run(JoinPlan plan, OutputStream stdout, PrintWriter err, long startNanos, Cancellation cancellation) {
         ProgressLine progress = ProgressLine.forStderr(err, !plan.quiet());
         Map<String, Object> stats;
         try (ResultOutput output = ResultOutput.open(plan.output(), stdout, plan.left().format().delimiter(),
@@ -45,7 +50,9 @@ final class JoinRunner {
              MemoryReservation memory = MemoryReservation.root("spilljoin", plan.workMemBytes());
              CsvBatchSource left = new CsvBatchSource(Side.LEFT, plan.left(), progress);
              CsvBatchSource right = new CsvBatchSource(Side.RIGHT, plan.right(), progress);
-             HashJoin join = HashJoin.create(spec(plan, memory))) {
+             HashJoin join = open(plan, memory)) {
+            cancellation.onCancel(join::cancel);
+            progress.watch(join.stats());
             BatchCsvWriter writer = new BatchCsvWriter(output.writer());
             Iterator<Batch> results = join.iterator(left, right);
             try {
@@ -62,13 +69,33 @@ final class JoinRunner {
         } catch (MemoryExhaustedException e) {
             throw new UsageException("the join does not fit --work-mem " + ByteSize.format(plan.workMemBytes())
                     + ": " + e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            throw new ResourceException("cannot spill under " + plan.spillDir() + ": " + e.getMessage()
+                    + "; free disk space there or choose another directory with --spill-dir", e.getCause());
         } finally {
+            cancellation.onCancel(null);
             progress.finish();
         }
         if (plan.stats() != null) {
             stats.put("elapsed_ms", (System.nanoTime() - startNanos) / 1_000_000);
             StatsJson.write(plan.stats(), stats);
         }
+    }
+
+    /** Creates the join; a budget the operator refuses (below its minimum for this budget's sizing) is usage. */
+    private static HashJoin open(JoinPlan plan, MemoryReservation memory) {
+        JoinSpec spec = spec(plan, memory);
+        try {
+            return HashJoin.create(spec);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--work-mem " + ByteSize.format(plan.workMemBytes()) + " is too small: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The operator's knobs: all automatic, spill files under {@code --spill-dir}. */
+    static JoinConfig config(JoinPlan plan) {
+        return JoinConfig.DEFAULT.withSpillDirectory(plan.spillDir());
     }
 
     /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */
@@ -80,7 +107,7 @@ final class JoinRunner {
         for (int k = 0; k < leftKeys.length; k++) {
             builder.on(leftKeys[k], rightKeys[k]);
         }
-        JoinSpec spec = builder.joinType(plan.kind().joinType()).reservation(memory).build();
+        JoinSpec spec = builder.joinType(plan.kind().joinType()).reservation(memory).config(config(plan)).build();
         if (spec.projection().size() != plan.outputNames().length) {
             throw new IllegalStateException("the join returns " + spec.projection().size() + " columns but the"
                     + " output header has " + plan.outputNames().length);

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.JoinStats;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.spill.ByteSize;
 import java.io.PrintWriter;
@@ -7,7 +8,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The progress bar on stderr: one line redrawn in place with {@code \r}, showing rows read per side, rows out,
- * bytes spilled and partitions done (when the join reports them) and the elapsed time. It is redrawn from the
+ * bytes spilled and spilled partitions so far (from the join's {@link JoinStats}, once something spilled) and the
+ * elapsed time. It is redrawn from the
  * thread that runs the join, at most every {@value #REDRAW_MILLIS} ms, when that thread reports progress (per
  * chunk read, per batch written): no extra thread, nothing to stop. {@link #finish()} erases the line.
  *
@@ -27,9 +29,7 @@ final class ProgressLine {
     private long leftRows;
     private long rightRows;
     private long rowsOut;
-    private long spilledBytes = -1;
-    private long partitionsDone;
-    private long partitions;
+    private JoinStats join;
     private int lastLength;
 
     ProgressLine(PrintWriter err, LongSupplier nanoClock) {
@@ -70,11 +70,9 @@ final class ProgressLine {
         maybeRedraw();
     }
 
-    /** The join's spill progress so far (bytes written to spill files; spilled partitions joined / created). */
-    void spill(long bytes, long done, long total) {
-        spilledBytes = bytes;
-        partitionsDone = done;
-        partitions = total;
+    /** The stats of the running join, read at each redraw (by the thread that runs the join). */
+    void watch(JoinStats stats) {
+        join = stats;
     }
 
     boolean enabled() {
@@ -109,9 +107,10 @@ final class ProgressLine {
                 .append(String.format("%,d", leftRows)).append(" left + ")
                 .append(String.format("%,d", rightRows)).append(" right rows, wrote ")
                 .append(String.format("%,d", rowsOut));
-        if (spilledBytes >= 0) {
-            line.append(", spilled ").append(ByteSize.format(spilledBytes))
-                    .append(", partitions ").append(partitionsDone).append('/').append(partitions);
+        long spilled = join == null ? 0 : join.spilledBytesBuild() + join.spilledBytesProbe();
+        if (spilled > 0) {
+            line.append(", spilled ").append(ByteSize.format(spilled)).append(" in ").append(join.partitions())
+                    .append(" partitions");
         }
         return line.append(String.format(", %d:%02d", seconds / 60, seconds % 60)).toString();
     }

@@ -9,7 +9,7 @@ import java.util.Map;
 /**
  * The {@code --stats} fields of a finished join, in the order they are written: the issue's required fields,
  * then the input sizes and the operator's own stats object under {@code "join"}. {@code elapsed_ms} (the whole
- * command) is added last by the caller. A figure the join does not report is null, never guessed.
+ * command) is added last by the caller.
  */
 final class RunStatistics {
     private RunStatistics() {
@@ -23,11 +23,11 @@ final class RunStatistics {
                 : join.buildSide().name().toLowerCase(Locale.ROOT));
         fields.put("budget_bytes", plan.workMemBytes());
         fields.put("peak_reserved_bytes", memory.peakReserved());
-        fields.put("spilled_bytes_build", null);
-        fields.put("spilled_bytes_probe", null);
-        fields.put("partitions", null);
-        fields.put("max_recursion_depth", null);
-        fields.put("heavy_hitter_keys", null);
+        fields.put("spilled_bytes_build", join.spilledBytesBuild());
+        fields.put("spilled_bytes_probe", join.spilledBytesProbe());
+        fields.put("partitions", join.partitions());
+        fields.put("max_recursion_depth", join.maxRecursionDepth());
+        fields.put("heavy_hitter_keys", join.heavyHitterKeys());
         fields.put("rows_left", left.rowsRead());
         fields.put("rows_right", right.rowsRead());
         fields.put("rows_out", rowsOut);

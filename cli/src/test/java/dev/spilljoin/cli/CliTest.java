@@ -3,6 +3,9 @@ package dev.spilljoin.cli;
 import static dev.spilljoin.cli.CsvTestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spilljoin.operator.HashJoin;
+import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.spill.ByteSize;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -87,8 +90,11 @@ class CliTest {
         assertThat(err).contains("'ignore' is not fail or skip");
         assertThat(join("--on", "id=rid", "--work-mem", "64")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("--work-mem '64' has no unit");
-        assertThat(join("--on", "id=rid", "--work-mem", "512kB")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err).contains("--work-mem 512kB is below the minimum of 1MB");
+        assertThat(JoinPlanner.MINIMUM_WORK_MEM).as("the operator's own minimum")
+                .isEqualTo(HashJoin.minimumBudget(JoinConfig.DEFAULT)).isGreaterThan(1024);
+        assertThat(join("--on", "id=rid", "--work-mem", "1kB")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("--work-mem 1kB is below the minimum of " + ByteSize.format(JoinPlanner.MINIMUM_WORK_MEM)
+                + "; give at least that much");
         assertThat(join("--on", "id=rid", "--delimiter", "ab")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("must be exactly one ASCII character");
         assertThat(join("--on", "id=rid,name=name", "--type", "not-in")).isEqualTo(ExitCodes.USAGE);

@@ -4,6 +4,7 @@ import static dev.spilljoin.cli.CsvTestFiles.row;
 import static dev.spilljoin.cli.CsvTestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spilljoin.spill.ByteSize;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,7 +14,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -24,8 +27,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The {@code join} command end to end, in process ({@link Main#run} with captured stdout and stderr): every join
- * type against a nested-loop oracle computed here over the parsed input, then hand-checked cases for NULLs,
- * quoting, UTF-8, typing and output naming. After each test the spill directory is empty.
+ * type against an oracle computed here from the parsed input, in memory and spilled under the smallest budget;
+ * hand-checked cases for NULLs, quoting, UTF-8, typing and output naming; failures with their exit codes. After
+ * each test the spill directory is empty.
  */
 class JoinEndToEndTest {
     @org.junit.jupiter.api.io.TempDir
@@ -87,7 +91,7 @@ class JoinEndToEndTest {
 
     @ParameterizedTest
     @EnumSource(JoinKind.class)
-    void everyJoinTypeMatchesANestedLoopOracle(JoinKind kind) throws IOException {
+    void everyJoinTypeMatchesTheOracle(JoinKind kind) throws IOException {
         long seed = Long.getLong("seed", System.nanoTime());
         System.out.println("JoinEndToEndTest " + kind + " seed " + seed + " (replay with -Dseed=" + seed + ")");
         SplittableRandom random = new SplittableRandom(seed);
@@ -110,6 +114,43 @@ class JoinEndToEndTest {
                 : twoKeys ? "left.k1,left.k2,lp,right.k1,right.k2,rp" : "left.k1,lp,right.k1,rp");
     }
 
+    @ParameterizedTest
+    @EnumSource(JoinKind.class)
+    void everyJoinTypeSpilledUnderTheSmallestBudgetMatchesTheOracle(JoinKind kind) throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("JoinEndToEndTest spilled " + kind + " seed " + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        boolean twoKeys = kind != JoinKind.NOT_IN;
+        List<List<String>> left = new ArrayList<>();
+        List<List<String>> right = new ArrayList<>();
+        for (List<List<String>> rows : List.of(left, right)) {
+            for (int i = 0; i < 8_000; i++) {
+                List<String> row = new ArrayList<>();
+                // NOT IN: one right NULL would empty the result, so its right side has none.
+                boolean nullKey = random.nextInt(20) == 0 && !(kind == JoinKind.NOT_IN && rows == right);
+                row.add(nullKey ? null : Integer.toString(random.nextInt(12_000)));
+                if (twoKeys) {
+                    row.add(KEY_TEXTS[random.nextInt(2)]);
+                }
+                row.add(PAYLOADS[random.nextInt(PAYLOADS.length)]);
+                rows.add(row);
+            }
+        }
+        Path leftFile = write(dir, "left.csv", csv(twoKeys ? "k1,k2,lp" : "k1,lp", left));
+        Path rightFile = write(dir, "right.csv", csv(twoKeys ? "k1,k2,rp" : "k1,rp", right));
+        Path stats = dir.resolve("stats.json");
+        int code = join(leftFile, rightFile, "--on", twoKeys ? "k1,k2" : "k1", "--type", kind.spelling(),
+                "--work-mem", ByteSize.format(JoinPlanner.MINIMUM_WORK_MEM), "--stats", stats.toString());
+        assertThat(code).as("seed %d: %s", seed, err).isZero();
+        String json = Files.readString(stats);
+        assertThat(Long.parseLong(field(json, "partitions"))).as("it spilled").isPositive();
+        assertThat(Long.parseLong(field(json, "peak_reserved_bytes"))).isLessThanOrEqualTo(JoinPlanner.MINIMUM_WORK_MEM);
+        List<List<String>> expected = oracle(kind, left, right, twoKeys ? 2 : 1);
+        List<List<String>> actual = CsvTestFiles.readAll(dir.resolve("out.csv"), CsvFormat.DEFAULT);
+        assertThat(field(json, "rows_out")).isEqualTo(Integer.toString(expected.size()));
+        assertThat(sorted(actual)).as("seed %d, %s join", seed, kind).isEqualTo(sorted(expected));
+    }
+
     /** Rows of (k1 BIGINT text or NULL, [k2 text or NULL,] payload): few distinct keys, so duplicates abound. */
     private static List<List<String>> randomRows(SplittableRandom random, int count, boolean twoKeys) {
         List<List<String>> rows = new ArrayList<>();
@@ -125,22 +166,32 @@ class JoinEndToEndTest {
         return rows;
     }
 
-    /** The result by definition (SQL semantics: a NULL in any key column never matches), by nested loops. */
+    /**
+     * The result by definition (SQL semantics: a NULL in any key column never matches), computed from the parsed
+     * rows: the right rows indexed by their key values, then each left row looked up.
+     */
     static List<List<String>> oracle(JoinKind kind, List<List<String>> left, List<List<String>> right, int keys) {
         List<List<String>> result = new ArrayList<>();
         int leftWidth = left.isEmpty() ? keys + 1 : left.get(0).size();
         int rightWidth = right.isEmpty() ? keys + 1 : right.get(0).size();
+        Map<List<String>, List<Integer>> rightByKey = new HashMap<>();
+        boolean rightHasNullKey = false;
+        for (int j = 0; j < right.size(); j++) {
+            if (hasNullKey(right.get(j), keys)) {
+                rightHasNullKey = true;
+            } else {
+                rightByKey.computeIfAbsent(right.get(j).subList(0, keys), k -> new ArrayList<>()).add(j);
+            }
+        }
         boolean[] rightMatched = new boolean[right.size()];
-        boolean rightHasNullKey = right.stream().anyMatch(r -> hasNullKey(r, keys));
         for (List<String> l : left) {
-            boolean matched = false;
-            for (int j = 0; j < right.size(); j++) {
-                if (keysEqual(l, right.get(j), keys)) {
-                    matched = true;
-                    rightMatched[j] = true;
-                    if (!kind.leftColumnsOnly()) {
-                        result.add(concat(l, right.get(j)));
-                    }
+            List<Integer> matches = hasNullKey(l, keys) ? List.of()
+                    : rightByKey.getOrDefault(l.subList(0, keys), List.of());
+            boolean matched = !matches.isEmpty();
+            for (int j : matches) {
+                rightMatched[j] = true;
+                if (!kind.leftColumnsOnly()) {
+                    result.add(concat(l, right.get(j)));
                 }
             }
             switch (kind) {
@@ -185,18 +236,6 @@ class JoinEndToEndTest {
             }
         }
         return false;
-    }
-
-    private static boolean keysEqual(List<String> l, List<String> r, int keys) {
-        if (hasNullKey(l, keys) || hasNullKey(r, keys)) {
-            return false;
-        }
-        for (int k = 0; k < keys; k++) {
-            if (!l.get(k).equals(r.get(k))) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static List<String> concat(List<String> a, List<String> b) {
@@ -369,7 +408,7 @@ class JoinEndToEndTest {
                 "max_recursion_depth", "heavy_hitter_keys")) {
             assertThat(json).contains("\"" + name + "\": ");
         }
-        assertThat(json).contains("\"join\": {\"joinType\":\"INNER\"");
+        assertThat(json).as("the operator's own stats, nested").contains("\"join\": {").contains("\"INNER\"");
     }
 
     /** The raw JSON text of top-level field {@code name} (the stats file has one field per line). */
@@ -390,15 +429,10 @@ class JoinEndToEndTest {
     }
 
     @Test
-    void aMalformedRowAfterOutputBeganFailsWithItsLineAndLeavesNoFile() throws IOException {
-        StringBuilder text = new StringBuilder("id,v\n");
-        for (int i = 0; i < 20_000; i++) {
-            text.append(i).append(",v\n");
-        }
-        text.append("20000,\"unclosed\n");
-        Path l = write(dir, "l.csv", text.toString());
-        Path r = write(dir, "r.csv", "id,w\n1,a\n");
-        assertThat(join(l, r, "--on", "id", "--stats", dir.resolve("stats.json").toString()))
+    void aMalformedRowWhileSpillingFailsWithItsLineAndLeavesNoFile() throws IOException {
+        Path l = numbered("l.csv", 20_000, "20000,\"unclosed\n");
+        Path r = numbered("r.csv", 20_000, "");
+        assertThat(join(l, r, "--on", "id", "--work-mem", "256kB", "--stats", dir.resolve("stats.json").toString()))
                 .isEqualTo(ExitCodes.INPUT);
         assertThat(err).startsWith("spilljoin: " + l + " line 20002: the quote opened in column 2 ('v') on line"
                 + " 20002 is never closed");
@@ -416,17 +450,52 @@ class JoinEndToEndTest {
         assertNoOutputLeft();
     }
 
-    @Test
-    void aBuildSideThatDoesNotFitTheBudgetIsAClearUsageError() throws IOException {
+    /** {@code rows} rows of (id, payload), ids 0.. in order; {@code extra} appended as the last line. */
+    private Path numbered(String name, int rows, String extra) {
         StringBuilder text = new StringBuilder("id,v\n");
-        for (int i = 0; i < 60_000; i++) {
+        for (int i = 0; i < rows; i++) {
             text.append(i).append(",some payload text ").append(i).append('\n');
         }
-        Path l = write(dir, "l.csv", text.toString());
-        Path r = write(dir, "r.csv", text.toString() + "60000,x\n");
-        assertThat(join(l, r, "--on", "id", "--work-mem", "1MB", "--stats", dir.resolve("stats.json").toString()))
-                .isEqualTo(ExitCodes.USAGE);
-        assertThat(err).startsWith("spilljoin: the join does not fit --work-mem 1MB: ").contains("larger budget");
+        return write(dir, name, text.append(extra).toString());
+    }
+
+    @Test
+    void aBuildSideLargerThanTheBudgetSpillsAndNothingIsLeftInTheSpillDirectory() throws IOException {
+        Path l = numbered("l.csv", 60_000, "");
+        Path r = numbered("r.csv", 60_000, "60000,x\n");
+        Path stats = dir.resolve("stats.json");
+        assertThat(join(l, r, "--on", "id", "--work-mem", "1MB", "--stats", stats.toString())).as(err).isZero();
+        String json = Files.readString(stats);
+        assertThat(field(json, "rows_out")).isEqualTo("60000");
+        assertThat(output().lines().count()).isEqualTo(60_001);
+        assertThat(field(json, "build_side")).isEqualTo("\"left\"");
+        assertThat(Long.parseLong(field(json, "partitions"))).isPositive();
+        assertThat(Long.parseLong(field(json, "spilled_bytes_build"))).isPositive();
+        assertThat(Long.parseLong(field(json, "spilled_bytes_probe"))).isPositive();
+        assertThat(Long.parseLong(field(json, "peak_reserved_bytes"))).isLessThanOrEqualTo(1 << 20);
+    }
+
+    @Test
+    void aBudgetBelowTheOperatorsMinimumIsAUsageErrorNamingIt() throws IOException {
+        Path l = write(dir, "l.csv", "id\n1\n");
+        long below = JoinPlanner.MINIMUM_WORK_MEM - 1024;
+        assertThat(join(l, l, "--on", "id", "--work-mem", below / 1024 + "kB")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).isEqualTo("spilljoin: --work-mem " + below / 1024 + "kB is below the minimum of "
+                + ByteSize.format(JoinPlanner.MINIMUM_WORK_MEM) + "; give at least that much\n");
+        assertNoOutputLeft();
+    }
+
+    @Test
+    void aSpillDirectoryWhereNothingCanBeCreatedIsAResourceError() throws IOException {
+        Path l = numbered("l.csv", 30_000, "");
+        Path r = numbered("r.csv", 30_000, "30000,x\n");
+        Path proc = Path.of("/proc");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(proc), "needs Linux's /proc");
+        assertThat(run("join", "--left", l.toString(), "--right", r.toString(), "--on", "id", "--work-mem", "1MB",
+                "--output", dir.resolve("out.csv").toString(), "--spill-dir", proc.toString(), "--quiet"))
+                .isEqualTo(ExitCodes.RESOURCES);
+        assertThat(err).startsWith("spilljoin: cannot spill under /proc: ").contains("--spill-dir");
+        assertThat(err.lines().count()).isEqualTo(1);
         assertNoOutputLeft();
     }
 

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/spilljoin} as a user runs it, against the jar {@code mvn package} just built (Failsafe runs this in
- * {@code integration-test}, after {@code package}): a join through the launcher, and Ctrl-C (SIGINT) in the middle
- * of a join exiting 130 with the output's temporary file and the spill directory removed.
+ * {@code integration-test}, after {@code package}): a join through the launcher, the demo spilling, and Ctrl-C
+ * (SIGINT) in the middle of a spilling join exiting 130 with the output's temporary file and the spill directory
+ * removed.
  */
 class LauncherIT {
     private static final Path LAUNCHER = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
@@ -58,14 +59,16 @@ class LauncherIT {
         DemoData.Inputs inputs = DemoData.write(dir, 2_000_000);
         Path output = dir.resolve("joined.csv");
         Process process = launcher("join", "--left", inputs.left().toString(), "--right", inputs.right().toString(),
-                "--on", DemoData.ON, "--work-mem", "512MB", "--output", output.toString(), "--spill-dir",
+                "--on", DemoData.ON, "--work-mem", "16MB", "--output", output.toString(), "--spill-dir",
                 spill.toString(), "--quiet").redirectErrorStream(true).start();
         process.getOutputStream().close();
-        // The temporary output file exists from the join's start to its end: signal while it is there.
-        while (!hasTemporaryOutput() && process.isAlive()) {
+        // Signal once the join has spilled: its private directory exists under the spill directory from the first
+        // spill to the end of the join (the files are about 100 MB, the budget 16 MB: it spills early).
+        while (!hasSpillDirectory() && process.isAlive()) {
             Thread.sleep(5);
         }
-        assertThat(process.isAlive()).as("the join should still be running when the output is opened").isTrue();
+        assertThat(process.isAlive()).as("the join should still be running when it has spilled").isTrue();
+        assertThat(hasTemporaryOutput()).isTrue();
         new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor();
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -74,6 +77,25 @@ class LauncherIT {
         assertThat(hasTemporaryOutput()).isFalse();
         assertThat(output).doesNotExist();
         assertThat(spill).isEmptyDirectory();
+    }
+
+    @Test
+    void theDemoSpillsAndPrintsItsStats() throws Exception {
+        Process process = launcher("demo", "--rows", "100000", "--work-mem", "1MB").start();
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(err).isZero();
+        assertThat(JoinEndToEndTest.field(out, "rows_out")).isEqualTo("100000");
+        assertThat(Long.parseLong(JoinEndToEndTest.field(out, "partitions"))).as("it spilled").isPositive();
+        assertThat(Long.parseLong(JoinEndToEndTest.field(out, "spilled_bytes_build"))).isPositive();
+        assertThat(Long.parseLong(JoinEndToEndTest.field(out, "peak_reserved_bytes"))).isLessThanOrEqualTo(1 << 20);
+    }
+
+    private boolean hasSpillDirectory() throws IOException {
+        try (Stream<Path> files = Files.list(spill)) {
+            return files.anyMatch(p -> p.getFileName().toString().startsWith("spilljoin-"));
+        }
     }
 
     private boolean hasTemporaryOutput() throws IOException {
