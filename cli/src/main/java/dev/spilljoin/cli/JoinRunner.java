@@ -70,8 +70,7 @@ final class JoinRunner {
             throw new UsageException("the join does not fit --work-mem " + ByteSize.format(plan.workMemBytes())
                     + ": " + e.getMessage(), e);
         } catch (UncheckedIOException e) {
-            throw new ResourceException("cannot spill under " + plan.spillDir() + ": " + e.getMessage()
-                    + "; free disk space there or choose another directory with --spill-dir", e.getCause());
+            throw new ResourceException("--spill-dir " + plan.spillDir() + ": " + e.getMessage(), e.getCause());
         } finally {
             cancellation.onCancel(null);
             progress.finish();

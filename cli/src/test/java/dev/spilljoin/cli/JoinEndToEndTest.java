@@ -494,7 +494,7 @@ class JoinEndToEndTest {
         assertThat(run("join", "--left", l.toString(), "--right", r.toString(), "--on", "id", "--work-mem", "1MB",
                 "--output", dir.resolve("out.csv").toString(), "--spill-dir", proc.toString(), "--quiet"))
                 .isEqualTo(ExitCodes.RESOURCES);
-        assertThat(err).startsWith("spilljoin: cannot spill under /proc: ").contains("--spill-dir");
+        assertThat(err).startsWith("spilljoin: --spill-dir /proc: ").contains("spill directory");
         assertThat(err.lines().count()).isEqualTo(1);
         assertNoOutputLeft();
     }
