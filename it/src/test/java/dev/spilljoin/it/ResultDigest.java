@@ -4,6 +4,7 @@ import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,7 @@ import java.util.TreeMap;
  * zero.
  */
 final class ResultDigest {
-    static final int MAX_SAMPLED_ROWS = 20_000;
+    static final int MAX_SAMPLED_ROWS = 4_096;
     private static final long NULL_MARK = 0x5bd1e995_6b43a9b5L;
     private static final long SECOND_SEED = 0xD6E8FEB86659FD93L;
     private static final long CANONICAL_NAN_BITS = Double.doubleToLongBits(Double.NaN);
@@ -36,7 +37,7 @@ final class ResultDigest {
     private long sum1;
     private long sum2;
     private int sampleBits;
-    private final Map<String, SampledRow> sample = new TreeMap<>();
+    private final Map<String, SampledRow> sample = new HashMap<>();
 
     private static final class SampledRow {
         final long hash;
