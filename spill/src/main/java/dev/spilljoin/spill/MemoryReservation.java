@@ -97,19 +97,45 @@ public final class MemoryReservation implements AutoCloseable {
                 node.reserved += bytes;
                 node.peak = Math.max(node.peak, node.reserved);
             }
+            assert invariantsHold();
             return true;
         }
     }
 
-    /** Returns {@code bytes} of this reservation; never below what is still allocated under it. */
+    /**
+     * Returns {@code bytes} of this reservation; never below what is still allocated by this node or reserved by
+     * its children (those bytes belong to them).
+     */
     public void shrink(long bytes) {
         synchronized (root) {
-            if (bytes < 0 || bytes > reserved - allocated) {
+            long held = allocated + childReserved();
+            if (bytes < 0 || bytes > reserved - held) {
                 throw new IllegalStateException("cannot shrink '" + name + "' by " + bytes + " bytes: it reserves "
-                        + reserved + " of which " + allocated + " are allocated");
+                        + reserved + " of which " + allocated + " are allocated and " + childReserved()
+                        + " are reserved by its children");
             }
             release(bytes);
+            assert invariantsHold();
         }
+    }
+
+    /**
+     * The accounting invariants of this node's whole tree, checked after every change when assertions are on
+     * (always in tests): reserved covers allocated plus the children's reserved bytes, and the root is within its
+     * limit.
+     */
+    private boolean invariantsHold() {
+        for (MemoryReservation node = this; node != null; node = node.parent) {
+            if (node.allocated < 0 || node.reserved < node.allocated + node.childReserved()) {
+                throw new AssertionError("memory accounting broken at '" + node.name + "': reserved " + node.reserved
+                        + " < allocated " + node.allocated + " + children " + node.childReserved());
+            }
+        }
+        if (root.reserved > root.limit) {
+            throw new AssertionError("memory accounting broken: '" + root.name + "' reserves " + root.reserved
+                    + " over its limit " + root.limit);
+        }
+        return true;
     }
 
     private void release(long bytes) {
@@ -196,6 +222,7 @@ public final class MemoryReservation implements AutoCloseable {
             }
             allocated += size;
             allocations.add(allocation);
+            assert invariantsHold();
         }
     }
 
@@ -203,6 +230,7 @@ public final class MemoryReservation implements AutoCloseable {
         synchronized (root) {
             if (allocations.remove(allocation)) {
                 allocated -= allocation.size();
+                assert invariantsHold();
             }
         }
     }

@@ -88,7 +88,8 @@ public final class NativeMemory {
             BytesStore<?, Void> s;
             try {
                 s = BytesStore.nativeStoreWithFixedCapacity(Math.max(bytes, 1));
-            } catch (OutOfMemoryError e) {
+            } catch (RuntimeException | Error e) {
+                // The allocation never existed: unrecord it so the owner's books stay right.
                 owner.recordFree(this);
                 throw e;
             }

@@ -1,0 +1,543 @@
+package dev.spilljoin.cli;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.stream.IntStream;
+
+/**
+ * A streaming RFC 4180 CSV reader over bytes that fills {@link CsvChunk}s: no String or object per field.
+ *
+ * <p>Algorithm: the file is read through a {@link SeekableByteChannel} into one large buffer (1 MiB); each
+ * record is parsed by scanning that buffer in tight loops (unquoted field: up to the delimiter, CR or LF;
+ * quoted field: up to the next quote) and copying whole runs of bytes into the chunk's column arrays. A field
+ * may span buffer refills, since every byte before the scan position has already been copied.
+ *
+ * <p>Rules:
+ * <ul>
+ *   <li>Records end at LF, CR or CRLF, also mixed; a line end inside quotes is part of the field.</li>
+ *   <li>A quoted field may hold the delimiter, line ends and doubled quotes ({@code ""} is one quote). After
+ *       the closing quote only the delimiter, a line end or the end of the file may follow. A quote inside an
+ *       unquoted field is taken literally.</li>
+ *   <li>An unquoted empty field is NULL; a quoted empty field {@code ""} is the empty string (PostgreSQL's
+ *       COPY … CSV convention).</li>
+ *   <li>A UTF-8 byte order mark at the start is skipped; all other bytes pass through untouched.</li>
+ *   <li>The first record is the header unless the format says there is none; then columns are named
+ *       {@code column1}, {@code column2}, … and the first record is data. The column count is the first
+ *       record's field count; a later record with another count is malformed.</li>
+ *   <li>A blank line is skipped when there are several columns (it cannot be a record); with one column it
+ *       is a record holding NULL, as PostgreSQL reads it.</li>
+ *   <li>Typed key columns are parsed as each record ends ({@link ValueParser}); an empty string in a
+ *       BIGINT/INTEGER/DOUBLE/BOOLEAN key is read as NULL, as type inference ignores empty strings too.</li>
+ *   <li>A malformed record (unclosed quote at the end of the file, characters after a closing quote, a wrong
+ *       field count, a key value not fitting its type) throws {@link InputException} naming the file, the line
+ *       where the record starts and the column; with {@link OnError#SKIP} it is dropped and counted instead.</li>
+ * </ul>
+ * Line numbers are physical: a line end inside quotes counts, and CRLF counts once.
+ */
+public final class CsvReader implements AutoCloseable {
+    public static final int DEFAULT_BUFFER_BYTES = 1 << 20;
+    private static final byte CR = '\r';
+    private static final byte LF = '\n';
+    private static final byte QUOTE = CsvFormat.QUOTE;
+    private static final int RECORD = 0;
+    private static final int END = 1;
+    private static final int MALFORMED = 2;
+
+    private final String fileName;
+    private final SeekableByteChannel channel;
+    private final byte delimiter;
+    private final boolean hasHeader;
+    private final OnError onError;
+    private final byte[] buffer;
+    private final ByteBuffer window;
+    private final String[] columnNames;
+    private final ColumnType[] types;
+    private final int[] parsedColumns;
+    private final ValueParser parser = new ValueParser();
+    private int pos;
+    private int limit;
+    private boolean endOfInput;
+    private long line = 1;
+    private boolean learning;
+    private long rowsRead;
+    private long rowsSkipped;
+    private String problem;
+    private long problemLine;
+
+    /** Opens {@code file} with every column read as text. */
+    public CsvReader(Path file, CsvFormat format, OnError onError) {
+        this(file, format, onError, null, DEFAULT_BUFFER_BYTES);
+    }
+
+    /**
+     * Opens {@code file}, reads its header (or learns the column count from the first record), and positions
+     * at the first data record. {@code keyTypes[c]} is the type column {@code c} is parsed as, or null for
+     * text; a null array reads every column as text. {@code bufferBytes} is the read buffer size.
+     */
+    public CsvReader(Path file, CsvFormat format, OnError onError, ColumnType[] keyTypes, int bufferBytes) {
+        this.fileName = file.toString();
+        this.delimiter = format.delimiter();
+        this.hasHeader = format.header();
+        this.onError = onError;
+        this.buffer = new byte[Math.max(bufferBytes, 16)];
+        this.window = ByteBuffer.wrap(buffer);
+        this.channel = open(file);
+        try {
+            long bomLength = skipByteOrderMark();
+            CsvChunk first = new CsvChunk(new ColumnType[0], 1);
+            learning = true;
+            readFirstRecord(first);
+            learning = false;
+            int count = first.columns();
+            columnNames = new String[count];
+            for (int c = 0; c < count; c++) {
+                String name = format.header() ? first.text(c, 0) : null;
+                columnNames[c] = name == null || name.isEmpty() ? "column" + (c + 1) : name;
+            }
+            if (!format.header()) {
+                channel.position(bomLength);
+                pos = 0;
+                limit = 0;
+                endOfInput = false;
+                line = 1;
+            }
+            types = keyTypes == null ? new ColumnType[count] : keyTypes.clone();
+            if (types.length != count) {
+                throw new IllegalArgumentException(fileName + " has " + count + " columns, but " + types.length
+                        + " types were given");
+            }
+            parsedColumns = parsedColumns(types);
+        } catch (IOException e) {
+            closeQuietly();
+            throw readFailed(e);
+        } catch (CsvChunk.FieldTooLargeException e) {
+            closeQuietly();
+            throw fieldTooLarge(1);
+        } catch (RuntimeException e) {
+            closeQuietly();
+            throw e;
+        }
+    }
+
+    public String fileName() {
+        return fileName;
+    }
+
+    /** The column names: the header's, or column1, column2, … without one. */
+    public String[] columnNames() {
+        return columnNames.clone();
+    }
+
+    public int columnCount() {
+        return columnNames.length;
+    }
+
+    /** A chunk of up to {@code capacity} rows shaped for this reader's columns and key types. */
+    public CsvChunk newChunk(int capacity) {
+        return new CsvChunk(types, capacity);
+    }
+
+    /** Data records read so far (skipped ones excluded). */
+    public long rowsRead() {
+        return rowsRead;
+    }
+
+    /** Malformed records skipped so far under {@link OnError#SKIP}. */
+    public long rowsSkipped() {
+        return rowsSkipped;
+    }
+
+    /**
+     * Clears {@code chunk} and fills it with the next records, up to its capacity (or its soft byte limit).
+     * Returns false when no record was left. An interrupted thread gets an {@link InputException} caused by an
+     * {@link InterruptedIOException} (the command maps it to exit 130).
+     */
+    public boolean read(CsvChunk chunk) {
+        chunk.clear();
+        try {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new InterruptedIOException("interrupted while reading " + fileName);
+            }
+            while (chunk.rows() < chunk.capacity()
+                    && ((chunk.rows() & 63) != 0 || chunk.byteSize() < CsvChunk.SOFT_BYTE_LIMIT)) {
+                int status = readRecord(chunk);
+                if (status == END) {
+                    break;
+                }
+                if (status == RECORD) {
+                    chunk.commitRow();
+                    rowsRead++;
+                } else if (onError == OnError.SKIP) {
+                    rowsSkipped++;
+                } else {
+                    throw new InputException(fileName + " line " + problemLine + ": " + problem
+                            + " (or pass --on-error skip to skip and count such rows)");
+                }
+            }
+        } catch (IOException e) {
+            throw readFailed(e);
+        } catch (CsvChunk.FieldTooLargeException e) {
+            throw fieldTooLarge(chunk.lines()[chunk.rows()]);
+        }
+        return chunk.rows() > 0;
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            throw readFailed(e);
+        }
+    }
+
+    // ---- record parsing ----
+
+    private void readFirstRecord(CsvChunk first) throws IOException {
+        int status = readRecord(first);
+        if (status == END) {
+            throw new InputException(fileName + " is empty: expected " + "a header line or a first record;"
+                    + " give a CSV file with at least one line");
+        }
+        if (status == MALFORMED) {
+            throw new InputException(fileName + " line " + problemLine + ": " + problem);
+        }
+    }
+
+    /** Parses one record into the open row of {@code chunk}; RECORD, END (no more input) or MALFORMED. */
+    private int readRecord(CsvChunk chunk) throws IOException {
+        while (true) {
+            if (pos == limit && !fill()) {
+                return END;
+            }
+            byte first = buffer[pos];
+            if ((first == CR || first == LF) && (learning || chunk.columns() > 1)) {
+                consumeLineEnd();
+                continue;
+            }
+            break;
+        }
+        long recordLine = line;
+        chunk.beginRow(recordLine);
+        int fields = 0;
+        while (true) {
+            int c = fields;
+            if (learning && c == chunk.columns()) {
+                chunk.addColumn(null);
+                chunk.beginRow(recordLine);
+            }
+            boolean store = c < chunk.columns();
+            fields++;
+            if (pos == limit && !fill()) {
+                if (store) {
+                    chunk.endField(c, true);
+                }
+                break;
+            }
+            if (buffer[pos] == QUOTE) {
+                long quoteLine = line;
+                pos++;
+                if (!readQuoted(chunk, c, store)) {
+                    return malformed(recordLine, "the quote opened in column " + (c + 1) + columnLabel(c)
+                            + " on line " + quoteLine + " is never closed; close it (a quote inside a quoted field"
+                            + " is written twice: \"\")");
+                }
+                if (store) {
+                    chunk.endField(c, false);
+                }
+                if (pos == limit && !fill()) {
+                    break;
+                }
+                byte next = buffer[pos];
+                if (next == delimiter) {
+                    pos++;
+                    continue;
+                }
+                if (next == CR || next == LF) {
+                    consumeLineEnd();
+                    break;
+                }
+                skipRestOfRecord();
+                return malformed(recordLine, "unexpected character after the closing quote in column " + (c + 1)
+                        + columnLabel(c) + "; quote the whole field and double any quote inside it");
+            }
+            boolean empty = readUnquoted(chunk, c, store);
+            if (store) {
+                chunk.endField(c, empty);
+            }
+            if (pos == limit) {
+                break;
+            }
+            if (buffer[pos] == delimiter) {
+                pos++;
+                continue;
+            }
+            consumeLineEnd();
+            break;
+        }
+        if (learning) {
+            return RECORD;
+        }
+        if (fields != chunk.columns()) {
+            return malformed(recordLine, "found " + fields + (fields == 1 ? " field" : " fields") + ", expected "
+                    + chunk.columns() + " like the " + (hasHeader ? "header" : "first record")
+                    + "; check the delimiter and the quoting of that line");
+        }
+        return parseKeys(chunk, recordLine);
+    }
+
+    /** Copies an unquoted field's bytes; stops at the delimiter, a line end or the end of input. */
+    private boolean readUnquoted(CsvChunk chunk, int c, boolean store) throws IOException {
+        boolean empty = true;
+        byte d = delimiter;
+        while (true) {
+            byte[] buf = buffer;
+            int lim = limit;
+            int start = pos;
+            int p = start;
+            while (p < lim) {
+                byte x = buf[p];
+                if (x == d || x == LF || x == CR) {
+                    break;
+                }
+                p++;
+            }
+            if (p > start) {
+                empty = false;
+                if (store) {
+                    chunk.append(c, buf, start, p - start);
+                }
+            }
+            pos = p;
+            if (p < lim || !fill()) {
+                return empty;
+            }
+        }
+    }
+
+    /**
+     * Copies a quoted field's content (the opening quote is consumed) and consumes the closing quote; false when
+     * the input ends before the quote is closed. Counts line ends inside the quotes.
+     */
+    private boolean readQuoted(CsvChunk chunk, int c, boolean store) throws IOException {
+        boolean afterCr = false;
+        while (true) {
+            if (pos == limit && !fill()) {
+                return false;
+            }
+            byte[] buf = buffer;
+            int lim = limit;
+            int start = pos;
+            int p = start;
+            while (p < lim) {
+                byte x = buf[p];
+                if (x == QUOTE) {
+                    break;
+                }
+                if (x == CR) {
+                    line++;
+                    afterCr = true;
+                } else {
+                    if (x == LF && !afterCr) {
+                        line++;
+                    }
+                    afterCr = false;
+                }
+                p++;
+            }
+            if (store && p > start) {
+                chunk.append(c, buf, start, p - start);
+            }
+            pos = p;
+            if (p == lim) {
+                continue;
+            }
+            pos++;
+            if (pos == limit && !fill()) {
+                return true;
+            }
+            if (buffer[pos] != QUOTE) {
+                return true;
+            }
+            if (store) {
+                chunk.appendByte(c, QUOTE);
+            }
+            pos++;
+            afterCr = false;
+        }
+    }
+
+    /** Parses the open row's typed key fields; MALFORMED when one does not fit its type. */
+    private int parseKeys(CsvChunk chunk, long recordLine) {
+        int row = chunk.rows();
+        for (int c : parsedColumns) {
+            if (chunk.isNull(c, row)) {
+                continue;
+            }
+            byte[] b = chunk.bytes(c);
+            int from = chunk.openStart(c);
+            int to = chunk.openEnd(c);
+            if (from == to) {
+                chunk.markNull(c);
+                continue;
+            }
+            ColumnType type = types[c];
+            boolean fits = switch (type) {
+                case BIGINT -> parser.parseBigint(b, from, to);
+                case INTEGER -> parser.parseInteger(b, from, to);
+                case DOUBLE -> parser.parseDouble(b, from, to);
+                case BOOLEAN -> parser.parseBoolean(b, from, to);
+                case VARCHAR, VARBINARY -> throw new AssertionError("byte keys are not parsed");
+            };
+            if (!fits) {
+                return malformed(recordLine, "value '" + excerpt(b, from, to) + "' in column " + (c + 1)
+                        + columnLabel(c) + " is not " + article(type) + " " + type.name() + "; fix the value, or"
+                        + " read the key as text with --schema-left or --schema-right '" + columnNames[c] + ":varchar'");
+            }
+            switch (type) {
+                case BIGINT, INTEGER -> chunk.setLong(c, parser.longValue);
+                case DOUBLE -> chunk.setDouble(c, parser.doubleValue);
+                case BOOLEAN -> chunk.setBoolean(c, parser.booleanValue);
+                default -> throw new AssertionError(type);
+            }
+        }
+        return RECORD;
+    }
+
+    private int malformed(long recordLine, String message) {
+        problem = message;
+        problemLine = recordLine;
+        return MALFORMED;
+    }
+
+    private String columnLabel(int c) {
+        return columnNames == null || c >= columnNames.length ? "" : " ('" + columnNames[c] + "')";
+    }
+
+    private static String article(ColumnType type) {
+        return type == ColumnType.INTEGER ? "an" : "a";
+    }
+
+    private static String excerpt(byte[] b, int from, int to) {
+        int length = Math.min(to - from, 40);
+        String text = new String(b, from, length, StandardCharsets.UTF_8);
+        return to - from > length ? text + "…" : text;
+    }
+
+    /** Consumes one line end at {@code pos}: LF, CR or CRLF. */
+    private void consumeLineEnd() throws IOException {
+        byte x = buffer[pos++];
+        line++;
+        if (x == CR && (pos < limit || fill()) && buffer[pos] == LF) {
+            pos++;
+        }
+    }
+
+    /** After a malformed field: skips to the end of the physical line, ignoring quotes. */
+    private void skipRestOfRecord() throws IOException {
+        while (pos < limit || fill()) {
+            byte x = buffer[pos];
+            if (x == CR || x == LF) {
+                consumeLineEnd();
+                return;
+            }
+            pos++;
+        }
+    }
+
+    // ---- input ----
+
+    private boolean fill() throws IOException {
+        if (endOfInput) {
+            return false;
+        }
+        window.clear();
+        int n;
+        do {
+            n = channel.read(window);
+        } while (n == 0);
+        pos = 0;
+        if (n < 0) {
+            limit = 0;
+            endOfInput = true;
+            return false;
+        }
+        limit = n;
+        return true;
+    }
+
+    /** Reads the first bytes and skips a UTF-8 BOM; returns the BOM's length (0 or 3). */
+    private long skipByteOrderMark() throws IOException {
+        window.clear();
+        while (window.position() < 3) {
+            if (channel.read(window) < 0) {
+                break;
+            }
+        }
+        pos = 0;
+        limit = window.position();
+        endOfInput = limit == 0;
+        if (limit >= 3 && buffer[0] == (byte) 0xEF && buffer[1] == (byte) 0xBB && buffer[2] == (byte) 0xBF) {
+            pos = 3;
+            return 3;
+        }
+        return 0;
+    }
+
+    private static int[] parsedColumns(ColumnType[] types) {
+        return IntStream.range(0, types.length)
+                .filter(c -> types[c] != null && !types[c].isBytes())
+                .toArray();
+    }
+
+    private SeekableByteChannel open(Path file) {
+        if (Files.isDirectory(file)) {
+            throw new InputException(fileName + " is a directory, not a CSV file; give the path of a file");
+        }
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new InputException(fileName + " is not a regular file (a pipe or device?); inputs are read twice"
+                    + " (a type sample, then the join), so save it to a file first");
+        }
+        try {
+            return Files.newByteChannel(file, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            throw new InputException(fileName + " does not exist; check the path", e);
+        } catch (AccessDeniedException e) {
+            throw new InputException("cannot read " + fileName + ": permission denied; check its permissions", e);
+        } catch (IOException e) {
+            throw readFailed(e);
+        }
+    }
+
+    private InputException fieldTooLarge(long recordLine) {
+        return new InputException(fileName + " line " + recordLine + ": a field is larger than "
+                + (CsvChunk.MAX_FIELD_BYTES >> 20) + "MB, probably because a quote is never closed; check the quoting"
+                + " from that line on");
+    }
+
+    private InputException readFailed(IOException e) {
+        return new InputException("cannot read " + fileName + ": " + e.getMessage(), e);
+    }
+
+    private void closeQuietly() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // the original failure is the one to report
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CsvReader[" + fileName + ", columns=" + Arrays.toString(columnNames) + "]";
+    }
+}

@@ -1,0 +1,223 @@
+package dev.spilljoin.cli;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A buffered RFC 4180 CSV writer over bytes: no String per text field.
+ *
+ * <p>Fields are written one by one ({@code write…}) and rows closed with {@link #endRow()} (LF line ends).
+ * NULL is an empty unquoted field; the empty string is {@code ""}; a field holding the delimiter, a quote,
+ * CR or LF is quoted with inner quotes doubled; other bytes (UTF-8 included) are copied as they are. This is
+ * PostgreSQL's COPY … CSV convention, which {@link CsvReader} reads back to the same values.
+ *
+ * <p>Numbers: BIGINT in decimal; DOUBLE as {@code NaN}, {@code Infinity}, {@code -Infinity}, an integral value
+ * below 10^15 in magnitude as its digits plus {@code .0} (e.g. {@code 42.0}, {@code -0.0}), anything else as
+ * {@link Double#toString} (e.g. {@code 0.1}, {@code 1.0E20}); every rendering parses back to the same double
+ * in Java, DuckDB and PostgreSQL. BOOLEAN as {@code true}/{@code false}.
+ */
+public final class CsvWriter {
+    public static final int DEFAULT_BUFFER_BYTES = 1 << 20;
+    private static final byte QUOTE = CsvFormat.QUOTE;
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NAN = {'N', 'a', 'N'};
+    private static final byte[] INFINITY = {'I', 'n', 'f', 'i', 'n', 'i', 't', 'y'};
+    private static final byte[] MINUS_INFINITY = {'-', 'I', 'n', 'f', 'i', 'n', 'i', 't', 'y'};
+    private static final byte[] MIN_LONG = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
+    private static final double PLAIN_LIMIT = 1e15;
+
+    private final OutputStream out;
+    private final byte delimiter;
+    private final byte[] buffer;
+    private int size;
+    private boolean firstField = true;
+    private long rowsWritten;
+
+    public CsvWriter(OutputStream out, byte delimiter) {
+        this(out, delimiter, DEFAULT_BUFFER_BYTES);
+    }
+
+    public CsvWriter(OutputStream out, byte delimiter, int bufferBytes) {
+        this.out = out;
+        this.delimiter = delimiter;
+        this.buffer = new byte[Math.max(bufferBytes, 64)];
+    }
+
+    /** Writes the header row (names quoted when needed); not counted in {@link #rowsWritten()}. */
+    public void writeHeader(String[] names) throws IOException {
+        for (String name : names) {
+            byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+            writeText(bytes, 0, bytes.length);
+        }
+        endLine();
+    }
+
+    public void writeNull() throws IOException {
+        separate();
+    }
+
+    /** Writes a text (non-NULL) field from {@code bytes[from .. from + length)}. */
+    public void writeText(byte[] bytes, int from, int length) throws IOException {
+        separate();
+        if (length == 0) {
+            ensure(2);
+            buffer[size++] = QUOTE;
+            buffer[size++] = QUOTE;
+            return;
+        }
+        int to = from + length;
+        if (!needsQuotes(bytes, from, to)) {
+            writeRaw(bytes, from, length);
+            return;
+        }
+        ensure(1);
+        buffer[size++] = QUOTE;
+        int runStart = from;
+        for (int i = from; i < to; i++) {
+            if (bytes[i] == QUOTE) {
+                writeRaw(bytes, runStart, i + 1 - runStart);
+                runStart = i;
+            }
+        }
+        writeRaw(bytes, runStart, to - runStart);
+        ensure(1);
+        buffer[size++] = QUOTE;
+    }
+
+    public void writeLong(long value) throws IOException {
+        separate();
+        appendLong(value);
+    }
+
+    public void writeDouble(double value) throws IOException {
+        separate();
+        if (Double.isNaN(value)) {
+            writeRaw(NAN, 0, NAN.length);
+        } else if (value == Double.POSITIVE_INFINITY) {
+            writeRaw(INFINITY, 0, INFINITY.length);
+        } else if (value == Double.NEGATIVE_INFINITY) {
+            writeRaw(MINUS_INFINITY, 0, MINUS_INFINITY.length);
+        } else if (value == Math.rint(value) && Math.abs(value) < PLAIN_LIMIT) {
+            if (value == 0 && 1 / value < 0) {
+                ensure(1);
+                buffer[size++] = '-';
+            }
+            appendLong((long) value);
+            ensure(2);
+            buffer[size++] = '.';
+            buffer[size++] = '0';
+        } else {
+            String text = Double.toString(value);
+            ensure(text.length());
+            for (int i = 0; i < text.length(); i++) {
+                buffer[size++] = (byte) text.charAt(i);
+            }
+        }
+    }
+
+    public void writeBoolean(boolean value) throws IOException {
+        separate();
+        byte[] text = value ? TRUE : FALSE;
+        writeRaw(text, 0, text.length);
+    }
+
+    /** Ends the current row. */
+    public void endRow() throws IOException {
+        endLine();
+        rowsWritten++;
+    }
+
+    /** Data rows written so far. */
+    public long rowsWritten() {
+        return rowsWritten;
+    }
+
+    /** Writes out the buffer and flushes the stream. */
+    public void flush() throws IOException {
+        drain();
+        out.flush();
+    }
+
+    private void endLine() throws IOException {
+        ensure(1);
+        buffer[size++] = '\n';
+        firstField = true;
+    }
+
+    private boolean needsQuotes(byte[] bytes, int from, int to) {
+        byte d = delimiter;
+        for (int i = from; i < to; i++) {
+            byte b = bytes[i];
+            if (b == d || b == QUOTE || b == '\n' || b == '\r') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void separate() throws IOException {
+        if (firstField) {
+            firstField = false;
+            return;
+        }
+        ensure(1);
+        buffer[size++] = delimiter;
+    }
+
+    private void appendLong(long value) throws IOException {
+        if (value == Long.MIN_VALUE) {
+            writeRaw(MIN_LONG, 0, MIN_LONG.length);
+            return;
+        }
+        ensure(20);
+        if (value < 0) {
+            buffer[size++] = '-';
+            value = -value;
+        }
+        int digits = 1;
+        for (long v = value / 10; v != 0; v /= 10) {
+            digits++;
+        }
+        int end = size + digits;
+        for (int i = end - 1; i >= size; i--) {
+            buffer[i] = (byte) ('0' + value % 10);
+            value /= 10;
+        }
+        size = end;
+    }
+
+    private void writeRaw(byte[] bytes, int from, int length) throws IOException {
+        if (length > buffer.length - size) {
+            drain();
+            if (length > buffer.length) {
+                out.write(bytes, from, length);
+                return;
+            }
+        }
+        System.arraycopy(bytes, from, buffer, size, length);
+        size += length;
+    }
+
+    private void ensure(int bytes) throws IOException {
+        if (buffer.length - size < bytes) {
+            drain();
+        }
+    }
+
+    /**
+     * Writes the buffer out. Also the writer's interruption point (once per buffer): streams from
+     * {@code Files.newOutputStream} are not interruptible on Java 17, so Ctrl-C is noticed here.
+     */
+    private void drain() throws IOException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new InterruptedIOException("interrupted while writing CSV");
+        }
+        if (size > 0) {
+            out.write(buffer, 0, size);
+            size = 0;
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.spilljoin.cli;
+
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/** {@code spilljoin join}: the flags of issue 6, checked by {@link JoinPlanner}, run by {@link JoinRunner}. */
+@Command(name = "join", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Joins two CSV files on key columns under a memory budget; spills to disk when needed.",
+            "An unquoted empty field is NULL, a quoted empty field \"\" is the empty string (PostgreSQL COPY CSV).",
+            "Key types come from --schema-left/--schema-right or from the first 10,000 rows."},
+        footer = {"", "Example: spilljoin join --left orders.csv --right customers.csv --on customer_id=id"
+                + " --type left --work-mem 64MB --output joined.csv"})
+final class JoinCommand implements Callable<Integer> {
+    @Option(names = "--left", required = true, paramLabel = "FILE", description = "Left input CSV file.")
+    Path left;
+
+    @Option(names = "--right", required = true, paramLabel = "FILE", description = "Right input CSV file.")
+    Path right;
+
+    @Option(names = "--on", required = true, paramLabel = "LCOL=RCOL[,LCOL2=RCOL2]",
+            description = "Key column pairs (left=right); a bare name means the same name on both sides.")
+    String on;
+
+    @Option(names = "--type", paramLabel = "TYPE", defaultValue = "inner", converter = JoinKindConverter.class,
+            description = "inner, left, right, full, semi, anti or not-in (semi/anti/not-in return left rows;"
+                    + " not-in takes one key pair). Default: ${DEFAULT-VALUE}.")
+    JoinKind type;
+
+    @Option(names = "--work-mem", paramLabel = "SIZE", defaultValue = JoinOptions.DEFAULT_WORK_MEM,
+            description = "Memory budget, e.g. 64MB or 1GB (1024-based). Default: ${DEFAULT-VALUE}.")
+    String workMem;
+
+    @Option(names = "--output", paramLabel = "FILE",
+            description = "Output CSV file, written whole or not at all (default: standard output).")
+    Path output;
+
+    @Option(names = "--stats", paramLabel = "FILE", description = "Write run statistics as JSON to this file.")
+    Path stats;
+
+    @Option(names = "--spill-dir", paramLabel = "DIR",
+            description = "Directory for spill files (default: the system temporary directory).")
+    Path spillDir;
+
+    @Option(names = "--delimiter", paramLabel = "CHAR", defaultValue = ",",
+            description = "Field delimiter, one ASCII character (\\t for tab). Default: '${DEFAULT-VALUE}'.")
+    String delimiter;
+
+    @Option(names = "--no-header", description = "The files have no header line; columns are column1, column2, ...")
+    boolean noHeader;
+
+    @Option(names = "--schema-left", paramLabel = "NAME:TYPE,...",
+            description = "Types of left key columns: bigint, integer, double, boolean, varchar, varbinary.")
+    String schemaLeft;
+
+    @Option(names = "--schema-right", paramLabel = "NAME:TYPE,...", description = "Types of right key columns.")
+    String schemaRight;
+
+    @Option(names = "--on-error", paramLabel = "fail|skip", defaultValue = "fail", converter = OnErrorConverter.class,
+            description = "On a malformed row: stop (fail) or skip and count it (skip). Default: ${DEFAULT-VALUE}.")
+    OnError onError;
+
+    @Option(names = "--quiet", description = "No progress output on stderr.")
+    boolean quiet;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        JoinPlan plan = JoinPlanner.plan(options());
+        JoinRunner.run(plan, spec.commandLine().getErr());
+        return ExitCodes.SUCCESS;
+    }
+
+    JoinOptions options() {
+        return new JoinOptions(left, right, on, type, workMem, output, stats, spillDir, delimiter, noHeader,
+                schemaLeft, schemaRight, onError, quiet);
+    }
+
+    static final class JoinKindConverter implements ITypeConverter<JoinKind> {
+        @Override
+        public JoinKind convert(String value) {
+            try {
+                return JoinKind.parse(value);
+            } catch (UsageException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    static final class OnErrorConverter implements ITypeConverter<OnError> {
+        @Override
+        public OnError convert(String value) {
+            return switch (value.trim().toLowerCase(Locale.ROOT)) {
+                case "fail" -> OnError.FAIL;
+                case "skip" -> OnError.SKIP;
+                default -> throw new TypeConversionException("'" + value + "' is not fail or skip");
+            };
+        }
+    }
+}

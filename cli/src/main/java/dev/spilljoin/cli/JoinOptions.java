@@ -1,0 +1,13 @@
+package dev.spilljoin.cli;
+
+import java.nio.file.Path;
+
+/**
+ * The {@code join} command's flags as given, before any checking ({@link JoinPlanner} checks them).
+ * Null means "not given" for the optional ones.
+ */
+public record JoinOptions(Path left, Path right, String on, JoinKind type, String workMem, Path output, Path stats,
+                          Path spillDir, String delimiter, boolean noHeader, String schemaLeft, String schemaRight,
+                          OnError onError, boolean quiet) {
+    public static final String DEFAULT_WORK_MEM = "256MB";
+}

@@ -1,0 +1,19 @@
+package dev.spilljoin.cli;
+
+import java.nio.file.Path;
+
+/**
+ * A join checked and ready to run: flags validated, both files opened and their headers read, key columns
+ * resolved and typed, output columns named. Everything the join itself needs, and nothing it has to check
+ * again.
+ *
+ * @param keyTypes     the comparison type of each key pair, in {@code --on} order (both sides are read as it)
+ * @param outputNames  the output header (see {@link OutputColumns})
+ * @param workMemBytes the memory budget for the join
+ * @param output       the output file, or null for standard output
+ * @param stats        the stats JSON file, or null for none
+ * @param spillDir     an existing, writable directory for spill files
+ */
+public record JoinPlan(JoinKind kind, InputSide left, InputSide right, ColumnType[] keyTypes, String[] outputNames,
+                       long workMemBytes, Path output, Path stats, Path spillDir, boolean quiet) {
+}

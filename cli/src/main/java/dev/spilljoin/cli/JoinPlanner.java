@@ -1,0 +1,199 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.spill.ByteSize;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Turns {@link JoinOptions} into a {@link JoinPlan}, failing early with one clear message: flags first
+ * (usage, exit 2), then the files (input, exit 3), then the columns and key types (usage, exit 2).
+ *
+ * <p>Key types: a key column named in {@code --schema-left/--schema-right} has that type; any other key column
+ * is inferred from the first {@value KeyTypeInference#SAMPLE_ROWS} rows ({@link KeyTypeInference}); each pair
+ * is then compared as {@link KeyTypeInference#compareType}. Reading the sample means opening each file twice
+ * (the join pass starts again from the top), which costs at most 10,000 rows.
+ */
+public final class JoinPlanner {
+    /**
+     * The smallest budget accepted. Placeholder until the operator states its own minimum (its fixed buffers
+     * per partition); the coordinator should make this the operator's figure.
+     */
+    public static final long MINIMUM_WORK_MEM = 1L << 20;
+
+    private JoinPlanner() {
+    }
+
+    public static JoinPlan plan(JoinOptions options) {
+        long workMem = parseWorkMem(options.workMem() == null ? JoinOptions.DEFAULT_WORK_MEM : options.workMem());
+        CsvFormat format = new CsvFormat(
+                options.delimiter() == null ? (byte) ',' : CsvFormat.parseDelimiter(options.delimiter()),
+                !options.noHeader());
+        JoinKind kind = options.type() == null ? JoinKind.INNER : options.type();
+        OnError onError = options.onError() == null ? OnError.FAIL : options.onError();
+        KeyPairs on = KeyPairs.parse(options.on());
+        if (kind == JoinKind.NOT_IN && on.size() != 1) {
+            throw new UsageException("--type not-in takes exactly one key pair, but --on gives " + on.size()
+                    + "; use --type anti for a multi-column anti join");
+        }
+        Schema leftSchema = Schema.parse(options.schemaLeft(), "--schema-left");
+        Schema rightSchema = Schema.parse(options.schemaRight(), "--schema-right");
+        requireParentDirectory(options.output(), "--output");
+        requireParentDirectory(options.stats(), "--stats");
+        Path spillDir = checkSpillDirectory(options.spillDir());
+
+        Probe left = probe("left", options.left(), format, onError, on.leftNames(), leftSchema);
+        Probe right = probe("right", options.right(), format, onError, on.rightNames(), rightSchema);
+
+        int keys = on.size();
+        ColumnType[] keyTypes = new ColumnType[keys];
+        ColumnType[] leftTypes = new ColumnType[left.names.length];
+        ColumnType[] rightTypes = new ColumnType[right.names.length];
+        for (int k = 0; k < keys; k++) {
+            int pair = k;
+            keyTypes[k] = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
+                    () -> mismatch(left, right, pair));
+            assignType(leftTypes, left, k, keyTypes[k]);
+            assignType(rightTypes, right, k, keyTypes[k]);
+        }
+        InputSide leftSide = new InputSide("left", options.left(), format, onError, left.names, left.keyColumns,
+                leftTypes);
+        InputSide rightSide = new InputSide("right", options.right(), format, onError, right.names,
+                right.keyColumns, rightTypes);
+        String[] outputNames = OutputColumns.names(left.names, right.names, kind);
+        return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, options.output(),
+                options.stats(), spillDir, options.quiet());
+    }
+
+    /** Parses a {@code --work-mem} value and checks it against {@link #MINIMUM_WORK_MEM}. */
+    public static long parseWorkMem(String text) {
+        long bytes;
+        try {
+            bytes = ByteSize.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--work-mem " + e.getMessage(), e);
+        }
+        if (bytes < MINIMUM_WORK_MEM) {
+            throw new UsageException("--work-mem " + text + " is below the minimum of "
+                    + ByteSize.format(MINIMUM_WORK_MEM) + "; give at least that much");
+        }
+        return bytes;
+    }
+
+    /** What one file says about the join: its columns, its key columns, and their declared or inferred types. */
+    private record Probe(String role, Path file, String[] names, int[] keyColumns, ColumnType[] keyTypes,
+                         boolean[] declared) {
+    }
+
+    private static Probe probe(String role, Path file, CsvFormat format, OnError onError, List<String> keyNames,
+                               Schema schema) {
+        if (file == null) {
+            throw new UsageException("--" + role + " is required: give the " + role + " CSV file");
+        }
+        try (CsvReader reader = new CsvReader(file, format, onError)) {
+            String[] names = reader.columnNames();
+            for (String declaredName : schema.types().keySet()) {
+                columnIndex(names, declaredName, file, "--schema-" + role);
+            }
+            int keys = keyNames.size();
+            int[] keyColumns = new int[keys];
+            ColumnType[] keyTypes = new ColumnType[keys];
+            boolean[] declared = new boolean[keys];
+            int undeclaredCount = 0;
+            for (int k = 0; k < keys; k++) {
+                keyColumns[k] = columnIndex(names, keyNames.get(k), file, "--on");
+                keyTypes[k] = schema.typeOf(keyNames.get(k));
+                declared[k] = keyTypes[k] != null;
+                if (!declared[k]) {
+                    undeclaredCount++;
+                }
+            }
+            if (undeclaredCount > 0) {
+                int[] undeclared = new int[undeclaredCount];
+                for (int k = 0, u = 0; k < keys; k++) {
+                    if (!declared[k]) {
+                        undeclared[u++] = keyColumns[k];
+                    }
+                }
+                ColumnType[] inferred = KeyTypeInference.infer(reader, undeclared);
+                for (int k = 0, u = 0; k < keys; k++) {
+                    if (!declared[k]) {
+                        keyTypes[k] = inferred[u++];
+                    }
+                }
+            }
+            return new Probe(role, file, names, keyColumns, keyTypes, declared);
+        }
+    }
+
+    private static int columnIndex(String[] names, String name, Path file, String flag) {
+        int found = -1;
+        for (int c = 0; c < names.length; c++) {
+            if (names[c].equals(name)) {
+                if (found >= 0) {
+                    throw new UsageException(flag + " names column '" + name + "', which " + file
+                            + " has twice (columns " + (found + 1) + " and " + (c + 1) + "); rename one in the"
+                            + " header");
+                }
+                found = c;
+            }
+        }
+        if (found < 0) {
+            throw new UsageException(flag + " names column '" + name + "', which " + file + " does not have;"
+                    + " its columns are " + String.join(", ", Arrays.asList(names)));
+        }
+        return found;
+    }
+
+    private static void assignType(ColumnType[] columnTypes, Probe side, int pair, ColumnType type) {
+        int c = side.keyColumns[pair];
+        if (columnTypes[c] != null && columnTypes[c] != type) {
+            throw new UsageException(side.role + " column '" + side.names[c] + "' is in two key pairs that compare"
+                    + " it as " + columnTypes[c] + " and as " + type + "; declare its type with --schema-"
+                    + side.role);
+        }
+        columnTypes[c] = type;
+    }
+
+    private static UsageException mismatch(Probe left, Probe right, int pair) {
+        String leftName = left.names[left.keyColumns[pair]];
+        String rightName = right.names[right.keyColumns[pair]];
+        return new UsageException("key columns of different types: left '" + leftName + "' is "
+                + describe(left, pair) + ", right '" + rightName + "' is " + describe(right, pair)
+                + "; give both one type, e.g. --schema-left '" + leftName + ":varchar' --schema-right '"
+                + rightName + ":varchar'");
+    }
+
+    private static String describe(Probe side, int pair) {
+        return side.keyTypes[pair] + (side.declared[pair] ? " (from --schema-" + side.role + ")"
+                : " (inferred from the first " + KeyTypeInference.SAMPLE_ROWS + " rows of " + side.file + ")");
+    }
+
+    private static void requireParentDirectory(Path file, String flag) {
+        if (file == null) {
+            return;
+        }
+        Path absolute = file.toAbsolutePath();
+        if (Files.isDirectory(absolute)) {
+            throw new UsageException(flag + " " + file + " is a directory; give a file name");
+        }
+        Path parent = absolute.getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            throw new UsageException(flag + " " + file + ": its directory does not exist; create it first");
+        }
+    }
+
+    private static Path checkSpillDirectory(Path given) {
+        Path dir = given != null ? given : Path.of(System.getProperty("java.io.tmpdir"));
+        if (!Files.isDirectory(dir)) {
+            throw new ResourceException("the spill directory " + dir + " does not exist or is not a directory;"
+                    + " create it or choose another with --spill-dir");
+        }
+        if (!Files.isWritable(dir)) {
+            throw new ResourceException("the spill directory " + dir + " is not writable; fix its permissions or"
+                    + " choose another with --spill-dir");
+        }
+        return dir;
+    }
+}

@@ -1,0 +1,74 @@
+package dev.spilljoin.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Writes the {@code --stats} file: one flat JSON object whose fields keep the map's order. Values are
+ * {@link Long}/{@link Integer}, finite {@link Double}, {@link Boolean} or {@link String} (escaped per RFC 8259).
+ * The file is written through {@link AtomicOutputFile}, so it appears whole or not at all.
+ */
+public final class StatsJson {
+    private StatsJson() {
+    }
+
+    /** The JSON text for {@code fields}, pretty-printed one field per line. */
+    public static String render(Map<String, ?> fields) {
+        StringBuilder json = new StringBuilder("{\n");
+        int i = 0;
+        for (Map.Entry<String, ?> field : fields.entrySet()) {
+            json.append("  ");
+            string(json, field.getKey());
+            json.append(": ");
+            value(json, field.getKey(), field.getValue());
+            json.append(++i < fields.size() ? ",\n" : "\n");
+        }
+        return json.append("}\n").toString();
+    }
+
+    /** Writes {@code fields} to {@code file}. */
+    public static void write(Path file, Map<String, ?> fields) {
+        try (AtomicOutputFile output = AtomicOutputFile.create(file, "the stats file")) {
+            output.stream().write(render(fields).getBytes(StandardCharsets.UTF_8));
+            output.commit();
+        } catch (IOException e) {
+            throw ResourceException.writeFailed("the stats file " + file, e);
+        }
+    }
+
+    private static void value(StringBuilder json, String name, Object value) {
+        if (value instanceof Long || value instanceof Integer || value instanceof Boolean) {
+            json.append(value);
+        } else if (value instanceof Double d && Double.isFinite(d)) {
+            json.append(d);
+        } else if (value instanceof String s) {
+            string(json, s);
+        } else {
+            throw new IllegalArgumentException("stats field '" + name + "' has a value JSON cannot hold: " + value);
+        }
+    }
+
+    private static void string(StringBuilder json, String s) {
+        json.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                case '\n' -> json.append("\\n");
+                case '\r' -> json.append("\\r");
+                case '\t' -> json.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        json.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        json.append(c);
+                    }
+                }
+            }
+        }
+        json.append('"');
+    }
+}

@@ -1,0 +1,240 @@
+package dev.spilljoin.cli;
+
+import static dev.spilljoin.cli.CsvTestFiles.readAll;
+import static dev.spilljoin.cli.CsvTestFiles.row;
+import static dev.spilljoin.cli.CsvTestFiles.write;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CsvReaderTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void readsHeaderAndPlainFields() {
+        Path file = write(dir, "a.csv", "id,name\n1,ann\n2,bob\n");
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL)) {
+            assertThat(reader.columnNames()).containsExactly("id", "name");
+            assertThat(CsvTestFiles.rows(reader, 10)).containsExactly(row("1", "ann"), row("2", "bob"));
+            assertThat(reader.rowsRead()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void quotedFieldsHoldDelimitersQuotesAndNewlines() {
+        Path file = write(dir, "q.csv", "a,b\n\"x,y\",\"say \"\"hi\"\"\"\n\"line1\nline2\",\"cr\r\nlf\"\n");
+        assertThat(readAll(file, CsvFormat.DEFAULT)).containsExactly(
+                row("x,y", "say \"hi\""),
+                row("line1\nline2", "cr\r\nlf"));
+    }
+
+    @Test
+    void unquotedEmptyIsNullAndQuotedEmptyIsEmptyString() {
+        Path file = write(dir, "n.csv", "a,b,c\n,\"\",x\n\"\",,\n");
+        assertThat(readAll(file, CsvFormat.DEFAULT)).containsExactly(
+                row(null, "", "x"),
+                row("", null, null));
+    }
+
+    @Test
+    void acceptsCrLfAndCrAndMixedLineEndsAndNoFinalNewline() {
+        Path file = write(dir, "e.csv", "a,b\r\n1,2\r3,4\n5,6\r\n7,8");
+        assertThat(readAll(file, CsvFormat.DEFAULT))
+                .containsExactly(row("1", "2"), row("3", "4"), row("5", "6"), row("7", "8"));
+    }
+
+    @Test
+    void skipsUtf8ByteOrderMarkAndPassesUtf8Through() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        bytes.writeBytes(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF});
+        bytes.writeBytes("naïve,名前\n\"zoë, 🙂\",日本\n".getBytes(StandardCharsets.UTF_8));
+        Path file = CsvTestFiles.writeBytes(dir, "u.csv", bytes.toByteArray());
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL)) {
+            assertThat(reader.columnNames()).containsExactly("naïve", "名前");
+            assertThat(CsvTestFiles.rows(reader, 4)).containsExactly(row("zoë, 🙂", "日本"));
+        }
+    }
+
+    @Test
+    void noHeaderNamesColumnsAndKeepsFirstRecordAsData() {
+        Path file = write(dir, "h.csv", "\uFEFF1,a\n2,b\n");
+        try (CsvReader reader = new CsvReader(file, new CsvFormat((byte) ',', false), OnError.FAIL)) {
+            assertThat(reader.columnNames()).containsExactly("column1", "column2");
+            assertThat(CsvTestFiles.rows(reader, 1)).containsExactly(row("1", "a"), row("2", "b"));
+        }
+    }
+
+    @Test
+    void otherDelimiterAndQuotedCommaStaysPlain() {
+        Path file = write(dir, "t.csv", "a;b\n1,5;\"x;y\"\n");
+        assertThat(readAll(file, new CsvFormat((byte) ';', true))).containsExactly(row("1,5", "x;y"));
+    }
+
+    @Test
+    void blankLinesAreSkippedWithSeveralColumnsAndNullWithOne() {
+        Path several = write(dir, "s.csv", "a,b\n1,2\n\n3,4\n\r\n");
+        assertThat(readAll(several, CsvFormat.DEFAULT)).containsExactly(row("1", "2"), row("3", "4"));
+        Path one = write(dir, "o.csv", "a\n1\n\n\"\"\n2\n");
+        assertThat(readAll(one, CsvFormat.DEFAULT)).containsExactly(row("1"), row((String) null), row(""), row("2"));
+    }
+
+    @Test
+    void fieldsSpanningBufferRefillsAreIntact() {
+        StringBuilder csv = new StringBuilder("k,v\n");
+        for (int i = 0; i < 300; i++) {
+            csv.append(i).append(",\"v").append(i).append(",\"\"q\"\"\nz\"\r\n");
+        }
+        Path file = write(dir, "big.csv", csv.toString());
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL, null, 16)) {
+            List<List<String>> rows = CsvTestFiles.rows(reader, 7);
+            assertThat(rows).hasSize(300);
+            for (int i = 0; i < 300; i++) {
+                assertThat(rows.get(i)).containsExactly(String.valueOf(i), "v" + i + ",\"q\"\nz");
+            }
+        }
+    }
+
+    @Test
+    void recordsRememberTheirPhysicalLine() {
+        Path file = write(dir, "l.csv", "a,b\n1,\"x\ny\"\n2,z\r\n3,w\n");
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL)) {
+            CsvChunk chunk = reader.newChunk(10);
+            assertThat(reader.read(chunk)).isTrue();
+            assertThat(chunk.rows()).isEqualTo(3);
+            assertThat(chunk.lines()[0]).isEqualTo(2);
+            assertThat(chunk.lines()[1]).isEqualTo(4);
+            assertThat(chunk.lines()[2]).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void wrongFieldCountNamesFileAndLine() {
+        Path file = write(dir, "w.csv", "a,b\n1,2\n3\n");
+        assertThatThrownBy(() -> readAll(file, CsvFormat.DEFAULT))
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining(file + " line 3: found 1 field, expected 2")
+                .hasMessageContaining("--on-error skip");
+    }
+
+    @Test
+    void unclosedQuoteAtEndNamesLineAndColumn() {
+        Path file = write(dir, "u.csv", "a,b\n1,2\n3,\"open\nmore\n");
+        assertThatThrownBy(() -> readAll(file, CsvFormat.DEFAULT))
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining(file + " line 3: the quote opened in column 2 ('b') on line 3 is never closed");
+    }
+
+    @Test
+    void garbageAfterClosingQuoteNamesLineAndColumn() {
+        Path file = write(dir, "g.csv", "a,b\n\"x\"y,2\n");
+        assertThatThrownBy(() -> readAll(file, CsvFormat.DEFAULT))
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining(file + " line 2: unexpected character after the closing quote in column 1 ('a')");
+    }
+
+    @Test
+    void skipModeDropsAndCountsMalformedRowsAndKeepsTheRest() {
+        Path file = write(dir, "s.csv", "a,b\n1,2\n3\n\"x\"y,2\n4,5,6\n7,8\n9,\"open\n");
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.SKIP)) {
+            assertThat(CsvTestFiles.rows(reader, 2)).containsExactly(row("1", "2"), row("7", "8"));
+            assertThat(reader.rowsSkipped()).isEqualTo(4);
+            assertThat(reader.rowsRead()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void typedKeyColumnsAreParsedAndBadValuesNameLineAndColumn() {
+        Path file = write(dir, "k.csv", "id,x,flag\n-5,\"7.5\",TRUE\n,1e3,false\n\"\",NaN,\n");
+        ColumnType[] types = {ColumnType.BIGINT, ColumnType.DOUBLE, ColumnType.BOOLEAN};
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL, types, 64)) {
+            CsvChunk chunk = reader.newChunk(8);
+            assertThat(reader.read(chunk)).isTrue();
+            assertThat(chunk.rows()).isEqualTo(3);
+            assertThat(chunk.longs(0)[0]).isEqualTo(-5);
+            assertThat(chunk.isNull(0, 1)).isTrue();
+            assertThat(chunk.isNull(0, 2)).as("an empty string in a BIGINT key reads as NULL").isTrue();
+            assertThat(chunk.doubles(1)).startsWith(7.5, 1000.0);
+            assertThat(chunk.doubles(1)[2]).isNaN();
+            assertThat(chunk.booleans(2)[0]).isTrue();
+            assertThat(chunk.booleans(2)[1]).isFalse();
+            assertThat(chunk.isNull(2, 2)).isTrue();
+            assertThat(chunk.text(1, 0)).as("the text stays available").isEqualTo("7.5");
+        }
+        Path bad = write(dir, "bad.csv", "id,x\n1,a\n\n12x,b\n");
+        ColumnType[] idBigint = {ColumnType.BIGINT, null};
+        try (CsvReader reader = new CsvReader(bad, CsvFormat.DEFAULT, OnError.FAIL, idBigint, 64)) {
+            assertThatThrownBy(() -> reader.read(reader.newChunk(8)))
+                    .isInstanceOf(InputException.class)
+                    .hasMessageContaining(bad + " line 4: value '12x' in column 1 ('id') is not a BIGINT")
+                    .hasMessageContaining("'id:varchar'");
+        }
+        try (CsvReader reader = new CsvReader(bad, CsvFormat.DEFAULT, OnError.SKIP, idBigint, 64)) {
+            assertThat(CsvTestFiles.rows(reader, 8)).containsExactly(row("1", "a"));
+            assertThat(reader.rowsSkipped()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void varcharKeysKeepEmptyStringsDistinctFromNull() {
+        Path file = write(dir, "v.csv", "k\n\"\"\n\nab\n");
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL,
+                new ColumnType[] {ColumnType.VARCHAR}, 64)) {
+            assertThat(CsvTestFiles.rows(reader, 8)).containsExactly(row(""), row((String) null), row("ab"));
+        }
+    }
+
+    @Test
+    void missingFileAndEmptyFileAreInputErrors() {
+        Path missing = dir.resolve("nope.csv");
+        assertThatThrownBy(() -> new CsvReader(missing, CsvFormat.DEFAULT, OnError.FAIL))
+                .isInstanceOf(InputException.class)
+                .hasMessage(missing + " does not exist; check the path");
+        Path empty = write(dir, "empty.csv", "");
+        assertThatThrownBy(() -> new CsvReader(empty, CsvFormat.DEFAULT, OnError.FAIL))
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining(empty + " is empty");
+        assertThatThrownBy(() -> new CsvReader(dir, CsvFormat.DEFAULT, OnError.FAIL))
+                .isInstanceOf(InputException.class)
+                .hasMessageContaining("is a directory");
+        Path device = Path.of("/dev/null");
+        if (Files.exists(device)) {
+            assertThatThrownBy(() -> new CsvReader(device, CsvFormat.DEFAULT, OnError.FAIL))
+                    .isInstanceOf(InputException.class)
+                    .hasMessageContaining("is not a regular file");
+        }
+    }
+
+    @Test
+    void quoteInsideUnquotedFieldIsLiteral() {
+        Path file = write(dir, "l.csv", "a,b\n5\"3,x\"\n");
+        assertThat(readAll(file, CsvFormat.DEFAULT)).containsExactly(row("5\"3", "x\""));
+    }
+
+    @Test
+    void aRunawayQuotedFieldIsRefusedBeforeItFillsTheHeap() throws IOException {
+        Path file = dir.resolve("runaway.csv");
+        byte[] block = new byte[1 << 20];
+        Arrays.fill(block, (byte) 'x');
+        try (OutputStream out = Files.newOutputStream(file)) {
+            out.write("a,b\n1,2\n3,\"".getBytes(StandardCharsets.US_ASCII));
+            for (int i = 0; i <= CsvChunk.MAX_FIELD_BYTES >> 20; i++) {
+                out.write(block);
+            }
+        }
+        assertThatThrownBy(() -> readAll(file, CsvFormat.DEFAULT))
+                .isInstanceOf(InputException.class)
+                .hasMessage(file + " line 3: a field is larger than 64MB, probably because a quote is never closed;"
+                        + " check the quoting from that line on");
+    }
+}

@@ -1,0 +1,171 @@
+package dev.spilljoin.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CsvWriterTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void text(CsvWriter writer, String value) throws IOException {
+        if (value == null) {
+            writer.writeNull();
+        } else {
+            byte[] b = utf8("<" + value + ">");
+            writer.writeText(b, 1, b.length - 2);
+        }
+    }
+
+    @Test
+    void quotesOnlyWhenNeededAndSpellsNullAndEmpty() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CsvWriter writer = new CsvWriter(out, (byte) ',');
+        writer.writeHeader(new String[] {"id", "a,b", "q"});
+        for (String value : new String[] {"plain", null, "", "x,y", "say \"hi\"", "two\nlines", "cr\r", "ünï 🙂"}) {
+            text(writer, value);
+        }
+        writer.endRow();
+        writer.flush();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(
+                "id,\"a,b\",q\nplain,,\"\",\"x,y\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",ünï 🙂\n");
+        assertThat(writer.rowsWritten()).isEqualTo(1);
+    }
+
+    @Test
+    void rendersNumbersAndBooleans() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CsvWriter writer = new CsvWriter(out, (byte) ';');
+        writer.writeLong(0);
+        writer.writeLong(-123);
+        writer.writeLong(Long.MIN_VALUE);
+        writer.writeLong(Long.MAX_VALUE);
+        writer.writeDouble(42);
+        writer.writeDouble(-0.0);
+        writer.writeDouble(0.1);
+        writer.writeDouble(1e20);
+        writer.writeDouble(Double.NaN);
+        writer.writeDouble(Double.POSITIVE_INFINITY);
+        writer.writeDouble(Double.NEGATIVE_INFINITY);
+        writer.writeBoolean(true);
+        writer.writeBoolean(false);
+        writer.endRow();
+        writer.flush();
+        assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo(
+                "0;-123;-9223372036854775808;9223372036854775807;42.0;-0.0;0.1;1.0E20;NaN;Infinity;-Infinity;"
+                        + "true;false\n");
+    }
+
+    @Test
+    void doublesRoundTripThroughTheReader() throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("CsvWriterTest seed " + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        double[] values = new double[5_000];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = switch (i % 4) {
+                case 0 -> Double.longBitsToDouble(random.nextLong());
+                case 1 -> (double) random.nextLong(-(1L << 53), 1L << 53);
+                case 2 -> random.nextInt(-1_000_000, 1_000_000) / 100.0;
+                default -> random.nextDouble() * Math.pow(10, random.nextInt(-300, 300));
+            };
+        }
+        values[0] = Double.NaN;
+        values[1] = Double.NEGATIVE_INFINITY;
+        values[2] = -0.0;
+        values[3] = Double.MIN_VALUE;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CsvWriter writer = new CsvWriter(out, (byte) ',', 100);
+        writer.writeHeader(new String[] {"d"});
+        for (double value : values) {
+            writer.writeDouble(value);
+            writer.endRow();
+        }
+        writer.flush();
+        Path file = CsvTestFiles.writeBytes(dir, "d.csv", out.toByteArray());
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL,
+                new ColumnType[] {ColumnType.DOUBLE}, 4096)) {
+            CsvChunk chunk = reader.newChunk(values.length);
+            assertThat(reader.read(chunk)).isTrue();
+            assertThat(chunk.rows()).isEqualTo(values.length);
+            for (int i = 0; i < values.length; i++) {
+                assertThat(Double.doubleToLongBits(chunk.doubles(0)[i])).as(chunk.text(0, i))
+                        .isEqualTo(Double.doubleToLongBits(values[i]));
+            }
+        }
+    }
+
+    @Test
+    void writeThenReadBackGivesTheSameFieldsIncludingNullAndEmpty() throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("CsvWriterTest round trip seed " + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        String alphabet = "ab,\"\r\n ;é日🙂";
+        List<List<String>> rows = new ArrayList<>();
+        for (int r = 0; r < 2_000; r++) {
+            String[] row = new String[3];
+            for (int c = 0; c < row.length; c++) {
+                int kind = random.nextInt(6);
+                if (kind == 0) {
+                    row[c] = null;
+                } else if (kind == 1) {
+                    row[c] = "";
+                } else {
+                    StringBuilder value = new StringBuilder();
+                    int length = random.nextInt(1, 12);
+                    for (int i = 0; i < length; i++) {
+                        value.appendCodePoint(alphabet.codePointAt(alphabet.offsetByCodePoints(0,
+                                random.nextInt(alphabet.codePointCount(0, alphabet.length())))));
+                    }
+                    row[c] = value.toString();
+                }
+            }
+            rows.add(Arrays.asList(row));
+        }
+        for (byte delimiter : new byte[] {',', ';', '\t'}) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            CsvWriter writer = new CsvWriter(out, delimiter, 256);
+            writer.writeHeader(new String[] {"a", "b c", "x\"y"});
+            for (List<String> row : rows) {
+                for (String value : row) {
+                    text(writer, value);
+                }
+                writer.endRow();
+            }
+            writer.flush();
+            Path file = CsvTestFiles.writeBytes(dir, "rt" + delimiter + ".csv", out.toByteArray());
+            CsvFormat format = new CsvFormat(delimiter, true);
+            try (CsvReader reader = new CsvReader(file, format, OnError.FAIL, null, 512)) {
+                assertThat(reader.columnNames()).containsExactly("a", "b c", "x\"y");
+                assertThat(CsvTestFiles.rows(reader, 97)).isEqualTo(rows);
+            }
+        }
+    }
+
+    @Test
+    void fieldsLargerThanTheBufferAreWrittenWhole() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CsvWriter writer = new CsvWriter(out, (byte) ',', 64);
+        String big = "x".repeat(500);
+        String quoted = "\"".repeat(100);
+        text(writer, big);
+        text(writer, quoted);
+        writer.endRow();
+        writer.flush();
+        assertThat(out.toString(StandardCharsets.US_ASCII))
+                .isEqualTo(big + ",\"" + "\"".repeat(200) + "\"\n");
+    }
+}

@@ -1,0 +1,103 @@
+package dev.spilljoin.spill;
+
+import java.io.IOException;
+
+/**
+ * Spills one input into N partition files at once: one {@link PartitionWriter} per partition.
+ *
+ * <p>Memory: a partition's buffer and mapped window are reserved on its first record and given back with
+ * {@link #releaseBuffer(int)} (flushing it), so the footprint is
+ * {@code memoryBytes(partitionsHeld, bufferBytes, windowBytes) = partitionsHeld × (bufferBytes + windowBytes)},
+ * at most {@code partitions × (bufferBytes + windowBytes)}. All of it lives in one child of the reservation handed
+ * in, each partition's share in a grandchild.
+ *
+ * <p>Invariants: closing releases every buffer and window; files of an unfinished writer are never readable and
+ * are deleted with their space.
+ */
+public final class PartitionedSpillWriter implements AutoCloseable {
+    private final MemoryReservation memory;
+    private final PartitionWriter[] writers;
+    private boolean closed;
+
+    PartitionedSpillWriter(SpillSpace space, String label, int partitions, MemoryReservation reservation,
+            int bufferBytes) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("a partitioned spill writer needs at least 1 partition, got "
+                    + partitions);
+        }
+        memory = reservation.newChild("spill " + label);
+        writers = new PartitionWriter[partitions];
+        try {
+            for (int p = 0; p < partitions; p++) {
+                writers[p] = space.newFile(label + "-p" + p).openWriter(memory, bufferBytes);
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** The most a partitioned writer holds while {@code partitionsHeld} partitions hold their buffer. */
+    public static long memoryBytes(int partitionsHeld, int bufferBytes, int windowBytes) {
+        return partitionsHeld * PartitionWriter.memoryBytes(bufferBytes, windowBytes);
+    }
+
+    /** Appends a record to {@code partition} (see {@link PartitionWriter#append}). */
+    public void append(int partition, long source, int length) throws IOException {
+        writers[partition].append(source, length);
+    }
+
+    /** Room for a record in {@code partition}'s buffer (see {@link PartitionWriter#reserveRecord}). */
+    public long reserveRecord(int partition, int length) throws IOException {
+        return writers[partition].reserveRecord(length);
+    }
+
+    /** Flushes {@code partition}'s buffer and gives its buffer and window back (the next record takes them again). */
+    public void releaseBuffer(int partition) throws IOException {
+        writers[partition].releaseBuffer();
+    }
+
+    /** Flushes and seals every partition's file; afterwards {@link #file(int)} can be read. */
+    public void finish() throws IOException {
+        for (PartitionWriter writer : writers) {
+            writer.finish();
+        }
+    }
+
+    public int partitions() {
+        return writers.length;
+    }
+
+    public SpillFile file(int partition) {
+        return writers[partition].file();
+    }
+
+    public long rowCount(int partition) {
+        return writers[partition].rowCount();
+    }
+
+    /** True while {@code partition} holds its buffer's memory. */
+    public boolean holdsBuffer(int partition) {
+        return writers[partition].holdsBuffer();
+    }
+
+    /** Bytes this writer reserves now (buffers and windows held). */
+    public long reservedBytes() {
+        return memory.reserved();
+    }
+
+    /** Releases every buffer and window without flushing; idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (PartitionWriter writer : writers) {
+            if (writer != null) {
+                writer.close();
+            }
+        }
+        memory.close();
+    }
+}
