@@ -63,6 +63,11 @@ final class DuckDbOracle extends SqlOracle {
     }
 
     @Override
+    String integerSeries(long n) {
+        return "range(" + n + ") s(i)";
+    }
+
+    @Override
     protected void append(String table, Schema schema, List<Batch> batches) throws SQLException {
         try (DuckDBAppender appender = ((DuckDBConnection) connection).createAppender("main", table)) {
             for (Batch batch : batches) {

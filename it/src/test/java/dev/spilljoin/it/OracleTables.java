@@ -28,6 +28,14 @@ final class OracleTables implements AutoCloseable {
         return name;
     }
 
+    /** Creates a new uniquely named table from a query and returns its name. */
+    String createAs(String purpose, String query) throws SQLException {
+        String name = SqlOracle.uniqueTableName(purpose);
+        tables.add(name);
+        oracle.createAs(name, query);
+        return name;
+    }
+
     @Override
     public void close() throws SQLException {
         SQLException first = null;

@@ -73,6 +73,11 @@ final class PostgresOracle extends SqlOracle {
     }
 
     @Override
+    String integerSeries(long n) {
+        return "generate_series(0::bigint, " + (n - 1) + "::bigint) s(i)";
+    }
+
+    @Override
     protected String createTable() {
         return "CREATE UNLOGGED TABLE";
     }

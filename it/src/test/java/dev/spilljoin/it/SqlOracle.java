@@ -51,6 +51,14 @@ abstract class SqlOracle implements AutoCloseable {
         append(table, schema, batches);
     }
 
+    /** The FROM item of the integers {@code 0 .. n-1} as BIGINT column {@code i} of alias {@code s}. */
+    abstract String integerSeries(long n);
+
+    /** Creates {@code table} from a query ({@code CREATE TABLE ... AS}). */
+    final void createAs(String table, String query) throws SQLException {
+        execute(createTable() + " " + table + " AS " + query);
+    }
+
     final void drop(String table) throws SQLException {
         execute("DROP TABLE IF EXISTS " + table);
     }

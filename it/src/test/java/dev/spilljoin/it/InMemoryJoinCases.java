@@ -7,16 +7,13 @@ import dev.spilljoin.operator.JoinType;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.testing.RandomJoinInputs;
 import dev.spilljoin.operator.testing.Rows;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -24,33 +21,23 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The in-memory comparisons, run against each oracle by a subclass that opens it: spilljoin's result must be the
+ * The in-memory comparisons, run against each oracle by the test class that opens it ({@link OracleTest}): spilljoin's result must be the
  * oracle's, as a multiset, for every join type SQL can express, on (1) random schemas from the operator's own
  * generator (1–3 key columns of any type, NULLs, -0.0/NaN, extreme values, empty inputs), in both build
  * orientations with random projections, and (2) every {@link KeyDistribution} × {@link KeyShape} with payloads of
  * every type. Seeds are printed; replay with {@code -Dseed=} (and {@code -Dcases=} for the random schemas).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class OracleJoinContract {
+interface InMemoryJoinCases extends OracleTest {
     /** Generous: these joins never spill. */
-    static final long BUDGET = 256L << 20;
-    private static final long SEED = Long.getLong("seed", System.nanoTime());
-
-    protected SqlOracle oracle;
-
-    @AfterAll
-    void closeOracle() throws SQLException {
-        if (oracle != null) {
-            oracle.close();
-        }
-    }
+    long BUDGET = 256L << 20;
 
     @Test
-    void randomSchemasEveryJoinTypeBothOrientations() throws SQLException {
+    default void randomSchemasEveryJoinTypeBothOrientations() throws SQLException {
+        SqlOracle oracle = oracle();
         int cases = Integer.getInteger("cases", 25);
-        System.out.println(getClass().getSimpleName() + " random schemas: seed=" + SEED + " cases=" + cases
-                + " (replay with -Dseed=" + SEED + ")");
-        SplittableRandom random = new SplittableRandom(SEED);
+        System.out.println(getClass().getSimpleName() + " random schemas: seed=" + OracleTest.SEED + " cases=" + cases
+                + " (replay with -Dseed=" + OracleTest.SEED + ")");
+        SplittableRandom random = new SplittableRandom(OracleTest.SEED);
         int joins = 0;
         for (int i = 0; i < cases; i++) {
             long caseSeed = random.nextLong();
@@ -70,7 +57,7 @@ abstract class OracleJoinContract {
                     for (Side build : Side.values()) {
                         JoinConfig config = JoinConfig.DEFAULT.withBuildSide(build).withOutputBatchRows(1 + r.nextInt(300));
                         OracleCheck.assertSame(tables, l, rt, c, type, projection, BUDGET, config,
-                                "-Dseed=" + SEED + " (case " + i + ")");
+                                "-Dseed=" + OracleTest.SEED + " (case " + i + ")");
                         joins++;
                     }
                 }
@@ -79,6 +66,7 @@ abstract class OracleJoinContract {
         assertThat(joins).as("joins compared").isGreaterThanOrEqualTo(cases * 16);
     }
 
+    /** Every key distribution with every key shape. */
     static Stream<Arguments> distributionsAndShapes() {
         List<Arguments> out = new ArrayList<>();
         for (KeyDistribution d : KeyDistribution.values()) {
@@ -99,11 +87,12 @@ abstract class OracleJoinContract {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("distributionsAndShapes")
-    void keyDistributionsEveryJoinType(KeyDistribution distribution, KeyShape shape) throws SQLException {
-        long seed = SEED ^ (distribution.ordinal() * 0x9E3779B97F4A7C15L) ^ (shape.ordinal() * 0xC2B2AE3D27D4EB4FL);
-        System.out.println(getClass().getSimpleName() + " " + distribution + " " + shape + ": seed=" + SEED
-                + " (replay with -Dseed=" + SEED + ")");
+    @MethodSource("dev.spilljoin.it.InMemoryJoinCases#distributionsAndShapes")
+    default void keyDistributionsEveryJoinType(KeyDistribution distribution, KeyShape shape) throws SQLException {
+        SqlOracle oracle = oracle();
+        long seed = OracleTest.SEED ^ (distribution.ordinal() * 0x9E3779B97F4A7C15L) ^ (shape.ordinal() * 0xC2B2AE3D27D4EB4FL);
+        System.out.println(getClass().getSimpleName() + " " + distribution + " " + shape + ": seed=" + OracleTest.SEED
+                + " (replay with -Dseed=" + OracleTest.SEED + ")");
         int[] n = sizes(distribution);
         JoinCase c = InputGenerator.generate(distribution, shape, n[0], n[1], 0.02, seed);
         try (OracleTables tables = new OracleTables(oracle)) {
@@ -114,7 +103,7 @@ abstract class OracleJoinContract {
                     continue;
                 }
                 JoinStats stats = OracleCheck.assertSame(tables, l, r, c, type, c.fullProjection(type), BUDGET,
-                        JoinConfig.DEFAULT, "-Dseed=" + SEED);
+                        JoinConfig.DEFAULT, "-Dseed=" + OracleTest.SEED);
                 assertThat(stats.rows(Side.LEFT) + stats.rows(Side.RIGHT)).isEqualTo(n[0] + n[1]);
             }
         }
