@@ -1,0 +1,180 @@
+package dev.spilljoin.bench;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The side-by-side runner: generates the workloads of docs/WORKLOADS.md, times the join in each engine on the same
+ * rows under each memory setting, prints the table and optionally writes it as JSON.
+ *
+ * <p>Exit codes: 0 when every engine that ran returned the reference count and sum; 1 when any result differed or
+ * an engine failed (said loudly on stderr); 2 for bad arguments.
+ */
+@Command(name = "spilljoin-bench", mixinStandardHelpOptions = true,
+        description = "Times the join of the workloads W1-W4 (docs/WORKLOADS.md) side by side in DuckDB and PostgreSQL.")
+public final class BenchRunner implements Callable<Integer> {
+
+    @Option(names = "--scale", defaultValue = "small", description = "small (1M x 10M), large (10M x 100M), or NRxNS (e.g. 1000x10000); default ${DEFAULT-VALUE}")
+    String scaleName;
+
+    @Option(names = "--workloads", defaultValue = "W1,W2,W3,W3L,W4", description = "comma-separated; default ${DEFAULT-VALUE}")
+    String workloads;
+
+    @Option(names = "--engines", defaultValue = "spilljoin,duckdb,postgres", description = "comma-separated; default ${DEFAULT-VALUE}")
+    String engines;
+
+    @Option(names = "--settings", defaultValue = "generous,tight",
+            description = "memory settings: generous (512 B x nR) and/or tight (32 B x nR); default ${DEFAULT-VALUE}")
+    String settings;
+
+    @Option(names = "--tight-budget", description = "override the tight budget in bytes (default 32 B x nR)")
+    Long tightBudget;
+
+    @Option(names = "--generous-budget", description = "override the generous budget in bytes (default 512 B x nR)")
+    Long generousBudget;
+
+    @Option(names = "--runs", defaultValue = "3", description = "timed runs after one warm-up; the median is reported; default ${DEFAULT-VALUE}")
+    int runs;
+
+    @Option(names = "--json", description = "also write the results as JSON to this file")
+    Path json;
+
+    @Option(names = "--postgres-large", description = "run PostgreSQL at the large scale too (one run, no EXPLAIN ANALYZE)")
+    boolean postgresLarge;
+
+    @Option(names = "--csv-case", description = "also time the end-to-end CSV case (W1 at this scale as CSV files, DuckDB as a fresh process)")
+    boolean csvCase;
+
+    @Option(names = "--csv-memory-limit", defaultValue = "134217728", description = "memory limit of the CSV case in bytes; default ${DEFAULT-VALUE} (128 MB)")
+    long csvMemoryLimit;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final PrintStream out;
+
+    BenchRunner(PrintStream out) {
+        this.out = out;
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine(System.out).execute(args));
+    }
+
+    /** The command printing its progress and table to {@code out}; bad values (IllegalArgumentException) exit with 2. */
+    static CommandLine commandLine(PrintStream out) {
+        CommandLine commandLine = new CommandLine(new BenchRunner(out));
+        commandLine.setExecutionExceptionHandler((e, command, parseResult) -> {
+            if (e instanceof IllegalArgumentException) {
+                command.getErr().println(e.getMessage());
+                return 2;
+            }
+            throw e;
+        });
+        return commandLine;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (runs < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--runs must be at least 1, got " + runs);
+        }
+        Scale scale = Scale.named(scaleName);
+        List<Workload> workloadList = Workload.parseList(workloads);
+        Map<MemorySetting, Long> budgets = new LinkedHashMap<>();
+        for (String name : settings.split(",")) {
+            MemorySetting setting = MemorySetting.named(name);
+            Long override = setting == MemorySetting.TIGHT ? tightBudget : generousBudget;
+            budgets.put(setting, override != null ? override : setting.bytes(scale));
+        }
+        List<String> skipped = new ArrayList<>();
+        List<Engine> opened = new ArrayList<>();
+        List<SideBySide.Contender> contenders = new ArrayList<>();
+        try {
+            boolean large = scale.nR() > Scale.SMALL.nR();
+            for (String name : engines.split(",")) {
+                String engine = name.trim().toLowerCase(Locale.ROOT);
+                switch (engine) {
+                    case "duckdb" -> {
+                        opened.add(new DuckDbEngine());
+                        contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), runs));
+                    }
+                    case "postgres" -> {
+                        Optional<String> unavailable = postgresUnavailable(large);
+                        if (unavailable.isPresent()) {
+                            skipped.add("postgres: " + unavailable.get());
+                            out.println("skipping postgres: " + unavailable.get());
+                        } else {
+                            opened.add(new PostgresEngine(PostgresConnectionSettings.fromEnvironment(), !large));
+                            contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), large ? 1 : runs));
+                        }
+                    }
+                    case ResultTable.SPILLJOIN -> {
+                        opened.add(new SpillJoinEngine());
+                        contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), runs));
+                    }
+                    default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                            "unknown engine '" + name.trim() + "': use spilljoin, duckdb, postgres");
+                }
+            }
+            StringBuilder budgetText = new StringBuilder();
+            budgets.forEach((setting, bytes) -> budgetText.append(' ').append(setting.label()).append(' ').append(ResultTable.bytes(bytes)));
+            out.printf(Locale.ROOT, "scale %s (nR %,d, nS %,d); budgets%s; %d timed runs after a warm-up%n", scale.name(),
+                    scale.nR(), scale.nS(), budgetText, runs);
+            List<Measurement> measurements = new SideBySide(scale, out).run(workloadList, contenders, budgets);
+            CsvCase.Outcome csv = csvCase ? new CsvCase(scale, out).runDuckDb(csvMemoryLimit) : null;
+
+            out.println();
+            out.print(ResultTable.format(scale, measurements));
+            if (csv != null) {
+                out.printf(Locale.ROOT, "CSV case (W1 %s, fresh process): %s at %s: %.2f s, %s%n", scale.name(), csv.engine(),
+                        ResultTable.bytes(csv.memoryLimitBytes()), csv.seconds(), csv.agrees() ? "ok" : "WRONG " + csv.result());
+            }
+            for (String reason : skipped) {
+                out.println("skipped " + reason);
+            }
+            if (json != null) {
+                Files.writeString(json, JsonReport.format(scale, runs, measurements, skipped, csv));
+                out.println("wrote " + json);
+            }
+            return reportDisagreements(measurements, csv);
+        } finally {
+            for (Engine engine : opened) {
+                engine.close();
+            }
+        }
+    }
+
+    private Optional<String> postgresUnavailable(boolean large) {
+        if (large && !postgresLarge) {
+            return Optional.of("the large scale takes 30-90 s a query in PostgreSQL; opt in with --postgres-large");
+        }
+        return PostgresConnectionSettings.fromEnvironment().unreachableReason();
+    }
+
+    private int reportDisagreements(List<Measurement> measurements, CsvCase.Outcome csv) {
+        long bad = measurements.stream().filter(m -> !m.agrees()).count();
+        boolean csvBad = csv != null && !csv.agrees();
+        if (bad == 0 && !csvBad) {
+            return 0;
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        err.println();
+        err.println("!!!! RESULTS DISAGREE: " + bad + " engine run(s) failed or differ from the reference"
+                + (csvBad ? ", and the CSV case's output is wrong" : "") + " (see the table above) !!!!");
+        err.flush();
+        return 1;
+    }
+}

@@ -1,0 +1,40 @@
+package dev.spilljoin.bench;
+
+import java.util.Arrays;
+import java.util.OptionalLong;
+
+/**
+ * One cell of the side-by-side table: one engine on one workload under one memory setting. {@code error} is null
+ * unless the engine failed (then there are no run times); {@code result} is the result of the last run.
+ */
+public record Measurement(Workload workload, MemorySetting setting, long budgetBytes, String engine, double[] runSeconds,
+                          OptionalLong peakMemoryBytes, OptionalLong spilledBytes, JoinResult result, JoinResult expected,
+                          String note, String error) {
+
+    public static Measurement failed(Workload workload, MemorySetting setting, long budgetBytes, String engine,
+                                     JoinResult expected, String error) {
+        return new Measurement(workload, setting, budgetBytes, engine, new double[0], OptionalLong.empty(),
+                OptionalLong.empty(), null, expected, "", error);
+    }
+
+    /** The median of the timed runs (the mean of the middle two for an even count). */
+    public double medianSeconds() {
+        if (runSeconds.length == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = runSeconds.clone();
+        Arrays.sort(sorted);
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    /** Probe rows per second at the median time. */
+    public double probeRowsPerSecond(Scale scale) {
+        return scale.nS() / medianSeconds();
+    }
+
+    /** True when the engine ran and returned the expected count and sum. */
+    public boolean agrees() {
+        return error == null && expected.equals(result);
+    }
+}

@@ -1,0 +1,137 @@
+package dev.spilljoin.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Runs the workloads through the engines on identical rows and collects one {@link Measurement} per
+ * (workload, engine, setting).
+ *
+ * <p>Per workload: the reference result is computed first and, where docs/WORKLOADS.md lists one, checked against
+ * it (a difference stops the run: the generator is wrong). Each engine then loads R and S (untimed; skipped when
+ * the engine already holds the same rows, e.g. W3 and W3L share both tables), and per setting runs one profiled
+ * warm-up followed by the contender's number of timed runs. Every run's result is compared with the reference; an engine that
+ * throws is recorded with its error and the run goes on with the next cell.
+ */
+public final class SideBySide {
+
+    /** An engine and how many timed runs it gets after its warm-up. */
+    public record Contender(Engine engine, int runs) {
+        public Contender {
+            if (runs < 1) {
+                throw new IllegalArgumentException("runs must be at least 1, got " + runs);
+            }
+        }
+    }
+
+    private final Scale scale;
+    private final PrintStream log;
+
+    public SideBySide(Scale scale, PrintStream log) {
+        this.scale = scale;
+        this.log = log;
+    }
+
+    /**
+     * Runs every workload on every engine under every memory setting (with its budget in bytes); engines stay open
+     * (the caller closes them).
+     * The measurements come ordered by workload, then setting, then the contenders' order.
+     */
+    public List<Measurement> run(List<Workload> workloads, List<Contender> contenders, Map<MemorySetting, Long> budgets) {
+        List<Measurement> measurements = new ArrayList<>();
+        Map<String, String> loadedTables = new HashMap<>();
+        for (Workload workload : workloads) {
+            WorkloadGenerator generator = new WorkloadGenerator(workload, scale);
+            JoinResult expected = referenceResult(generator);
+            for (Contender contender : contenders) {
+                Engine engine = contender.engine();
+                if (!loadTables(engine, generator, loadedTables)) {
+                    budgets.forEach((setting, budget) -> measurements.add(
+                            Measurement.failed(workload, setting, budget, engine.name(), expected, "load failed")));
+                    continue;
+                }
+                budgets.forEach((setting, budget) -> measurements.add(
+                        measure(engine, contender.runs(), workload, setting, budget, expected)));
+            }
+        }
+        measurements.sort(Comparator.comparing(Measurement::workload).thenComparing(Measurement::setting));
+        return measurements;
+    }
+
+    private JoinResult referenceResult(WorkloadGenerator generator) {
+        long start = System.nanoTime();
+        JoinResult expected = ReferenceJoin.compute(generator);
+        Workload workload = generator.workload();
+        Optional<JoinResult> listed = ExpectedResults.listed(workload, scale);
+        if (listed.isPresent() && !listed.get().equals(expected)) {
+            throw new IllegalStateException("the generator is wrong: " + workload + " at the " + scale.name() + " scale gives "
+                    + expected + ", docs/WORKLOADS.md lists " + listed.get());
+        }
+        log.printf(Locale.ROOT, "%s reference: %s%s (%.1f s)%n", workload, expected,
+                listed.isPresent() ? ", as docs/WORKLOADS.md lists" : "", seconds(System.nanoTime() - start));
+        return expected;
+    }
+
+    private boolean loadTables(Engine engine, WorkloadGenerator generator, Map<String, String> loadedTables) {
+        for (TableSource table : List.of(generator.buildTable(), generator.probeTable())) {
+            String key = engine.name() + "/" + table.role();
+            if (table.id().equals(loadedTables.get(key))) {
+                continue;
+            }
+            loadedTables.remove(key);
+            long start = System.nanoTime();
+            try {
+                engine.load(table);
+            } catch (Exception e) {
+                log.printf(Locale.ROOT, "!! %s failed to load %s of %s: %s%n", engine.name(), table.role().tableName(),
+                        generator.workload(), e);
+                return false;
+            }
+            loadedTables.put(key, table.id());
+            log.printf(Locale.ROOT, "%s loaded %s (%,d rows) for %s in %.1f s%n", engine.name(), table.role().tableName(),
+                    table.rows(), generator.workload(), seconds(System.nanoTime() - start));
+        }
+        return true;
+    }
+
+    private Measurement measure(Engine engine, int runs, Workload workload, MemorySetting setting, long budget,
+                                JoinResult expected) {
+        try {
+            EngineProfile profile = engine.profile(workload, budget);
+            if (profile.result() != null && !profile.result().equals(expected)) {
+                return new Measurement(workload, setting, budget, engine.name(), new double[0], profile.peakMemoryBytes(),
+                        profile.spilledBytes(), profile.result(), expected, profile.note(), null);
+            }
+            double[] seconds = new double[runs];
+            JoinResult last = null;
+            for (int i = 0; i < runs; i++) {
+                Engine.TimedRun run = engine.run(workload, budget);
+                seconds[i] = seconds(run.nanos());
+                last = run.result();
+                if (!last.equals(expected)) {
+                    seconds = Arrays.copyOf(seconds, i + 1);
+                    break;
+                }
+            }
+            Measurement measurement = new Measurement(workload, setting, budget, engine.name(), seconds,
+                    profile.peakMemoryBytes(), profile.spilledBytes(), last, expected, profile.note(), null);
+            log.printf(Locale.ROOT, "%s %s %s: median %.3f s, %s%s%n", workload, setting.label(), engine.name(),
+                    measurement.medianSeconds(), last, measurement.agrees() ? "" : "  !! EXPECTED " + expected);
+            return measurement;
+        } catch (Exception e) {
+            log.printf(Locale.ROOT, "!! %s %s %s failed: %s%n", workload, setting.label(), engine.name(), e);
+            return Measurement.failed(workload, setting, budget, engine.name(), expected, e.toString());
+        }
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+}

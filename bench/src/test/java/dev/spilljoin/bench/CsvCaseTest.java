@@ -1,0 +1,76 @@
+package dev.spilljoin.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CsvCaseTest {
+
+    @Test
+    void writeDecimalFormatsLikeLongToString() {
+        byte[] buffer = new byte[24];
+        for (long value : new long[] {0, 7, 10, 999, 1L << 31, Long.MAX_VALUE, -1, -4711, Long.MIN_VALUE}) {
+            int end = CsvWorkloadWriter.writeDecimal(value, buffer, 2);
+            assertThat(new String(buffer, 2, end - 2, StandardCharsets.US_ASCII)).isEqualTo(Long.toString(value));
+        }
+    }
+
+    @Test
+    void writtenCsvHoldsTheGeneratedRows(@TempDir Path dir) throws IOException {
+        WorkloadGenerator generator = new WorkloadGenerator(Workload.W2, new Scale("tiny", 100, 20_000));
+        Path file = dir.resolve("s.csv");
+        CsvWorkloadWriter.write(generator.probeTable(), file);
+        List<String> lines = Files.readAllLines(file);
+        TableSource.Columns expected = generator.probeTable().materialize();
+        assertThat(lines).hasSize(20_001);
+        assertThat(lines.get(0)).isEqualTo("k,p");
+        for (int i = 0; i < 20_000; i++) {
+            assertThat(lines.get(i + 1)).isEqualTo(expected.keys()[i] + "," + expected.payloads()[i]);
+        }
+    }
+
+    @Test
+    void checkerSumsJoinedRowsAndRejectsMismatchedKeys(@TempDir Path dir) throws IOException {
+        Path good = dir.resolve("good.csv");
+        Files.writeString(good, "k,p,k_1,p_1\n3,10,3,5\n4,1,4,2\n");
+        assertThat(CsvJoinOutputChecker.check(good)).isEqualTo(new JoinResult(2, 18));
+        Path bad = dir.resolve("bad.csv");
+        Files.writeString(bad, "k,p,k_1,p_1\n3,10,4,5\n");
+        assertThatThrownBy(() -> CsvJoinOutputChecker.check(bad)).isInstanceOf(IOException.class)
+                .hasMessageContaining("line 2: joined keys differ: 3 and 4");
+    }
+
+    @Test
+    void duckDbJoinsTheCsvFilesInAFreshProcessAndEverythingIsDeleted() throws Exception {
+        Path base = Files.createTempDirectory("csv-case-test");
+        String previous = System.getProperty("bench.tmpdir");
+        System.setProperty("bench.tmpdir", base.toString());
+        try {
+            ByteArrayOutputStream log = new ByteArrayOutputStream();
+            CsvCase.Outcome outcome = new CsvCase(new Scale("tiny", 1_000, 10_000), new PrintStream(log, true, StandardCharsets.UTF_8))
+                    .runDuckDb(CsvCase.DEFAULT_MEMORY_LIMIT);
+            assertThat(outcome.result()).isEqualTo(ReferenceJoin.compute(new WorkloadGenerator(Workload.W1, new Scale("tiny", 1_000, 10_000))));
+            assertThat(outcome.agrees()).isTrue();
+            assertThat(outcome.seconds()).isPositive();
+            try (var left = Files.list(base)) {
+                assertThat(left).isEmpty();
+            }
+        } finally {
+            if (previous == null) {
+                System.clearProperty("bench.tmpdir");
+            } else {
+                System.setProperty("bench.tmpdir", previous);
+            }
+            Files.deleteIfExists(base);
+        }
+    }
+}
