@@ -29,15 +29,9 @@ final class OracleCheck {
 
     static Comparison compare(OracleTables tables, String leftTable, String rightTable, JoinCase c, JoinType type,
                               List<ColumnRef> projection, long budgetBytes, JoinConfig config) throws SQLException {
-        long t0 = System.nanoTime();
         SpilljoinRun.Outcome actual = SpilljoinRun.digest(c, type, projection, budgetBytes, config);
-        long t1 = System.nanoTime();
         String sql = JoinSql.query(c, type, projection, leftTable, rightTable);
         ResultDigest expected = tables.oracle().digest(sql, actual.digest().schema());
-        long t2 = System.nanoTime();
-        if (Boolean.getBoolean("it.timing")) {
-            System.out.printf("TIMING %s rows=%d spilljoin=%dms oracle=%dms%n", type, expected.rowCount(), (t1 - t0) / 1000000, (t2 - t1) / 1000000);
-        }
         return new Comparison(sql, expected, actual);
     }
 

@@ -21,9 +21,11 @@ import java.util.Properties;
 public final class PostgresExtension implements ExecutionCondition, ParameterResolver {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(PostgresExtension.class);
 
-    /** The located server, or the reason there is none; computed once, kept in the root store. */
-    private record Located(PostgresServer server, PostgresLocator.Unavailable unavailable) implements
-            ExtensionContext.Store.CloseableResource {
+    /**
+     * The located server, or the reason there is none; computed once, kept in the root store, which closes it (and
+     * so stops a started container) when the test run ends.
+     */
+    private record Located(PostgresServer server, PostgresLocator.Unavailable unavailable) implements AutoCloseable {
         @Override
         public void close() {
             TestcontainersPostgres.stopIfStarted();

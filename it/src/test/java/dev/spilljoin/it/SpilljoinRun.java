@@ -6,7 +6,6 @@ import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.JoinStats;
 import dev.spilljoin.operator.JoinType;
-import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.BatchSources;
@@ -68,10 +67,5 @@ final class SpilljoinRun {
         }
         assertThat(stats.peakReservedBytes()).as("stats' peak reserved vs budget").isLessThanOrEqualTo(budgetBytes);
         return stats;
-    }
-
-    /** Batches of a list as a source (with size hints), for callers that hold their input. */
-    static BatchSource source(List<Batch> batches) {
-        return BatchSources.of(batches);
     }
 }
