@@ -3,33 +3,45 @@ package dev.spilljoin.operator;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
-import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.spill.ByteSize;
-import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
- * An in-memory hash join of two inputs under a memory budget, for every {@link JoinType}.
+ * The hybrid (Grace) hash join of two inputs of any size under a memory budget, for every {@link JoinType}; the
+ * in-memory join is simply the case where nothing spills.
  *
- * <p>Phases ({@link Phase}): BUILD reads the build side completely, serializing its rows with their key hashes into
- * off-heap pages ({@link RowArena}, {@link RowWriter}), then reserves and fills the table ({@link JoinHashTable});
- * PROBE streams the other side through {@link HashProbe}; FINISH emits build rows by their MATCHED flags
- * ({@link BuildRowScan}); DONE. The build side is the smaller input by the sources' size hints (bytes if both give
- * them, else rows; the right side when unknown or equal), unless {@link JoinConfig#buildSide()} forces it; the join
- * type is mapped to that orientation by {@link JoinStrategy}.
+ * <p>Phases ({@link Phase}):
+ * <pre>
+ * CREATED ─ choose build side ─▶ BUILD ─▶ PROBE ─▶ FINISH ─▶ JOIN_SPILLED ─▶ DONE      (CLOSED from any phase)
+ * </pre>
+ * BUILD ({@link PartitionedBuild}) partitions the build side by h1 into 2^k partitions (k from the budget and the
+ * size hints, {@link SpillSizing}); partitions stay resident until a reservation is refused, then the largest
+ * spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes rows of resident partitions at once and spills
+ * the others' beside their build rows. FINISH emits the resident build rows by their MATCHED flags
+ * ({@link BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins each spilled pair with its own
+ * table (on the smaller of its two files: role reversal), re-partitioning with the next level's h1 what does not
+ * fit and sending what will not split to the nested-loop path ({@link HeavyHitterNestedLoop}). The build side is the smaller input by the sources' size hints (bytes if both give them, else
+ * rows; the right side when unknown or equal), unless {@link JoinConfig#buildSide()} forces it; the join type is
+ * mapped to that orientation by {@link JoinStrategy}.
  *
  * <p>Three ways to drive it: {@link #run} pushes results to a sink; {@link #iterator} pulls result batches; and
  * engines that drive their operators call {@link #start} (which says the side to push first), {@link #push} and
  * {@link #endOfInput}.
  *
- * <p>Memory: every off-heap byte (row pages, table directory) is reserved from the join's reservation before it is
- * allocated; the Java heap holds only the batches in flight and per-batch arrays. This version does not spill: if
- * the build side does not fit, it fails with a {@link MemoryExhaustedException} naming the budget and the need,
- * and never exceeds the budget. {@link #close()} releases every byte, in any phase, after an exception too.
+ * <p>Memory: every off-heap byte (row pages, tables, spill buffers and mapped windows, reader windows) is reserved
+ * from the join's reservation before it exists; peak reserved ≤ budget, always. A budget below the join's minimum
+ * ({@link SpillSizing}) fails at construction naming the minimum. Cancellation ({@link #cancel()} or a thread
+ * interrupt) is checked at every batch and spill block boundary and ends in a
+ * {@link java.util.concurrent.CancellationException}. On any failure, as on {@link #close()}, the join releases
+ * every byte and deletes its spill directory; close is idempotent and valid in any phase.
  */
 public final class HashJoin implements AutoCloseable {
 
@@ -37,14 +49,17 @@ public final class HashJoin implements AutoCloseable {
     enum Phase {
         /** Nothing read yet; the build side is not chosen. */
         CREATED,
-        /** Reading the build side into row pages. */
+        /** Reading the build side into partitions, resident or spilled. */
         BUILD,
-        /** The table is built; streaming the probe side. */
+        /** The resident table is built; streaming the probe side (spilling rows of spilled partitions). */
         PROBE,
-        /** The probe side ended; emitting build rows by their flags. */
+        /** The probe side ended; emitting resident build rows by their flags. */
         FINISH,
+        /** Joining the spilled partition pairs. */
+        JOIN_SPILLED,
         /** Every result row was handed out. */
         DONE,
+        /** Closed: every byte released, every spill file deleted. */
         CLOSED
     }
 
@@ -52,22 +67,17 @@ public final class HashJoin implements AutoCloseable {
     private final MemoryReservation memory;
     private final JoinStats stats = new JoinStats();
     private Phase phase = Phase.CREATED;
-    private JoinStrategy strategy;
-    private RowLayout layout;
-    private RowArena arena;
-    private RowWriter writer;
-    private KeyHasher buildHasher;
-    private JoinHashTable table;
-    private HashProbe probe;
-    private BuildRowScan scan;
+    private JoinContext ctx;
+    private PartitionedBuild build;
+    private PartitionedProbe probe;
+    private SpilledPairs spilled;
     private OutputWriter output;
-    private long[] buildHashes = new long[0];
-    private long[] buildNullKeys = new long[0];
-    private long buildRowsIn;
-    private long buildNullKeyRows;
+    private int residentScanPartition;
+    private BuildRowScan residentScan;
     private boolean probeInProgress;
     private boolean outputHandedOut;
     private BatchSink pushSink;
+    private volatile boolean cancelRequested;
 
     private HashJoin(JoinSpec spec) {
         this.spec = spec;
@@ -76,10 +86,23 @@ public final class HashJoin implements AutoCloseable {
                 : MemoryReservation.root("hash-join", spec.budgetBytes());
         stats.joinType = spec.joinType().name();
         stats.budgetBytes = memory.limit();
+        long minimum = SpillSizing.choose(spec.config(), memory.limit(), -1, -1).minimumBudget();
+        if (memory.limit() < minimum) {
+            memory.close();
+            throw new IllegalArgumentException("hash join: the memory budget of " + ByteSize.format(memory.limit())
+                    + " (" + memory.limit() + " bytes) is below this join's minimum of " + ByteSize.format(minimum)
+                    + " (" + minimum + " bytes: spill writers for its partitions, a row page and a table); give it at"
+                    + " least " + ByteSize.format(minimum));
+        }
     }
 
     public static HashJoin create(JoinSpec spec) {
         return new HashJoin(spec);
+    }
+
+    /** The smallest budget a join with {@code config} accepts (automatic sizing at its smallest). */
+    public static long minimumBudget(JoinConfig config) {
+        return SpillSizing.absoluteMinimum(config);
     }
 
     public Schema outputSchema() {
@@ -96,6 +119,18 @@ public final class HashJoin implements AutoCloseable {
         return memory;
     }
 
+    /**
+     * Asks the join to stop (any thread): the running call throws a {@link java.util.concurrent.CancellationException}
+     * at its next batch or block boundary, after releasing the join's memory and files.
+     */
+    public void cancel() {
+        cancelRequested = true;
+        JoinContext c = ctx;
+        if (c != null) {
+            c.cancel();
+        }
+    }
+
     // ------------------------------------------------------------------ pull and push over sources
 
     /** Joins {@code left} and {@code right}, pushing every result batch to {@code sink}. */
@@ -108,10 +143,11 @@ public final class HashJoin implements AutoCloseable {
 
     /**
      * Result batches, pulled: reads the build side at the first {@code hasNext()}, then the probe side batch by batch
-     * as results are pulled. A returned batch is valid until the next call.
+     * as results are pulled, then the spilled pairs. A returned batch is valid until the next call.
      */
     public Iterator<Batch> iterator(BatchSource left, BatchSource right) {
-        Side build = chooseBuildSide(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(), right.sizeHintRows());
+        Side build = guarded(() -> chooseBuildSide(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(),
+                right.sizeHintRows()));
         BatchSource buildSource = build == Side.LEFT ? left : right;
         BatchSource probeSource = build == Side.LEFT ? right : left;
         return new Iterator<>() {
@@ -121,7 +157,7 @@ public final class HashJoin implements AutoCloseable {
             @Override
             public boolean hasNext() {
                 if (!fetched) {
-                    next = nextOutput(buildSource, probeSource);
+                    next = guarded(() -> nextOutput(buildSource, probeSource));
                     fetched = true;
                 }
                 return next != null;
@@ -138,7 +174,7 @@ public final class HashJoin implements AutoCloseable {
         };
     }
 
-    private Batch nextOutput(BatchSource buildSource, BatchSource probeSource) {
+    private Batch nextOutput(BatchSource buildSource, BatchSource probeSource) throws IOException {
         if (outputHandedOut) {
             output.clear();
             outputHandedOut = false;
@@ -146,37 +182,44 @@ public final class HashJoin implements AutoCloseable {
         while (true) {
             switch (phase) {
                 case BUILD -> {
+                    long t = System.nanoTime();
                     for (Batch b = buildSource.next(); b != null; b = buildSource.next()) {
-                        consumeBuild(b);
+                        build.add(b);
                     }
+                    stats.buildNanos += System.nanoTime() - t;
                     finishBuild();
                 }
                 case PROBE -> {
-                    if (probeInProgress) {
-                        boolean done = probe.fill(output);
-                        output.materialize(probe.batch());
-                        probeInProgress = !done;
-                        if (output.isFull()) {
-                            return handOut();
-                        }
-                    } else {
-                        Batch b = probeSource.next();
-                        if (b == null) {
-                            finishProbe();
+                    long t = System.nanoTime();
+                    try {
+                        if (probeInProgress) {
+                            HashProbe p = probe.probe();
+                            boolean done = p.fill(output);
+                            output.materialize(p.batch());
+                            probeInProgress = !done;
+                            if (output.isFull()) {
+                                return handOut();
+                            }
                         } else {
-                            probe.start(b);
-                            probeInProgress = true;
+                            Batch b = probeSource.next();
+                            if (b == null) {
+                                finishProbe();
+                            } else {
+                                probe.start(b);
+                                probeInProgress = true;
+                            }
                         }
+                    } finally {
+                        stats.probeNanos += System.nanoTime() - t;
                     }
                 }
-                case FINISH -> {
-                    boolean done = scan.fill(output);
-                    output.materialize(null);
-                    if (done) {
-                        phase = Phase.DONE;
-                    }
+                case FINISH, JOIN_SPILLED -> {
+                    boolean done = fillAfterProbe();
                     if (output.isFull()) {
                         return handOut();
+                    }
+                    if (done) {
+                        phase = Phase.DONE;
                     }
                 }
                 case DONE -> {
@@ -186,6 +229,53 @@ public final class HashJoin implements AutoCloseable {
                 case CLOSED -> throw new IllegalStateException("the join is closed");
             }
         }
+    }
+
+    /** FINISH then JOIN_SPILLED: true when both are done, false when the output is full. */
+    private boolean fillAfterProbe() throws IOException {
+        if (phase == Phase.FINISH) {
+            long t = System.nanoTime();
+            try {
+                while (residentScanPartition < stats.fanout) {
+                    if (build.isSpilled(residentScanPartition)) {
+                        residentScanPartition++;
+                        continue;
+                    }
+                    if (residentScan == null) {
+                        residentScan = new BuildRowScan(build.residentArena(residentScanPartition),
+                                ctx.strategy.finish(), ctx.probeRowsTotal == 0, ctx.probeNullKeyRows > 0);
+                    }
+                    boolean done = residentScan.fill(output);
+                    output.materialize(null);
+                    if (!done) {
+                        return false;
+                    }
+                    residentScan = null;
+                    residentScanPartition++;
+                }
+                build.releaseResident();
+                spilled = new SpilledPairs(ctx, spilledPairs());
+                phase = Phase.JOIN_SPILLED;
+            } finally {
+                stats.probeNanos += System.nanoTime() - t;
+            }
+        }
+        long t = System.nanoTime();
+        try {
+            return spilled.fill(output);
+        } finally {
+            stats.spilledPairsNanos += System.nanoTime() - t;
+        }
+    }
+
+    private List<SpillPair> spilledPairs() {
+        List<SpillPair> pairs = new ArrayList<>();
+        for (int p = 0; p < stats.fanout; p++) {
+            if (build.isSpilled(p)) {
+                pairs.add(new SpillPair(build.file(p), probe.file(p), 0, p, false));
+            }
+        }
+        return pairs;
     }
 
     private Batch handOut() {
@@ -203,49 +293,64 @@ public final class HashJoin implements AutoCloseable {
      */
     public Side start(long leftSizeHintBytes, long rightSizeHintBytes, BatchSink sink) {
         this.pushSink = sink;
-        return chooseBuildSide(leftSizeHintBytes, -1, rightSizeHintBytes, -1);
+        return guarded(() -> chooseBuildSide(leftSizeHintBytes, -1, rightSizeHintBytes, -1));
     }
 
     /** Pushes one batch of {@code side}; the build side must be complete ({@link #endOfInput}) before the other. */
     public void push(Side side, Batch batch) {
         requirePushMode();
-        if (side == strategy.buildSide()) {
+        if (side == ctx.strategy.buildSide()) {
             requirePhase(Phase.BUILD, "push a build-side (" + side + ") batch");
-            consumeBuild(batch);
+            guarded(() -> {
+                long t = System.nanoTime();
+                build.add(batch);
+                stats.buildNanos += System.nanoTime() - t;
+                return null;
+            });
             return;
         }
-        requirePhase(Phase.PROBE, "push a probe-side (" + side + ") batch; end the build side (" + strategy.buildSide()
-                + ") first");
-        probe.start(batch);
-        while (!probe.fill(output)) {
+        requirePhase(Phase.PROBE, "push a probe-side (" + side + ") batch; end the build side ("
+                + ctx.strategy.buildSide() + ") first");
+        guarded(() -> {
+            long t = System.nanoTime();
+            probe.start(batch);
+            HashProbe p = probe.probe();
+            while (!p.fill(output)) {
+                output.materialize(batch);
+                emitToSink();
+            }
             output.materialize(batch);
-            emitToSink();
-        }
-        output.materialize(batch);
-        if (output.isFull()) {
-            emitToSink();
-        }
+            if (output.isFull()) {
+                emitToSink();
+            }
+            stats.probeNanos += System.nanoTime() - t;
+            return null;
+        });
     }
 
     /** Ends the input of {@code side}: the build side builds the table; the probe side finishes the join. */
     public void endOfInput(Side side) {
         requirePushMode();
-        if (side == strategy.buildSide()) {
+        if (side == ctx.strategy.buildSide()) {
             requirePhase(Phase.BUILD, "end the build side (" + side + ")");
-            finishBuild();
+            guarded(() -> {
+                finishBuild();
+                return null;
+            });
             return;
         }
         requirePhase(Phase.PROBE, "end the probe side (" + side + ")");
-        finishProbe();
-        while (!scan.fill(output)) {
-            output.materialize(null);
-            emitToSink();
-        }
-        output.materialize(null);
-        if (output.rowCount() > 0) {
-            emitToSink();
-        }
-        phase = Phase.DONE;
+        guarded(() -> {
+            finishProbe();
+            while (!fillAfterProbe()) {
+                emitToSink();
+            }
+            if (output.rowCount() > 0) {
+                emitToSink();
+            }
+            phase = Phase.DONE;
+            return null;
+        });
     }
 
     private void emitToSink() {
@@ -267,6 +372,32 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
+    /** A step of the join that may fail. */
+    private interface Step<T> {
+        T run() throws IOException;
+    }
+
+    /** Runs a step; on any failure the join closes itself (memory released, spill files deleted) and rethrows. */
+    private <T> T guarded(Step<T> step) {
+        try {
+            return step.run();
+        } catch (IOException e) {
+            closeAfterFailure(e);
+            throw new UncheckedIOException("hash join: spilling failed: " + e.getMessage(), e);
+        } catch (RuntimeException | Error e) {
+            closeAfterFailure(e);
+            throw e;
+        }
+    }
+
+    private void closeAfterFailure(Throwable failure) {
+        try {
+            close();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
     // ------------------------------------------------------------------ phases
 
     private Side chooseBuildSide(long leftBytes, long leftRows, long rightBytes, long rightRows) {
@@ -283,84 +414,56 @@ public final class HashJoin implements AutoCloseable {
         } else {
             build = Side.RIGHT;
         }
-        strategy = JoinStrategy.of(spec.joinType(), build);
+        JoinStrategy strategy = JoinStrategy.of(spec.joinType(), build);
         stats.buildSide = build;
-        Schema buildSchema = spec.schema(build);
-        int[] buildKeys = spec.keys(build);
-        int[] needed = spec.projection().stream().filter(r -> r.side() == build).mapToInt(ColumnRef::column).toArray();
-        layout = new RowLayout(buildSchema, buildKeys, needed);
-        arena = new RowArena(memory, spec.config().pageSize());
-        writer = new RowWriter(layout);
-        buildHasher = new KeyHasher(buildKeys);
-        output = new OutputWriter(spec.outputSchema(), spec.projection(), build, layout, spec.config().outputBatchRows());
+        SpillSizing sizing = SpillSizing.choose(spec.config(), memory.limit(),
+                build == Side.LEFT ? leftBytes : rightBytes, build == Side.LEFT ? leftRows : rightRows);
+        stats.spillBufferBytes = sizing.bufferBytes();
+        stats.spillWindowBytes = sizing.windowBytes();
+        stats.fanout = sizing.fanout();
+        ctx = new JoinContext(spec, strategy, sizing, memory, stats);
+        if (cancelRequested) {
+            ctx.cancel();
+        }
+        output = new OutputWriter(spec.outputSchema(), spec.projection(), build, ctx.buildLayout,
+                spec.config().outputBatchRows());
+        this.build = new PartitionedBuild(ctx);
         phase = Phase.BUILD;
-        return build;
+        return strategy.buildSide();
     }
 
-    private void consumeBuild(Batch batch) {
-        int n = batch.rowCount();
-        if (buildHashes.length < n) {
-            buildHashes = new long[n];
-            buildNullKeys = new long[(n + 63) >>> 6];
-        }
-        boolean anyNull = buildHasher.hash(batch, buildHashes, buildNullKeys);
-        buildRowsIn += n;
-        if (anyNull) {
-            for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
-                buildNullKeyRows += Long.bitCount(buildNullKeys[w]);
-            }
-        }
-        int stop = writer.write(batch, 0, buildHashes, buildNullKeys, strategy.keepsNullKeyBuildRows(), arena);
-        if (stop < n) {
-            throw budgetExceeded("its rows need more than the " + ByteSize.format(arena.reservedBytes())
-                    + " of row pages reserved so far (" + buildRowsIn + " rows read)");
-        }
-    }
-
-    private void finishBuild() {
-        table = JoinHashTable.tryCreate(memory, arena.rowCount());
-        if (table == null) {
-            throw budgetExceeded("its " + arena.rowCount() + " rows take " + ByteSize.format(arena.reservedBytes())
-                    + " and the hash table's directory needs " + ByteSize.format(JoinHashTable.directoryBytes(arena.rowCount()))
-                    + " more");
-        }
-        table.insertAll(arena);
-        Side build = strategy.buildSide();
-        long rows = buildRowsIn;
-        if (build == Side.LEFT) {
-            stats.leftRows = rows;
+    private void finishBuild() throws IOException {
+        long t = System.nanoTime();
+        build.finish(PartitionedProbe.stagingBytes(ctx.sizing));
+        ctx.buildRowsTotal = build.rowsIn();
+        ctx.buildNullKeyRows = build.nullKeyRows();
+        if (ctx.strategy.buildSide() == Side.LEFT) {
+            stats.leftRows = build.rowsIn();
         } else {
-            stats.rightRows = rows;
+            stats.rightRows = build.rowsIn();
         }
-        stats.buildRowsStored = arena.rowCount();
-        stats.rowBytes = arena.reservedBytes();
-        stats.tableBuckets = table.bucketCount();
-        stats.tableBytes = table.directoryBytes();
-        int[] probeKeys = spec.keys(build.other());
-        boolean hashIsKey = probeKeys.length == 1 && comparesByHashAlone(spec.schema(build.other()).type(probeKeys[0]));
-        probe = new HashProbe(table, strategy, new KeyHasher(probeKeys),
-                hashIsKey ? null : new KeyEncoder(layout, probeKeys), layout, buildRowsIn == 0, buildNullKeyRows > 0);
+        probe = new PartitionedProbe(ctx, build);
+        stats.buildNanos += System.nanoTime() - t;
         phase = Phase.PROBE;
     }
 
-    private void finishProbe() {
-        long rows = probe.probeRows();
-        if (strategy.probeSide() == Side.LEFT) {
-            stats.leftRows = rows;
+    private void finishProbe() throws IOException {
+        long t = System.nanoTime();
+        probe.finish();
+        HashProbe p = probe.probe();
+        ctx.probeRowsTotal = p.probeRows();
+        ctx.probeNullKeyRows = p.probeNullKeyRows();
+        if (ctx.strategy.probeSide() == Side.LEFT) {
+            stats.leftRows = p.probeRows();
         } else {
-            stats.rightRows = rows;
+            stats.rightRows = p.probeRows();
         }
-        scan = new BuildRowScan(arena, strategy.finish(), rows == 0, probe.probeNullKeyRows() > 0);
+        residentScanPartition = 0;
+        stats.probeNanos += System.nanoTime() - t;
         phase = Phase.FINISH;
     }
 
-    private MemoryExhaustedException budgetExceeded(String need) {
-        return new MemoryExhaustedException("hash join: the build side (" + strategy.buildSide() + ") does not fit the "
-                + "memory budget of " + ByteSize.format(memory.limit()) + " (" + memory.limit() + " bytes): " + need
-                + ". This join does not spill yet; give it a larger budget.");
-    }
-
-    /** Releases every off-heap byte the join holds; idempotent, valid in any phase. */
+    /** Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase. */
     @Override
     public void close() {
         if (phase == Phase.CLOSED) {
@@ -369,19 +472,30 @@ public final class HashJoin implements AutoCloseable {
         stats.peakReservedBytes = memory.peakReserved();
         phase = Phase.CLOSED;
         try {
-            if (table != null) {
-                table.close();
-            }
-            if (arena != null) {
-                arena.close();
+            if (spilled != null) {
+                try {
+                    spilled.close();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("hash join: closing its spilled pairs failed: " + e.getMessage(), e);
+                }
             }
         } finally {
-            memory.close();
+            try {
+                if (probe != null) {
+                    probe.close();
+                }
+                if (build != null) {
+                    build.close();
+                }
+            } finally {
+                try {
+                    if (ctx != null) {
+                        ctx.closeSpace();
+                    }
+                } finally {
+                    memory.close();
+                }
+            }
         }
-    }
-
-    /** Whether a single key column of {@code type} compares by hash alone (its hash is a bijection of it). */
-    static boolean comparesByHashAlone(ColumnType type) {
-        return !type.isVariableWidth();
     }
 }

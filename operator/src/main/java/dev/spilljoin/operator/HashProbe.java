@@ -36,8 +36,13 @@ public final class HashProbe {
 
     private Batch batch;
     private int n;
-    private long[] hashes = new long[0];
-    private long[] nullKeys = new long[0];
+    private long[] ownHashes = new long[0];
+    private long[] ownNullKeys = new long[0];
+    private long[] hashes;
+    private long[] nullKeys;
+    private long[] deferred;
+    private long[] noTail;
+    private long[] skip = new long[0];
     private long[] candidates = new long[0];
     private int[] active = new int[0];
     private boolean[] matched = new boolean[0];
@@ -67,16 +72,33 @@ public final class HashProbe {
 
     /** Starts probing {@code probe}; it must stay valid until {@link #fill} returned true. */
     public void start(Batch probe) {
+        int rows = probe.rowCount();
+        ensureCapacity(rows);
+        hasher.hash(probe, ownHashes, ownNullKeys);
+        start(probe, ownHashes, ownNullKeys, null, null);
+    }
+
+    /**
+     * Starts probing {@code probe} whose key hashes and NULL-key bitmap are given (rows reloaded from a spill file
+     * carry their stored hash; nothing is re-hashed). Rows with their bit set in {@code deferred} are neither probed
+     * nor emitted (they belong to a spilled partition); rows with their bit set in {@code noTail} are probed but
+     * never emitted as unmatched (the nested-loop path: they matched in an earlier chunk, or a later chunk decides).
+     * Either mask may be null. All arrays must stay unchanged until {@link #fill} returned true.
+     */
+    public void start(Batch probe, long[] keyHashes, long[] keyNulls, long[] deferred, long[] noTail) {
         batch = probe;
         n = probe.rowCount();
         ensureCapacity(n);
-        boolean anyNull = hasher.hash(probe, hashes, nullKeys);
-        probeRows += n;
-        if (anyNull) {
-            for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
-                probeNullKeyRows += Long.bitCount(nullKeys[w]);
-            }
+        hashes = keyHashes;
+        nullKeys = keyNulls;
+        this.deferred = deferred;
+        this.noTail = noTail;
+        int words = (n + 63) >>> 6;
+        for (int w = 0; w < words; w++) {
+            probeNullKeyRows += Long.bitCount(nullKeys[w]);
+            skip[w] = nullKeys[w] | (deferred == null ? 0L : deferred[w]);
         }
+        probeRows += n;
         tailPos = 0;
         readPos = 0;
         writePos = 0;
@@ -89,7 +111,7 @@ public final class HashProbe {
             encoder.encode(probe);
         }
         Arrays.fill(matched, 0, n, false);
-        table.loadHeads(hashes, n, nullKeys, candidates);
+        table.loadHeads(hashes, n, skip, candidates);
         int count = 0;
         for (int i = 0; i < n; i++) {
             if (candidates[i] != 0) {
@@ -99,13 +121,19 @@ public final class HashProbe {
         activeCount = count;
     }
 
+    /** Whether row {@code row} of the last batch matched (valid once {@link #fill} returned true). */
+    public boolean matched(int row) {
+        return matched[row];
+    }
+
     private void ensureCapacity(int rows) {
-        if (hashes.length < rows) {
-            hashes = new long[rows];
+        if (candidates.length < rows) {
+            ownHashes = new long[rows];
             candidates = new long[rows];
             active = new int[rows];
             matched = new boolean[rows];
-            nullKeys = new long[(rows + 63) >>> 6];
+            ownNullKeys = new long[(rows + 63) >>> 6];
+            skip = new long[(rows + 63) >>> 6];
         }
     }
 
@@ -149,6 +177,7 @@ public final class HashProbe {
                             return false;
                         }
                         out.append(i, 0L);
+                        matched[i] = true;
                         row = 0;
                     }
                     case ANTI, NULL_AWARE_ANTI -> {
@@ -180,7 +209,7 @@ public final class HashProbe {
         switch (action) {
             case PAIRS_OR_PAD, ANTI -> {
                 for (; tailPos < n; tailPos++) {
-                    if (!matched[tailPos]) {
+                    if (!matched[tailPos] && !excludedFromTail(tailPos)) {
                         if (out.room() == 0) {
                             return false;
                         }
@@ -191,7 +220,7 @@ public final class HashProbe {
             case NULL_AWARE_ANTI -> {
                 for (; tailPos < n; tailPos++) {
                     boolean nullKey = (nullKeys[tailPos >>> 6] & (1L << tailPos)) != 0;
-                    if (!matched[tailPos] && (buildEmpty || !nullKey)) {
+                    if (!matched[tailPos] && (buildEmpty || !nullKey) && !excludedFromTail(tailPos)) {
                         if (out.room() == 0) {
                             return false;
                         }
@@ -202,6 +231,11 @@ public final class HashProbe {
             case PAIRS, SEMI, MARK -> tailPos = n;
         }
         return true;
+    }
+
+    private boolean excludedFromTail(int row) {
+        long bit = 1L << row;
+        return deferred != null && (deferred[row >>> 6] & bit) != 0 || noTail != null && (noTail[row >>> 6] & bit) != 0;
     }
 
     /** The batch being probed (the one {@link OutputWriter#materialize} needs). */

@@ -1,8 +1,15 @@
 package dev.spilljoin.operator;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
 /**
- * What a join did, for EXPLAIN ANALYZE-style reporting: the build side chosen, rows in and out, the table's size
- * and the peak memory reserved. Rendered as JSON by {@link #toJson()}. Filled by the join as it runs; read it after.
+ * What a join did, for EXPLAIN ANALYZE-style reporting: the build side chosen, rows in and out, the memory plan
+ * (fanout, spill buffer and window sizes), what spilled (partitions per level, bytes per side), the recursion depth
+ * reached, the nested-loop path (heavy-hitter keys and rows), the peak memory reserved and the time per phase.
+ * Rendered as JSON by {@link #toJson()} with the CLI's field names (snake case). Filled by the join as it runs;
+ * read it after.
  */
 public final class JoinStats {
     Side buildSide;
@@ -17,6 +24,21 @@ public final class JoinStats {
     long tableBytes;
     long peakReservedBytes;
     long budgetBytes;
+    int fanout;
+    int spillBufferBytes;
+    int spillWindowBytes;
+    int residentPartitions;
+    long spilledBytesBuild;
+    long spilledBytesProbe;
+    final List<Long> partitionsPerLevel = new ArrayList<>();
+    int maxRecursionDepth;
+    long heavyHitterKeys;
+    long heavyHitterRows;
+    long nestedLoopChunks;
+    long roleReversals;
+    long buildNanos;
+    long probeNanos;
+    long spilledPairsNanos;
 
     public Side buildSide() {
         return buildSide;
@@ -26,6 +48,7 @@ public final class JoinStats {
         return side == Side.LEFT ? leftRows : rightRows;
     }
 
+    /** Build rows held in memory at the end of the build pass (resident partitions). */
     public long buildRowsStored() {
         return buildRowsStored;
     }
@@ -38,7 +61,7 @@ public final class JoinStats {
         return outputBatches;
     }
 
-    /** Bytes reserved for the serialized build rows (whole pages). */
+    /** Bytes reserved for the resident build rows (whole pages). */
     public long rowBytes() {
         return rowBytes;
     }
@@ -59,13 +82,110 @@ public final class JoinStats {
         return budgetBytes;
     }
 
+    /** Partitions of level 0. */
+    public int fanout() {
+        return fanout;
+    }
+
+    /** Level-0 partitions that stayed in memory through the probe pass. */
+    public int residentPartitions() {
+        return residentPartitions;
+    }
+
+    /** Spilled partitions created, all levels (level 0's spilled partitions and every re-partitioned child). */
+    public long partitions() {
+        long sum = 0;
+        for (long p : partitionsPerLevel) {
+            sum += p;
+        }
+        return sum;
+    }
+
+    /** Spilled partitions created at each level (index = level). */
+    public List<Long> partitionsPerLevel() {
+        return List.copyOf(partitionsPerLevel);
+    }
+
+    /** The deepest re-partitioning level reached (0 when no spilled pair was re-partitioned). */
+    public int maxRecursionDepth() {
+        return maxRecursionDepth;
+    }
+
+    /** Bytes written to spill files for build rows, as on disk, all levels. */
+    public long spilledBytesBuild() {
+        return spilledBytesBuild;
+    }
+
+    /** Bytes written to spill files for probe rows, as on disk, all levels (nested-loop rewrites included). */
+    public long spilledBytesProbe() {
+        return spilledBytesProbe;
+    }
+
+    /** Keys found hot (at least a tenth of their pair's build rows) in pairs that took the nested-loop path. */
+    public long heavyHitterKeys() {
+        return heavyHitterKeys;
+    }
+
+    /** Build and probe rows of the pairs that took the nested-loop path. */
+    public long heavyHitterRows() {
+        return heavyHitterRows;
+    }
+
+    /** Spilled pairs joined with their sides' roles reversed (the probe file was the smaller). */
+    public long roleReversals() {
+        return roleReversals;
+    }
+
+    public long nestedLoopChunks() {
+        return nestedLoopChunks;
+    }
+
+    void countPartitions(int level, long count) {
+        while (partitionsPerLevel.size() <= level) {
+            partitionsPerLevel.add(0L);
+        }
+        partitionsPerLevel.set(level, partitionsPerLevel.get(level) + count);
+    }
+
     public String toJson() {
-        return "{\"joinType\":\"" + joinType + "\",\"buildSide\":" + (buildSide == null ? "null" : "\"" + buildSide + "\"")
-                + ",\"leftRows\":" + leftRows + ",\"rightRows\":" + rightRows
-                + ",\"buildRowsStored\":" + buildRowsStored + ",\"outputRows\":" + outputRows
-                + ",\"outputBatches\":" + outputBatches + ",\"rowBytes\":" + rowBytes
-                + ",\"tableBuckets\":" + tableBuckets + ",\"tableBytes\":" + tableBytes
-                + ",\"peakReservedBytes\":" + peakReservedBytes + ",\"budgetBytes\":" + budgetBytes + "}";
+        StringBuilder perLevel = new StringBuilder("[");
+        for (int i = 0; i < partitionsPerLevel.size(); i++) {
+            perLevel.append(i == 0 ? "" : ",").append(partitionsPerLevel.get(i));
+        }
+        perLevel.append(']');
+        return "{\"join_type\":\"" + joinType + "\""
+                + ",\"build_side\":" + (buildSide == null ? "null" : "\"" + buildSide.name().toLowerCase(Locale.ROOT) + "\"")
+                + ",\"budget_bytes\":" + budgetBytes
+                + ",\"peak_reserved_bytes\":" + peakReservedBytes
+                + ",\"rows_left\":" + leftRows
+                + ",\"rows_right\":" + rightRows
+                + ",\"rows_out\":" + outputRows
+                + ",\"output_batches\":" + outputBatches
+                + ",\"fanout\":" + fanout
+                + ",\"spill_buffer_bytes\":" + spillBufferBytes
+                + ",\"spill_window_bytes\":" + spillWindowBytes
+                + ",\"resident_partitions\":" + residentPartitions
+                + ",\"resident_build_rows\":" + buildRowsStored
+                + ",\"resident_row_bytes\":" + rowBytes
+                + ",\"table_buckets\":" + tableBuckets
+                + ",\"table_bytes\":" + tableBytes
+                + ",\"spilled_bytes_build\":" + spilledBytesBuild
+                + ",\"spilled_bytes_probe\":" + spilledBytesProbe
+                + ",\"partitions\":" + partitions()
+                + ",\"partitions_per_level\":" + perLevel
+                + ",\"max_recursion_depth\":" + maxRecursionDepth
+                + ",\"heavy_hitter_keys\":" + heavyHitterKeys
+                + ",\"heavy_hitter_rows\":" + heavyHitterRows
+                + ",\"nested_loop_chunks\":" + nestedLoopChunks
+                + ",\"role_reversals\":" + roleReversals
+                + ",\"build_ms\":" + nanosToMillis(buildNanos)
+                + ",\"probe_ms\":" + nanosToMillis(probeNanos)
+                + ",\"spilled_pairs_ms\":" + nanosToMillis(spilledPairsNanos)
+                + "}";
+    }
+
+    private static long nanosToMillis(long nanos) {
+        return nanos / 1_000_000;
     }
 
     @Override

@@ -27,7 +27,11 @@ public final class OutputWriter {
     private int pending;
 
     public OutputWriter(Schema outputSchema, List<ColumnRef> projection, Side buildSide, RowLayout buildLayout, int capacity) {
-        this.out = new Batch(outputSchema, capacity);
+        this(new Batch(outputSchema, capacity), projection, buildSide, buildLayout, capacity);
+    }
+
+    private OutputWriter(Batch out, List<ColumnRef> projection, Side buildSide, RowLayout buildLayout, int capacity) {
+        this.out = out;
         this.capacity = capacity;
         int n = projection.size();
         fromProbe = new boolean[n];
@@ -42,6 +46,15 @@ public final class OutputWriter {
         this.reader = new RowReader(buildLayout);
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
+    }
+
+    /**
+     * A writer into the same result batch for the other orientation: rows of {@code buildSide} come as serialized
+     * rows of {@code buildLayout}, the other side's from probe batches (a spilled pair joined with roles reversed).
+     * Both writers see the same batch; each materializes its own pending rows.
+     */
+    public OutputWriter reoriented(List<ColumnRef> projection, Side buildSide, RowLayout buildLayout) {
+        return new OutputWriter(out, projection, buildSide, buildLayout, capacity);
     }
 
     /** Rows that can still be appended before the batch is full. */

@@ -15,6 +15,7 @@ import dev.spilljoin.spill.NativeMemory;
  */
 public final class RowWriter {
     private final RowLayout layout;
+    private final RowArena[] single = new RowArena[1];
     private int[] lengths = new int[0];
     private int[] keyLengths = new int[0];
     private int[] cursors = new int[0];
@@ -33,17 +34,29 @@ public final class RowWriter {
      * {@link #writtenAddresses()} tell which rows were written where.
      */
     public int write(Batch batch, int from, long[] hashes, long[] nullKeys, boolean keepNullKeys, RowArena arena) {
+        single[0] = arena;
+        return write(batch, from, hashes, nullKeys, keepNullKeys ? null : nullKeys, null, single);
+    }
+
+    /**
+     * The partitioned form: row {@code i} goes to {@code arenas[partitionOfRow[i]]} ({@code arenas[0]} when
+     * {@code partitionOfRow} is null), rows whose bit is set in {@code exclude} (null = none) are not written, and a
+     * row whose bit is set in {@code nullKeys} is flagged NULL_KEY. Returns the first row not written, as above;
+     * {@link #writtenRows()} gives the batch index of each written row.
+     */
+    public int write(Batch batch, int from, long[] hashes, long[] nullKeys, long[] exclude, int[] partitionOfRow,
+                     RowArena[] arenas) {
         int n = batch.rowCount();
         ensureCapacity(n);
         computeLengths(batch, from, n);
         int m = 0;
         int stop = n;
         for (int i = from; i < n; i++) {
-            boolean nullKey = (nullKeys[i >>> 6] & (1L << i)) != 0;
-            if (nullKey && !keepNullKeys) {
+            if (exclude != null && (exclude[i >>> 6] & (1L << i)) != 0) {
                 continue;
             }
-            long address = arena.tryAllocate(lengths[i]);
+            boolean nullKey = (nullKeys[i >>> 6] & (1L << i)) != 0;
+            long address = arenas[partitionOfRow == null ? 0 : partitionOfRow[i]].tryAllocate(lengths[i]);
             if (address == 0) {
                 stop = i;
                 break;
@@ -65,6 +78,11 @@ public final class RowWriter {
             writeField(batch.column(layout.sourceColumn(f)), f, m);
         }
         return stop;
+    }
+
+    /** Batch indexes of the rows of the last {@link #write}, in order ({@code [0, writtenCount())}). */
+    public int[] writtenRows() {
+        return selected;
     }
 
     public int writtenCount() {

@@ -8,12 +8,15 @@ import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.testing.JoinRunner;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
-import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -165,14 +168,14 @@ class HashJoinEdgeCaseTest {
                         BatchSources.of(Rows.toBatches(LONG_KV, leftSmall ? large : small, 2)), b -> out.addAll(Rows.fromBatch(b)));
                 assertThat(join.stats().buildSide()).isEqualTo(leftSmall ? Side.LEFT : Side.RIGHT);
                 assertThat(out).hasSize(leftSmall ? 1 : 3);
-                assertThat(join.stats().toJson()).contains("\"buildSide\":\"" + (leftSmall ? "LEFT" : "RIGHT") + "\"")
-                        .contains("\"outputRows\":" + out.size());
+                assertThat(join.stats().toJson()).contains("\"build_side\":\"" + (leftSmall ? "left" : "right") + "\"")
+                        .contains("\"rows_out\":" + out.size());
             }
         }
     }
 
     @Test
-    void aBuildSideOverTheBudgetFailsClearlyWithoutExceedingIt() {
+    void aBuildSideOverTheBudgetSpillsAndStaysWithinIt(@TempDir Path spillRoot) throws IOException {
         List<Object[]> rows = new ArrayList<>();
         for (long i = 0; i < 100_000; i++) {
             rows.add(new Object[]{i, i});
@@ -180,16 +183,39 @@ class HashJoinEdgeCaseTest {
         List<Batch> batches = Rows.toBatches(LONG_KV, rows, 1024);
         try (MemoryReservation small = MemoryReservation.root("small", 1 << 20)) {
             JoinSpec spec = JoinSpec.builder(LONG_KV, LONG_KV).on("k", "k").reservation(small)
-                    .config(JoinConfig.DEFAULT.withPageSize(64 * 1024)).build();
+                    .config(JoinConfig.DEFAULT.withPageSize(64 * 1024).withSpillDirectory(spillRoot)).build();
+            long[] count = new long[1];
+            JoinStats stats;
             try (HashJoin join = HashJoin.create(spec)) {
-                assertThatThrownBy(() -> join.run(BatchSources.of(batches), BatchSources.of(batches), b -> { }))
-                        .isInstanceOf(MemoryExhaustedException.class)
-                        .hasMessageContaining("memory budget of 1MB")
-                        .hasMessageContaining("does not spill yet");
+                join.run(BatchSources.of(batches), BatchSources.of(batches), b -> {
+                    for (int i = 0; i < b.rowCount(); i++) {
+                        assertThat(b.column(0).getLong(i)).isEqualTo(b.column(2).getLong(i));
+                    }
+                    count[0] += b.rowCount();
+                });
+                stats = join.stats();
             }
+            assertThat(count[0]).isEqualTo(100_000);
+            assertThat(stats.partitions()).isPositive();
+            assertThat(stats.spilledBytesBuild()).isPositive();
+            assertThat(stats.spilledBytesProbe()).isPositive();
             assertThat(small.reserved()).isZero();
             assertThat(small.peakReserved()).isLessThanOrEqualTo(1 << 20).isGreaterThan(1 << 19);
         }
+        try (var left = Files.list(spillRoot)) {
+            assertThat(left).as("spill root after the join").isEmpty();
+        }
+    }
+
+    @Test
+    void aBudgetBelowTheMinimumFailsAtConstructionNamingTheMinimum() {
+        long minimum = HashJoin.minimumBudget(JoinConfig.DEFAULT);
+        assertThat(minimum).isLessThan(1 << 20);
+        JoinSpec spec = JoinSpec.builder(LONG_KV, LONG_KV).on("k", "k").budgetBytes(64 * 1024).build();
+        assertThatThrownBy(() -> HashJoin.create(spec))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("below this join's minimum of")
+                .hasMessageContaining("give it at least");
     }
 
     @Test

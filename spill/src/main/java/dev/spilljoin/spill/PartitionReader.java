@@ -33,13 +33,13 @@ public final class PartitionReader implements AutoCloseable {
     private int blockLength;
     private boolean closed;
 
-    PartitionReader(SpillFile file, MemoryReservation memory, MappedFile mapped) {
+    PartitionReader(SpillFile file, MemoryReservation memory, MappedFile mapped, int windowBytes) {
         this.file = file;
         this.memory = memory;
         this.mapped = mapped;
         this.length = file.length();
         this.maxPayload = file.maxBlockPayload();
-        this.windowBytes = file.space().windowBytes();
+        this.windowBytes = windowBytes;
         this.blockBuffer = NativeMemory.allocate(memory, Math.max(maxPayload, HEADER));
         this.window = new WindowCursor(memory, windowBytes, file.space().counters(), false);
     }

@@ -73,23 +73,37 @@ public final class SpillFile {
      * @throws IllegalStateException if the file is not finished or was already read
      * @throws MemoryExhaustedException if the reservation refuses {@link #readerBytes()}
      */
-    public synchronized PartitionReader openReader(MemoryReservation reservation) throws IOException {
+    public PartitionReader openReader(MemoryReservation reservation) throws IOException {
+        return openReader(reservation, space.windowBytes());
+    }
+
+    /**
+     * As {@link #openReader(MemoryReservation)}, reading through windows of {@code windowBytes} (a positive multiple
+     * of 4096) instead of the space's: a reader may use larger windows than the writers had (fewer mappings) when
+     * the caller has the memory ({@link #readerBytes(int)}).
+     */
+    public synchronized PartitionReader openReader(MemoryReservation reservation, int windowBytes) throws IOException {
+        if (windowBytes <= 0 || windowBytes % 4096 != 0) {
+            throw new IllegalArgumentException("a reader's window must be a positive multiple of 4096 bytes, got "
+                    + windowBytes);
+        }
         if (state != State.SEALED) {
             throw new IllegalStateException("spill file " + path + " cannot be read in state " + state
                     + (state == State.READING || state == State.DELETED ? ": each spill file is read once"
                     : ": finish its writer first"));
         }
+        long needed = readerBytes(windowBytes);
         MemoryReservation memory = reservation.newChild("reader " + path.getFileName());
-        if (!memory.tryGrow(readerBytes())) {
+        if (!memory.tryGrow(needed)) {
             memory.close();
-            throw new MemoryExhaustedException("spill reader for " + path + " needs " + ByteSize.format(readerBytes())
+            throw new MemoryExhaustedException("spill reader for " + path + " needs " + ByteSize.format(needed)
                     + " (a window plus its largest block) but '" + reservation.name() + "' has only "
                     + ByteSize.format(reservation.headroom()) + " left: free memory before reading it back");
         }
         state = State.READING;
         try {
             reader = new PartitionReader(this, memory, length == 0 ? null
-                    : MappedFile.of(path.toFile(), space.windowBytes(), 0, true));
+                    : MappedFile.of(path.toFile(), windowBytes, 0, true), windowBytes);
         } catch (IOException | RuntimeException e) {
             memory.close();
             throw e;
@@ -99,7 +113,12 @@ public final class SpillFile {
 
     /** Memory a reader of this file reserves: one mapped window plus a buffer as large as its largest block. */
     public long readerBytes() {
-        return space.windowBytes() + Math.max(maxPayload, BLOCK_HEADER_BYTES);
+        return readerBytes(space.windowBytes());
+    }
+
+    /** Memory a reader with windows of {@code windowBytes} reserves. */
+    public synchronized long readerBytes(int windowBytes) {
+        return windowBytes + Math.max(maxPayload, BLOCK_HEADER_BYTES);
     }
 
     /**
@@ -203,8 +222,11 @@ public final class SpillFile {
         }
     }
 
-    /** Closes the writer and reader (unmapping synchronously) and deletes the file; idempotent. */
-    synchronized void delete() throws IOException {
+    /**
+     * Closes the writer and reader (unmapping synchronously) and deletes the file; idempotent. A caller may use it
+     * to drop a file it will not read (e.g. a partition whose other side is empty).
+     */
+    public synchronized void delete() throws IOException {
         if (state == State.DELETED) {
             return;
         }

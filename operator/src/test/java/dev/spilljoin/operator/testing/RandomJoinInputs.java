@@ -34,6 +34,11 @@ public final class RandomJoinInputs {
     private final SplittableRandom random;
 
     public RandomJoinInputs(SplittableRandom random, int maxRows) {
+        this(random, maxRows, 12);
+    }
+
+    /** Inputs of up to {@code maxRows} rows per side whose key values come from domains of 1..maxDomain values. */
+    public RandomJoinInputs(SplittableRandom random, int maxRows, int maxDomain) {
         this.random = random;
         int keyCount = 1 + random.nextInt(3);
         ColumnType[] keyTypes = new ColumnType[keyCount];
@@ -44,7 +49,7 @@ public final class RandomJoinInputs {
         rightKeys = new int[keyCount];
         left = schema("l", keyTypes, leftKeys);
         right = schema("r", keyTypes, rightKeys);
-        int domain = 1 + random.nextInt(12);
+        int domain = 1 + random.nextInt(maxDomain);
         leftRows = rows(left, random.nextInt(8) == 0 ? 0 : random.nextInt(maxRows + 1), domain);
         rightRows = rows(right, random.nextInt(8) == 0 ? 0 : random.nextInt(maxRows + 1), domain);
     }

@@ -1,0 +1,171 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.spill.ByteSize;
+import dev.spilljoin.spill.MemoryExhaustedException;
+import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.NativeMemory;
+import dev.spilljoin.spill.PartitionReader;
+import dev.spilljoin.spill.SpillFile;
+
+import java.io.IOException;
+
+/**
+ * Joins one spilled partition pair whose build rows fit in memory: loads the build file by whole-block copies into
+ * an arena (blocks hold whole rows, so the pages are walkable rows again), builds an independent table over it
+ * (h2 = the top bits of the stored hash; h1 chose the partition from other bits), streams the probe file through
+ * {@link SpilledRowDecoder} and the shared {@link HashProbe}, then runs the finish pass over the loaded rows
+ * ({@link BuildRowScan}). Resumable at every output batch.
+ *
+ * <p>Role reversal: when the pair's probe file is the smaller, the pair may be joined the other way round
+ * ({@link JoinContext.PairOrientation}): the probe rows are loaded and the build rows streamed, with the join type's
+ * strategy for that orientation, so a wrong size hint costs one pair, not the join. Both sides' files carry the
+ * same kind of rows (a layout, the stored hash, flags), which is what makes this a matter of choosing the file.
+ *
+ * <p>Invariants: everything lives in one child reservation, closed when the pair is done; the build file is deleted
+ * once loaded, the probe file once streamed; build rows arrive with clear MATCHED flags (they spilled before any
+ * probe), and the join-wide facts (either side empty, a NULL key seen) come from {@link JoinContext}.
+ */
+final class InMemoryPairJoin implements OutputTask {
+    private final JoinContext ctx;
+    private final JoinContext.PairOrientation orientation;
+    private OutputWriter reversedOut;
+    private final MemoryReservation memory;
+    private final RowArena arena;
+    private final JoinHashTable table;
+    private final HashProbe probe;
+    private final SpilledRowDecoder decoder;
+    private final BuildRowScan scan;
+    private PartitionReader probeReader;
+    private long block;
+    private int blockLength;
+    private int blockOffset;
+    private boolean probing;
+    private boolean scanDone;
+
+    InMemoryPairJoin(JoinContext ctx, SpillPair pair, JoinContext.PairOrientation orientation,
+                     SpilledRowDecoder decoder) throws IOException {
+        this.ctx = ctx;
+        this.orientation = orientation;
+        this.decoder = decoder;
+        SpillFile loaded = orientation.reversed() ? pair.probe() : pair.build();
+        SpillFile streamed = orientation.reversed() ? pair.build() : pair.probe();
+        long loadedRows = loaded == null ? 0 : loaded.rowCount();
+        this.memory = ctx.memory.newChild("pair L" + pair.level() + " p" + pair.index());
+        try {
+            this.arena = new RowArena(memory, ctx.sizing.pairPageSize());
+            if (loaded != null) {
+                try (PartitionReader reader = loaded.openReader(memory, ctx.sizing.readWindowBytes())) {
+                    while (reader.nextBlock()) {
+                        if (!copyBlock(arena, reader.blockAddress(), reader.blockLength())) {
+                            throw new MemoryExhaustedException("hash join: spilled partition " + pair.index()
+                                    + " at level " + pair.level() + " (" + loadedRows + " rows, "
+                                    + ByteSize.format(loaded.length()) + ") did not fit the "
+                                    + ByteSize.format(memory.headroom()) + " left of the budget");
+                        }
+                    }
+                }
+            }
+            this.table = JoinHashTable.tryCreate(memory, loadedRows);
+            if (table == null) {
+                throw new MemoryExhaustedException("hash join: the table of spilled partition " + pair.index()
+                        + " needs " + ByteSize.format(JoinHashTable.directoryBytes(loadedRows))
+                        + " but only " + ByteSize.format(memory.headroom()) + " of the budget is left");
+            }
+            table.insertAll(arena);
+            this.probe = new HashProbe(table, orientation.strategy(), new KeyHasher(orientation.probeKeys()),
+                    orientation.encoder(ctx.hashIsKey), orientation.buildLayout(), orientation.buildEmpty(),
+                    orientation.buildHasNullKey());
+            this.probeReader = streamed == null ? null : streamed.openReader(memory, ctx.sizing.readWindowBytes());
+            boolean dropped = pair.level() == 0 && pair.index() == ctx.config.faultDropUnmatchedBuildRowsOfPartition();
+            this.scan = dropped ? null : new BuildRowScan(arena, orientation.strategy().finish(),
+                    orientation.probeEmpty(), orientation.probeHasNullKey());
+        } catch (IOException | RuntimeException e) {
+            memory.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Memory the pair needs when the rows of {@code reversed ? probe : build} are loaded: their pages (bounded),
+     * their table and the larger of the two readers.
+     */
+    static long memoryNeeded(JoinContext ctx, SpillPair pair, boolean reversed) {
+        SpillFile loaded = reversed ? pair.probe() : pair.build();
+        int window = ctx.sizing.readWindowBytes();
+        long pages = loaded == null ? 0 : ctx.sizing.pairPagesBound(loaded.length());
+        long readers = Math.max(pair.build() == null ? 0 : pair.build().readerBytes(window),
+                pair.probe() == null ? 0 : pair.probe().readerBytes(window));
+        return pages + JoinHashTable.directoryBytes(loaded == null ? 0 : loaded.rowCount()) + readers;
+    }
+
+    /** Copies a block of whole rows into the arena; false if the arena was refused a page. */
+    static boolean copyBlock(RowArena arena, long address, int length) {
+        if (length == 0) {
+            return true;
+        }
+        long target = arena.tryAllocate(length);
+        if (target == 0) {
+            return false;
+        }
+        NativeMemory.copy(address, target, length);
+        return true;
+    }
+
+    @Override
+    public boolean fill(OutputWriter shared) throws IOException {
+        OutputWriter out = writer(shared);
+        while (true) {
+            if (probing) {
+                boolean done = probe.fill(out);
+                out.materialize(decoder.batch());
+                if (!done) {
+                    return false;
+                }
+                probing = false;
+            } else if (blockOffset < blockLength) {
+                ctx.checkCancelled();
+                blockOffset = decoder.decode(block, blockLength, blockOffset);
+                probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), null, null);
+                probing = true;
+            } else if (probeReader != null && probeReader.nextBlock()) {
+                block = probeReader.blockAddress();
+                blockLength = probeReader.blockLength();
+                blockOffset = 0;
+            } else if (!scanDone && scan != null) {
+                boolean done = scan.fill(out);
+                out.materialize(null);
+                if (!done) {
+                    return false;
+                }
+                scanDone = true;
+            } else {
+                return true;
+            }
+        }
+    }
+
+    /** The output writer of this pair's orientation (a reversed pair writes the same batch from the other side). */
+    private OutputWriter writer(OutputWriter shared) {
+        if (!orientation.reversed()) {
+            return shared;
+        }
+        if (reversedOut == null) {
+            reversedOut = shared.reoriented(ctx.spec.projection(), orientation.buildSide(), orientation.buildLayout());
+        }
+        return reversedOut;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (probeReader != null) {
+                probeReader.close();
+                probeReader = null;
+            }
+        } finally {
+            table.close();
+            arena.close();
+            memory.close();
+        }
+    }
+}

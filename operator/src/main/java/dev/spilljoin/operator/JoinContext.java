@@ -1,0 +1,144 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.SpillSpace;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.CancellationException;
+
+/**
+ * What every phase of one hybrid join shares: the spec and its {@link JoinStrategy}, the memory plan
+ * ({@link SpillSizing}), the join's reservation, both sides' row layouts, the stats, cancellation, and the spill
+ * space, created at the first spill (a join that fits in memory never touches the disk). Closing the join closes
+ * the space: the single cleanup path for every spill file.
+ */
+final class JoinContext {
+    final JoinSpec spec;
+    final JoinConfig config;
+    final JoinStrategy strategy;
+    final SpillSizing sizing;
+    final MemoryReservation memory;
+    final JoinStats stats;
+    /** Layout of build rows: build keys plus the build columns the output needs. */
+    final RowLayout buildLayout;
+    /** Layout of spilled probe rows: probe keys plus the probe columns the output needs. */
+    final RowLayout probeLayout;
+    final Schema probeSchema;
+    final int[] probeKeys;
+    /** Whether equal stored hashes mean equal keys (a single fixed-width key column; see HashFunctions). */
+    final boolean hashIsKey;
+    /** Join-wide facts the pair phase needs (set when the build and the probe pass end). */
+    long buildRowsTotal;
+    long buildNullKeyRows;
+    long probeRowsTotal;
+    long probeNullKeyRows;
+    private volatile boolean cancelled;
+    private SpillSpace space;
+
+    JoinContext(JoinSpec spec, JoinStrategy strategy, SpillSizing sizing, MemoryReservation memory, JoinStats stats) {
+        this.spec = spec;
+        this.config = spec.config();
+        this.strategy = strategy;
+        this.sizing = sizing;
+        this.memory = memory;
+        this.stats = stats;
+        Side build = strategy.buildSide();
+        Side probe = build.other();
+        this.buildLayout = layoutOf(spec, build);
+        this.probeLayout = layoutOf(spec, probe);
+        this.probeSchema = spec.schema(probe);
+        this.probeKeys = spec.keys(probe);
+        this.hashIsKey = probeKeys.length == 1 && !probeSchema.type(probeKeys[0]).isVariableWidth();
+    }
+
+    private static RowLayout layoutOf(JoinSpec spec, Side side) {
+        int[] needed = spec.projection().stream().filter(r -> r.side() == side).mapToInt(ColumnRef::column).toArray();
+        return new RowLayout(spec.schema(side), spec.keys(side), needed);
+    }
+
+    /** A key encoder for probe batches, or null when hashes alone decide equality. */
+    KeyEncoder probeEncoder() {
+        return hashIsKey ? null : new KeyEncoder(buildLayout, probeKeys);
+    }
+
+    /**
+     * How a spilled pair is joined: the join's own orientation, or (reversed) with the probe side's rows loaded into
+     * the table and the build side's rows streamed, the join type mapped to that orientation by
+     * {@link JoinStrategy} and the join-wide facts swapped with the sides.
+     */
+    record PairOrientation(boolean reversed, JoinStrategy strategy, Side buildSide, RowLayout buildLayout,
+                           RowLayout probeLayout, Schema probeSchema, int[] probeKeys, boolean buildEmpty,
+                           boolean buildHasNullKey, boolean probeEmpty, boolean probeHasNullKey) {
+        KeyEncoder encoder(boolean hashIsKey) {
+            return hashIsKey ? null : new KeyEncoder(buildLayout, probeKeys);
+        }
+    }
+
+    PairOrientation orientation(boolean reversed) {
+        Side build = strategy.buildSide();
+        if (!reversed) {
+            return new PairOrientation(false, strategy, build, buildLayout, probeLayout, probeSchema, probeKeys,
+                    buildRowsTotal == 0, buildNullKeyRows > 0, probeRowsTotal == 0, probeNullKeyRows > 0);
+        }
+        Side flipped = build.other();
+        return new PairOrientation(true, JoinStrategy.of(spec.joinType(), flipped), flipped, probeLayout, buildLayout,
+                spec.schema(build), spec.keys(build), probeRowsTotal == 0, probeNullKeyRows > 0, buildRowsTotal == 0,
+                buildNullKeyRows > 0);
+    }
+
+    /** The join's spill space, created on first use under the configured directory. */
+    SpillSpace space() {
+        if (space == null) {
+            Path root = config.spillDirectory() != null ? config.spillDirectory()
+                    : Paths.get(System.getProperty("java.io.tmpdir"));
+            try {
+                space = SpillSpace.create(root, sizing.windowBytes());
+            } catch (IOException e) {
+                throw new UncheckedIOException("hash join: cannot create a spill directory under " + root
+                        + ": " + e.getMessage() + "; point the spill directory at a writable disk", e);
+            }
+            if (config.faultFailSpillWritesAfterBlocks() >= 0) {
+                space.failWritesAfterBlocks(config.faultFailSpillWritesAfterBlocks());
+            }
+            if (cancelled) {
+                space.cancel();
+            }
+        }
+        return space;
+    }
+
+    /** Asks the join to stop at its next batch or block boundary (any thread). */
+    void cancel() {
+        cancelled = true;
+        SpillSpace s = space;
+        if (s != null) {
+            s.cancel();
+        }
+    }
+
+    /** Throws {@link CancellationException} if the join was cancelled or its thread interrupted. */
+    void checkCancelled() {
+        if (cancelled) {
+            throw new CancellationException("hash join cancelled");
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            throw new CancellationException("hash join stopped: its thread was interrupted");
+        }
+    }
+
+    /** Deletes every spill file and the spill directory; idempotent. */
+    void closeSpace() {
+        if (space != null) {
+            try {
+                space.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("hash join: could not delete its spill directory " + space.directory()
+                        + ": " + e.getMessage(), e);
+            }
+        }
+    }
+}

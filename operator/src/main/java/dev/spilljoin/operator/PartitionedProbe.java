@@ -1,0 +1,154 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.spill.ByteSize;
+import dev.spilljoin.spill.MemoryExhaustedException;
+import dev.spilljoin.spill.SpillFile;
+
+import java.io.IOException;
+
+/**
+ * The probe pass of the hybrid hash join: each probe batch is hashed once; rows whose level-0 partition stayed
+ * resident are probed at once against the resident table ({@link HashProbe}, batched); rows of spilled partitions
+ * are serialized in the probe side's {@link RowLayout} (their hash H stored with them, never recomputed) into a
+ * staging arena and copied to their partition's probe spill file, to be joined with the partition's build rows
+ * later ({@link SpilledPairs}). NULL-key probe rows never enter a partition: the resident probe emits (pads) or
+ * drops them at once, as the join type says.
+ *
+ * <p>Invariants: a deferred row is neither probed nor emitted now (the {@code deferred} mask of
+ * {@link HashProbe#start(Batch, long[], long[], long[], long[])}); the probe writers' memory is the share the build
+ * set aside, one writer per spilled partition; the staging pages were left free by the build.
+ */
+final class PartitionedProbe implements AutoCloseable {
+    private final JoinContext ctx;
+    private final PartitionedBuild build;
+    private final HashProbe probe;
+    private final KeyHasher hasher;
+    private final RowWriter rowWriter;
+    private final RowArena[] staging = new RowArena[1];
+    private final boolean anySpilled;
+    private final int bits;
+    private ReservedSpillWriter spill;
+    private long[] hashes = new long[0];
+    private long[] nullKeys = new long[0];
+    private long[] deferred = new long[0];
+    private long[] notDeferred = new long[0];
+    private int[] partitionOfRow = new int[0];
+    private final SpillFile[] files;
+
+    PartitionedProbe(JoinContext ctx, PartitionedBuild build) {
+        this.ctx = ctx;
+        this.build = build;
+        this.hasher = new KeyHasher(ctx.probeKeys);
+        this.probe = new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), ctx.buildLayout,
+                build.rowsIn() == 0, build.nullKeyRows() > 0);
+        this.rowWriter = new RowWriter(ctx.probeLayout);
+        this.staging[0] = new RowArena(ctx.memory, ctx.sizing.pageSize());
+        this.anySpilled = build.residentPartitions() < (1 << build.fanoutLog2());
+        this.bits = build.fanoutLog2();
+        this.files = new SpillFile[1 << bits];
+    }
+
+    /** Pages the probe pass's staging arena may need (the build leaves them free). */
+    static long stagingBytes(SpillSizing sizing) {
+        return 2L * sizing.pageSize();
+    }
+
+    /** Starts a probe batch: spills its rows of spilled partitions, then starts probing the others. */
+    void start(Batch batch) throws IOException {
+        ctx.checkCancelled();
+        int n = batch.rowCount();
+        int words = (n + 63) >>> 6;
+        if (hashes.length < n) {
+            hashes = new long[n];
+            nullKeys = new long[words];
+            deferred = new long[words];
+            notDeferred = new long[words];
+            partitionOfRow = new int[n];
+        }
+        hasher.hash(batch, hashes, nullKeys);
+        if (!anySpilled) {
+            probe.start(batch, hashes, nullKeys, null, null);
+            return;
+        }
+        java.util.Arrays.fill(deferred, 0, words, 0L);
+        boolean anyDeferred = false;
+        for (int i = 0; i < n; i++) {
+            if ((nullKeys[i >>> 6] & (1L << i)) == 0) {
+                int p = HashFunctions.partitionOf(hashes[i], 0, bits);
+                if (build.isSpilled(p)) {
+                    deferred[i >>> 6] |= 1L << i;
+                    partitionOfRow[i] = p;
+                    anyDeferred = true;
+                }
+            }
+        }
+        if (anyDeferred) {
+            for (int w = 0; w < words; w++) {
+                notDeferred[w] = ~deferred[w];
+            }
+            spillDeferred(batch, n);
+        }
+        probe.start(batch, hashes, nullKeys, anyDeferred ? deferred : null, null);
+    }
+
+    private void spillDeferred(Batch batch, int n) throws IOException {
+        int from = 0;
+        while (from < n) {
+            int stop = rowWriter.write(batch, from, hashes, nullKeys, notDeferred, null, staging);
+            int m = rowWriter.writtenCount();
+            int[] rows = rowWriter.writtenRows();
+            long[] addresses = rowWriter.writtenAddresses();
+            for (int j = 0; j < m; j++) {
+                long row = addresses[j];
+                spillWriter().append(partitionOfRow[rows[j]], row, RowLayout.rowLength(row));
+            }
+            staging[0].clear();
+            if (stop == from && stop < n) {
+                throw new MemoryExhaustedException("hash join: a probe row of batch row " + stop + " needs a staging page"
+                        + " but the budget of " + ByteSize.format(ctx.memory.limit()) + " is full ("
+                        + ctx.sizing.describe() + "); give it a larger budget");
+            }
+            from = stop;
+        }
+    }
+
+    private ReservedSpillWriter spillWriter() {
+        if (spill == null) {
+            spill = new ReservedSpillWriter(ctx, "probe-L0", 1 << bits, build.writerShare());
+        }
+        return spill;
+    }
+
+    HashProbe probe() {
+        return probe;
+    }
+
+    /** Ends the probe pass: seals the probe spill files; the writers' memory goes back to the budget. */
+    void finish() throws IOException {
+        if (spill != null) {
+            spill.finish();
+            for (int p = 0; p < files.length; p++) {
+                if (spill.used(p)) {
+                    files[p] = spill.file(p);
+                    ctx.stats.spilledBytesProbe += files[p].length();
+                }
+            }
+        }
+        staging[0].close();
+        build.writerShare().close();
+    }
+
+    /** The sealed probe spill file of partition {@code p}, or null if none of its probe rows came. */
+    SpillFile file(int p) {
+        return files[p];
+    }
+
+    @Override
+    public void close() {
+        if (spill != null) {
+            spill.close();
+        }
+        staging[0].close();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.PartitionedSpillWriter;
+import dev.spilljoin.spill.SpillFile;
+
+import java.io.IOException;
+
+/**
+ * A {@link PartitionedSpillWriter} whose partitions draw their writer memory (buffer plus mapped window) from a
+ * share the join set aside in advance, so that spilling can never be refused for want of memory: just before a
+ * partition's first record, one writer share moves from {@code share} back to the budget, and the partition's
+ * writer reserves it at once (single-threaded: nothing can take it in between).
+ */
+final class ReservedSpillWriter implements AutoCloseable {
+    private final PartitionedSpillWriter writer;
+    private final MemoryReservation share;
+    private final long perPartition;
+    private final boolean[] opened;
+    private int openedCount;
+
+    ReservedSpillWriter(JoinContext ctx, String label, int partitions, MemoryReservation share) {
+        this.writer = ctx.space().newPartitionedWriter(label, partitions, ctx.memory, ctx.sizing.bufferBytes());
+        this.share = share;
+        this.perPartition = ctx.sizing.writerShare();
+        this.opened = new boolean[partitions];
+    }
+
+    /** Appends the serialized row of {@code length} bytes at {@code address} to partition {@code p}. */
+    void append(int p, long address, int length) throws IOException {
+        if (!opened[p]) {
+            opened[p] = true;
+            openedCount++;
+            share.shrink(Math.min(perPartition, share.reserved()));
+        }
+        writer.append(p, address, length);
+    }
+
+    /** Seals every partition's file; the writers' memory goes back to the budget. Returns the partitions used. */
+    int finish() throws IOException {
+        writer.finish();
+        return openedCount;
+    }
+
+    boolean used(int p) {
+        return opened[p];
+    }
+
+    SpillFile file(int p) {
+        return writer.file(p);
+    }
+
+    @Override
+    public void close() {
+        writer.close();
+    }
+}

@@ -1,0 +1,126 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.JoinStrategy.FinishAction;
+import dev.spilljoin.operator.JoinStrategy.ProbeAction;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * The JOIN_SPILLED phase: joins the spilled partition pairs one at a time, depth first (a stack, so the disk holds
+ * at most one level's siblings per level at a time).
+ *
+ * <p>For each pair: if a side is empty and the join type can produce nothing from the other, both files are
+ * dropped; if its probe file is the smaller and its probe rows fit, it is joined in memory with the roles reversed;
+ * if its build rows, table and a reader fit the memory left (or the configured pair limit), it is joined in memory
+ * ({@link InMemoryPairJoin}); else, unless it is {@linkplain SpillPair#stuck stuck} or at the maximum
+ * depth, it is re-partitioned with the next level's h1 ({@link Repartitioner}) and its children are pushed; else it
+ * takes the nested-loop path ({@link HeavyHitterNestedLoop}).
+ *
+ * <p>Maximum recursion depth: {@link JoinConfig#maxRecursionDepth()} (default 4) re-partitioning levels below level
+ * 0; with level 0's fanout F and 16-way levels below it, a partition is split into up to F·16^4 parts before a pair
+ * that still does not fit takes the nested loop — which only a hot key (or an input more than ~65,000 budgets large)
+ * reaches.
+ */
+final class SpilledPairs implements OutputTask {
+    private final JoinContext ctx;
+    private final Deque<SpillPair> pending = new ArrayDeque<>();
+    private final SpilledRowDecoder decoder;
+    private final SpilledRowDecoder reversedDecoder;
+    private OutputTask current;
+
+    SpilledPairs(JoinContext ctx, List<SpillPair> pairs) {
+        this.ctx = ctx;
+        for (int i = pairs.size() - 1; i >= 0; i--) {
+            pending.push(pairs.get(i));
+        }
+        this.decoder = new SpilledRowDecoder(ctx.probeLayout, ctx.probeSchema, ctx.config.outputBatchRows());
+        this.reversedDecoder = new SpilledRowDecoder(ctx.buildLayout, ctx.spec.schema(ctx.strategy.buildSide()),
+                ctx.config.outputBatchRows());
+    }
+
+    @Override
+    public boolean fill(OutputWriter out) throws IOException {
+        while (true) {
+            if (current == null) {
+                SpillPair pair = pending.poll();
+                if (pair == null) {
+                    return true;
+                }
+                ctx.checkCancelled();
+                current = plan(pair);
+                continue;
+            }
+            if (!current.fill(out)) {
+                return false;
+            }
+            OutputTask done = current;
+            current = null;
+            done.close();
+        }
+    }
+
+    /** Chooses how to join {@code pair}: null after dropping or re-partitioning it. */
+    private OutputTask plan(SpillPair pair) throws IOException {
+        if (producesNothing(pair)) {
+            discard(pair);
+            return null;
+        }
+        long limit = ctx.config.pairMemoryLimit() > 0
+                ? Math.min(ctx.config.pairMemoryLimit(), ctx.memory.headroom()) : ctx.memory.headroom();
+        boolean faulted = pair.level() == 0 && pair.index() == ctx.config.faultDropUnmatchedBuildRowsOfPartition();
+        if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null && pair.probe().length() < pair.build().length()
+                && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
+            ctx.stats.roleReversals++;
+            return new InMemoryPairJoin(ctx, pair, ctx.orientation(true), reversedDecoder);
+        }
+        if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
+            return new InMemoryPairJoin(ctx, pair, ctx.orientation(false), decoder);
+        }
+        if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
+            List<SpillPair> children = Repartitioner.split(ctx, pair, ctx.sizing.repartitionFanoutLog2());
+            for (int i = children.size() - 1; i >= 0; i--) {
+                pending.push(children.get(i));
+            }
+            return null;
+        }
+        return new HeavyHitterNestedLoop(ctx, pair, decoder);
+    }
+
+    /** Whether the pair cannot produce output: no build rows for a probe action that needs them, or no probe rows. */
+    private boolean producesNothing(SpillPair pair) {
+        ProbeAction probe = ctx.strategy.probe();
+        boolean probeNeedsBuild = probe == ProbeAction.PAIRS || probe == ProbeAction.SEMI || probe == ProbeAction.MARK;
+        boolean noBuildOutput = ctx.strategy.finish() == FinishAction.NONE;
+        if (pair.buildRows() == 0 && pair.probeRows() == 0) {
+            return true;
+        }
+        if (pair.buildRows() == 0 && probeNeedsBuild) {
+            return true;
+        }
+        return pair.probeRows() == 0 && noBuildOutput;
+    }
+
+    private static void discard(SpillPair pair) throws IOException {
+        if (pair.build() != null && pair.build().isSealed()) {
+            pair.build().delete();
+        }
+        if (pair.probe() != null && pair.probe().isSealed()) {
+            pair.probe().delete();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (current != null) {
+                current.close();
+                current = null;
+            }
+        } finally {
+            pending.clear();
+        }
+    }
+}

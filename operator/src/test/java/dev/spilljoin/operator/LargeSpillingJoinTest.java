@@ -1,0 +1,256 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.testing.CountAndSum;
+import dev.spilljoin.operator.testing.GeneratedSource;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CancellationException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The workloads of ../shared/WORKLOADS.md at the small scale under budgets far below the build side, generated
+ * batch by batch (nothing held on the heap), checked by count and sum; the skewed build side that sends a hot key
+ * to the nested-loop path; and cancellation by interrupt and by {@link HashJoin#cancel()} mid-join. After each:
+ * zero bytes reserved, peak within the budget, an empty spill root.
+ */
+class LargeSpillingJoinTest {
+    private static final long MB = 1 << 20;
+
+    @TempDir
+    Path spillRoot;
+
+    @AfterEach
+    void spillRootIsEmpty() throws IOException {
+        try (var files = Files.list(spillRoot)) {
+            assertThat(files).as("files left in the spill root").isEmpty();
+        }
+    }
+
+    private JoinSpec w1Spec(MemoryReservation budget) {
+        return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
+                .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot)).build();
+    }
+
+    @Test
+    void w1SmallScaleUnderFourMegabytesGivesThePublishedCountAndSum() {
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation budget = MemoryReservation.root("w1", 4 * MB)) {
+            try (HashJoin join = HashJoin.create(w1Spec(budget))) {
+                join.run(GeneratedSource.w1Build(1_000_000), GeneratedSource.w1Probe(10_000_000, 1_000_000), result);
+                stats = join.stats();
+            }
+            assertThat(budget.reserved()).isZero();
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(4 * MB);
+        }
+        System.out.println("W1 1M x 10M under 4MB: " + stats.toJson());
+        assertThat(result.count()).isEqualTo(10_000_000L);
+        assertThat(result.sum()).isEqualTo(21481313584743985L);
+        assertThat(stats.buildSide()).isEqualTo(Side.LEFT);
+        assertThat(stats.partitions()).isPositive();
+        assertThat(stats.spilledBytesProbe()).isGreaterThan(100 * MB);
+        assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(4 * MB);
+    }
+
+    /**
+     * R: 1M rows, 30% of them (i % 10 &lt; 3) with key 0, the others key i. S: 10M rows, 10 with key 0 (i % 1M == 0)
+     * and the rest Zipf(1.2) over R's other keys. The oracle counts and sums from the generators alone. Role reversal
+     * is off: with it, the hot pair (300K build rows, few probe rows) is simply joined the other way round, and the
+     * nested-loop path, which this test is about, is not needed.
+     */
+    @Test
+    void aHotBuildKeyTakesTheNestedLoopPathWithinTheBudget() {
+        long nR = 1_000_000;
+        long nS = 10_000_000;
+        SkewedInputs inputs = new SkewedInputs(nR, nS);
+        long[] expected = inputs.expectedCountAndSum();
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation budget = MemoryReservation.root("skew", 8 * MB)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withRoleReversal(false)).build();
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(inputs.build(), inputs.probe(), result);
+                stats = join.stats();
+            }
+            assertThat(budget.reserved()).isZero();
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(8 * MB);
+        }
+        System.out.println("skew 1M x 10M under 8MB: " + stats.toJson());
+        assertThat(result.count()).isEqualTo(expected[0]);
+        assertThat(result.sum()).isEqualTo(expected[1]);
+        assertThat(stats.heavyHitterKeys()).as("key 0 on the nested-loop path").isGreaterThanOrEqualTo(1);
+        assertThat(stats.heavyHitterRows()).isGreaterThanOrEqualTo(300_000);
+        assertThat(stats.nestedLoopChunks()).isGreaterThan(1);
+    }
+
+    @Test
+    void anInterruptDuringTheProbeStopsTheJoinAndLeavesNothing() {
+        try (MemoryReservation budget = MemoryReservation.root("interrupt", MB)) {
+            GeneratedSource probe = new GeneratedSource(1_000_000) {
+                @Override
+                protected long key(long i) {
+                    return uniform(0x21, i, 100_000);
+                }
+
+                @Override
+                protected long payload(long i) {
+                    return 0;
+                }
+
+                @Override
+                protected void beforeBatch(long firstRow) {
+                    if (firstRow == 40 * 4096) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+            try (HashJoin join = HashJoin.create(w1Spec(budget))) {
+                assertThatThrownBy(() -> join.run(GeneratedSource.w1Build(100_000), probe, b -> { }))
+                        .isInstanceOf(CancellationException.class)
+                        .hasMessageContaining("interrupted");
+                assertThat(join.stats().partitions()).as("the join had spilled").isPositive();
+                assertThat(budget.reserved()).as("released before close").isZero();
+            } finally {
+                assertThat(Thread.interrupted()).as("the interrupt flag stays set for the caller").isTrue();
+            }
+            assertThat(budget.reserved()).isZero();
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(MB);
+        }
+    }
+
+    @Test
+    void cancelWhileJoiningSpilledPairsStopsTheJoinAndLeavesNothing() {
+        try (MemoryReservation budget = MemoryReservation.root("cancel", MB)) {
+            try (HashJoin join = HashJoin.create(w1Spec(budget))) {
+                long[] batches = new long[1];
+                var results = join.iterator(GeneratedSource.w1Build(50_000), GeneratedSource.w1Probe(200_000, 50_000));
+                assertThatThrownBy(() -> {
+                    while (results.hasNext()) {
+                        results.next();
+                        if (++batches[0] == 150) {
+                            join.cancel();
+                        }
+                    }
+                }).isInstanceOf(CancellationException.class).hasMessageContaining("cancel");
+                assertThat(join.stats().partitions()).isPositive();
+                assertThat(budget.reserved()).isZero();
+            }
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(MB);
+        }
+    }
+
+    /** The skew test's inputs and their oracle. */
+    private static final class SkewedInputs {
+        private static final double ZIPF_S = 1.2;
+        private final long nR;
+        private final long nS;
+        private final long others;
+        private final double[] cumulative;
+
+        SkewedInputs(long nR, long nS) {
+            this.nR = nR;
+            this.nS = nS;
+            this.others = nR - (nR / 10) * 3;
+            cumulative = new double[(int) others];
+            double total = 0;
+            for (int r = 0; r < others; r++) {
+                total += 1.0 / Math.pow(r + 1, ZIPF_S);
+                cumulative[r] = total;
+            }
+            for (int r = 0; r < others; r++) {
+                cumulative[r] /= total;
+            }
+        }
+
+        static boolean hot(long i) {
+            return i % 10 < 3;
+        }
+
+        long buildKey(long i) {
+            return hot(i) ? 0 : i;
+        }
+
+        long probeKey(long i) {
+            if (i % nR == 0) {
+                return 0;
+            }
+            double u = (GeneratedSource.h(0x61, i) >>> 11) * 0x1.0p-53;
+            int lo = 0;
+            int hi = cumulative.length - 1;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (cumulative[mid] > u) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            return (lo / 7L) * 10 + 3 + lo % 7;
+        }
+
+        GeneratedSource build() {
+            return new GeneratedSource(nR) {
+                @Override
+                protected long key(long i) {
+                    return buildKey(i);
+                }
+
+                @Override
+                protected long payload(long i) {
+                    return GeneratedSource.payload(0x11, i);
+                }
+            };
+        }
+
+        GeneratedSource probe() {
+            return new GeneratedSource(nS) {
+                @Override
+                protected long key(long i) {
+                    return probeKey(i);
+                }
+
+                @Override
+                protected long payload(long i) {
+                    return GeneratedSource.payload(0x62, i);
+                }
+            };
+        }
+
+        /** {count, sum(r.p + s.p)} by arithmetic: key 0 matches every hot R row, any other key its one R row. */
+        long[] expectedCountAndSum() {
+            long hotRows = 0;
+            long hotPayloads = 0;
+            for (long i = 0; i < nR; i++) {
+                if (hot(i)) {
+                    hotRows++;
+                    hotPayloads += GeneratedSource.payload(0x11, i);
+                }
+            }
+            long count = 0;
+            long sum = 0;
+            for (long i = 0; i < nS; i++) {
+                long k = probeKey(i);
+                long p = GeneratedSource.payload(0x62, i);
+                if (k == 0) {
+                    count += hotRows;
+                    sum += hotRows * p + hotPayloads;
+                } else {
+                    count++;
+                    sum += p + GeneratedSource.payload(0x11, k);
+                }
+            }
+            return new long[]{count, sum};
+        }
+    }
+}

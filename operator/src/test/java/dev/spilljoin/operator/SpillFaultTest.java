@@ -1,0 +1,92 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.testing.GeneratedSource;
+import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.NestedLoopOracle;
+import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Faults: a spill write that fails (as a failing disk would) at points in the build, the probe and the
+ * re-partitioning passes ends the join with a clear error, nothing reserved and nothing on disk; and the test-only
+ * hook that drops one spilled partition's unmatched build rows really changes an outer join's result (so oracle
+ * comparisons downstream have teeth).
+ */
+class SpillFaultTest {
+    @TempDir
+    Path spillRoot;
+
+    @AfterEach
+    void spillRootIsEmpty() throws IOException {
+        try (var files = Files.list(spillRoot)) {
+            assertThat(files).as("files left in the spill root").isEmpty();
+        }
+    }
+
+    @Test
+    void aFailedSpillWriteAnywhereLeavesNothingReservedOrOnDisk() {
+        for (long blocks : new long[]{0, 3, 40, 400, 1500}) {
+            try (MemoryReservation budget = MemoryReservation.root("fault", 1 << 20)) {
+                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withPairMemoryLimit(64 * 1024)
+                        .withFaultFailSpillWritesAfterBlocks(blocks);
+                JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                        .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).config(config).build();
+                try (HashJoin join = HashJoin.create(spec)) {
+                    assertThatThrownBy(() -> join.run(GeneratedSource.w1Build(100_000),
+                            GeneratedSource.w1Probe(400_000, 100_000), b -> { }))
+                            .as("failure after %d blocks", blocks)
+                            .isInstanceOf(UncheckedIOException.class)
+                            .hasMessageContaining("spilling failed")
+                            .hasMessageContaining("injected write failure");
+                    assertThat(budget.reserved()).isZero();
+                }
+                assertThat(budget.peakReserved()).isLessThanOrEqualTo(1 << 20);
+            }
+        }
+    }
+
+    @Test
+    void theDropUnmatchedBuildRowsHookChangesAnOuterJoinsResult() {
+        List<Object[]> left = new ArrayList<>();
+        List<Object[]> right = new ArrayList<>();
+        for (long i = 0; i < 2000; i++) {
+            left.add(new Object[]{i, i});
+            if (i % 2 == 0) {
+                right.add(new Object[]{i, -i});
+            }
+        }
+        List<ColumnRef> projection = List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.RIGHT, 1));
+        var expected = Rows.multiset(NestedLoopOracle.join(left, right, new int[]{0}, new int[]{0},
+                JoinType.LEFT_OUTER, projection));
+        for (int fault : new int[]{-1, 1}) {
+            JoinConfig config = new JoinConfig(4096, 100, Side.LEFT).withSpillDirectory(spillRoot)
+                    .withSpillSizes(2, 256, 4096).withForceSpill(true).withFaultDropUnmatchedBuildRowsOfPartition(fault);
+            try (MemoryReservation budget = MemoryReservation.root("hook", 1 << 20)) {
+                JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                        .joinType(JoinType.LEFT_OUTER).projection(projection).reservation(budget).config(config)
+                        .build();
+                JoinRunner.Result result = JoinRunner.run(spec, Rows.toBatches(GeneratedSource.SCHEMA, left, 128),
+                        Rows.toBatches(GeneratedSource.SCHEMA, right, 128), JoinRunner.Mode.SINK, budget);
+                if (fault < 0) {
+                    assertThat(Rows.multiset(result.rows())).isEqualTo(expected);
+                } else {
+                    assertThat(Rows.multiset(result.rows())).isNotEqualTo(expected);
+                    assertThat(result.rows()).hasSizeBetween(1000, 1999);
+                }
+            }
+        }
+    }
+}
