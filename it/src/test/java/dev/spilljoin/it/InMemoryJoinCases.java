@@ -21,8 +21,8 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The in-memory comparisons, run against each oracle by the test class that opens it ({@link OracleTest}):
- * spilljoin's result must be the oracle's, as a multiset, for every join type SQL can express, on (1) random schemas from the operator's own
+ * The in-memory comparisons, run against each oracle by the test class that opens it ({@link OracleTest}): spilljoin's result must be the
+ * oracle's, as a multiset, for every join type SQL can express, on (1) random schemas from the operator's own
  * generator (1–3 key columns of any type, NULLs, -0.0/NaN, extreme values, empty inputs), in both build
  * orientations with random projections, and (2) every {@link KeyDistribution} × {@link KeyShape} with payloads of
  * every type. Seeds are printed; replay with {@code -Dseed=} (and {@code -Dcases=} for the random schemas).
@@ -105,6 +105,7 @@ interface InMemoryJoinCases extends OracleTest {
                 JoinStats stats = OracleCheck.assertSame(tables, l, r, c, type, c.fullProjection(type), BUDGET,
                         JoinConfig.DEFAULT, "-Dseed=" + OracleTest.SEED);
                 assertThat(stats.rows(Side.LEFT) + stats.rows(Side.RIGHT)).isEqualTo(n[0] + n[1]);
+                assertThat(stats.partitions()).as("spilled partitions under a generous budget: %s", stats).isZero();
             }
         }
     }

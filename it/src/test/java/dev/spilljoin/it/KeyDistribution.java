@@ -15,7 +15,7 @@ enum KeyDistribution {
     ONE_KEY,
     /** Left ids and right ids never overlap: nothing matches. */
     DISJOINT,
-    /** Few ids (one per 40 left rows) on both sides: every key has many rows on each side. */
+    /** Few ids (one per 8 left rows) on both sides: every key has several rows on each side. */
     MANY_TO_MANY;
 
     private static final double ZIPF_S = 1.1;
@@ -25,7 +25,7 @@ enum KeyDistribution {
         int domain = switch (this) {
             case UNIFORM, ZIPF, DISJOINT -> Math.max(1, leftRows);
             case ONE_KEY -> 1;
-            case MANY_TO_MANY -> Math.max(1, leftRows / 40);
+            case MANY_TO_MANY -> Math.max(1, leftRows / 8);
         };
         return new Sampler(this, domain);
     }

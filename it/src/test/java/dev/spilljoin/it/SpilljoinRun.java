@@ -11,15 +11,21 @@ import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.BatchSources;
 import dev.spilljoin.spill.MemoryReservation;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs spilljoin's join on a {@link JoinCase} (or any two sources) under a budget, with the accounting checks every
- * integration test wants: after the join is closed, nothing is reserved or allocated, and the peak reserved stayed
- * within the budget. The one place in the module that creates the operator.
+ * integration test wants: the join spills under a fresh spill root of its own; after it is closed, nothing is
+ * reserved or allocated, the peak reserved stayed within the budget, and the spill root is empty. The one place in
+ * the module that creates the operator.
  */
 final class SpilljoinRun {
     /** The result's digest and the join's stats. */
@@ -54,8 +60,9 @@ final class SpilljoinRun {
     static JoinStats run(Function<MemoryReservation, JoinSpec> specFor, long budgetBytes, BatchSource left,
                          BatchSource right, Function<JoinSpec, BatchSink> sinkFor) {
         JoinStats stats;
+        Path spillRoot = createSpillRoot();
         try (MemoryReservation root = MemoryReservation.root("it-join", budgetBytes)) {
-            JoinSpec spec = specFor.apply(root);
+            JoinSpec spec = withSpillDirectory(specFor.apply(root), spillRoot);
             BatchSink sink = sinkFor.apply(spec);
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(left, right, sink);
@@ -64,8 +71,31 @@ final class SpilljoinRun {
             assertThat(root.reserved()).as("bytes still reserved after the join closed").isZero();
             assertThat(root.allocated()).as("bytes still allocated after the join closed").isZero();
             assertThat(root.peakReserved()).as("peak reserved vs budget").isLessThanOrEqualTo(budgetBytes);
+            assertEmptyAndDelete(spillRoot);
         }
         assertThat(stats.peakReservedBytes()).as("stats' peak reserved vs budget").isLessThanOrEqualTo(budgetBytes);
         return stats;
+    }
+
+    private static JoinSpec withSpillDirectory(JoinSpec s, Path directory) {
+        return new JoinSpec(s.leftSchema(), s.rightSchema(), s.leftKeys(), s.rightKeys(), s.joinType(), s.projection(),
+                s.budgetBytes(), s.reservation(), s.config().withSpillDirectory(directory));
+    }
+
+    private static Path createSpillRoot() {
+        try {
+            return Files.createTempDirectory("spilljoin-it-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a spill root under java.io.tmpdir", e);
+        }
+    }
+
+    private static void assertEmptyAndDelete(Path spillRoot) {
+        try (Stream<Path> files = Files.list(spillRoot)) {
+            assertThat(files.toList()).as("files left in the spill root after the join closed").isEmpty();
+            Files.delete(spillRoot);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
