@@ -29,7 +29,7 @@ interface ManyOutputRowsCases extends OracleTest {
     long KEYS = 20_000;
     long SAMPLE_MODULUS = 4099;
 
-    /** The case: the build side (about 40 MB of rows) far over a 16 MB budget, so the join spills. */
+    /** The case: the build side (about 48 MB of serialized rows) far over a 16 MB budget, so the join spills. */
     @Test
     default void fiftyMillionRowsUnderSixteenMegabytes() throws SQLException {
         long budget = 16L << 20;
