@@ -49,8 +49,11 @@ final class SpillJoinEngine implements Engine {
     @Override
     public EngineProfile profile(Workload workload, long budgetBytes) {
         JoinResult result = join(workload, budgetBytes);
-        return new EngineProfile(OptionalLong.of(lastStats.peakReservedBytes()), OptionalLong.empty(), result,
-                "build side " + lastStats.buildSide().name().toLowerCase(java.util.Locale.ROOT));
+        return new EngineProfile(OptionalLong.of(lastStats.peakReservedBytes()),
+                OptionalLong.of(lastStats.spilledBytesBuild() + lastStats.spilledBytesProbe()), result,
+                "build side " + lastStats.buildSide().name().toLowerCase(java.util.Locale.ROOT) + ", fanout "
+                        + lastStats.fanout() + ", spilled partitions " + lastStats.partitions() + ", depth "
+                        + lastStats.maxRecursionDepth());
     }
 
     @Override
