@@ -3,7 +3,14 @@ package dev.spilljoin.operator;
 import dev.spilljoin.estimator.InputIdentity;
 import dev.spilljoin.estimator.StatisticsCache;
 import dev.spilljoin.operator.testing.CountAndSum;
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.testing.GeneratedSource;
+import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.NestedLoopOracle;
+import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -12,6 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -210,6 +220,63 @@ class SketchPlannedJoinTest {
         @Override
         public long sizeHintBytes() {
             return -1;
+        }
+    }
+
+    /**
+     * Heavy-key routing keeps every join type's semantics: left (the build side) 6,000 rows, half of them key 7, 5%
+     * NULL keys; right 2,000 rows, a tenth key 7, 5% NULL keys; batches of 128 rows, so key 7 is found by the sketch
+     * after some of its rows are resident (they are moved to the heavy pair). Every join type, with the heavy pair
+     * joined in memory (default) and on the nested-loop path (pair limit of one byte), against the oracle.
+     */
+    @Test
+    void heavyKeyRoutingMatchesTheOracleForEveryJoinType() {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("SketchPlannedJoinTest heavy routing seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom r = new SplittableRandom(seed);
+        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
+        List<Object[]> leftRows = new ArrayList<>();
+        for (long i = 0; i < 6_000; i++) {
+            Long k = r.nextInt(2) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(3_000));
+            leftRows.add(new Object[] {k, i});
+        }
+        List<Object[]> rightRows = new ArrayList<>();
+        for (long i = 0; i < 2_000; i++) {
+            Long k = r.nextInt(10) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(4_000));
+            rightRows.add(new Object[] {k, -i});
+        }
+        List<Batch> left = Rows.toBatches(schema, leftRows, 128);
+        List<Batch> right = Rows.toBatches(schema, rightRows, 128);
+        int[] keys = {0};
+        for (JoinType type : JoinType.values()) {
+            List<ColumnRef> projection = new ArrayList<>();
+            for (Side side : Side.values()) {
+                if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
+                    projection.add(new ColumnRef(side, 0));
+                    projection.add(new ColumnRef(side, 1));
+                }
+            }
+            List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
+            for (boolean nestedLoop : new boolean[] {false, true}) {
+                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withBuildSide(Side.LEFT);
+                if (nestedLoop) {
+                    config = config.withPairMemoryLimit(1).withMaxRecursionDepth(1);
+                }
+                try (MemoryReservation root = MemoryReservation.root("heavy-" + type, MB)) {
+                    JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
+                            .reservation(root).config(config).build();
+                    JoinRunner.Result result = JoinRunner.run(spec, left, right, JoinRunner.Mode.SINK, root);
+                    String what = type + " nestedLoop=" + nestedLoop + " seed=" + seed + " " + result.stats().toJson();
+                    assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
+                    assertThat(result.stats().heavyHitterKeysFromSketch()).as(what).isEqualTo(1);
+                    assertThat(result.stats().heavyHitterRowsFromSketch()).as(what)
+                            .isEqualTo(leftRows.stream().filter(row -> Long.valueOf(7).equals(row[0])).count());
+                    if (nestedLoop) {
+                        assertThat(result.stats().heavyHitterRows()).as("the heavy pair took the nested loop: " + what)
+                                .isPositive();
+                    }
+                }
+            }
         }
     }
 }
