@@ -35,6 +35,13 @@ import java.util.NoSuchElementException;
  * rows; the right side when unknown or equal), unless {@link JoinConfig#buildSide()} forces it; the join type is
  * mapped to that orientation by {@link JoinStrategy}.
  *
+ * <p>Estimates (issue 5, {@link JoinSketches}): when the budget holds them beside the minimum, key sketches are
+ * reserved first and fed the hashes each pass computes anyway: every build batch, every 8th probe batch. While
+ * partitioning, keys the sketch finds heavy go to their own pair (see {@link PartitionedBuild}), which never
+ * re-partitions. With a {@link StatisticsLookup} in the spec, each input's statistics are looked up first: a hit
+ * replaces the size hints (build side, fanout) and routes the known heavy keys from the first row; after the probe
+ * pass the build side's measured statistics are stored. The stats show the estimates beside the actuals.
+ *
  * <p>Three ways to drive it: {@link #run} pushes results to a sink; {@link #iterator} pulls result batches; and
  * engines that drive their operators call {@link #start} (which says the side to push first), {@link #push} and
  * {@link #endOfInput}.

@@ -11,7 +11,8 @@ import java.util.Objects;
 /**
  * What to join, immutable: both schemas, the key columns (pairwise equal types, no coercion), the join type, the
  * projection (output columns in order) and the memory: a budget in bytes (the join creates its own root
- * reservation) or a given {@link MemoryReservation} (the join opens a child of it). Validated on construction with
+ * reservation) or a given {@link MemoryReservation} (the join opens a child of it); optionally a
+ * {@link StatisticsLookup} (a shared statistics cache and the inputs' identities; null = none). Validated on construction with
  * errors that say what is wrong and how to fix it. Build one with {@link #builder(Schema, Schema)}.
  */
 public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, int[] rightKeys, JoinType joinType,
