@@ -224,8 +224,8 @@ class SketchPlannedJoinTest {
     }
 
     /**
-     * Heavy-key routing keeps every join type's semantics: left (the build side) 6,000 rows, half of them key 7, 5%
-     * NULL keys; right 2,000 rows, a tenth key 7, 5% NULL keys; batches of 128 rows, so key 7 is found by the sketch
+     * Heavy-key routing keeps every join type's semantics: left (the build side) 4,000 rows, half of them key 7, 5%
+     * NULL keys; right 1,000 rows, a tenth key 7, 5% NULL keys; batches of 128 rows, so key 7 is found by the sketch
      * after some of its rows are resident (they are moved to the heavy pair). Every join type, with the heavy pair
      * joined in memory (default) and on the nested-loop path (pair limit of one byte), against the oracle.
      */
@@ -236,12 +236,12 @@ class SketchPlannedJoinTest {
         SplittableRandom r = new SplittableRandom(seed);
         Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
         List<Object[]> leftRows = new ArrayList<>();
-        for (long i = 0; i < 6_000; i++) {
+        for (long i = 0; i < 4_000; i++) {
             Long k = r.nextInt(2) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(3_000));
             leftRows.add(new Object[] {k, i});
         }
         List<Object[]> rightRows = new ArrayList<>();
-        for (long i = 0; i < 2_000; i++) {
+        for (long i = 0; i < 1_000; i++) {
             Long k = r.nextInt(10) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(4_000));
             rightRows.add(new Object[] {k, -i});
         }
