@@ -279,4 +279,30 @@ class SketchPlannedJoinTest {
             }
         }
     }
+
+    /** At the join's minimum budget the sketches do not fit: the join runs without them and says so. */
+    @Test
+    void aBudgetTooSmallForSketchesRunsWithoutThemAndSaysSo() {
+        JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot);
+        long budget = HashJoin.minimumBudget(config);
+        GeneratedSource left = GeneratedSource.w1Build(20_000);
+        GeneratedSource right = GeneratedSource.w1Probe(40_000, 20_000);
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation root = MemoryReservation.root("no-sketches", budget)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(root).config(config).build();
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(left, right, result);
+                stats = join.stats();
+            }
+            assertThat(root.reserved()).isZero();
+            assertThat(root.peakReserved()).isLessThanOrEqualTo(budget);
+        }
+        assertThat(result.count()).isEqualTo(40_000);
+        assertThat(stats.sketchNote()).startsWith("off: the budget of");
+        assertThat(stats.sketchBytes()).isZero();
+        assertThat(stats.estimates()).isNull();
+        assertThat(stats.toJson()).contains("\"estimates\":null");
+    }
 }
