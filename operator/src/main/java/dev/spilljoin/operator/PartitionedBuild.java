@@ -32,8 +32,8 @@ import java.util.Arrays;
  * at least dominate it. A found key whose partition is still resident is accepted: its rows already in that
  * partition's arena are moved out (the arena's pages are compacted in place) to the extra partition
  * {@link #heavyPartition()}, which is always spilled, and every later build row of it goes there too; the probe pass
- * sends all probe rows with that hash there as well, so the heavy pair holds every row of its keys and goes straight
- * to the nested-loop path (a stuck pair) without a failed re-partitioning. A found key whose partition has already
+ * sends all probe rows with that hash there as well, so the heavy pair holds every row of its keys; it is a stuck
+ * pair (joined in memory if it fits, else straight on the nested-loop path, never re-partitioned). A found key whose partition has already
  * spilled is not accepted (its early rows are on disk; splitting them from its later rows would part build rows of
  * one key): re-partitioning remains the fallback for it and for keys the sketch missed. Periodic detection, not a
  * pre-pass: the input streams once. NULL-key rows are sketched with the rest (their hash is a constant), but never
