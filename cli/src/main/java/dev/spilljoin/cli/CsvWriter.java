@@ -28,6 +28,21 @@ public final class CsvWriter {
     private static final byte[] MINUS_INFINITY = {'-', 'I', 'n', 'f', 'i', 'n', 'i', 't', 'y'};
     private static final byte[] MIN_LONG = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
     private static final double PLAIN_LIMIT = 1e15;
+    /** 10^0 … 10^18: a long's digit count by comparisons instead of divisions. */
+    private static final long[] POWERS_OF_TEN = new long[19];
+    /** "00" … "99": digits are written two per division. */
+    private static final byte[] DIGIT_PAIRS = new byte[200];
+
+    static {
+        POWERS_OF_TEN[0] = 1;
+        for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+            POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+        }
+        for (int i = 0; i < 100; i++) {
+            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
+            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
 
     private final OutputStream out;
     private final byte delimiter;
@@ -178,15 +193,24 @@ public final class CsvWriter {
             value = -value;
         }
         int digits = 1;
-        for (long v = value / 10; v != 0; v /= 10) {
+        while (digits < 19 && value >= POWERS_OF_TEN[digits]) {
             digits++;
         }
-        int end = size + digits;
-        for (int i = end - 1; i >= size; i--) {
-            buffer[i] = (byte) ('0' + value % 10);
-            value /= 10;
+        int i = size + digits;
+        size = i;
+        while (value >= 100) {
+            int pair = (int) (value % 100) * 2;
+            value /= 100;
+            buffer[--i] = DIGIT_PAIRS[pair + 1];
+            buffer[--i] = DIGIT_PAIRS[pair];
         }
-        size = end;
+        if (value >= 10) {
+            int pair = (int) value * 2;
+            buffer[--i] = DIGIT_PAIRS[pair + 1];
+            buffer[--i] = DIGIT_PAIRS[pair];
+        } else {
+            buffer[--i] = (byte) ('0' + value);
+        }
     }
 
     private void writeRaw(byte[] bytes, int from, int length) throws IOException {

@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.spill.ByteSize;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -37,6 +38,9 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** How Ctrl-C reaches the join: set by {@code Main.run}. */
+    Cancellation cancellation;
+
     @Override
     public Integer call() throws IOException {
         long budget = JoinPlanner.parseWorkMem(workMem);
@@ -63,7 +67,7 @@ final class DemoCommand implements Callable<Integer> {
             JoinPlan plan = JoinPlanner.plan(new JoinOptions(inputs.left(), inputs.right(), DemoData.ON,
                     JoinKind.INNER, workMem, dir.resolve("joined.csv"), stats, dir, null, false, null, null,
                     OnError.FAIL, quiet));
-            JoinRunner.run(plan, err);
+            JoinRunner.run(plan, OutputStream.nullOutputStream(), err, System.nanoTime(), cancellation);
             out.println(Files.readString(stats));
             return ExitCodes.SUCCESS;
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -72,10 +73,17 @@ final class JoinCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Where the rows go without {@code --output}: set by {@link Main#run}. */
+    OutputStream stdout;
+
+    /** How Ctrl-C reaches the join: set by {@link Main#run}. */
+    Cancellation cancellation;
+
     @Override
     public Integer call() {
+        long start = System.nanoTime();
         JoinPlan plan = JoinPlanner.plan(options());
-        JoinRunner.run(plan, spec.commandLine().getErr());
+        JoinRunner.run(plan, stdout, spec.commandLine().getErr(), start, cancellation);
         return ExitCodes.SUCCESS;
     }
 

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.JoinType;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -31,6 +32,19 @@ public enum JoinKind {
     /** True for semi, anti and not-in: the output holds the left columns only. */
     public boolean leftColumnsOnly() {
         return this == SEMI || this == ANTI || this == NOT_IN;
+    }
+
+    /** The operator's join type: semi, anti and not-in keep left rows, so they are the LEFT_ variants. */
+    public JoinType joinType() {
+        return switch (this) {
+            case INNER -> JoinType.INNER;
+            case LEFT -> JoinType.LEFT_OUTER;
+            case RIGHT -> JoinType.RIGHT_OUTER;
+            case FULL -> JoinType.FULL_OUTER;
+            case SEMI -> JoinType.LEFT_SEMI;
+            case ANTI -> JoinType.LEFT_ANTI;
+            case NOT_IN -> JoinType.NULL_AWARE_LEFT_ANTI;
+        };
     }
 
     /** Parses a {@code --type} value (case-insensitive; {@code not_in} is accepted too). */

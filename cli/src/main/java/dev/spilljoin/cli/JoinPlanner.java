@@ -1,5 +1,7 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.HashJoin;
+import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.spill.ByteSize;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,11 +18,8 @@ import java.util.List;
  * (the join pass starts again from the top), which costs at most 10,000 rows.
  */
 public final class JoinPlanner {
-    /**
-     * The smallest budget accepted. Placeholder until the operator states its own minimum (its fixed buffers
-     * per partition); the coordinator should make this the operator's figure.
-     */
-    public static final long MINIMUM_WORK_MEM = 1L << 20;
+    /** The smallest budget accepted: the operator's minimum (spill writers for its partitions, a page, a table). */
+    public static final long MINIMUM_WORK_MEM = HashJoin.minimumBudget(JoinConfig.DEFAULT);
 
     private JoinPlanner() {
     }

@@ -1,35 +1,116 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.HashJoin;
+import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.JoinSpec;
+import dev.spilljoin.operator.Side;
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.spill.ByteSize;
+import dev.spilljoin.spill.MemoryExhaustedException;
+import dev.spilljoin.spill.MemoryReservation;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.util.Arrays;
+import java.io.UncheckedIOException;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
- * Runs a {@link JoinPlan}: the single place where the CLI hands over to the hybrid hash join.
+ * Runs a {@link JoinPlan}: the single place where the CLI hands over to the hash join.
  *
- * <p><b>Not wired in yet</b>: the operator module is being written. What {@link #run} must do once it exists:
  * <ol>
- *   <li>open a {@code MemoryReservation.root("spilljoin", plan.workMemBytes())} and the operator with
- *       {@code plan.kind()} (map {@link JoinKind} to the operator's join type), the key columns
- *       {@code plan.left().keyColumns()}/{@code plan.right().keyColumns()} typed {@code plan.keyTypes()}, the
- *       spill directory {@code plan.spillDir()};</li>
- *   <li>read each side with {@code plan.left().openReader()} / {@code plan.right().openReader()} into
- *       {@link CsvChunk}s and hand each chunk to the operator (a per-column loop: {@code bytes/offsets/nulls}
- *       for text and VARCHAR/VARBINARY keys, {@code longs/doubles/booleans} plus {@code nulls} for typed keys);</li>
- *   <li>write result rows through {@code ResultOutput.open(plan.output(), delimiter, plan.outputNames())}'s
- *       {@link CsvWriter}, then {@code commit()}; close everything in a try-with-resources so a failure or
- *       interrupt deletes the partial output and the spill space;</li>
- *   <li>write {@code plan.stats()} with {@link StatsJson#write} (see issue 6 for the fields; rows_skipped is the
- *       sum of both readers' {@link CsvReader#rowsSkipped()}).</li>
+ *   <li>opens the output ({@link ResultOutput}: a temporary file renamed on success, or standard output) and
+ *       writes the header; opens a root {@link MemoryReservation} of {@code --work-mem} and the join on it with the
+ *       planned key columns and types, the join type ({@link JoinKind#joinType()}) and {@code --spill-dir} as the
+ *       root of its spill directory; registers the join with the {@link Cancellation} Ctrl-C goes through;</li>
+ *   <li>reads both files through {@link CsvBatchSource}s (chunk → batch per column, {@link ChunkConverter}); the
+ *       join builds on the smaller file (size hints are the file sizes);</li>
+ *   <li>pulls result batches and writes them as they come ({@link BatchCsvWriter}), then commits the output;
+ *       everything is opened in one try-with-resources, so a failure or an interrupt closes the join (freeing its
+ *       memory and deleting its spill directory) and deletes the uncommitted output; the join's own failures are
+ *       mapped to exit codes here (a spill write or spill directory failing: resources; not fitting the budget
+ *       at all: usage);</li>
+ *   <li>writes the {@code --stats} JSON ({@link RunStatistics}).</li>
  * </ol>
  */
 final class JoinRunner {
     private JoinRunner() {
     }
 
-    /** Runs the join; returns normally on success. */
-    static void run(JoinPlan plan, PrintWriter err) {
-        throw new UnsupportedOperationException("the join itself is not wired into the command yet (JoinRunner.run);"
-                + " the flags, files, key columns " + plan.left().role() + "/" + plan.right().role()
-                + " and key types " + Arrays.toString(plan.keyTypes()) + " were checked");
+    /**
+     * Runs the join; returns normally on success. Rows go to {@code plan.output()} or, without one, to
+     * {@code stdout}; progress and notes to {@code err}. {@code startNanos} is when the command started
+     * ({@link System#nanoTime()}), for {@code elapsed_ms}.
+     */
+    static void run(JoinPlan plan, OutputStream stdout, PrintWriter err, long startNanos, Cancellation cancellation) {
+        ProgressLine progress = ProgressLine.forStderr(err, !plan.quiet());
+        Map<String, Object> stats;
+        try (ResultOutput output = ResultOutput.open(plan.output(), stdout, plan.left().format().delimiter(),
+                plan.outputNames());
+             MemoryReservation memory = MemoryReservation.root("spilljoin", plan.workMemBytes());
+             CsvBatchSource left = new CsvBatchSource(Side.LEFT, plan.left(), progress);
+             CsvBatchSource right = new CsvBatchSource(Side.RIGHT, plan.right(), progress);
+             HashJoin join = open(plan, memory)) {
+            cancellation.onCancel(join::cancel);
+            progress.watch(join.stats());
+            BatchCsvWriter writer = new BatchCsvWriter(output.writer());
+            Iterator<Batch> results = join.iterator(left, right);
+            try {
+                while (results.hasNext()) {
+                    Batch batch = results.next();
+                    writer.write(batch);
+                    progress.rowsWritten(batch.rowCount());
+                }
+            } catch (IOException e) {
+                throw output.writeFailed(e);
+            }
+            output.commit();
+            stats = RunStatistics.of(plan, join.stats(), memory, left, right, output.writer().rowsWritten());
+        } catch (MemoryExhaustedException e) {
+            throw new UsageException("the join does not fit --work-mem " + ByteSize.format(plan.workMemBytes())
+                    + ": " + e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            throw new ResourceException("--spill-dir " + plan.spillDir() + ": " + e.getMessage(), e.getCause());
+        } finally {
+            cancellation.onCancel(null);
+            progress.finish();
+        }
+        if (plan.stats() != null) {
+            stats.put("elapsed_ms", (System.nanoTime() - startNanos) / 1_000_000);
+            StatsJson.write(plan.stats(), stats);
+        }
+    }
+
+    /** Creates the join; a budget the operator refuses (below its minimum for this budget's sizing) is usage. */
+    private static HashJoin open(JoinPlan plan, MemoryReservation memory) {
+        JoinSpec spec = spec(plan, memory);
+        try {
+            return HashJoin.create(spec);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--work-mem " + ByteSize.format(plan.workMemBytes()) + " is too small: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The operator's knobs: all automatic, spill files under {@code --spill-dir}. */
+    static JoinConfig config(JoinPlan plan) {
+        return JoinConfig.DEFAULT.withSpillDirectory(plan.spillDir());
+    }
+
+    /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */
+    static JoinSpec spec(JoinPlan plan, MemoryReservation memory) {
+        JoinSpec.Builder builder = JoinSpec.builder(ChunkConverter.schemaOf(plan.left()),
+                ChunkConverter.schemaOf(plan.right()));
+        int[] leftKeys = plan.left().keyColumns();
+        int[] rightKeys = plan.right().keyColumns();
+        for (int k = 0; k < leftKeys.length; k++) {
+            builder.on(leftKeys[k], rightKeys[k]);
+        }
+        JoinSpec spec = builder.joinType(plan.kind().joinType()).reservation(memory).config(config(plan)).build();
+        if (spec.projection().size() != plan.outputNames().length) {
+            throw new IllegalStateException("the join returns " + spec.projection().size() + " columns but the"
+                    + " output header has " + plan.outputNames().length);
+        }
+        return spec;
     }
 }

@@ -1,13 +1,14 @@
 package dev.spilljoin.cli;
 
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Path;
 
 /**
- * Where the join's CSV goes: an {@link AtomicOutputFile} for {@code --output FILE}, else standard output.
+ * Where the join's CSV goes: an {@link AtomicOutputFile} for {@code --output FILE}, else the given standard
+ * output stream (a {@link PrintStream} hides write errors, so {@link #commit()} asks it with {@code checkError}).
  * Opening writes the header. {@link #commit()} on success; {@link #close()} always (it deletes an uncommitted
  * output file).
  */
@@ -24,19 +25,28 @@ public final class ResultOutput implements AutoCloseable {
         this.description = description;
     }
 
-    /** Opens {@code output} (null: standard output) and writes the header {@code columnNames}. */
-    public static ResultOutput open(Path output, byte delimiter, String[] columnNames) {
+    /** Opens {@code output} (null: {@code stdout}) and writes the header {@code columnNames}. */
+    public static ResultOutput open(Path output, OutputStream stdout, byte delimiter, String[] columnNames) {
         AtomicOutputFile file = output == null ? null : AtomicOutputFile.create(output, "the output file");
-        OutputStream stream = file == null ? new FileOutputStream(FileDescriptor.out) : file.stream();
+        OutputStream stream = file == null ? stdout : file.stream();
         String description = output == null ? "standard output" : "the output file " + output;
         ResultOutput result = new ResultOutput(file, stream, new CsvWriter(stream, delimiter), description);
         try {
             result.writer.writeHeader(columnNames);
         } catch (IOException e) {
             result.close();
-            throw ResourceException.writeFailed(description, e);
+            throw result.writeFailed(e);
         }
         return result;
+    }
+
+    /** The failure to report when writing the rows failed with {@code cause}. */
+    public ResourceException writeFailed(IOException cause) {
+        if (file == null && !(cause instanceof InterruptedIOException)) {
+            return new ResourceException("cannot write standard output: " + cause.getMessage() + "; the disk is"
+                    + " full or the pipe's reader went away (use --output FILE to write a file)", cause);
+        }
+        return ResourceException.writeFailed(description, cause);
     }
 
     public CsvWriter writer() {
@@ -49,9 +59,11 @@ public final class ResultOutput implements AutoCloseable {
             writer.flush();
             if (file != null) {
                 file.commit();
+            } else if (stream instanceof PrintStream print && print.checkError()) {
+                throw new IOException("the stream reported an error (closed pipe?)");
             }
         } catch (IOException e) {
-            throw ResourceException.writeFailed(description, e);
+            throw writeFailed(e);
         }
     }
 

@@ -7,11 +7,16 @@ import java.util.Map;
 
 /**
  * Writes the {@code --stats} file: one flat JSON object whose fields keep the map's order. Values are
- * {@link Long}/{@link Integer}, finite {@link Double}, {@link Boolean} or {@link String} (escaped per RFC 8259).
+ * {@link Long}/{@link Integer}, finite {@link Double}, {@link Boolean}, {@link String} (escaped per RFC 8259),
+ * null (a figure the join does not report), or {@link Json} (a JSON value rendered elsewhere, nested as is).
  * The file is written through {@link AtomicOutputFile}, so it appears whole or not at all.
  */
 public final class StatsJson {
     private StatsJson() {
+    }
+
+    /** A value that is already JSON text (e.g. the operator's own stats object), written as it is. */
+    public record Json(String text) {
     }
 
     /** The JSON text for {@code fields}, pretty-printed one field per line. */
@@ -39,7 +44,11 @@ public final class StatsJson {
     }
 
     private static void value(StringBuilder json, String name, Object value) {
-        if (value instanceof Long || value instanceof Integer || value instanceof Boolean) {
+        if (value == null) {
+            json.append("null");
+        } else if (value instanceof Json nested) {
+            json.append(nested.text());
+        } else if (value instanceof Long || value instanceof Integer || value instanceof Boolean) {
             json.append(value);
         } else if (value instanceof Double d && Double.isFinite(d)) {
             json.append(d);

@@ -40,7 +40,7 @@ class AtomicOutputFileTest {
     void failureBeforeCommitLeavesNoFile() throws IOException {
         Path target = dir.resolve("out.csv");
         assertThatThrownBy(() -> {
-            try (ResultOutput output = ResultOutput.open(target, (byte) ',', new String[] {"a"})) {
+            try (ResultOutput output = ResultOutput.open(target, System.out, (byte) ',', new String[] {"a"})) {
                 output.writer().writeLong(1);
                 output.writer().endRow();
                 output.writer().flush();
@@ -53,7 +53,7 @@ class AtomicOutputFileTest {
     @Test
     void resultOutputWritesHeaderAndRowsOnCommit() throws IOException {
         Path target = dir.resolve("r.csv");
-        try (ResultOutput output = ResultOutput.open(target, (byte) ',', new String[] {"left.id", "v"})) {
+        try (ResultOutput output = ResultOutput.open(target, System.out, (byte) ',', new String[] {"left.id", "v"})) {
             output.writer().writeLong(7);
             output.writer().writeNull();
             output.writer().endRow();

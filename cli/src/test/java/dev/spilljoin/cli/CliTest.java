@@ -3,6 +3,9 @@ package dev.spilljoin.cli;
 import static dev.spilljoin.cli.CsvTestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spilljoin.operator.HashJoin;
+import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.spill.ByteSize;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -87,8 +90,11 @@ class CliTest {
         assertThat(err).contains("'ignore' is not fail or skip");
         assertThat(join("--on", "id=rid", "--work-mem", "64")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("--work-mem '64' has no unit");
-        assertThat(join("--on", "id=rid", "--work-mem", "512kB")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err).contains("--work-mem 512kB is below the minimum of 1MB");
+        assertThat(JoinPlanner.MINIMUM_WORK_MEM).as("the operator's own minimum")
+                .isEqualTo(HashJoin.minimumBudget(JoinConfig.DEFAULT)).isGreaterThan(1024);
+        assertThat(join("--on", "id=rid", "--work-mem", "1kB")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("--work-mem 1kB is below the minimum of " + ByteSize.format(JoinPlanner.MINIMUM_WORK_MEM)
+                + "; give at least that much");
         assertThat(join("--on", "id=rid", "--delimiter", "ab")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("must be exactly one ASCII character");
         assertThat(join("--on", "id=rid,name=name", "--type", "not-in")).isEqualTo(ExitCodes.USAGE);
@@ -142,7 +148,7 @@ class CliTest {
     }
 
     @Test
-    void aValidCommandIsPlannedAndStopsAtTheUnwiredJoin() {
+    void aValidCommandIsPlannedAndJoined() throws IOException {
         JoinPlan plan = JoinPlanner.plan(new JoinCommandOptions(left, right).on("id=rid").build());
         assertThat(plan.keyTypes()).containsExactly(ColumnType.BIGINT);
         assertThat(plan.left().keyColumns()).containsExactly(0);
@@ -151,8 +157,11 @@ class CliTest {
         assertThat(plan.outputNames()).containsExactly("id", "left.name", "score", "rid", "right.name", "flag");
         assertThat(plan.workMemBytes()).isEqualTo(256L << 20);
 
-        assertThat(join("--on", "id=rid", "--quiet")).isEqualTo(ExitCodes.INTERNAL);
-        assertThat(err).contains("not wired into the command yet (JoinRunner.run)");
+        assertThat(join("--on", "id=rid", "--quiet")).isZero();
+        assertThat(err).isEmpty();
+        Path output = dir.resolve("out.csv");
+        assertThat(Files.readString(output)).isEqualTo("id,left.name,score,rid,right.name,flag\n1,ann,2.5,1,x,true\n");
+        Files.delete(output);
     }
 
     @Test

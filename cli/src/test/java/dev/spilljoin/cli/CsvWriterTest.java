@@ -46,6 +46,30 @@ class CsvWriterTest {
     }
 
     @Test
+    void writesEveryLongAsLongToStringDoes() throws IOException {
+        List<Long> values = new ArrayList<>();
+        for (long p = 1; p > 0; p *= 10) { // up to 10^18; the next step overflows
+            values.addAll(List.of(p - 1, p, p + 1, -p, -(p - 1), 2 * p - 1));
+        }
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("CsvWriterTest longs seed " + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int i = 0; i < 2000; i++) {
+            values.add(random.nextLong() >> random.nextInt(64));
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CsvWriter writer = new CsvWriter(out, (byte) ',', 64);
+        StringBuilder expected = new StringBuilder();
+        for (long v : values) {
+            writer.writeLong(v);
+            writer.endRow();
+            expected.append(v).append('\n');
+        }
+        writer.flush();
+        assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo(expected.toString());
+    }
+
+    @Test
     void rendersNumbersAndBooleans() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         CsvWriter writer = new CsvWriter(out, (byte) ';');

@@ -99,18 +99,33 @@ class InterruptAndDemoTest {
     }
 
     @Test
-    void demoGeneratesPlansAndDeletesItsDirectoryEvenWhenTheJoinFails() throws IOException {
+    void demoSpillsPrintsTheStatsAndDeletesItsDirectory() throws IOException {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         Set<Path> before = demoDirectories(tmp);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(new String[] {"demo", "--rows", "2000", "--work-mem", "1MB"},
-                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = Main.run(new String[] {"demo", "--rows", "50000", "--work-mem", "1MB"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         String message = err.toString(StandardCharsets.UTF_8);
-        assertThat(message).contains("demo: wrote orders.csv").contains("a file is not larger than the budget");
-        // Until the join is wired into JoinRunner.run, the demo stops there (exit 1, "not implemented").
-        assertThat(code).isEqualTo(ExitCodes.INTERNAL);
-        assertThat(message).contains("not implemented");
+        assertThat(code).as(message).isZero();
+        assertThat(message).contains("demo: wrote orders.csv").doesNotContain("not larger than the budget");
+        String stats = out.toString(StandardCharsets.UTF_8);
+        assertThat(JoinEndToEndTest.field(stats, "rows_out")).isEqualTo("50000");
+        assertThat(JoinEndToEndTest.field(stats, "budget_bytes")).isEqualTo("1048576");
+        assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "peak_reserved_bytes"))).isLessThanOrEqualTo(1 << 20);
+        assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "partitions"))).as("it spilled").isPositive();
+        assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "spilled_bytes_build"))).isPositive();
+        assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "spilled_bytes_probe"))).isPositive();
         assertThat(demoDirectories(tmp)).isEqualTo(before);
+    }
+
+    @Test
+    void demoNotesWhenItsFilesFitTheBudget() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(new String[] {"demo", "--rows", "100", "--work-mem", "1MB", "--quiet"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(code).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("a file is not larger than the budget");
     }
 
     private static Set<Path> demoDirectories(Path tmp) throws IOException {

@@ -25,13 +25,17 @@ class StatsJsonTest {
         fields.put("ratio", 0.5);
         fields.put("spilled", true);
         fields.put("note", "a \"q\"\\\n\u0001");
+        fields.put("unknown", null);
+        fields.put("join", new StatsJson.Json("{\"rows\":1}"));
         assertThat(StatsJson.render(fields)).isEqualTo("{\n"
                 + "  \"build_side\": \"left\",\n"
                 + "  \"budget_bytes\": 16777216,\n"
                 + "  \"partitions\": 8,\n"
                 + "  \"ratio\": 0.5,\n"
                 + "  \"spilled\": true,\n"
-                + "  \"note\": \"a \\\"q\\\"\\\\\\n\\u0001\"\n"
+                + "  \"note\": \"a \\\"q\\\"\\\\\\n\\u0001\",\n"
+                + "  \"unknown\": null,\n"
+                + "  \"join\": {\"rows\":1}\n"
                 + "}\n");
     }
 

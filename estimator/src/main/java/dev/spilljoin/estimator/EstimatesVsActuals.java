@@ -25,13 +25,13 @@ public record EstimatesVsActuals(String estimateSource, long estimatedRows, long
         }
     }
 
-    /** One line of JSON: {"estimateSource":"cache","rows":{"estimated":..,"actual":..},"bytes":{..},"distinctKeys":{..}}. */
+    /** One line of JSON: {"estimate_source":"cache","rows":{"estimated":..,"actual":..},"bytes":{..},"distinct_keys":{..}}. */
     public String toJson() {
-        StringBuilder json = new StringBuilder(160).append("{\"estimateSource\":");
+        StringBuilder json = new StringBuilder(160).append("{\"estimate_source\":");
         appendString(json, estimateSource);
         appendPair(json.append(",\"rows\":"), estimatedRows, actualRows);
         appendPair(json.append(",\"bytes\":"), estimatedBytes, actualBytes);
-        appendPair(json.append(",\"distinctKeys\":"), estimatedDistinctKeys, actualDistinctKeys);
+        appendPair(json.append(",\"distinct_keys\":"), estimatedDistinctKeys, actualDistinctKeys);
         return json.append('}').toString();
     }
 

@@ -10,18 +10,18 @@ class EstimatesVsActualsTest {
     @Test
     void rendersEstimatesBesideActualsAsJson() {
         EstimatesVsActuals report = new EstimatesVsActuals("cache", 1000, 1200, 24000, 28800, 900, 1100);
-        assertThat(report.toJson()).isEqualTo("{\"estimateSource\":\"cache\",\"rows\":{\"estimated\":1000,"
+        assertThat(report.toJson()).isEqualTo("{\"estimate_source\":\"cache\",\"rows\":{\"estimated\":1000,"
                 + "\"actual\":1200},\"bytes\":{\"estimated\":24000,\"actual\":28800},"
-                + "\"distinctKeys\":{\"estimated\":900,\"actual\":1100}}");
+                + "\"distinct_keys\":{\"estimated\":900,\"actual\":1100}}");
     }
 
     @Test
     void unknownFiguresAreNullAndSourceIsEscaped() {
         EstimatesVsActuals report = new EstimatesVsActuals("hint \"left\"\n", EstimatesVsActuals.UNKNOWN, 5,
                 EstimatesVsActuals.UNKNOWN, 120, EstimatesVsActuals.UNKNOWN, EstimatesVsActuals.UNKNOWN);
-        assertThat(report.toJson()).isEqualTo("{\"estimateSource\":\"hint \\\"left\\\"\\n\",\"rows\":{\"estimated\":"
+        assertThat(report.toJson()).isEqualTo("{\"estimate_source\":\"hint \\\"left\\\"\\n\",\"rows\":{\"estimated\":"
                 + "null,\"actual\":5},\"bytes\":{\"estimated\":null,\"actual\":120},"
-                + "\"distinctKeys\":{\"estimated\":null,\"actual\":null}}");
+                + "\"distinct_keys\":{\"estimated\":null,\"actual\":null}}");
     }
 
     @Test

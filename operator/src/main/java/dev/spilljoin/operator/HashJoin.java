@@ -1,5 +1,8 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.estimator.EstimatesVsActuals;
+import dev.spilljoin.estimator.InputStatistics;
+import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
@@ -31,6 +34,13 @@ import java.util.NoSuchElementException;
  * fit and sending what will not split to the nested-loop path ({@link HeavyHitterNestedLoop}). The build side is the smaller input by the sources' size hints (bytes if both give them, else
  * rows; the right side when unknown or equal), unless {@link JoinConfig#buildSide()} forces it; the join type is
  * mapped to that orientation by {@link JoinStrategy}.
+ *
+ * <p>Estimates (issue 5, {@link JoinSketches}): when the budget holds them beside the minimum, key sketches are
+ * reserved first and fed the hashes each pass computes anyway: every build batch, every 8th probe batch. While
+ * partitioning, keys the sketch finds heavy go to their own pair (see {@link PartitionedBuild}), which never
+ * re-partitions. With a {@link StatisticsLookup} in the spec, each input's statistics are looked up first: a hit
+ * replaces the size hints (build side, fanout) and routes the known heavy keys from the first row; after the probe
+ * pass the build side's measured statistics are stored. The stats show the estimates beside the actuals.
  *
  * <p>Three ways to drive it: {@link #run} pushes results to a sink; {@link #iterator} pulls result batches; and
  * engines that drive their operators call {@link #start} (which says the side to push first), {@link #push} and
@@ -78,6 +88,10 @@ public final class HashJoin implements AutoCloseable {
     private boolean outputHandedOut;
     private BatchSink pushSink;
     private volatile boolean cancelRequested;
+    private long buildHintRows = -1;
+    private long buildHintBytes = -1;
+    private long estimatedDistinctKeys = EstimatesVsActuals.UNKNOWN;
+    private String estimateSource = "none";
 
     private HashJoin(JoinSpec spec) {
         this.spec = spec;
@@ -272,8 +286,12 @@ public final class HashJoin implements AutoCloseable {
         List<SpillPair> pairs = new ArrayList<>();
         for (int p = 0; p < stats.fanout; p++) {
             if (build.isSpilled(p)) {
-                pairs.add(new SpillPair(build.file(p), probe.file(p), 0, p, false));
+                pairs.add(new SpillPair(build.file(p), probe.file(p), 0, p, false, false));
             }
+        }
+        int heavy = build.heavyPartition();
+        if (build.file(heavy) != null || probe.file(heavy) != null) {
+            pairs.add(new SpillPair(build.file(heavy), probe.file(heavy), 0, heavy, true, true));
         }
         return pairs;
     }
@@ -404,6 +422,16 @@ public final class HashJoin implements AutoCloseable {
         if (phase != Phase.CREATED) {
             throw new IllegalStateException("a HashJoin runs once; it is in phase " + phase);
         }
+        InputStatistics leftKnown = known(Side.LEFT);
+        InputStatistics rightKnown = known(Side.RIGHT);
+        if (leftKnown != null) {
+            leftRows = leftKnown.rows();
+            leftBytes = leftKnown.bytes();
+        }
+        if (rightKnown != null) {
+            rightRows = rightKnown.rows();
+            rightBytes = rightKnown.bytes();
+        }
         Side build;
         if (spec.config().buildSide() != null) {
             build = spec.config().buildSide();
@@ -416,18 +444,30 @@ public final class HashJoin implements AutoCloseable {
         }
         JoinStrategy strategy = JoinStrategy.of(spec.joinType(), build);
         stats.buildSide = build;
+        buildHintRows = Math.max(-1, build == Side.LEFT ? leftRows : rightRows);
+        buildHintBytes = Math.max(-1, build == Side.LEFT ? leftBytes : rightBytes);
+        InputStatistics chosenKnown = build == Side.LEFT ? leftKnown : rightKnown;
+        if (chosenKnown != null) {
+            estimatedDistinctKeys = chosenKnown.distinctKeys();
+        }
         SpillSizing sizing = SpillSizing.choose(spec.config(), memory.limit(),
                 build == Side.LEFT ? leftBytes : rightBytes, build == Side.LEFT ? leftRows : rightRows);
         stats.spillBufferBytes = sizing.bufferBytes();
         stats.spillWindowBytes = sizing.windowBytes();
         stats.fanout = sizing.fanout();
         ctx = new JoinContext(spec, strategy, sizing, memory, stats);
+        ctx.sketches = JoinSketches.reserve(memory, sizing.minimumBudget(), stats);
         if (cancelRequested) {
             ctx.cancel();
         }
         output = new OutputWriter(spec.outputSchema(), spec.projection(), build, ctx.buildLayout,
                 spec.config().outputBatchRows());
         this.build = new PartitionedBuild(ctx);
+        InputStatistics buildKnown = build == Side.LEFT ? leftKnown : rightKnown;
+        estimateSource = buildKnown != null ? "cache" : buildHintRows >= 0 || buildHintBytes >= 0 ? "hint" : "none";
+        if (buildKnown != null) {
+            this.build.routeKnownHeavyKeys(buildKnown.heavyHitters());
+        }
         phase = Phase.BUILD;
         return strategy.buildSide();
     }
@@ -459,8 +499,43 @@ public final class HashJoin implements AutoCloseable {
             stats.rightRows = p.probeRows();
         }
         residentScanPartition = 0;
+        recordEstimates();
         stats.probeNanos += System.nanoTime() - t;
         phase = Phase.FINISH;
+    }
+
+    /** The cached statistics of {@code side}'s input (a hit or a miss in the stats), or null. */
+    private InputStatistics known(Side side) {
+        StatisticsLookup lookup = spec.statistics();
+        if (lookup == null) {
+            return null;
+        }
+        InputStatistics s = lookup.cache().get(lookup.identity(side)).orElse(null);
+        if (s == null) {
+            stats.statisticsCacheMisses++;
+        } else {
+            stats.statisticsCacheHits++;
+        }
+        return s;
+    }
+
+    /** Copies the sketches' figures into the stats and returns their memory (they are not needed after the probe). */
+    private void recordEstimates() {
+        if (ctx.sketches == null) {
+            return;
+        }
+        KeySketches b = ctx.sketches.build;
+        KeySketches p = ctx.sketches.probe;
+        stats.estimates = new EstimatesVsActuals(estimateSource, buildHintRows, b.rows(), buildHintBytes, b.bytes(),
+                estimatedDistinctKeys, b.distinctEstimate());
+        StatisticsLookup lookup = spec.statistics();
+        if (lookup != null) {
+            lookup.cache().put(lookup.identity(ctx.strategy.buildSide()), b.statistics(build.heavyThresholdRows()));
+        }
+        stats.probeSampleRows = p.sketchedRows();
+        stats.probeSampleDistinctKeys = p.distinctEstimate();
+        ctx.sketches.close();
+        ctx.sketches = null;
     }
 
     /** Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase. */
@@ -490,6 +565,9 @@ public final class HashJoin implements AutoCloseable {
             } finally {
                 try {
                     if (ctx != null) {
+                        if (ctx.sketches != null) {
+                            ctx.sketches.close();
+                        }
                         ctx.closeSpace();
                     }
                 } finally {

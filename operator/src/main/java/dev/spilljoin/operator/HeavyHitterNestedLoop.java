@@ -321,7 +321,11 @@ final class HeavyHitterNestedLoop implements OutputTask {
         }
         closed = true;
         try {
-            ctx.stats.heavyHitterKeys += heavyKeys();
+            long keys = heavyKeys();
+            ctx.stats.heavyHitterKeys += keys;
+            if (!pair.fromSketch()) {
+                ctx.stats.heavyHitterKeysFromRepartitioning += keys;
+            }
             if (probeReader != null) {
                 probeReader.close();
             }

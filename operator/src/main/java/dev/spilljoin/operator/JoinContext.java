@@ -36,6 +36,8 @@ final class JoinContext {
     long buildNullKeyRows;
     long probeRowsTotal;
     long probeNullKeyRows;
+    /** The join's key sketches, or null when the budget had no room for them. */
+    JoinSketches sketches;
     private volatile boolean cancelled;
     private SpillSpace space;
 

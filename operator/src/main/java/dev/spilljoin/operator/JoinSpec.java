@@ -11,11 +11,13 @@ import java.util.Objects;
 /**
  * What to join, immutable: both schemas, the key columns (pairwise equal types, no coercion), the join type, the
  * projection (output columns in order) and the memory: a budget in bytes (the join creates its own root
- * reservation) or a given {@link MemoryReservation} (the join opens a child of it). Validated on construction with
+ * reservation) or a given {@link MemoryReservation} (the join opens a child of it); optionally a
+ * {@link StatisticsLookup} (a shared statistics cache and the inputs' identities; null = none). Validated on construction with
  * errors that say what is wrong and how to fix it. Build one with {@link #builder(Schema, Schema)}.
  */
 public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, int[] rightKeys, JoinType joinType,
-                       List<ColumnRef> projection, long budgetBytes, MemoryReservation reservation, JoinConfig config) {
+                       List<ColumnRef> projection, long budgetBytes, MemoryReservation reservation, JoinConfig config,
+                       StatisticsLookup statistics) {
 
     public JoinSpec {
         Objects.requireNonNull(leftSchema, "leftSchema");
@@ -115,6 +117,7 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
         private long budgetBytes;
         private MemoryReservation reservation;
         private JoinConfig config = JoinConfig.DEFAULT;
+        private StatisticsLookup statistics;
 
         private Builder(Schema left, Schema right) {
             this.left = left;
@@ -170,11 +173,17 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
             return this;
         }
 
+        /** Plans from, and stores to, a shared statistics cache under the inputs' identities (null = none). */
+        public Builder statistics(StatisticsLookup lookup) {
+            this.statistics = lookup;
+            return this;
+        }
+
         public JoinSpec build() {
             List<ColumnRef> p = projection != null ? projection : defaultProjection();
             return new JoinSpec(left, right, leftKeys.stream().mapToInt(Integer::intValue).toArray(),
                     rightKeys.stream().mapToInt(Integer::intValue).toArray(), joinType, p, budgetBytes, reservation,
-                    config);
+                    config, statistics);
         }
 
         /** All columns of the returned side(s): left then right for pair-producing joins. */

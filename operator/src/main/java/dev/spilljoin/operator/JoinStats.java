@@ -1,5 +1,7 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.estimator.EstimatesVsActuals;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -36,6 +38,17 @@ public final class JoinStats {
     long heavyHitterRows;
     long nestedLoopChunks;
     long roleReversals;
+    long heavyHitterKeysFromSketch;
+    long heavyHitterKeysFromCache;
+    long statisticsCacheHits;
+    long statisticsCacheMisses;
+    long heavyHitterRowsFromSketch;
+    long heavyHitterKeysFromRepartitioning;
+    String sketchNote = "off";
+    long sketchBytes;
+    long probeSampleRows;
+    long probeSampleDistinctKeys;
+    EstimatesVsActuals estimates;
     long buildNanos;
     long probeNanos;
     long spilledPairsNanos;
@@ -140,6 +153,50 @@ public final class JoinStats {
         return nestedLoopChunks;
     }
 
+    /** Heavy keys the build's sketch found while partitioning and routed to their own pair (no re-partitioning). */
+    public long heavyHitterKeysFromSketch() {
+        return heavyHitterKeysFromSketch;
+    }
+
+    /** Heavy keys known from the statistics cache and routed to the heavy pair from the first row. */
+    public long heavyHitterKeysFromCache() {
+        return heavyHitterKeysFromCache;
+    }
+
+    /** Inputs whose statistics this join found in its statistics cache. */
+    public long statisticsCacheHits() {
+        return statisticsCacheHits;
+    }
+
+    public long statisticsCacheMisses() {
+        return statisticsCacheMisses;
+    }
+
+    /** Build rows routed to the heavy pair (keys from the sketch or the cache). */
+    public long heavyHitterRowsFromSketch() {
+        return heavyHitterRowsFromSketch;
+    }
+
+    /** Heavy keys found on the nested-loop path of pairs other than the sketch's heavy pair (after re-partitioning). */
+    public long heavyHitterKeysFromRepartitioning() {
+        return heavyHitterKeysFromRepartitioning;
+    }
+
+    /** "on", or why the join ran without sketches. */
+    public String sketchNote() {
+        return sketchNote;
+    }
+
+    /** Bytes reserved for the key sketches (0 without them). */
+    public long sketchBytes() {
+        return sketchBytes;
+    }
+
+    /** The build side's estimates beside its actuals, or null without sketches. */
+    public EstimatesVsActuals estimates() {
+        return estimates;
+    }
+
     void countPartitions(int level, long count) {
         while (partitionsPerLevel.size() <= level) {
             partitionsPerLevel.add(0L);
@@ -178,6 +235,17 @@ public final class JoinStats {
                 + ",\"heavy_hitter_rows\":" + heavyHitterRows
                 + ",\"nested_loop_chunks\":" + nestedLoopChunks
                 + ",\"role_reversals\":" + roleReversals
+                + ",\"heavy_hitter_keys_from_sketch\":" + heavyHitterKeysFromSketch
+                + ",\"heavy_hitter_keys_from_cache\":" + heavyHitterKeysFromCache
+                + ",\"heavy_hitter_rows_from_sketch\":" + heavyHitterRowsFromSketch
+                + ",\"statistics_cache_hits\":" + statisticsCacheHits
+                + ",\"statistics_cache_misses\":" + statisticsCacheMisses
+                + ",\"heavy_hitter_keys_from_repartitioning\":" + heavyHitterKeysFromRepartitioning
+                + ",\"sketches\":\"" + sketchNote.replace("\"", "'") + "\""
+                + ",\"sketch_bytes\":" + sketchBytes
+                + ",\"probe_sample_rows\":" + probeSampleRows
+                + ",\"probe_sample_distinct_keys\":" + probeSampleDistinctKeys
+                + ",\"estimates\":" + (estimates == null ? "null" : estimates.toJson())
                 + ",\"build_ms\":" + nanosToMillis(buildNanos)
                 + ",\"probe_ms\":" + nanosToMillis(probeNanos)
                 + ",\"spilled_pairs_ms\":" + nanosToMillis(spilledPairsNanos)

@@ -1,12 +1,16 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.estimator.HeavyHitters;
+import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
+import java.util.Arrays;
 
 /**
  * The build pass of the hybrid hash join (Grace/hybrid hash join: DeWitt et al., "Implementation techniques for
@@ -21,12 +25,29 @@ import java.io.IOException;
  * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the
  * probe pass's staging pages) does not fit, more partitions spill.
  *
+ * <p>Heavy keys (issue 5): every build batch's hashes also feed the join's {@link KeySketches}. Every
+ * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
+ * keys above a threshold: {@code min(rows a pair holds in half the budget, max(}{@value #HEAVY_MIN_ROWS}{@code ,
+ * rows so far / fanout))} — a key above its partition's fair share, which would make that partition overflow or
+ * at least dominate it. A found key whose partition is still resident is accepted: its rows already in that
+ * partition's arena are moved out (the arena's pages are compacted in place) to the extra partition
+ * {@link #heavyPartition()}, which is always spilled, and every later build row of it goes there too; the probe pass
+ * sends all probe rows with that hash there as well, so the heavy pair holds every row of its keys; it is a stuck
+ * pair (joined in memory if it fits, else straight on the nested-loop path, never re-partitioned). A found key whose partition has already
+ * spilled is not accepted (its early rows are on disk; splitting them from its later rows would part build rows of
+ * one key): re-partitioning remains the fallback for it and for keys the sketch missed. Periodic detection, not a
+ * pre-pass: the input streams once. NULL-key rows are sketched with the rest (their hash is a constant), but never
+ * routed as heavy.
+ *
  * <p>Invariants: partition 0 spills last, and only when a reservation is refused (or {@link JoinConfig#forceSpill});
  * memory for every spilled partition's writer was set aside before the first row ({@code writerShare}), so spilling
  * never needs memory it cannot get; NULL-key build rows never match and never enter a table: they are kept only when
  * the finish pass may emit them, and travel with partition 0 so that the pass holding partition 0 emits them.
  */
 final class PartitionedBuild implements AutoCloseable {
+    static final int HEAVY_CHECK_EVERY_BATCHES = 4;
+    static final long HEAVY_MIN_ROWS = 1024;
+    static final int MAX_HEAVY_KEYS = 64;
     private final JoinContext ctx;
     private final int bits;
     private final int fanout;
@@ -46,15 +67,21 @@ final class PartitionedBuild implements AutoCloseable {
     private long nullKeyRows;
     private JoinHashTable table;
     private final SpillFile[] files;
+    private final KeySketches sketches;
+    private long[] heavyKeys = new long[0];
+    private int heavyKeyCount;
+    private boolean heavyRoutingOff;
+    private long batches;
 
     PartitionedBuild(JoinContext ctx) {
         this.ctx = ctx;
         this.bits = ctx.sizing.fanoutLog2();
         this.fanout = 1 << bits;
-        this.resident = new RowArena[fanout];
-        this.target = new RowArena[fanout];
-        this.spilled = new boolean[fanout];
-        this.files = new SpillFile[fanout];
+        this.resident = new RowArena[fanout + 1];
+        this.target = new RowArena[fanout + 1];
+        this.spilled = new boolean[fanout + 1];
+        this.files = new SpillFile[fanout + 1];
+        this.sketches = ctx.sketches == null ? null : ctx.sketches.build;
         this.writerShare = ctx.memory.newChild("spill-writer-share");
         long share = fanout * ctx.sizing.writerShare();
         if (!writerShare.tryGrow(share)) {
@@ -64,10 +91,11 @@ final class PartitionedBuild implements AutoCloseable {
                     + ByteSize.format(ctx.memory.headroom()) + " of the budget is free");
         }
         this.staging = new RowArena(ctx.memory, ctx.sizing.pageSize());
-        for (int p = 0; p < fanout; p++) {
+        for (int p = 0; p <= fanout; p++) {
             resident[p] = new RowArena(ctx.memory, ctx.sizing.pageSize());
             target[p] = resident[p];
         }
+        markSpilled(fanout);
         this.rowWriter = new RowWriter(ctx.buildLayout);
         this.hasher = new KeyHasher(ctx.spec.keys(ctx.strategy.buildSide()));
         this.keepNullKeys = ctx.strategy.keepsNullKeyBuildRows();
@@ -87,6 +115,10 @@ final class PartitionedBuild implements AutoCloseable {
             partitionOfRow = new int[n];
         }
         boolean anyNull = hasher.hash(batch, hashes, nullKeys);
+        if (sketches != null && !heavyRoutingOff && batches > 0 && batches % HEAVY_CHECK_EVERY_BATCHES == 0) {
+            acceptHeavyKeys();
+        }
+        batches++;
         rowsIn += n;
         if (anyNull) {
             for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
@@ -96,12 +128,26 @@ final class PartitionedBuild implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             partitionOfRow[i] = (nullKeys[i >>> 6] & (1L << i)) != 0 ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
         }
+        if (heavyKeyCount > 0) {
+            long[] keys = heavyKeys;
+            int count = heavyKeyCount;
+            for (int i = 0; i < n; i++) {
+                if ((nullKeys[i >>> 6] & (1L << i)) == 0 && Arrays.binarySearch(keys, 0, count, hashes[i]) >= 0) {
+                    partitionOfRow[i] = fanout;
+                }
+            }
+        }
         long[] exclude = keepNullKeys || !anyNull ? null : nullKeys;
         int from = 0;
+        long bytes = 0;
         while (true) {
             int stop = rowWriter.write(batch, from, hashes, nullKeys, exclude, partitionOfRow, target);
+            bytes += rowWriter.writtenBytes();
             flushStaging();
             if (stop == n) {
+                if (sketches != null) {
+                    sketches.update(hashes, n, bytes);
+                }
                 return;
             }
             if (stop == from) {
@@ -109,6 +155,109 @@ final class PartitionedBuild implements AutoCloseable {
             }
             from = stop;
         }
+    }
+
+    /**
+     * Asks the sketch for heavy keys and accepts those whose partition is still resident (see the class comment):
+     * their resident rows move to the heavy partition. The heavy partition's writer share is taken from the budget
+     * at the first accepted key; if refused, heavy routing stays off.
+     */
+    private void acceptHeavyKeys() throws IOException {
+        HeavyHitters found = HeavyHitters.find(sketches, heavyThresholdRows());
+        for (int i = 0; i < found.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
+            long h = found.hash(i);
+            int p = HashFunctions.partitionOf(h, 0, bits);
+            if (!spilled[p] && addHeavyKey(h)) {
+                moveResidentRowsOf(h, p);
+            }
+        }
+    }
+
+    /**
+     * Routes the keys of {@code known} (statistics of this input from an earlier join) to the heavy partition from the
+     * first row; call before the first batch.
+     */
+    void routeKnownHeavyKeys(HeavyHitters known) {
+        for (int i = 0; i < known.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
+            if (addHeavyKey(known.hash(i))) {
+                ctx.stats.heavyHitterKeysFromCache++;
+            }
+        }
+    }
+
+    /** The heavy-key threshold in rows for the build so far (see the class comment). */
+    long heavyThresholdRows() {
+        long pairRows = sketches == null ? Long.MAX_VALUE : (long) ((ctx.memory.limit() / 2)
+                / (sketches.averageRowBytes() + JoinHashTable.directoryBytes(1)));
+        return Math.min(Math.max(1, pairRows), Math.max(HEAVY_MIN_ROWS, rowsIn / fanout));
+    }
+
+    /**
+     * Adds {@code h} to the heavy keys (sorted); false if it is one already, or if the heavy partition's writer share
+     * (taken at the first key) was refused, which turns heavy routing off.
+     */
+    private boolean addHeavyKey(long h) {
+        int at = Arrays.binarySearch(heavyKeys, 0, heavyKeyCount, h);
+        if (at >= 0) {
+            return false;
+        }
+        if (heavyKeyCount == 0 && !writerShare.tryGrow(ctx.sizing.writerShare())) {
+            heavyRoutingOff = true;
+            return false;
+        }
+        at = -at - 1;
+        if (heavyKeyCount == heavyKeys.length) {
+            heavyKeys = Arrays.copyOf(heavyKeys, Math.max(4, 2 * heavyKeyCount));
+        }
+        System.arraycopy(heavyKeys, at, heavyKeys, at + 1, heavyKeyCount - at);
+        heavyKeys[at] = h;
+        heavyKeyCount++;
+        return true;
+    }
+
+    /**
+     * Moves the rows with hash {@code h} (not NULL-key) of resident partition {@code p} to the heavy partition's
+     * spill file, compacting each page in place (a row only moves towards its page's start; the table does not exist
+     * yet, so no pointer refers to a row).
+     */
+    private void moveResidentRowsOf(long h, int p) throws IOException {
+        RowArena arena = resident[p];
+        for (int page = 0; page < arena.pageCount(); page++) {
+            long start = arena.pageAddress(page);
+            long end = start + arena.pageUsed(page);
+            long to = start;
+            long removed = 0;
+            for (long row = start; row < end; ) {
+                int length = RowLayout.rowLength(row);
+                if (RowLayout.hash(row) == h && !RowLayout.hasNullKey(row)) {
+                    spillWriter().append(fanout, row, length);
+                    removed++;
+                } else {
+                    if (to != row) {
+                        NativeMemory.copy(row, to, length);
+                    }
+                    to += length;
+                }
+                row += length;
+            }
+            if (removed > 0) {
+                arena.shrinkPage(page, to - start, removed);
+            }
+        }
+    }
+
+    /** The index of the extra, always spilled partition holding the rows of the heavy keys. */
+    int heavyPartition() {
+        return fanout;
+    }
+
+    /** The accepted heavy key hashes, ascending, in {@code [0, heavyKeyCount())}. */
+    long[] heavyKeys() {
+        return heavyKeys;
+    }
+
+    int heavyKeyCount() {
+        return heavyKeyCount;
     }
 
     /** Sends the staged rows of spilled partitions to their writers and empties the staging arena. */
@@ -131,7 +280,7 @@ final class PartitionedBuild implements AutoCloseable {
 
     private ReservedSpillWriter spillWriter() {
         if (spill == null) {
-            spill = new ReservedSpillWriter(ctx, "build-L0", fanout, writerShare);
+            spill = new ReservedSpillWriter(ctx, "build-L0", fanout + 1, writerShare);
         }
         return spill;
     }
@@ -214,15 +363,24 @@ final class PartitionedBuild implements AutoCloseable {
                     ctx.stats.spilledBytesBuild += files[p].length();
                 }
             }
+            if (spill.used(fanout)) {
+                files[fanout] = spill.file(fanout);
+                ctx.stats.spilledBytesBuild += files[fanout].length();
+                ctx.stats.heavyHitterRowsFromSketch = files[fanout].rowCount();
+            }
             long back = opened * ctx.sizing.writerShare();
             if (!writerShare.tryGrow(back)) {
                 throw new MemoryExhaustedException("hash join: could not take back " + ByteSize.format(back)
                         + " of spill writer memory for the probe pass");
             }
         }
+        if (heavyKeyCount > 0) {
+            spilledCount++;
+        }
+        ctx.stats.heavyHitterKeysFromSketch = heavyKeyCount - ctx.stats.heavyHitterKeysFromCache;
         writerShare.shrink(writerShare.reserved() - spilledCount * ctx.sizing.writerShare());
         ctx.stats.countPartitions(0, spilledCount);
-        ctx.stats.residentPartitions = fanout - spilledCount;
+        ctx.stats.residentPartitions = residentPartitions();
         ctx.stats.fanout = fanout;
         long residentRows = 0;
         long residentBytes = 0;

@@ -1,11 +1,13 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
+import java.util.Arrays;
 
 /**
  * The probe pass of the hybrid hash join: each probe batch is hashed once; rows whose level-0 partition stayed
@@ -14,6 +16,10 @@ import java.io.IOException;
  * staging arena and copied to their partition's probe spill file, to be joined with the partition's build rows
  * later ({@link SpilledPairs}). NULL-key probe rows never enter a partition: the resident probe emits (pads) or
  * drops them at once, as the join type says.
+ *
+ * <p>Rows whose hash is one of the build's accepted heavy keys ({@link PartitionedBuild#heavyKeys()}) go to the
+ * heavy partition's probe file whatever their level-0 partition. Every {@value JoinSketches#PROBE_EVERY_KTH_BATCH}th
+ * batch's hashes feed the probe-side sample sketch.
  *
  * <p>Invariants: a deferred row is neither probed nor emitted now (the {@code deferred} mask of
  * {@link HashProbe#start(Batch, long[], long[], long[], long[])}); the probe writers' memory is the share the build
@@ -35,6 +41,7 @@ final class PartitionedProbe implements AutoCloseable {
     private long[] notDeferred = new long[0];
     private int[] partitionOfRow = new int[0];
     private final SpillFile[] files;
+    private final KeySketches sketch;
 
     PartitionedProbe(JoinContext ctx, PartitionedBuild build) {
         this.ctx = ctx;
@@ -44,9 +51,10 @@ final class PartitionedProbe implements AutoCloseable {
                 build.rowsIn() == 0, build.nullKeyRows() > 0);
         this.rowWriter = new RowWriter(ctx.probeLayout);
         this.staging[0] = new RowArena(ctx.memory, ctx.sizing.pageSize());
-        this.anySpilled = build.residentPartitions() < (1 << build.fanoutLog2());
+        this.anySpilled = build.residentPartitions() < (1 << build.fanoutLog2()) || build.heavyKeyCount() > 0;
         this.bits = build.fanoutLog2();
-        this.files = new SpillFile[1 << bits];
+        this.files = new SpillFile[(1 << bits) + 1];
+        this.sketch = ctx.sketches == null ? null : ctx.sketches.probe;
     }
 
     /** Pages the probe pass's staging arena may need (the build leaves them free). */
@@ -67,15 +75,24 @@ final class PartitionedProbe implements AutoCloseable {
             partitionOfRow = new int[n];
         }
         hasher.hash(batch, hashes, nullKeys);
+        if (sketch != null) {
+            sketch.update(hashes, n, 0);
+        }
         if (!anySpilled) {
             probe.start(batch, hashes, nullKeys, null, null);
             return;
         }
-        java.util.Arrays.fill(deferred, 0, words, 0L);
+        Arrays.fill(deferred, 0, words, 0L);
         boolean anyDeferred = false;
+        long[] heavyKeys = build.heavyKeys();
+        int heavyCount = build.heavyKeyCount();
+        int heavy = build.heavyPartition();
         for (int i = 0; i < n; i++) {
             if ((nullKeys[i >>> 6] & (1L << i)) == 0) {
                 int p = HashFunctions.partitionOf(hashes[i], 0, bits);
+                if (heavyCount > 0 && Arrays.binarySearch(heavyKeys, 0, heavyCount, hashes[i]) >= 0) {
+                    p = heavy;
+                }
                 if (build.isSpilled(p)) {
                     deferred[i >>> 6] |= 1L << i;
                     partitionOfRow[i] = p;
@@ -115,7 +132,7 @@ final class PartitionedProbe implements AutoCloseable {
 
     private ReservedSpillWriter spillWriter() {
         if (spill == null) {
-            spill = new ReservedSpillWriter(ctx, "probe-L0", 1 << bits, build.writerShare());
+            spill = new ReservedSpillWriter(ctx, "probe-L0", (1 << bits) + 1, build.writerShare());
         }
         return spill;
     }

@@ -38,7 +38,7 @@ final class Repartitioner {
                 created++;
             }
             boolean stuck = parentRows > 0 && rows * 10 >= parentRows * 9;
-            children.add(new SpillPair(build[p], probe[p], level, p, stuck));
+            children.add(new SpillPair(build[p], probe[p], level, p, stuck, false));
             if (build[p] != null) {
                 ctx.stats.spilledBytesBuild += build[p].length();
             }

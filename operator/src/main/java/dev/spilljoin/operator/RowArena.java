@@ -103,6 +103,18 @@ public final class RowArena implements AutoCloseable {
         return used[page];
     }
 
+    /**
+     * Shrinks page {@code page} to its first {@code used} bytes after the caller compacted its rows in place and
+     * dropped {@code removedRows} of them; the current page then continues at the new end.
+     */
+    void shrinkPage(int page, long newUsed, long removedRows) {
+        used[page] = newUsed;
+        if (page == currentPage) {
+            currentUsed = newUsed;
+        }
+        rowCount -= removedRows;
+    }
+
     /** Rows allocated since the last clear. */
     public long rowCount() {
         return rowCount;

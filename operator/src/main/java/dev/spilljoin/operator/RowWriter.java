@@ -22,6 +22,7 @@ public final class RowWriter {
     private int[] selected = new int[0];
     private long[] addresses = new long[0];
     private int written;
+    private long writtenBytes;
 
     public RowWriter(RowLayout layout) {
         this.layout = layout;
@@ -51,6 +52,7 @@ public final class RowWriter {
         computeLengths(batch, from, n);
         int m = 0;
         int stop = n;
+        long bytes = 0;
         for (int i = from; i < n; i++) {
             if (exclude != null && (exclude[i >>> 6] & (1L << i)) != 0) {
                 continue;
@@ -63,6 +65,7 @@ public final class RowWriter {
             }
             selected[m] = i;
             addresses[m] = address;
+            bytes += lengths[i];
             m++;
             NativeMemory.putInt(address + RowLayout.LENGTH, lengths[i]);
             NativeMemory.putInt(address + RowLayout.KEY_LENGTH, keyLengths[i]);
@@ -74,10 +77,16 @@ public final class RowWriter {
             }
         }
         written = m;
+        writtenBytes = bytes;
         for (int f = 0; f < layout.fieldCount(); f++) {
             writeField(batch.column(layout.sourceColumn(f)), f, m);
         }
         return stop;
+    }
+
+    /** The serialized bytes of the rows of the last partitioned {@link #write}. */
+    public long writtenBytes() {
+        return writtenBytes;
     }
 
     /** Batch indexes of the rows of the last {@link #write}, in order ({@code [0, writtenCount())}). */

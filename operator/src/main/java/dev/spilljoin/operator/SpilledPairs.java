@@ -19,6 +19,13 @@ import java.util.List;
  * depth, it is re-partitioned with the next level's h1 ({@link Repartitioner}) and its children are pushed; else it
  * takes the nested-loop path ({@link HeavyHitterNestedLoop}).
  *
+ * <p>The pair of the heavy keys the build's sketch found ({@link SpillPair#fromSketch()}) is stuck from the start: it
+ * is joined in memory (reversed or not) if it fits, else it goes straight to the nested loop.
+ *
+ * <p>Role reversal covers the in-memory pair join only: the nested-loop path keeps the planned orientation (it
+ * streams the probe file once per chunk of build rows, so reversing would pay off only when the probe file is the
+ * smaller, which is the case the in-memory reversal already takes whenever the probe rows fit).
+ *
  * <p>Maximum recursion depth: {@link JoinConfig#maxRecursionDepth()} (default 4) re-partitioning levels below level
  * 0; with level 0's fanout F and 16-way levels below it, a partition is split into up to F·16^4 parts before a pair
  * that still does not fit takes the nested loop — which only a hot key (or an input more than ~65,000 budgets large)

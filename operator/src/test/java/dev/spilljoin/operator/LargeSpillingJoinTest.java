@@ -92,6 +92,12 @@ class LargeSpillingJoinTest {
         assertThat(stats.heavyHitterKeys()).as("key 0 on the nested-loop path").isGreaterThanOrEqualTo(1);
         assertThat(stats.heavyHitterRows()).isGreaterThanOrEqualTo(300_000);
         assertThat(stats.nestedLoopChunks()).isGreaterThan(1);
+        assertThat(stats.heavyHitterKeysFromSketch()).as("key 0 routed by the sketch").isGreaterThanOrEqualTo(1);
+        assertThat(stats.heavyHitterRowsFromSketch()).as("its build rows in the heavy pair").isEqualTo(300_000);
+        assertThat(stats.heavyHitterKeysFromRepartitioning()).as("no hot key found by failed re-partitioning").isZero();
+        assertThat(stats.maxRecursionDepth()).as("no pair was re-partitioned").isZero();
+        assertThat(stats.sketchBytes()).isPositive();
+        assertThat(stats.estimates().actualRows()).isEqualTo(nR);
     }
 
     @Test

@@ -1,0 +1,105 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.data.Schema;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Turns the reader's {@link CsvChunk}s into the operator's {@link Batch}es, and says which operator schema an
+ * input has.
+ *
+ * <p>Schema: a typed key column becomes its type (INTEGER as BIGINT: the chunk holds integral keys as longs, and
+ * equality is the same); every other column is VARCHAR holding the field's bytes as read, NULL staying NULL and
+ * {@code ""} staying an empty, non-NULL value. Column names are the file's, made unique ({@code name#2}, …) when the
+ * header repeats a name (the operator's schemas need unique names; the output header is named separately).
+ *
+ * <p>Algorithm: one bulk step per column, no per-field object and no per-row call except to mark a NULL row:
+ * typed keys are one {@code System.arraycopy} of the parsed values; text columns are one copy of the column's
+ * bytes and one copy of its offsets (the chunk and the batch both lay a column out as {@code int} offsets into one
+ * {@code byte[]}, starting at 0); then the set bits of the chunk's null bitmap are replayed with
+ * {@link ColumnVector#setNull}, which keeps the batch's own "may have NULLs" flag right.
+ */
+final class ChunkConverter {
+    private ChunkConverter() {
+    }
+
+    /** The operator schema of {@code side}: key columns typed as planned, the rest VARCHAR. */
+    static Schema schemaOf(InputSide side) {
+        String[] names = side.columnNames();
+        ColumnType[] types = side.columnTypes();
+        Set<String> seen = new HashSet<>();
+        List<Column> columns = new ArrayList<>(names.length);
+        for (int c = 0; c < names.length; c++) {
+            String name = names[c];
+            for (int copy = 2; !seen.add(name); copy++) {
+                name = names[c] + "#" + copy;
+            }
+            columns.add(Column.of(name, operatorType(types[c])));
+        }
+        return new Schema(columns);
+    }
+
+    /** The operator type a column is held as: {@code keyType}'s, or VARCHAR for a text column (null). */
+    static dev.spilljoin.operator.data.ColumnType operatorType(ColumnType keyType) {
+        if (keyType == null) {
+            return dev.spilljoin.operator.data.ColumnType.VARCHAR;
+        }
+        return switch (keyType) {
+            case BIGINT, INTEGER -> dev.spilljoin.operator.data.ColumnType.BIGINT;
+            case DOUBLE -> dev.spilljoin.operator.data.ColumnType.DOUBLE;
+            case BOOLEAN -> dev.spilljoin.operator.data.ColumnType.BOOLEAN;
+            case VARCHAR -> dev.spilljoin.operator.data.ColumnType.VARCHAR;
+            case VARBINARY -> dev.spilljoin.operator.data.ColumnType.VARBINARY;
+        };
+    }
+
+    /** Replaces {@code batch}'s rows by {@code chunk}'s (the batch must have {@link #schemaOf} this input's schema). */
+    static void copy(CsvChunk chunk, Batch batch) {
+        int rows = chunk.rows();
+        batch.reset();
+        batch.ensureCapacity(rows);
+        for (int c = 0; c < chunk.columns(); c++) {
+            ColumnVector vector = batch.column(c);
+            switch (vector.type()) {
+                case BIGINT -> System.arraycopy(chunk.longs(c), 0, vector.longs(), 0, rows);
+                case DOUBLE -> System.arraycopy(chunk.doubles(c), 0, vector.doubles(), 0, rows);
+                case BOOLEAN -> System.arraycopy(chunk.booleans(c), 0, vector.booleans(), 0, rows);
+                case VARCHAR, VARBINARY -> copyBytes(chunk, c, vector, rows);
+                case INTEGER -> throw new IllegalStateException("column " + c + " is INTEGER; inputs hold integral"
+                        + " keys as BIGINT (see schemaOf)");
+            }
+            copyNulls(chunk.nulls(c), vector, rows);
+        }
+        batch.setRowCount(rows);
+    }
+
+    private static void copyBytes(CsvChunk chunk, int c, ColumnVector vector, int rows) {
+        if (rows == 0) {
+            return;
+        }
+        int[] offsets = chunk.offsets(c);
+        int total = offsets[rows];
+        vector.reserveBytes(0, total); // grows the byte array to hold the whole column; offsets are set just below
+        System.arraycopy(chunk.bytes(c), 0, vector.bytes(), 0, total);
+        System.arraycopy(offsets, 0, vector.offsets(), 0, rows + 1);
+    }
+
+    private static void copyNulls(long[] nulls, ColumnVector vector, int rows) {
+        int words = (rows + 63) >>> 6;
+        for (int w = 0; w < words; w++) {
+            long bits = nulls[w];
+            if (w == words - 1 && (rows & 63) != 0) {
+                bits &= (1L << rows) - 1; // bits past the last row are stale
+            }
+            while (bits != 0) {
+                vector.setNull((w << 6) + Long.numberOfTrailingZeros(bits));
+                bits &= bits - 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.spilljoin.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/spilljoin} as a user runs it, against the jar {@code mvn package} just built (Failsafe runs this in
+ * {@code integration-test}, after {@code package}): a join through the launcher, the demo spilling, and Ctrl-C
+ * (SIGINT) in the middle of a spilling join exiting 130 with the output's temporary file and the spill directory
+ * removed.
+ */
+class LauncherIT {
+    private static final Path LAUNCHER = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
+
+    @TempDir
+    Path dir;
+    private Path spill;
+
+    @BeforeEach
+    void spillDirectory() throws IOException {
+        spill = Files.createDirectory(dir.resolve("spill"));
+    }
+
+    private ProcessBuilder launcher(String... args) {
+        List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).directory(dir.toFile());
+    }
+
+    @Test
+    void joinsThroughTheLauncherWithRowsOnStandardOutputAndNothingElseOnStderr() throws Exception {
+        CsvTestFiles.write(dir, "l.csv", "id,name\n1,ann\n2,\"b,ob\"\n");
+        CsvTestFiles.write(dir, "r.csv", "id,city\n2,Oslo\n3,Rome\n");
+        Process process = launcher("join", "--left", "l.csv", "--right", "r.csv", "--on", "id", "--type", "left",
+                "--spill-dir", spill.toString()).start();
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(err).isZero();
+        assertThat(err).isEmpty();
+        assertThat(out.lines().toList()).containsExactlyInAnyOrder("left.id,name,right.id,city", "1,ann,,",
+                "2,\"b,ob\",2,Oslo");
+        assertThat(spill).isEmptyDirectory();
+    }
+
+    @Test
+    void ctrlCInTheMiddleOfAJoinExits130AndLeavesNoFile() throws Exception {
+        DemoData.Inputs inputs = DemoData.write(dir, 2_000_000);
+        Path output = dir.resolve("joined.csv");
+        Process process = launcher("join", "--left", inputs.left().toString(), "--right", inputs.right().toString(),
+                "--on", DemoData.ON, "--work-mem", "16MB", "--output", output.toString(), "--spill-dir",
+                spill.toString(), "--quiet").redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        // Signal once the join has spilled: its private directory exists under the spill directory from the first
+        // spill to the end of the join (the files are about 100 MB, the budget 16 MB: it spills early).
+        while (!hasSpillDirectory() && process.isAlive()) {
+            Thread.sleep(5);
+        }
+        assertThat(process.isAlive()).as("the join should still be running when it has spilled").isTrue();
+        assertThat(hasTemporaryOutput()).isTrue();
+        new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.exitValue()).as(text).isEqualTo(ExitCodes.INTERRUPTED);
+        assertThat(text).contains("spilljoin: interrupted; the files it had started were deleted");
+        assertThat(hasTemporaryOutput()).isFalse();
+        assertThat(output).doesNotExist();
+        assertThat(spill).isEmptyDirectory();
+    }
+
+    @Test
+    void theDemoSpillsAndPrintsItsStats() throws Exception {
+        Process process = launcher("demo", "--rows", "100000", "--work-mem", "1MB").start();
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(err).isZero();
+        assertThat(JoinEndToEndTest.field(out, "rows_out")).isEqualTo("100000");
+        assertThat(Long.parseLong(JoinEndToEndTest.field(out, "partitions"))).as("it spilled").isPositive();
+        assertThat(Long.parseLong(JoinEndToEndTest.field(out, "spilled_bytes_build"))).isPositive();
+        assertThat(Long.parseLong(JoinEndToEndTest.field(out, "peak_reserved_bytes"))).isLessThanOrEqualTo(1 << 20);
+    }
+
+    private boolean hasSpillDirectory() throws IOException {
+        try (Stream<Path> files = Files.list(spill)) {
+            return files.anyMatch(p -> p.getFileName().toString().startsWith("spilljoin-"));
+        }
+    }
+
+    private boolean hasTemporaryOutput() throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.anyMatch(p -> p.getFileName().toString().endsWith(".spilljoin-tmp"));
+        }
+    }
+}

@@ -1,0 +1,308 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.estimator.InputIdentity;
+import dev.spilljoin.estimator.StatisticsCache;
+import dev.spilljoin.operator.testing.CountAndSum;
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.testing.GeneratedSource;
+import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.NestedLoopOracle;
+import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Plans that come from measurements rather than from the caller: a size hint that lies (the "tiny" left input is
+ * 10× the right) costs no correctness and no memory, because spilled pairs are joined with their roles reversed;
+ * and a second join of the same inputs plans from the statistics the first one left in a shared cache.
+ * After each: zero bytes reserved, peak within the budget, an empty spill root.
+ */
+class SketchPlannedJoinTest {
+    private static final long MB = 1 << 20;
+
+    @TempDir
+    Path spillRoot;
+
+    @AfterEach
+    void spillRootIsEmpty() throws IOException {
+        try (var files = Files.list(spillRoot)) {
+            assertThat(files).as("files left in the spill root").isEmpty();
+        }
+    }
+
+    /** Left: 500K rows, key i % 50K, hinted as 1,000 rows; right: 50K rows, key i. Every left row matches once. */
+    @Test
+    void aWrongSizeHintJoinsWithinTheBudgetAndCorrectlyByReversingRoles() {
+        long nLeft = 500_000;
+        long nRight = 50_000;
+        GeneratedSource left = new GeneratedSource(nLeft) {
+            @Override
+            protected long key(long i) {
+                return i % nRight;
+            }
+
+            @Override
+            protected long payload(long i) {
+                return GeneratedSource.payload(0x31, i);
+            }
+
+            @Override
+            public long sizeHintRows() {
+                return 1_000;
+            }
+
+            @Override
+            public long sizeHintBytes() {
+                return 16_000;
+            }
+        };
+        GeneratedSource right = new GeneratedSource(nRight) {
+            @Override
+            protected long key(long i) {
+                return i;
+            }
+
+            @Override
+            protected long payload(long i) {
+                return GeneratedSource.payload(0x32, i);
+            }
+        };
+        long expectedSum = 0;
+        for (long i = 0; i < nLeft; i++) {
+            expectedSum += GeneratedSource.payload(0x31, i) + GeneratedSource.payload(0x32, i % nRight);
+        }
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation budget = MemoryReservation.root("wrong-hint", 2 * MB)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot)).build();
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(left, right, result);
+                stats = join.stats();
+            }
+            assertThat(budget.reserved()).isZero();
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(2 * MB);
+        }
+        System.out.println("wrong hint 500K (hinted 1K) x 50K under 2MB: " + stats.toJson());
+        assertThat(stats.buildSide()).as("the hint made the large side the build side").isEqualTo(Side.LEFT);
+        assertThat(result.count()).isEqualTo(nLeft);
+        assertThat(result.sum()).isEqualTo(expectedSum);
+        assertThat(stats.roleReversals()).as("spilled pairs built on their smaller (right) side").isPositive();
+        assertThat(stats.estimates().estimatedRows()).isEqualTo(1_000);
+        assertThat(stats.estimates().actualRows()).isEqualTo(nLeft);
+    }
+
+    /**
+     * Left: 100K rows, key i % 50K; right (the build side: no size hints, so the default): 200K rows, 30% with key
+     * 0, the others key i. Two joins of the same identities through one cache: the first misses and stores the right
+     * side's statistics, the second hits, plans from them (its estimates are the first join's actuals) and routes key
+     * 0 to the heavy pair from the first row. Both give the arithmetic result.
+     */
+    @Test
+    void aSecondJoinOfTheSameInputsPlansFromTheCachedStatistics() {
+        long nLeft = 100_000;
+        long nRight = 200_000;
+        StatisticsCache cache = new StatisticsCache(1 << 20);
+        StatisticsLookup lookup = new StatisticsLookup(cache, new InputIdentity.TableVersion("s", 1),
+                new InputIdentity.TableVersion("r", 7));
+        long hotRight = 0;
+        long hotRightPayloads = 0;
+        for (long i = 0; i < nRight; i++) {
+            if (i % 10 < 3) {
+                hotRight++;
+                hotRightPayloads += GeneratedSource.payload(0x42, i);
+            }
+        }
+        long expectedCount = 0;
+        long expectedSum = 0;
+        for (long i = 0; i < nLeft; i++) {
+            long k = i % 50_000;
+            long p = GeneratedSource.payload(0x41, i);
+            if (k == 0) {
+                expectedCount += hotRight;
+                expectedSum += hotRight * p + hotRightPayloads;
+            } else if (k % 10 >= 3) {
+                expectedCount++;
+                expectedSum += p + GeneratedSource.payload(0x42, k);
+            }
+        }
+        JoinStats first = joinThroughCache(lookup, nLeft, nRight, expectedCount, expectedSum);
+        JoinStats second = joinThroughCache(lookup, nLeft, nRight, expectedCount, expectedSum);
+        System.out.println("cache, first join: " + first.toJson());
+        System.out.println("cache, second join: " + second.toJson());
+        assertThat(first.buildSide()).isEqualTo(Side.RIGHT);
+        assertThat(first.statisticsCacheHits()).isZero();
+        assertThat(first.statisticsCacheMisses()).isEqualTo(2);
+        assertThat(first.estimates().estimateSource()).isEqualTo("none");
+        assertThat(first.heavyHitterKeysFromSketch()).as("key 0 found by the sketch the first time").isEqualTo(1);
+        assertThat(second.statisticsCacheHits()).as("the build side's statistics were cached").isEqualTo(1);
+        assertThat(second.statisticsCacheMisses()).as("the probe side's are not stored").isEqualTo(1);
+        assertThat(second.estimates().estimateSource()).isEqualTo("cache");
+        assertThat(second.estimates().estimatedRows()).isEqualTo(nRight);
+        assertThat(second.estimates().estimatedBytes()).isEqualTo(first.estimates().actualBytes());
+        assertThat(second.fanout()).as("the fanout planned from the known size, not the unknown-size default")
+                .isGreaterThan(first.fanout());
+        assertThat(second.heavyHitterKeysFromCache()).as("key 0 routed from the first row").isEqualTo(1);
+        assertThat(second.heavyHitterKeysFromSketch()).isZero();
+        assertThat(second.heavyHitterRowsFromSketch()).as("every hot build row in the heavy pair").isEqualTo(hotRight);
+        assertThat(first.heavyHitterRowsFromSketch()).as("rows seen before detection moved out of their resident partition")
+                .isEqualTo(hotRight);
+    }
+
+    private JoinStats joinThroughCache(StatisticsLookup lookup, long nLeft, long nRight, long expectedCount,
+            long expectedSum) {
+        GeneratedSource left = new UnhintedSource(nLeft) {
+            @Override
+            protected long key(long i) {
+                return i % 50_000;
+            }
+
+            @Override
+            protected long payload(long i) {
+                return GeneratedSource.payload(0x41, i);
+            }
+        };
+        GeneratedSource right = new UnhintedSource(nRight) {
+            @Override
+            protected long key(long i) {
+                return i % 10 < 3 ? 0 : i;
+            }
+
+            @Override
+            protected long payload(long i) {
+                return GeneratedSource.payload(0x42, i);
+            }
+        };
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation budget = MemoryReservation.root("cached", 2 * MB)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).statistics(lookup)
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot)).build();
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(left, right, result);
+                stats = join.stats();
+            }
+            assertThat(budget.reserved()).isZero();
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(2 * MB);
+        }
+        assertThat(result.count()).isEqualTo(expectedCount);
+        assertThat(result.sum()).isEqualTo(expectedSum);
+        return stats;
+    }
+
+    /** A generated source that gives no size hints. */
+    private abstract static class UnhintedSource extends GeneratedSource {
+        UnhintedSource(long rows) {
+            super(rows);
+        }
+
+        @Override
+        public long sizeHintRows() {
+            return -1;
+        }
+
+        @Override
+        public long sizeHintBytes() {
+            return -1;
+        }
+    }
+
+    /**
+     * Heavy-key routing keeps every join type's semantics: left (the build side) 4,000 rows, half of them key 7, 5%
+     * NULL keys; right 1,000 rows, a tenth key 7, 5% NULL keys; batches of 128 rows, so key 7 is found by the sketch
+     * after some of its rows are resident (they are moved to the heavy pair). Every join type, with the heavy pair
+     * joined in memory (default) and on the nested-loop path (pair limit of one byte), against the oracle.
+     */
+    @Test
+    void heavyKeyRoutingMatchesTheOracleForEveryJoinType() {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("SketchPlannedJoinTest heavy routing seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom r = new SplittableRandom(seed);
+        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
+        List<Object[]> leftRows = new ArrayList<>();
+        for (long i = 0; i < 4_000; i++) {
+            Long k = r.nextInt(2) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(3_000));
+            leftRows.add(new Object[] {k, i});
+        }
+        List<Object[]> rightRows = new ArrayList<>();
+        for (long i = 0; i < 1_000; i++) {
+            Long k = r.nextInt(10) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(4_000));
+            rightRows.add(new Object[] {k, -i});
+        }
+        List<Batch> left = Rows.toBatches(schema, leftRows, 128);
+        List<Batch> right = Rows.toBatches(schema, rightRows, 128);
+        int[] keys = {0};
+        for (JoinType type : JoinType.values()) {
+            List<ColumnRef> projection = new ArrayList<>();
+            for (Side side : Side.values()) {
+                if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
+                    projection.add(new ColumnRef(side, 0));
+                    projection.add(new ColumnRef(side, 1));
+                }
+            }
+            List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
+            for (boolean nestedLoop : new boolean[] {false, true}) {
+                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withBuildSide(Side.LEFT);
+                if (nestedLoop) {
+                    config = config.withPairMemoryLimit(1).withMaxRecursionDepth(1);
+                }
+                try (MemoryReservation root = MemoryReservation.root("heavy-" + type, MB)) {
+                    JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
+                            .reservation(root).config(config).build();
+                    JoinRunner.Result result = JoinRunner.run(spec, left, right, JoinRunner.Mode.SINK, root);
+                    String what = type + " nestedLoop=" + nestedLoop + " seed=" + seed + " " + result.stats().toJson();
+                    assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
+                    assertThat(result.stats().heavyHitterKeysFromSketch()).as(what).isEqualTo(1);
+                    assertThat(result.stats().heavyHitterRowsFromSketch()).as(what)
+                            .isEqualTo(leftRows.stream().filter(row -> Long.valueOf(7).equals(row[0])).count());
+                    if (nestedLoop) {
+                        assertThat(result.stats().heavyHitterRows()).as("the heavy pair took the nested loop: " + what)
+                                .isPositive();
+                    }
+                }
+            }
+        }
+    }
+
+    /** At the join's minimum budget the sketches do not fit: the join runs without them and says so. */
+    @Test
+    void aBudgetTooSmallForSketchesRunsWithoutThemAndSaysSo() {
+        JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot);
+        long budget = HashJoin.minimumBudget(config);
+        GeneratedSource left = GeneratedSource.w1Build(20_000);
+        GeneratedSource right = GeneratedSource.w1Probe(40_000, 20_000);
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation root = MemoryReservation.root("no-sketches", budget)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(root).config(config).build();
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(left, right, result);
+                stats = join.stats();
+            }
+            assertThat(root.reserved()).isZero();
+            assertThat(root.peakReserved()).isLessThanOrEqualTo(budget);
+        }
+        assertThat(result.count()).isEqualTo(40_000);
+        assertThat(stats.sketchNote()).startsWith("off: the budget of");
+        assertThat(stats.sketchBytes()).isZero();
+        assertThat(stats.estimates()).isNull();
+        assertThat(stats.toJson()).contains("\"estimates\":null");
+    }
+}
