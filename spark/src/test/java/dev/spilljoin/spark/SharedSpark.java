@@ -1,0 +1,90 @@
+package dev.spilljoin.spark;
+
+import org.apache.spark.SparkEnv;
+import org.apache.spark.SparkStatusTracker;
+import org.apache.spark.sql.SparkSession;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+
+/**
+ * The one local[2] SparkSession of a test JVM (a session takes seconds to start), with the quiet, loopback-only
+ * settings of SPARK.md; memory leaks by a task fail the task ({@code spark.unsafe.exceptionOnMemoryLeak}).
+ */
+final class SharedSpark {
+    private static SparkSession session;
+
+    private SharedSpark() {
+    }
+
+    static synchronized SparkSession session() {
+        if (session == null) {
+            session = SparkSession.builder()
+                    .master("local[2]")
+                    .appName("spilljoin-spark-tests")
+                    .config("spark.ui.enabled", "false")
+                    .config("spark.ui.showConsoleProgress", "false")
+                    .config("spark.driver.bindAddress", "127.0.0.1")
+                    .config("spark.driver.host", "127.0.0.1")
+                    .config("spark.sql.shuffle.partitions", "4")
+                    .config("spark.unsafe.exceptionOnMemoryLeak", "true")
+                    .getOrCreate();
+            Runtime.getRuntime().addShutdownHook(new Thread(session::stop));
+        }
+        return session;
+    }
+
+    /** Temp local blocks (files or directories) in Spark's local directories: where the join's spill roots live. */
+    static List<Path> tempLocalBlocks() {
+        File[] dirs = SparkEnv.get().blockManager().diskBlockManager().localDirs();
+        return Stream.of(dirs).flatMap(d -> {
+            try (Stream<Path> paths = Files.walk(d.toPath())) {
+                return paths.filter(p -> p.getFileName().toString().startsWith("temp_local_")).toList().stream();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }).toList();
+    }
+
+    /** Regular files under the temp local blocks: the join's spill files. */
+    static long spillFiles() {
+        return tempLocalBlocks().stream().mapToLong(root -> {
+            try (Stream<Path> paths = Files.walk(root)) {
+                return paths.filter(Files::isRegularFile).count();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }).sum();
+    }
+
+    /**
+     * Waits (polling) until no stage and no task runs: after a job fails, Spark ends its stages at once but the
+     * job's other tasks are killed asynchronously and clean up after that.
+     */
+    static void awaitIdle() throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (busy()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Spark still runs stages or tasks 60 s after the job ended");
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static boolean busy() {
+        try {
+            session().sparkContext().listenerBus().waitUntilEmpty();
+        } catch (TimeoutException e) {
+            throw new AssertionError("Spark's listener bus did not drain", e);
+        }
+        SparkStatusTracker tracker = session().sparkContext().statusTracker();
+        return tracker.getActiveStageIds().length > 0
+                || Stream.of(tracker.getExecutorInfos()).anyMatch(e -> e.numRunningTasks() > 0);
+    }
+}

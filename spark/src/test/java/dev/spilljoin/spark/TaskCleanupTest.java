@@ -1,0 +1,151 @@
+package dev.spilljoin.spark;
+
+import dev.spilljoin.operator.HashJoin;
+import dev.spilljoin.operator.JoinType;
+import dev.spilljoin.operator.Side;
+import org.apache.spark.SparkContext;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.SparkException;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A task that fails or is killed midway through a join's output (the join open, its spill files, memory and spill
+ * root held) leaves no spill file or root in Spark's local directories and no execution memory held: the
+ * task-completion listener cleaned up. What the task saw midway is recorded, so the tests prove the resources existed
+ * before they were gone. One join spills (a per-task budget at the join's minimum), one takes its memory from Spark.
+ */
+class TaskCleanupTest {
+    /** The partition that misbehaves, after this many of its output rows. */
+    private static final int BAD_PARTITION = 1;
+    private static final int ROWS_BEFORE = 100;
+    private static final AtomicInteger spillRootsMidway = new AtomicInteger();
+    private static final AtomicLong spillFilesMidway = new AtomicLong();
+    private static final AtomicLong taskMemoryMidway = new AtomicLong();
+    private static final CountDownLatch reachedMidway = new CountDownLatch(1);
+    private static SparkSession spark;
+    private static Dataset<Row> spilling;
+    private static Dataset<Row> sparkMemory;
+
+    @BeforeAll
+    static void inputs() {
+        spark = SharedSpark.session();
+        SplittableRandom random = new SplittableRandom(RandomInputs.seed("TaskCleanupTest"));
+        Dataset<Row> left = RandomInputs.left(spark, random, 3000, 3000);
+        Dataset<Row> right = RandomInputs.right(spark, random, 3000, 3000);
+        SpillJoinOptions options = SpillJoinOptions.DEFAULT.withPartitions(2).withBatchRows(50);
+        long minimum = HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, 50));
+        spilling = SpillJoinSpark.join(left, right, List.of("k"), List.of("k"), JoinType.INNER,
+                options.withTaskBudgetBytes(minimum));
+        sparkMemory = SpillJoinSpark.join(left, right, List.of("k"), List.of("k"), JoinType.INNER, options);
+    }
+
+    @BeforeEach
+    void nothingLeftBefore() throws InterruptedException {
+        SharedSpark.awaitIdle();
+        assertThat(SharedSpark.tempLocalBlocks()).as("spill roots before the test").isEmpty();
+    }
+
+    @Test
+    void aTaskFailingMidwayLeavesNoSpillFile() throws InterruptedException {
+        failMidwayThroughThe(spilling);
+        assertThat(spillFilesMidway.get()).as("spill files while the join ran").isPositive();
+        assertNothingLeft();
+    }
+
+    @Test
+    void aTaskFailingMidwayReturnsItsExecutionMemory() throws InterruptedException {
+        failMidwayThroughThe(sparkMemory);
+        assertThat(taskMemoryMidway.get()).as("execution memory the failing task held").isPositive();
+        assertNothingLeft();
+    }
+
+    private static void failMidwayThroughThe(Dataset<Row> joined) throws InterruptedException {
+        JavaRDD<Long> failing = joined.javaRDD().mapPartitions(TaskCleanupTest::failMidway);
+        assertThatThrownBy(failing::count).isInstanceOf(SparkException.class)
+                .hasMessageContaining("injected failure in partition " + BAD_PARTITION);
+        SharedSpark.awaitIdle();
+        assertThat(spillRootsMidway.get()).as("spill roots while the join ran").isPositive();
+    }
+
+    @Test
+    void aTaskKilledMidwayLeavesNoSpillFile() throws Exception {
+        SparkContext sc = spark.sparkContext();
+        JavaRDD<Long> blocking = spilling.javaRDD().mapPartitions(TaskCleanupTest::blockMidway);
+        CompletableFuture<Long> job = CompletableFuture.supplyAsync(() -> {
+            sc.setJobGroup("kill-midway", "a join task killed midway", true);
+            return blocking.count();
+        });
+        assertThat(reachedMidway.await(120, TimeUnit.SECONDS)).as("the task reached the middle of the join").isTrue();
+        sc.cancelJobGroup("kill-midway");
+        assertThatThrownBy(job::join).isInstanceOf(CompletionException.class)
+                .hasRootCauseInstanceOf(SparkException.class).rootCause().hasMessageContaining("cancelled");
+        SharedSpark.awaitIdle();
+        assertThat(spillFilesMidway.get()).as("spill files while the join ran").isPositive();
+        assertNothingLeft();
+    }
+
+    /**
+     * After a failed job Spark may report the failure while the job's other task is still closing its join (its
+     * completion listener runs on its own thread, after the kill), so this waits for the spill roots to go (polling,
+     * at most 30 s) before asserting: a root that is never deleted still fails.
+     */
+    private static void assertNothingLeft() throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!SharedSpark.tempLocalBlocks().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(SharedSpark.tempLocalBlocks()).as("spill roots left in Spark's local directories").isEmpty();
+        assertThat(SparkEnv.get().memoryManager().executionMemoryUsed()).as("execution memory still held").isZero();
+    }
+
+    private static Iterator<Long> failMidway(Iterator<Row> rows) {
+        long n = 0;
+        while (rows.hasNext()) {
+            rows.next();
+            if (++n == ROWS_BEFORE && TaskContext.getPartitionId() == BAD_PARTITION) {
+                recordMidway();
+                throw new IllegalStateException("injected failure in partition " + BAD_PARTITION);
+            }
+        }
+        return List.of(n).iterator();
+    }
+
+    private static Iterator<Long> blockMidway(Iterator<Row> rows) throws InterruptedException {
+        long n = 0;
+        while (rows.hasNext()) {
+            rows.next();
+            if (++n == ROWS_BEFORE && TaskContext.getPartitionId() == BAD_PARTITION) {
+                recordMidway();
+                reachedMidway.countDown();
+                new CountDownLatch(1).await(); // until the kill interrupts this task's thread
+            }
+        }
+        return List.of(n).iterator();
+    }
+
+    private static void recordMidway() {
+        spillRootsMidway.set(SharedSpark.tempLocalBlocks().size());
+        spillFilesMidway.set(SharedSpark.spillFiles());
+        taskMemoryMidway.set(TaskContext.get().taskMemoryManager().getMemoryConsumptionForThisTask());
+    }
+}
