@@ -78,8 +78,7 @@ final class SpilljoinRun {
     }
 
     private static JoinSpec withSpillDirectory(JoinSpec s, Path directory) {
-        return new JoinSpec(s.leftSchema(), s.rightSchema(), s.leftKeys(), s.rightKeys(), s.joinType(), s.projection(),
-                s.budgetBytes(), s.reservation(), s.config().withSpillDirectory(directory));
+        return s.withConfig(s.config().withSpillDirectory(directory));
     }
 
     private static Path createSpillRoot() {

@@ -102,6 +102,12 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
         return new Schema(columns);
     }
 
+    /** This spec with another configuration (e.g. a test's spill directory), everything else unchanged. */
+    public JoinSpec withConfig(JoinConfig newConfig) {
+        return new JoinSpec(leftSchema, rightSchema, leftKeys, rightKeys, joinType, projection, budgetBytes, reservation,
+                newConfig, statistics);
+    }
+
     public static Builder builder(Schema left, Schema right) {
         return new Builder(left, right);
     }
