@@ -1,5 +1,7 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.estimator.JsonStrings;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,7 +27,7 @@ public final class StatsJson {
         int i = 0;
         for (Map.Entry<String, ?> field : fields.entrySet()) {
             json.append("  ");
-            string(json, field.getKey());
+            JsonStrings.append(json, field.getKey());
             json.append(": ");
             value(json, field.getKey(), field.getValue());
             json.append(++i < fields.size() ? ",\n" : "\n");
@@ -53,31 +55,10 @@ public final class StatsJson {
         } else if (value instanceof Double d && Double.isFinite(d)) {
             json.append(d);
         } else if (value instanceof String s) {
-            string(json, s);
+            JsonStrings.append(json, s);
         } else {
             throw new IllegalArgumentException("stats field '" + name + "' has a value JSON cannot hold: " + value);
         }
     }
 
-    private static void string(StringBuilder json, String s) {
-        json.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> json.append("\\\"");
-                case '\\' -> json.append("\\\\");
-                case '\n' -> json.append("\\n");
-                case '\r' -> json.append("\\r");
-                case '\t' -> json.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        json.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        json.append(c);
-                    }
-                }
-            }
-        }
-        json.append('"');
-    }
 }

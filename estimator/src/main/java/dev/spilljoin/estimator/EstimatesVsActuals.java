@@ -28,7 +28,7 @@ public record EstimatesVsActuals(String estimateSource, long estimatedRows, long
     /** One line of JSON: {"estimate_source":"cache","rows":{"estimated":..,"actual":..},"bytes":{..},"distinct_keys":{..}}. */
     public String toJson() {
         StringBuilder json = new StringBuilder(160).append("{\"estimate_source\":");
-        appendString(json, estimateSource);
+        JsonStrings.append(json, estimateSource);
         appendPair(json.append(",\"rows\":"), estimatedRows, actualRows);
         appendPair(json.append(",\"bytes\":"), estimatedBytes, actualBytes);
         appendPair(json.append(",\"distinct_keys\":"), estimatedDistinctKeys, actualDistinctKeys);
@@ -44,25 +44,4 @@ public record EstimatesVsActuals(String estimateSource, long estimatedRows, long
         return value == UNKNOWN ? "null" : Long.toString(value);
     }
 
-    private static void appendString(StringBuilder json, String value) {
-        json.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> json.append("\\\"");
-                case '\\' -> json.append("\\\\");
-                case '\n' -> json.append("\\n");
-                case '\r' -> json.append("\\r");
-                case '\t' -> json.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        json.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        json.append(c);
-                    }
-                }
-            }
-        }
-        json.append('"');
-    }
 }
