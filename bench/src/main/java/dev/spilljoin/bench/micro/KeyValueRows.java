@@ -113,10 +113,10 @@ final class KeyValueRows {
         return arena;
     }
 
-    /** Off-heap bytes {@link #serialize} reserves for {@code rows} rows (whole pages). */
+    /** Off-heap bytes {@link #serialize} reserves for {@code rows} rows: whole pages of whole rows. */
     static long arenaBytes(long rows) {
-        long pages = (rows * ROW_BYTES + PAGE_BYTES - 1) / PAGE_BYTES;
-        return pages * PAGE_BYTES;
+        long rowsPerPage = PAGE_BYTES / ROW_BYTES;
+        return (rows + rowsPerPage - 1) / rowsPerPage * PAGE_BYTES;
     }
 
     /** The sum of the stored key hashes of the rows in {@code [address, address + length)} (back to back). */

@@ -6,6 +6,7 @@ import dev.spilljoin.operator.HashFunctions;
 import dev.spilljoin.operator.RowArena;
 import dev.spilljoin.operator.RowLayout;
 import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
@@ -15,10 +16,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Runs every microbenchmark method once or twice outside JMH, through its own set-up and tear-down methods with
- * small parameters, and checks that it computes what the operation must produce and leaves nothing behind (the
+ * its smaller parameters, and checks that it computes what the operation must produce and leaves nothing behind (the
  * budgets' tear-down throws if any off-heap byte is still reserved; spill directories must be gone).
  */
 class MicroBenchmarksTest {
+
+    @Test
+    void arenaBytesIsWhatSerializingTakes() {
+        for (int rows : new int[] {1, 5461, 5462, 32768}) {
+            MemoryReservation memory = BenchBudget.open("arena", KeyValueRows.arenaBytes(rows));
+            RowArena arena = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, rows, 7), memory);
+            assertThat(arena.rowCount()).isEqualTo(rows);
+            assertThat(arena.reservedBytes()).as("%d rows", rows).isEqualTo(KeyValueRows.arenaBytes(rows));
+            arena.close();
+            BenchBudget.close(memory);
+        }
+    }
 
     @Test
     void hashBatchGivesTheKeyHashOfEveryBigintRow() {
@@ -50,15 +63,15 @@ class MicroBenchmarksTest {
     @Test
     void tableBuildInsertsEveryRowIntoEachFreshTable() {
         TableBuildBenchmark bench = new TableBuildBenchmark();
-        bench.rows = 1024;
+        bench.rows = 32768;
         TableBuildBenchmark.RowCounter counter = new TableBuildBenchmark.RowCounter();
         bench.setUp();
         for (int invocation = 1; invocation <= 2; invocation++) {
             bench.newTable();
-            assertThat(bench.insertAll(counter)).isEqualTo(1024);
-            assertThat(bench.table().bucketCount()).isEqualTo(2048);
+            assertThat(bench.insertAll(counter)).isEqualTo(32768);
+            assertThat(bench.table().bucketCount()).isEqualTo(65536);
             bench.closeTable();
-            assertThat(counter.rows).isEqualTo(1024L * invocation);
+            assertThat(counter.rows).isEqualTo(32768L * invocation);
         }
         bench.tearDown();
     }
@@ -75,7 +88,7 @@ class MicroBenchmarksTest {
 
     private static void assertProbeResults(String probeKeys, long expectedPerBatch) {
         ProbeBenchmark bench = new ProbeBenchmark();
-        bench.tableRows = 4096;
+        bench.tableRows = 32768;
         bench.probeKeys = probeKeys;
         bench.setUp();
         for (int b = 0; b < ProbeBenchmark.PROBE_BATCHES + 1; b++) {
