@@ -19,6 +19,9 @@ public final class NativeMemory {
     private static final long BYTE_ARRAY_BASE = Unsafe.ARRAY_BYTE_BASE_OFFSET;
     private static final long LONG_ARRAY_BASE = Unsafe.ARRAY_LONG_BASE_OFFSET;
     private static final long INT_ARRAY_BASE = Unsafe.ARRAY_INT_BASE_OFFSET;
+    private static final long HUGE_PAGE = 2L << 20;
+    private static final long HUGE_PAGE_MIN = 2 * HUGE_PAGE;
+    private static final int MADV_HUGEPAGE = 14;
 
     private NativeMemory() {
     }
@@ -95,6 +98,13 @@ public final class NativeMemory {
             }
             this.store = s;
             this.address = s.addressForWrite(0);
+            if (bytes >= HUGE_PAGE_MIN && !Boolean.getBoolean("nohuge")) {
+                long from = (address + HUGE_PAGE - 1) & -HUGE_PAGE;
+                long to = (address + bytes) & -HUGE_PAGE;
+                if (to > from) {
+                    net.openhft.posix.PosixAPI.posix().madvise(from, to - from, MADV_HUGEPAGE);
+                }
+            }
             UNSAFE.setMemory(address, bytes, (byte) 0);
         }
 
