@@ -457,6 +457,8 @@ public final class HashJoin implements AutoCloseable {
         stats.fanout = sizing.fanout();
         ctx = new JoinContext(spec, strategy, sizing, memory, stats);
         ctx.sketches = JoinSketches.reserve(memory, sizing.minimumBudget(), stats);
+        ctx.keyFilter = BuildKeyFilter.reserve(spec, build, memory, sizing.minimumBudget(), buildHintRows,
+                buildHintBytes, stats);
         if (cancelRequested) {
             ctx.cancel();
         }
@@ -568,6 +570,7 @@ public final class HashJoin implements AutoCloseable {
                         if (ctx.sketches != null) {
                             ctx.sketches.close();
                         }
+                        ctx.closeKeyFilter();
                         ctx.closeSpace();
                     }
                 } finally {

@@ -91,16 +91,21 @@ public final class JoinHashTable implements AutoCloseable {
 
     /**
      * For each of {@code n} hashes, the first row of its chain, or 0 when the bucket is empty or its filter rules
-     * the hash out. Rows flagged in {@code skip} (bit set; e.g. NULL keys) get 0. One loop of independent loads.
+     * the hash out. Rows flagged in {@code skip} (bit set; e.g. NULL keys, rows of spilled partitions) get 0
+     * without a load. One loop of independent loads.
      */
     public void loadHeads(long[] hashes, int n, long[] skip, long[] heads) {
         long b = base;
         int shift = 64 - bits;
         for (int i = 0; i < n; i++) {
+            if ((skip[i >>> 6] & (1L << i)) != 0) {
+                heads[i] = 0L;
+                continue;
+            }
             long hash = hashes[i];
             long entry = NativeMemory.getLong(b + ((hash >>> shift) << 3));
             long tag = HashFunctions.tagOf(hash);
-            heads[i] = (entry & tag) == tag && (skip[i >>> 6] & (1L << i)) == 0 ? entry & ADDRESS_MASK : 0L;
+            heads[i] = (entry & tag) == tag ? entry & ADDRESS_MASK : 0L;
         }
     }
 
