@@ -62,6 +62,35 @@ class LargeSpillingJoinTest {
     }
 
     /**
+     * The compact spill format's target (issue 8): a spilled (BIGINT, BIGINT) row costs at most 1.1 × 24 bytes on
+     * disk, block headers included. Every partition spills ({@code forceSpill}) and every pair fits, so each row is
+     * written exactly once: spilled rows = both inputs' rows.
+     */
+    @Test
+    void aSpilledBigintPairRowCostsAtMostTwentySixAndAHalfBytesOnDisk() {
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation budget = MemoryReservation.root("compact", 32 * MB)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withForceSpill(true)).build();
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(GeneratedSource.w1Build(100_000), GeneratedSource.w1Probe(1_000_000, 100_000), result);
+                stats = join.stats();
+            }
+            assertThat(budget.reserved()).isZero();
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(32 * MB);
+        }
+        assertThat(result.count()).isEqualTo(1_000_000L);
+        assertThat(stats.residentPartitions()).isZero();
+        assertThat(stats.maxRecursionDepth()).isZero();
+        assertThat(stats.heavyHitterRows()).isZero();
+        double bytesPerRow = (double) (stats.spilledBytesBuild() + stats.spilledBytesProbe()) / 1_100_000;
+        System.out.printf("compact spill format: %.3f bytes per spilled (BIGINT, BIGINT) row%n", bytesPerRow);
+        assertThat(bytesPerRow).isLessThanOrEqualTo(1.1 * 24);
+    }
+
+    /**
      * R: 1M rows, 30% of them (i % 10 &lt; 3) with key 0, the others key i. S: 10M rows, 10 with key 0 (i % 1M == 0)
      * and the rest Zipf(1.2) over R's other keys. The oracle counts and sums from the generators alone. Role reversal
      * is off: with it, the hot pair (300K build rows, few probe rows) is simply joined the other way round, and the
