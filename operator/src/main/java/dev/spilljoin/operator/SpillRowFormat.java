@@ -32,6 +32,8 @@ final class SpillRowFormat {
     static final int HASH = 0;
     static final int BITS = 8;
     private static final int FIELD_BITS_SHIFT = 2;
+    /** Bodies up to this many bytes are copied word by word rather than with one block copy. */
+    private static final int SMALL_COPY = 64;
 
     private final RowLayout layout;
     private final int bitBytes;
@@ -190,7 +192,26 @@ final class SpillRowFormat {
         if (variableWidth) {
             NativeMemory.putInt(target + BITS + bitBytes, length);
         }
-        NativeMemory.copy(row + layout.keyOffset(), target + headerBytes, length - headerBytes);
+        copyBody(row + layout.keyOffset(), target + headerBytes, length - headerBytes);
+    }
+
+    /**
+     * Copies a body of {@code bytes} from {@code from} to {@code to}, where the ranges are disjoint or
+     * {@code to < from}: small bodies, the common case, word by word in ascending order (right for an overlapping
+     * copy towards lower addresses), others in one block copy (which handles overlap).
+     */
+    private static void copyBody(long from, long to, int bytes) {
+        if (bytes > SMALL_COPY) {
+            NativeMemory.copy(from, to, bytes);
+            return;
+        }
+        int i = 0;
+        for (; i + 8 <= bytes; i += 8) {
+            NativeMemory.putLong(to + i, NativeMemory.getLong(from + i));
+        }
+        for (; i < bytes; i++) {
+            NativeMemory.putByte(to + i, NativeMemory.getByte(from + i));
+        }
     }
 
     // ---- expanding an encoded row into an in-memory row
@@ -256,6 +277,6 @@ final class SpillRowFormat {
                     (byte) ((bits >>> FIELD_BITS_SHIFT) | (next << (8 - FIELD_BITS_SHIFT))));
             bits = next;
         }
-        NativeMemory.copy(body, target + layout.keyOffset(), length - headerBytes);
+        copyBody(body, target + layout.keyOffset(), length - headerBytes);
     }
 }
