@@ -35,9 +35,13 @@ class LargeSpillingJoinTest {
     }
 
     private JoinSpec w1Spec(MemoryReservation budget) {
+        return w1Spec(budget, JoinConfig.DEFAULT);
+    }
+
+    private JoinSpec w1Spec(MemoryReservation budget, JoinConfig config) {
         return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                 .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot)).build();
+                .config(config.withSpillDirectory(spillRoot)).build();
     }
 
     @Test
@@ -71,10 +75,7 @@ class LargeSpillingJoinTest {
         CountAndSum result = new CountAndSum();
         JoinStats stats;
         try (MemoryReservation budget = MemoryReservation.root("compact", 32 * MB)) {
-            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
-                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withForceSpill(true)).build();
-            try (HashJoin join = HashJoin.create(spec)) {
+            try (HashJoin join = HashJoin.create(w1Spec(budget, JoinConfig.DEFAULT.withForceSpill(true)))) {
                 join.run(GeneratedSource.w1Build(100_000), GeneratedSource.w1Probe(1_000_000, 100_000), result);
                 stats = join.stats();
             }
