@@ -32,6 +32,8 @@ final class SpillRowFormat {
     static final int HASH = 0;
     static final int BITS = 8;
     private static final int FIELD_BITS_SHIFT = 2;
+    /** The shortest encoded row: a hash, one byte of bits and a one-byte (BOOLEAN) key. */
+    static final int MIN_ROW_BYTES = 8 + 1 + 1;
     /** Bodies up to this many bytes are copied word by word rather than with one block copy. */
     private static final int SMALL_COPY = 64;
 

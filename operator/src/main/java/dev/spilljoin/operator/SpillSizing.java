@@ -20,7 +20,8 @@ import dev.spilljoin.spill.PartitionWriter;
  *                phase has the budget to itself; each mapping costs ~1 ms here, whatever its size)
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
  * minimum(B)   = max(build: F·w + 4 pages + 128,  re-partition: (window + buffer) + min(F,16)·w,
- *                    pair: 2·(read window + buffer) + w + pair page + table(buffer / 32 rows))
+ *                    pair: 2·(read window + buffer) + w + pair page + table(a block of the smallest
+ *                    encoded rows: buffer / 10))
  *                (the pair term is the nested-loop path: two readers, a writer, and a chunk of one block)
  * </pre>
  *
@@ -78,7 +79,7 @@ record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int readWin
         long reader = (long) readWindow + buffer;
         long build = fanout * share + 4L * page + TABLE_MIN;
         long repartition = reader + Math.min(fanout, 1 << REPARTITION_FANOUT_LOG2) * share;
-        long pair = 2 * reader + share + pairPageSize(page, buffer) + JoinHashTable.directoryBytes(buffer / 32);
+        long pair = 2 * reader + share + pairPageSize(page, buffer) + JoinHashTable.directoryBytes(buffer / SpillRowFormat.MIN_ROW_BYTES);
         return Math.max(build, Math.max(repartition, pair));
     }
 
