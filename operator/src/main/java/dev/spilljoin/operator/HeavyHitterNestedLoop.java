@@ -16,10 +16,11 @@ import java.io.IOException;
  * one stored hash; or the maximum depth was reached): a block nested loop over budget-sized chunks of the pair's
  * build rows against all of its probe rows (Graefe, "Query evaluation techniques for large databases", 1993, §4).
  *
- * <p>Algorithm, per chunk: load build blocks until the chunk's memory limit (pages plus table), build a table
+ * <p>Algorithm, per chunk: load build blocks (their rows expanded from the {@link SpillRowFormat} into in-memory
+ * rows) until the chunk's memory limit (pages plus table), build a table
  * over the chunk (equal keys share a chain: probing it is the inner loop; real keys are compared unless the key is
  * a single fixed-width column), stream the probe rows through the shared {@link HashProbe}, and unless this is the
- * last chunk copy each probe row on to the next chunk's probe file, with its MATCHED flag set if it matched in this
+ * last chunk copy each (still encoded) probe row on to the next chunk's probe file, with its MATCHED flag set if it matched in this
  * chunk or an earlier one. Then the finish pass runs over the chunk's build rows (each build row lives in exactly
  * one chunk and has met every probe row, so its MATCHED flag is final).
  *
@@ -42,6 +43,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private final SpillPair pair;
     private final MemoryReservation memory;
     private final SpilledRowDecoder decoder;
+    private final SpillRowFormat buildFormat;
     private final RowArena arena;
     private final PartitionReader buildReader;
     private final long chunkLimit;
@@ -74,6 +76,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         this.ctx = ctx;
         this.pair = pair;
         this.decoder = decoder;
+        this.buildFormat = ctx.buildFormat;
         this.probeFile = pair.probe();
         ProbeAction action = ctx.strategy.probe();
         this.dropsMatched = action == ProbeAction.SEMI || action == ProbeAction.ANTI
@@ -149,12 +152,14 @@ final class HeavyHitterNestedLoop implements OutputTask {
             long address = buildReader.blockAddress();
             int length = buildReader.blockLength();
             int rows = countAndSummarize(address, length, false);
-            long need = arena.reservedBytes() + Math.max(ctx.sizing.pairPageSize(), length)
+            long need = arena.reservedBytes()
+                    + ctx.sizing.pairPagesBound(buildFormat.expandedBytes(address, length), rows,
+                            buildFormat.expandedRowBound(length))
                     + JoinHashTable.directoryBytes(chunkRows + rows);
             if (need > chunkLimit && chunkRows > 0) {
                 break;
             }
-            if (need > chunkMemory || !InMemoryPairJoin.copyBlock(arena, address, length)) {
+            if (need > chunkMemory || !buildFormat.expandBlock(arena, address, length)) {
                 throw new MemoryExhaustedException("hash join: a block of " + ByteSize.format(length) + " ("
                         + rows + " rows) on the nested-loop path needs " + ByteSize.format(need) + " but only "
                         + ByteSize.format(chunkMemory) + " of the budget of " + ByteSize.format(ctx.memory.limit())
@@ -192,10 +197,10 @@ final class HeavyHitterNestedLoop implements OutputTask {
         int rows = 0;
         for (int offset = 0; offset < length; ) {
             long row = address + offset;
-            if (summarize && !RowLayout.hasNullKey(row)) {
-                summarize(RowLayout.hash(row));
+            if (summarize && !SpillRowFormat.hasNullKey(row)) {
+                summarize(SpillRowFormat.hash(row));
             }
-            offset += RowLayout.rowLength(row);
+            offset += buildFormat.rowLength(row);
             rows++;
         }
         return rows;
@@ -268,19 +273,20 @@ final class HeavyHitterNestedLoop implements OutputTask {
         }
         int n = decoder.batch().rowCount();
         long[] before = decoder.matchedBefore();
-        int capacity = ctx.sizing.bufferBytes() - 8;
+        int capacity = ctx.sizing.recordCapacity();
+        SpillRowFormat format = decoder.format();
         for (int i = 0; i < n; i++) {
             boolean matched = probe.matched(i) || (before[i >>> 6] & (1L << i)) != 0;
             if (matched && dropsMatched) {
                 continue;
             }
             long row = decoder.rowAddress(i);
-            int length = RowLayout.rowLength(row);
+            int length = format.rowLength(row);
             if (length <= capacity) {
                 long target = nextProbe.reserveRecord(length);
                 NativeMemory.copy(row, target, length);
                 if (matched) {
-                    RowLayout.setMatched(target);
+                    SpillRowFormat.setMatched(target);
                 }
             } else {
                 appendLarge(row, length, matched);
@@ -290,7 +296,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
 
     /** A row larger than the write buffer: flagged in a scratch page (reserved first), then written as its own block. */
     private void appendLarge(long row, int length, boolean matched) throws IOException {
-        if (!matched || RowLayout.isMatched(row)) {
+        if (!matched || SpillRowFormat.isMatched(row)) {
             nextProbe.append(row, length);
             return;
         }
@@ -300,7 +306,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         }
         try (NativeMemory.NativePage scratch = NativeMemory.allocate(memory, length)) {
             NativeMemory.copy(row, scratch.address(), length);
-            RowLayout.setMatched(scratch.address());
+            SpillRowFormat.setMatched(scratch.address());
             nextProbe.append(scratch.address(), length);
         } finally {
             memory.shrink(length);

@@ -3,15 +3,14 @@ package dev.spilljoin.operator;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
-import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.PartitionReader;
 import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
 
 /**
- * Joins one spilled partition pair whose build rows fit in memory: loads the build file by whole-block copies into
- * an arena (blocks hold whole rows, so the pages are walkable rows again), builds an independent table over it
+ * Joins one spilled partition pair whose build rows fit in memory: loads the build file into an arena, expanding
+ * its rows from the {@link SpillRowFormat} back into in-memory {@link RowLayout} rows (walkable rows again), builds an independent table over it
  * (h2 = the top bits of the stored hash; h1 chose the partition from other bits), streams the probe file through
  * {@link SpilledRowDecoder} and the shared {@link HashProbe}, then runs the finish pass over the loaded rows
  * ({@link BuildRowScan}). Resumable at every output batch.
@@ -19,7 +18,7 @@ import java.io.IOException;
  * <p>Role reversal: when the pair's probe file is the smaller, the pair may be joined the other way round
  * ({@link JoinContext.PairOrientation}): the probe rows are loaded and the build rows streamed, with the join type's
  * strategy for that orientation, so a wrong size hint costs one pair, not the join. Both sides' files carry the
- * same kind of rows (a layout, the stored hash, flags), which is what makes this a matter of choosing the file.
+ * same kind of rows (a layout's format, the stored hash, flags), which is what makes this a matter of choosing the file.
  *
  * <p>Invariants: everything lives in one child reservation, closed when the pair is done; the build file is deleted
  * once loaded, the probe file once streamed; build rows arrive with clear MATCHED flags (they spilled before any
@@ -49,6 +48,7 @@ final class InMemoryPairJoin implements OutputTask {
         this.decoder = decoder;
         SpillFile loaded = orientation.reversed() ? pair.probe() : pair.build();
         SpillFile streamed = orientation.reversed() ? pair.build() : pair.probe();
+        SpillRowFormat format = orientation.reversed() ? ctx.probeFormat : ctx.buildFormat;
         long loadedRows = loaded == null ? 0 : loaded.rowCount();
         this.memory = ctx.memory.newChild("pair L" + pair.level() + " p" + pair.index());
         try {
@@ -56,7 +56,7 @@ final class InMemoryPairJoin implements OutputTask {
             if (loaded != null) {
                 try (PartitionReader reader = loaded.openReader(memory, ctx.sizing.readWindowBytes())) {
                     while (reader.nextBlock()) {
-                        if (!copyBlock(arena, reader.blockAddress(), reader.blockLength())) {
+                        if (!format.expandBlock(arena, reader.blockAddress(), reader.blockLength())) {
                             throw new MemoryExhaustedException("hash join: spilled partition " + pair.index()
                                     + " at level " + pair.level() + " (" + loadedRows + " rows, "
                                     + ByteSize.format(loaded.length()) + ") did not fit the "
@@ -86,29 +86,19 @@ final class InMemoryPairJoin implements OutputTask {
     }
 
     /**
-     * Memory the pair needs when the rows of {@code reversed ? probe : build} are loaded: their pages (bounded),
-     * their table and the larger of the two readers.
+     * Memory the pair needs when the rows of {@code reversed ? probe : build} are loaded: their pages (bounded: the
+     * rows expanded to in-memory rows), their table and the larger of the two readers.
      */
     static long memoryNeeded(JoinContext ctx, SpillPair pair, boolean reversed) {
         SpillFile loaded = reversed ? pair.probe() : pair.build();
+        SpillRowFormat format = reversed ? ctx.probeFormat : ctx.buildFormat;
         int window = ctx.sizing.readWindowBytes();
-        long pages = loaded == null ? 0 : ctx.sizing.pairPagesBound(loaded.length());
+        long pages = loaded == null ? 0 : ctx.sizing.pairPagesBound(
+                format.expandedBytesBound(loaded.length(), loaded.rowCount()), loaded.rowCount(),
+                format.expandedRowBound(loaded.maxBlockPayload()));
         long readers = Math.max(pair.build() == null ? 0 : pair.build().readerBytes(window),
                 pair.probe() == null ? 0 : pair.probe().readerBytes(window));
         return pages + JoinHashTable.directoryBytes(loaded == null ? 0 : loaded.rowCount()) + readers;
-    }
-
-    /** Copies a block of whole rows into the arena; false if the arena was refused a page. */
-    static boolean copyBlock(RowArena arena, long address, int length) {
-        if (length == 0) {
-            return true;
-        }
-        long target = arena.tryAllocate(length);
-        if (target == 0) {
-            return false;
-        }
-        NativeMemory.copy(address, target, length);
-        return true;
     }
 
     @Override

@@ -12,7 +12,7 @@ import java.util.concurrent.CancellationException;
 
 /**
  * What every phase of one hybrid join shares: the spec and its {@link JoinStrategy}, the memory plan
- * ({@link SpillSizing}), the join's reservation, both sides' row layouts, the stats, cancellation, and the spill
+ * ({@link SpillSizing}), the join's reservation, both sides' row layouts and spill formats, the stats, cancellation, and the spill
  * space, created at the first spill (a join that fits in memory never touches the disk). Closing the join closes
  * the space: the single cleanup path for every spill file.
  */
@@ -27,6 +27,9 @@ final class JoinContext {
     final RowLayout buildLayout;
     /** Layout of spilled probe rows: probe keys plus the probe columns the output needs. */
     final RowLayout probeLayout;
+    /** How build rows and probe rows are encoded in spill files. */
+    final SpillRowFormat buildFormat;
+    final SpillRowFormat probeFormat;
     final Schema probeSchema;
     final int[] probeKeys;
     /** Whether equal stored hashes mean equal keys (a single fixed-width key column; see HashFunctions). */
@@ -54,6 +57,8 @@ final class JoinContext {
         Side probe = build.other();
         this.buildLayout = layoutOf(spec, build);
         this.probeLayout = layoutOf(spec, probe);
+        this.buildFormat = new SpillRowFormat(buildLayout);
+        this.probeFormat = new SpillRowFormat(probeLayout);
         this.probeSchema = spec.schema(probe);
         this.probeKeys = spec.keys(probe);
         this.hashIsKey = probeKeys.length == 1 && !probeSchema.type(probeKeys[0]).isVariableWidth();

@@ -20,8 +20,9 @@ import java.util.Arrays;
  *
  * <p>Algorithm, per batch: hash once ({@link KeyHasher}), pick each row's partition, serialize the rows with one
  * {@link RowWriter} call straight into their partitions' arenas; rows of spilled partitions go into a small staging
- * arena and from there to their partition's write-combining buffer. When a page is refused (the budget is full)
- * and no progress was made, the largest resident partition is spilled (its rows copied out, its pages freed), and
+ * arena and from there, encoded ({@link SpillRowFormat}), to their
+ * partition's write-combining buffer. When a page is refused (the budget is full)
+ * and no progress was made, the largest resident partition is spilled (its rows encoded out, its pages freed), and
  * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the
  * probe pass's staging pages) does not fit, more partitions spill.
  *
@@ -233,7 +234,7 @@ final class PartitionedBuild implements AutoCloseable {
             for (long row = start; row < end; ) {
                 int length = RowLayout.rowLength(row);
                 if (RowLayout.hash(row) == h && !RowLayout.hasNullKey(row)) {
-                    spillWriter().append(fanout, row, length);
+                    spillWriter().spill(fanout, row);
                     removed++;
                 } else {
                     if (to != row) {
@@ -274,8 +275,7 @@ final class PartitionedBuild implements AutoCloseable {
         for (int j = 0; j < m; j++) {
             int p = partitionOfRow[rows[j]];
             if (spilled[p]) {
-                long row = addresses[j];
-                spillWriter().append(p, row, RowLayout.rowLength(row));
+                spillWriter().spill(p, addresses[j]);
             }
         }
         staging.clear();
@@ -283,7 +283,7 @@ final class PartitionedBuild implements AutoCloseable {
 
     private ReservedSpillWriter spillWriter() {
         if (spill == null) {
-            spill = new ReservedSpillWriter(ctx, "build-L0", fanout + 1, writerShare);
+            spill = new ReservedSpillWriter(ctx, "build-L0", fanout + 1, writerShare, ctx.buildFormat);
         }
         return spill;
     }
@@ -311,7 +311,7 @@ final class PartitionedBuild implements AutoCloseable {
             long end = row + arena.pageUsed(page);
             while (row < end) {
                 int length = RowLayout.rowLength(row);
-                spillWriter().append(victim, row, length);
+                spillWriter().spill(victim, row);
                 row += length;
             }
         }

@@ -13,7 +13,8 @@ import java.util.Arrays;
  * The probe pass of the hybrid hash join: each probe batch is hashed once; rows whose level-0 partition stayed
  * resident are probed at once against the resident table ({@link HashProbe}, batched); rows of spilled partitions
  * are serialized in the probe side's {@link RowLayout} (their hash H stored with them, never recomputed) into a
- * staging arena and copied to their partition's probe spill file, to be joined with the partition's build rows
+ * staging arena and encoded from there into their partition's probe spill file ({@link SpillRowFormat}), to be
+ * joined with the partition's build rows
  * later ({@link SpilledPairs}). NULL-key probe rows never enter a partition: the resident probe emits (pads) or
  * drops them at once, as the join type says.
  *
@@ -125,8 +126,7 @@ final class PartitionedProbe implements AutoCloseable {
             int[] rows = rowWriter.writtenRows();
             long[] addresses = rowWriter.writtenAddresses();
             for (int j = 0; j < m; j++) {
-                long row = addresses[j];
-                spillWriter().append(partitionOfRow[rows[j]], row, RowLayout.rowLength(row));
+                spillWriter().spill(partitionOfRow[rows[j]], addresses[j]);
             }
             staging[0].clear();
             if (stop == from && stop < n) {
@@ -140,7 +140,7 @@ final class PartitionedProbe implements AutoCloseable {
 
     private ReservedSpillWriter spillWriter() {
         if (spill == null) {
-            spill = new ReservedSpillWriter(ctx, "probe-L0", (1 << bits) + 1, build.writerShare());
+            spill = new ReservedSpillWriter(ctx, "probe-L0", (1 << bits) + 1, build.writerShare(), ctx.probeFormat);
         }
         return spill;
     }

@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * Splits a spilled pair that does not fit into {@code 2^bits} pairs of the next level: each row goes to the child
  * picked by h1 at level + 1 ({@link HashFunctions#partitionOf}, a new seed over the same stored hash, so a partition
- * of level n really splits at level n + 1). Rows are copied as they are (hash, flags and all); NULL-key rows, whose
+ * of level n really splits at level n + 1). Rows are copied as they are, still encoded ({@link SpillRowFormat}: hash, flags and all); NULL-key rows, whose
  * hash means nothing, go to child 0. The build file is split first, then the probe file; each is deleted as it is
  * read.
  *
@@ -27,8 +27,8 @@ final class Repartitioner {
     static List<SpillPair> split(JoinContext ctx, SpillPair pair, int bits) throws IOException {
         int level = pair.level() + 1;
         int fanout = 1 << bits;
-        SpillFile[] build = splitFile(ctx, pair.build(), level, bits, "build");
-        SpillFile[] probe = splitFile(ctx, pair.probe(), level, bits, "probe");
+        SpillFile[] build = splitFile(ctx, pair.build(), ctx.buildFormat, level, bits, "build");
+        SpillFile[] probe = splitFile(ctx, pair.probe(), ctx.probeFormat, level, bits, "probe");
         List<SpillPair> children = new ArrayList<>();
         long parentRows = pair.buildRows();
         int created = 0;
@@ -51,8 +51,8 @@ final class Repartitioner {
         return children;
     }
 
-    private static SpillFile[] splitFile(JoinContext ctx, SpillFile file, int level, int bits, String side)
-            throws IOException {
+    private static SpillFile[] splitFile(JoinContext ctx, SpillFile file, SpillRowFormat format, int level, int bits,
+                                         String side) throws IOException {
         SpillFile[] out = new SpillFile[1 << bits];
         if (file == null) {
             return out;
@@ -64,8 +64,9 @@ final class Repartitioner {
                 long row = reader.blockAddress();
                 long end = row + reader.blockLength();
                 while (row < end) {
-                    int length = RowLayout.rowLength(row);
-                    int p = RowLayout.hasNullKey(row) ? 0 : HashFunctions.partitionOf(RowLayout.hash(row), level, bits);
+                    int length = format.rowLength(row);
+                    int p = SpillRowFormat.hasNullKey(row) ? 0
+                            : HashFunctions.partitionOf(SpillRowFormat.hash(row), level, bits);
                     writer.append(p, row, length);
                     row += length;
                 }

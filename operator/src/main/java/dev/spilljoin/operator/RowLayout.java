@@ -7,8 +7,9 @@ import dev.spilljoin.spill.NativeMemory;
 import java.util.Arrays;
 
 /**
- * The serialized row format of build rows: a self-describing, relocatable byte range in off-heap memory (rows can
- * be block-copied to spill files and back; nothing in a row points outside it except the table-private NEXT link).
+ * The serialized in-memory row format of build rows (and of probe rows on their way to a spill file): a
+ * self-describing, relocatable byte range in off-heap memory (nothing in a row points outside it except the
+ * table-private NEXT link). Spill files hold the same rows without the in-memory-only parts ({@link SpillRowFormat}).
  *
  * <pre>
  * offset  size  field

@@ -20,7 +20,8 @@ import dev.spilljoin.spill.PartitionWriter;
  *                phase has the budget to itself; each mapping costs ~1 ms here, whatever its size)
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
  * minimum(B)   = max(build: F·w + 4 pages + 128,  re-partition: (window + buffer) + min(F,16)·w,
- *                    pair: 2·(read window + buffer) + w + pair page + table(buffer / 32 rows))
+ *                    pair: 2·(read window + buffer) + w + pair page + table(a block of the smallest
+ *                    encoded rows: buffer / 10))
  *                (the pair term is the nested-loop path: two readers, a writer, and a chunk of one block)
  * </pre>
  *
@@ -78,7 +79,7 @@ record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int readWin
         long reader = (long) readWindow + buffer;
         long build = fanout * share + 4L * page + TABLE_MIN;
         long repartition = reader + Math.min(fanout, 1 << REPARTITION_FANOUT_LOG2) * share;
-        long pair = 2 * reader + share + pairPageSize(page, buffer) + JoinHashTable.directoryBytes(buffer / 32);
+        long pair = 2 * reader + share + pairPageSize(page, buffer) + JoinHashTable.directoryBytes(buffer / SpillRowFormat.MIN_ROW_BYTES);
         return Math.max(build, Math.max(repartition, pair));
     }
 
@@ -100,20 +101,37 @@ record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int readWin
         return PartitionWriter.memoryBytes(bufferBytes, windowBytes);
     }
 
-    /** Pages spilled pairs are loaded into (whole blocks are copied, so pages hold many blocks; waste ≤ 1/8). */
+    /** Pages spilled pairs are loaded into (many blocks' rows each). */
     int pairPageSize() {
         return pairPageSize(pageSize, bufferBytes);
+    }
+
+    /** The largest record a spill writer's buffer takes (its block header aside); larger ones go as their own block. */
+    int recordCapacity() {
+        return bufferBytes - 8;
     }
 
     private static int pairPageSize(int page, int buffer) {
         return Math.max(page, 8 * buffer);
     }
 
-    /** Pages a file of {@code length} bytes takes when its blocks are copied whole into pages of pairPageSize(). */
-    long pairPagesBound(long length) {
+    /**
+     * The most new page memory {@code rows} rows of {@code bytes} in all, none longer than {@code largestRow}, take
+     * when allocated one after the other in pages of pairPageSize() (a {@link RowArena}): one page if they fit one
+     * (or a row longer than a page: its own length); with rows of at most half a page, every page but the last holds
+     * more than {@code page − largestRow}; else a page and the next page's first row together exceed a page, and
+     * rows longer than a page take exactly their own length.
+     */
+    long pairPagesBound(long bytes, long rows, long largestRow) {
         long page = pairPageSize();
-        long usable = page - bufferBytes;
-        return ((length + usable - 1) / usable + 1) * page;
+        if (bytes <= page || rows == 1) {
+            return bytes == 0 ? 0 : Math.max(page, bytes);
+        }
+        if (largestRow <= page / 2) {
+            long usable = page - largestRow;
+            return ((bytes + usable - 1) / usable + 1) * page;
+        }
+        return 2 * bytes + page;
     }
 
     String describe() {

@@ -43,8 +43,8 @@ final class SpilledPairs implements OutputTask {
         for (int i = pairs.size() - 1; i >= 0; i--) {
             pending.push(pairs.get(i));
         }
-        this.decoder = new SpilledRowDecoder(ctx.probeLayout, ctx.probeSchema, ctx.config.outputBatchRows());
-        this.reversedDecoder = new SpilledRowDecoder(ctx.buildLayout, ctx.spec.schema(ctx.strategy.buildSide()),
+        this.decoder = new SpilledRowDecoder(ctx.probeFormat, ctx.probeSchema, ctx.config.outputBatchRows());
+        this.reversedDecoder = new SpilledRowDecoder(ctx.buildFormat, ctx.spec.schema(ctx.strategy.buildSide()),
                 ctx.config.outputBatchRows());
     }
 

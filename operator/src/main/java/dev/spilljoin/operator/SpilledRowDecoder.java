@@ -3,28 +3,34 @@ package dev.spilljoin.operator;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Schema;
 
+import java.util.Arrays;
+
 /**
- * Turns a block of serialized probe rows (as read back from a spill file) into a {@link Batch} of the probe side's
- * schema, with the rows' stored hashes and NULL-key bits beside it, so that spilled probe rows go through the very
- * same {@link HashProbe} and {@link OutputWriter} as the probe pass's rows — one probe path, no re-hashing.
+ * Turns a block of spilled probe rows (as read back from a spill file, in the {@link SpillRowFormat}) into a
+ * {@link Batch} of the probe side's schema, with the rows' stored hashes and NULL-key bits beside it, so that
+ * spilled probe rows go through the very same {@link HashProbe} and {@link OutputWriter} as the probe pass's rows —
+ * one probe path, no re-hashing.
  *
- * <p>Algorithm: walk the block's rows by their length fields, collecting up to a batch of row addresses, hashes
- * and flags; then gather each field the layout holds into its column ({@link RowReader}), column at a time. Only the
- * columns the join reads (keys and projected columns) are filled; the others are left empty. The row addresses
- * stay valid while the block does (the nested-loop path copies the rows on from there).
+ * <p>Algorithm: walk the block's rows by their lengths, collecting up to a batch of row addresses, hashes and
+ * flags; then, field at a time, find every row's value address ({@link SpillRowFormat#valueAddresses}) and copy
+ * the values into the field's column ({@link RowReader#gatherValues}). Only the columns the join reads (keys and
+ * projected columns) are filled; the others are left empty. The row addresses stay valid while the block does (the
+ * nested-loop path copies the rows on from there).
  */
 final class SpilledRowDecoder {
-    private final RowReader reader;
+    private final SpillRowFormat format;
     private final Batch batch;
     private final int capacity;
     private final int[] columnOfField;
     private final long[] rows;
+    private final long[] valueAddresses;
     private final long[] hashes;
     private final long[] nullKeys;
     private final long[] matchedBefore;
 
-    SpilledRowDecoder(RowLayout layout, Schema schema, int capacity) {
-        this.reader = new RowReader(layout);
+    SpilledRowDecoder(SpillRowFormat format, Schema schema, int capacity) {
+        RowLayout layout = format.layout();
+        this.format = format;
         this.batch = new Batch(schema, capacity);
         this.capacity = capacity;
         this.columnOfField = new int[layout.fieldCount()];
@@ -33,6 +39,7 @@ final class SpilledRowDecoder {
             columnOfField[f] = layout.fieldOfColumn(column) == f ? column : -1;
         }
         this.rows = new long[capacity];
+        this.valueAddresses = new long[capacity];
         this.hashes = new long[capacity];
         this.nullKeys = new long[(capacity + 63) >>> 6];
         this.matchedBefore = new long[(capacity + 63) >>> 6];
@@ -45,29 +52,35 @@ final class SpilledRowDecoder {
     int decode(long block, int length, int offset) {
         batch.reset();
         int n = 0;
-        java.util.Arrays.fill(nullKeys, 0L);
-        java.util.Arrays.fill(matchedBefore, 0L);
+        Arrays.fill(nullKeys, 0L);
+        Arrays.fill(matchedBefore, 0L);
         while (offset < length && n < capacity) {
             long row = block + offset;
             rows[n] = row;
-            hashes[n] = RowLayout.hash(row);
-            byte flags = RowLayout.flags(row);
+            hashes[n] = SpillRowFormat.hash(row);
+            byte flags = SpillRowFormat.flags(row);
             if ((flags & RowLayout.NULL_KEY) != 0) {
                 nullKeys[n >>> 6] |= 1L << n;
             }
             if ((flags & RowLayout.MATCHED) != 0) {
                 matchedBefore[n >>> 6] |= 1L << n;
             }
-            offset += RowLayout.rowLength(row);
+            offset += format.rowLength(row);
             n++;
         }
+        RowLayout layout = format.layout();
         for (int f = 0; f < columnOfField.length; f++) {
             if (columnOfField[f] >= 0) {
-                reader.gather(f, rows, n, batch.column(columnOfField[f]), 0);
+                format.valueAddresses(f, rows, n, valueAddresses);
+                RowReader.gatherValues(layout.fieldType(f), valueAddresses, n, batch.column(columnOfField[f]), 0);
             }
         }
         batch.setRowCount(n);
         return offset;
+    }
+
+    SpillRowFormat format() {
+        return format;
     }
 
     Batch batch() {

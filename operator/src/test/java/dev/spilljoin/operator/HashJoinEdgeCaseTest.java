@@ -120,6 +120,21 @@ class HashJoinEdgeCaseTest {
         assertThat(rows).hasSize(3);
     }
 
+    /** Rows larger than a spill buffer are written as blocks of their own, then loaded and streamed back. */
+    @Test
+    void rowsLargerThanASpillBufferSpillAndComeBack(@TempDir Path spillRoot) {
+        Schema s = Schema.of(Column.of("s", ColumnType.VARCHAR), Column.of("n", ColumnType.INTEGER),
+                Column.of("t", ColumnType.VARCHAR));
+        String big = "x".repeat(100_000);
+        List<Object[]> l = List.of(new Object[]{big, 1, "y".repeat(70_000)}, new Object[]{big + "z", 2, null},
+                new Object[]{"small", 3, "s"}, new Object[]{null, 4, big});
+        List<Object[]> r = List.of(new Object[]{big, 10, big}, new Object[]{big, 11, ""},
+                new Object[]{"small", 30, null}, new Object[]{"other", 40, big});
+        JoinConfig config = JoinConfig.DEFAULT.withPageSize(4096).withForceSpill(true).withSpillDirectory(spillRoot);
+        assertThat(joinAndCheck(s, l, s, r, JoinType.INNER, config, "s", "s")).hasSize(3);
+        joinAndCheck(s, l, s, r, JoinType.FULL_OUTER, config, "s", "s");
+    }
+
     @Test
     void oneKeyProducesTheFullCrossProductInBatchesOfTheConfiguredSize() {
         List<Object[]> l = new ArrayList<>();

@@ -35,9 +35,13 @@ class LargeSpillingJoinTest {
     }
 
     private JoinSpec w1Spec(MemoryReservation budget) {
+        return w1Spec(budget, JoinConfig.DEFAULT);
+    }
+
+    private JoinSpec w1Spec(MemoryReservation budget, JoinConfig config) {
         return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                 .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot)).build();
+                .config(config.withSpillDirectory(spillRoot)).build();
     }
 
     @Test
@@ -59,6 +63,32 @@ class LargeSpillingJoinTest {
         assertThat(stats.partitions()).isPositive();
         assertThat(stats.spilledBytesProbe()).isGreaterThan(100 * MB);
         assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(4 * MB);
+    }
+
+    /**
+     * The compact spill format's target (issue 8): a spilled (BIGINT, BIGINT) row costs at most 1.1 × 24 bytes on
+     * disk, block headers included. Every partition spills ({@code forceSpill}) and every pair fits, so each row is
+     * written exactly once: spilled rows = both inputs' rows.
+     */
+    @Test
+    void aSpilledBigintPairRowCostsAtMostTwentySixAndAHalfBytesOnDisk() {
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation budget = MemoryReservation.root("compact", 32 * MB)) {
+            try (HashJoin join = HashJoin.create(w1Spec(budget, JoinConfig.DEFAULT.withForceSpill(true)))) {
+                join.run(GeneratedSource.w1Build(100_000), GeneratedSource.w1Probe(1_000_000, 100_000), result);
+                stats = join.stats();
+            }
+            assertThat(budget.reserved()).isZero();
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(32 * MB);
+        }
+        assertThat(result.count()).isEqualTo(1_000_000L);
+        assertThat(stats.residentPartitions()).isZero();
+        assertThat(stats.maxRecursionDepth()).isZero();
+        assertThat(stats.heavyHitterRows()).isZero();
+        double bytesPerRow = (double) (stats.spilledBytesBuild() + stats.spilledBytesProbe()) / 1_100_000;
+        System.out.printf("compact spill format: %.3f bytes per spilled (BIGINT, BIGINT) row%n", bytesPerRow);
+        assertThat(bytesPerRow).isLessThanOrEqualTo(1.1 * 24);
     }
 
     /**
