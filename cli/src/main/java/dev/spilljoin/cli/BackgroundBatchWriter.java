@@ -4,38 +4,31 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Schema;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 
 /**
  * The join's result batches formatted as CSV and written on a thread of their own ({@code --threads} 2 or more)
  * while the join computes the next ones.
  *
  * <p>Algorithm: the join reuses its result batch after the next {@code hasNext()}, so {@link #write} copies it
- * ({@link VectorCopy}: one array copy per column, no object per row or field) into one of {@value #BATCHES}
- * batches that cycle between a free and a ready queue; the writer thread formats each ready batch
- * ({@link BatchCsvWriter}, into the output's {@link CsvWriter}) and gives it back to the free queue. The join's
- * thread blocks only when the writer is {@value #BATCHES} batches behind. {@link #finish()} queues the end marker
- * and waits until the thread has flushed everything and ended, so that the output is committed only after that.
+ * ({@link VectorCopy}: one array copy per column, no object per row or field) into a free batch of a
+ * {@link BatchRing} of {@value #BATCHES} and publishes that; the writer thread formats each published batch
+ * ({@link BatchCsvWriter}, into the output's {@link CsvWriter}) and releases it. The join's thread blocks only when
+ * the writer is {@value #BATCHES} batches behind. {@link #finish()} ends the ring and waits until the thread has
+ * flushed everything and ended, so that the output is committed only after that. The output's {@link CsvWriter}
+ * is used by the writer thread alone from the first {@code write} until {@code finish} returns.
  *
- * <p>Failures: a write failure (disk full, a closed pipe) ends the thread; it gives back the batch it held, so a
+ * <p>Failures: a write failure (disk full, a closed pipe) ends the thread; it releases the batch it held, so a
  * join thread waiting for a free batch wakes up, and the join's thread gets that {@link IOException} at its next
  * {@code write} or at {@code finish}, and handles it as it did when it wrote itself. An interrupt of the join's
- * thread while it waits (Ctrl-C) is an {@link InterruptedIOException}, as the {@link CsvWriter} throws.
- *
- * <p>Invariants: the free and ready queues and the batch the thread formats hold the {@value #BATCHES} batches
- * between them, so neither queue refuses a batch (the ready queue has a slot more, for the marker). The output's
- * {@link CsvWriter} is used by the writer thread alone from the first {@code write} until {@code finish} returns.
- * The thread ({@link StageThread}) starts at the first {@code write} or {@code finish}; {@link #close()} stops it.
+ * thread while it waits (Ctrl-C) is an {@link InterruptedIOException}, as the {@link CsvWriter} throws. The thread
+ * ({@link StageThread}) starts at the first {@code write} or {@code finish}; {@link #close()} stops it.
  */
 final class BackgroundBatchWriter implements AutoCloseable {
     static final int BATCHES = 4;
 
     private final BatchCsvWriter formatter;
     private final CsvWriter output;
-    private final BlockingQueue<Batch> free = new ArrayBlockingQueue<>(BATCHES);
-    private final BlockingQueue<Batch> ready = new ArrayBlockingQueue<>(BATCHES + 1);
-    private final Batch endMarker;
+    private final BatchRing ring;
     private final StageThread thread;
     private volatile Throwable failure;
 
@@ -43,10 +36,7 @@ final class BackgroundBatchWriter implements AutoCloseable {
     BackgroundBatchWriter(CsvWriter output, Schema schema) {
         this.output = output;
         this.formatter = new BatchCsvWriter(output);
-        for (int i = 0; i < BATCHES; i++) {
-            free.add(new Batch(schema, 1));
-        }
-        this.endMarker = new Batch(schema, 1);
+        this.ring = new BatchRing(schema, BATCHES, 1);
         this.thread = new StageThread("spilljoin-write", this::writeBehind);
     }
 
@@ -56,20 +46,20 @@ final class BackgroundBatchWriter implements AutoCloseable {
         thread.startOnce();
         Batch copy;
         try {
-            copy = free.take();
+            copy = ring.takeFree();
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
-        throwIfFailed(); // the batch may be one the failed thread gave back
+        throwIfFailed(); // the batch may be one the failed thread released
         VectorCopy.batch(result, copy);
-        ready.add(copy);
+        ring.publish(copy);
     }
 
     /** Waits until every batch handed over is written and the output flushed; throws the writer's failure. */
     void finish() throws IOException {
         throwIfFailed();
         thread.startOnce();
-        ready.add(endMarker);
+        ring.publishEnd();
         try {
             thread.awaitEnd();
         } catch (InterruptedException e) {
@@ -99,26 +89,22 @@ final class BackgroundBatchWriter implements AutoCloseable {
         return (InterruptedIOException) new InterruptedIOException("interrupted while writing CSV").initCause(e);
     }
 
-    /** The writer thread: formats ready batches until the end marker (then flushes), a failure or an interrupt. */
+    /** The writer thread: formats published batches until the end (then flushes), a failure or an interrupt. */
     private void writeBehind() {
         Batch held = null;
         try {
-            while (true) {
-                held = ready.take();
-                if (held == endMarker) {
-                    output.flush();
-                    return;
-                }
+            while ((held = ring.takeReady()) != null) {
                 formatter.write(held);
-                free.add(held);
+                ring.release(held);
                 held = null;
             }
+            output.flush();
         } catch (InterruptedException e) {
             failure = new InterruptedIOException("interrupted while writing CSV");
         } catch (Throwable t) {
             failure = t;
-            if (held != null && held != endMarker) {
-                free.add(held); // wakes a join thread waiting for a free batch; it then sees the failure
+            if (held != null) {
+                ring.release(held); // wakes a join thread waiting for a free batch; it then sees the failure
             }
         }
     }

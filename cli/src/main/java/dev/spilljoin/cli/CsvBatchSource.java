@@ -32,7 +32,7 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
         this.reader = input.openReader();
         this.chunk = reader.newChunk(CHUNK_ROWS);
         this.schema = ChunkConverter.schemaOf(input);
-        this.batch = newBatch();
+        this.batch = new Batch(schema, CHUNK_ROWS);
     }
 
     @Override
@@ -44,7 +44,7 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
         return batch;
     }
 
-    /** Reads the next chunk into {@code target} (a {@link #newBatch()}); false at the end of the file. */
+    /** Reads the next chunk into {@code target} (a batch of {@link #schema()}); false at the end of the file. */
     boolean readInto(Batch target) {
         if (!reader.read(chunk)) {
             return false;
@@ -53,9 +53,9 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
         return true;
     }
 
-    /** An empty batch of this input's schema, as {@link #readInto} fills. */
-    Batch newBatch() {
-        return new Batch(schema, CHUNK_ROWS);
+    /** The operator schema of this input's batches ({@link ChunkConverter#schemaOf}). */
+    Schema schema() {
+        return schema;
     }
 
     Side side() {

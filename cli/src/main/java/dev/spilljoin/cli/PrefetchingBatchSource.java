@@ -3,26 +3,20 @@ package dev.spilljoin.cli;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
 import java.util.Locale;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
 
 /**
  * One input file read ahead on a thread of its own ({@code --threads} 2 or more): that thread parses CSV chunks and
  * converts them into batches ({@link CsvBatchSource#readInto}) while the join works on earlier ones.
  *
- * <p>Algorithm: {@value #BATCHES} batches cycle between two bounded queues. The reader thread takes a free batch,
- * fills it and puts it on the ready queue; {@link #next()} takes the next ready batch for the join and gives the
- * one it handed out before back to the free queue. So a batch stays valid until the next {@code next()} (the
- * {@link BatchSource} contract), and the reader runs at most {@value #BATCHES} - 1 batches ahead. The end of the
- * file, or the reader's failure, is an end marker on the ready queue; {@code next()} then returns null, or rethrows
- * the failure on the join's thread as it was raised (a malformed row's {@link InputException} names file and line),
- * which keeps exit codes and messages as they are without the thread.
- *
- * <p>Invariants: the free and ready queues and the one batch handed out hold the {@value #BATCHES} batches between
- * them, so the ready queue (one slot more, for the marker) never refuses a batch and the free queue never refuses
- * one given back. Only the join's thread calls {@code next()}; rows read are reported to the {@link ProgressLine}
- * there, as each batch is handed to the join.
+ * <p>Algorithm: {@value #BATCHES} batches cycle through a {@link BatchRing}. The reader thread takes a free batch,
+ * fills it and publishes it; {@link #next()} takes the next published batch for the join and releases the one it
+ * handed out before. So a batch stays valid until the next {@code next()} (the {@link BatchSource} contract), and
+ * the reader runs at most {@value #BATCHES} - 1 batches ahead. The end of the file, or the reader's failure, ends
+ * the ring; {@code next()} then returns null, or rethrows the failure on the join's thread as it was raised (a
+ * malformed row's {@link InputException} names file and line), which keeps exit codes and messages as they are
+ * without the thread. Only the join's thread calls {@code next()}; rows read are reported to the
+ * {@link ProgressLine} there, as each batch is handed to the join.
  *
  * <p>The thread ({@link StageThread}) starts at the first {@code next()} (the join reads its build file to the end
  * before it reads the probe file, so one reader works at a time). {@link #close()} stops it; closing the file is
@@ -34,46 +28,36 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
 
     private final CsvBatchSource file;
     private final ProgressLine progress;
-    private final BlockingQueue<Batch> free = new ArrayBlockingQueue<>(BATCHES);
-    private final BlockingQueue<Batch> ready = new ArrayBlockingQueue<>(BATCHES + 1);
-    private final Batch endMarker;
+    private final BatchRing ring;
     private final StageThread thread;
-    /** The reader's failure: written before the end marker is queued, read after it is taken. */
+    /** The reader's failure: written before the ring ends, read after its end is taken. */
     private volatile Throwable failure;
     private Batch handedOut;
-    private boolean ended;
 
     PrefetchingBatchSource(CsvBatchSource file, ProgressLine progress) {
         this.file = file;
         this.progress = progress;
-        for (int i = 0; i < BATCHES; i++) {
-            free.add(file.newBatch());
-        }
-        this.endMarker = file.newBatch();
+        this.ring = new BatchRing(file.schema(), BATCHES, CsvBatchSource.CHUNK_ROWS);
         this.thread = new StageThread("spilljoin-read-" + file.side().name().toLowerCase(Locale.ROOT),
                 this::readAhead);
     }
 
     @Override
     public Batch next() {
-        if (ended) {
-            return null;
-        }
         if (handedOut != null) {
-            free.add(handedOut);
+            ring.release(handedOut);
             handedOut = null;
         }
         thread.startOnce();
         Batch batch;
         try {
-            batch = ready.take();
+            batch = ring.takeReady();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw (CancellationException) new CancellationException("interrupted while waiting for "
                     + file.side() + " input").initCause(e);
         }
-        if (batch == endMarker) {
-            ended = true;
+        if (batch == null) {
             Throwable t = failure;
             if (t != null) {
                 throw StageThread.rethrown(t);
@@ -100,17 +84,17 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
     private void readAhead() {
         try {
             while (true) {
-                Batch batch = free.take();
+                Batch batch = ring.takeFree();
                 if (!file.readInto(batch)) {
                     break;
                 }
-                ready.add(batch);
+                ring.publish(batch);
             }
         } catch (InterruptedException e) {
-            return; // stopped: nobody waits for a marker any more
+            return; // stopped: nobody waits for the end any more
         } catch (Throwable t) {
             failure = t;
         }
-        ready.add(endMarker);
+        ring.publishEnd();
     }
 }

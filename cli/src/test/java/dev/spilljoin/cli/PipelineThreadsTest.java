@@ -72,7 +72,7 @@ class PipelineThreadsTest {
 
     private List<String> joinArgs(Path left, Path right, String... extra) {
         List<String> args = new ArrayList<>(List.of("join", "--left", left.toString(), "--right", right.toString(),
-                "--on", "k", "--spill-dir", spill.toString(), "--quiet"));
+                "--on", "id", "--spill-dir", spill.toString(), "--quiet"));
         args.addAll(Arrays.asList(extra));
         return args;
     }
@@ -86,8 +86,8 @@ class PipelineThreadsTest {
         System.out.println("PipelineThreadsTest " + kind + " seed " + seed + " (replay with -Dseed=" + seed + ")");
         SplittableRandom random = new SplittableRandom(seed);
         // More rows than a batch (4,096) on both sides, so that batches cycle through the queues several times.
-        Path left = write(dir, "l.csv", JoinEndToEndTest.csv("k,lp", rows(random, 30_000, kind != JoinKind.NOT_IN)));
-        Path right = write(dir, "r.csv", JoinEndToEndTest.csv("k,rp", rows(random, 12_000, false)));
+        Path left = write(dir, "l.csv", JoinEndToEndTest.csv("id,lp", rows(random, 30_000, kind != JoinKind.NOT_IN)));
+        Path right = write(dir, "r.csv", JoinEndToEndTest.csv("id,rp", rows(random, 12_000, false)));
         for (String workMem : List.of("64MB", ByteSize.format(JoinPlanner.MINIMUM_WORK_MEM))) {
             byte[] one = joinToFile(left, right, kind, workMem, "1");
             byte[] three = joinToFile(left, right, kind, workMem, "3");
@@ -103,8 +103,8 @@ class PipelineThreadsTest {
             throws IOException {
         Path out = dir.resolve("out-" + threads + ".csv");
         Path stats = dir.resolve("stats-" + threads + ".json");
-        List<String> args = joinArgs(left, right, "--type", kind.spelling(), "--schema-left", "k:bigint",
-                "--schema-right", "k:bigint", "--work-mem", workMem, "--threads", threads, "--output",
+        List<String> args = joinArgs(left, right, "--type", kind.spelling(), "--schema-left", "id:bigint",
+                "--schema-right", "id:bigint", "--work-mem", workMem, "--threads", threads, "--output",
                 out.toString(), "--stats", stats.toString());
         assertThat(run(new ByteArrayOutputStream(), Cancellation.NONE, args)).as(err).isZero();
         String json = Files.readString(stats);
@@ -115,7 +115,7 @@ class PipelineThreadsTest {
         return bytes;
     }
 
-    /** Rows of (k BIGINT or NULL, payload): keys below 9,000 with duplicates, NULL keys when {@code nullKeys}. */
+    /** Rows of (id BIGINT or NULL, payload): keys below 9,000 with duplicates, NULL keys when {@code nullKeys}. */
     private static List<List<String>> rows(SplittableRandom random, int count, boolean nullKeys) {
         List<List<String>> rows = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -127,7 +127,7 @@ class PipelineThreadsTest {
 
     @Test
     void theDefaultIsTheNumberOfCores() throws IOException {
-        Path left = write(dir, "l.csv", "k,v\n1,a\n");
+        Path left = write(dir, "l.csv", "id,v\n1,a\n");
         Path stats = dir.resolve("stats.json");
         assertThat(run(new ByteArrayOutputStream(), Cancellation.NONE, joinArgs(left, left, "--stats",
                 stats.toString()))).as(err).isZero();
@@ -137,15 +137,6 @@ class PipelineThreadsTest {
     }
 
     // ------------------------------------------------------------------ failures on the stage threads
-
-    /** {@code rows} rows (id, payload) with ids 0.. in order, then {@code extra} as the last line. */
-    private Path numbered(String name, int rows, String extra) {
-        StringBuilder text = new StringBuilder("k,v\n");
-        for (int i = 0; i < rows; i++) {
-            text.append(i).append(",some payload text ").append(i).append('\n');
-        }
-        return write(dir, name, text.append(extra).toString());
-    }
 
     private void assertOnlyInputsLeft(String... inputs) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
@@ -157,9 +148,9 @@ class PipelineThreadsTest {
 
     @Test
     void aMalformedRowReadByTheReaderThreadWhileSpillingFailsAsOnOneThreadAndLeavesNoFile() throws IOException {
-        Path build = numbered("build.csv", 30_000, "");
+        Path build = CsvTestFiles.numbered(dir, "build.csv", 30_000, "");
         // The probe file is the larger one; its bad row comes after the join has spilled and produced output.
-        Path probe = numbered("probe.csv", 40_000, "40000,\"unclosed\n");
+        Path probe = CsvTestFiles.numbered(dir, "probe.csv", 40_000, "40000,\"unclosed\n");
         String[] messages = new String[2];
         for (int threads = 1; threads <= 2; threads++) {
             List<String> args = joinArgs(build, probe, "--work-mem", "256kB", "--threads", Integer.toString(threads),
@@ -176,8 +167,9 @@ class PipelineThreadsTest {
 
     @Test
     void anOutputFailureInTheWriterThreadIsAResourceErrorAsOnOneThreadAndLeavesNoFile() throws IOException {
-        numbered("l.csv", 60_000, ""); // about 4 MB of output: the first write fails while the join goes on
-        numbered("r.csv", 60_000, "");
+        // About 4 MB of output: the first write fails while the join goes on.
+        CsvTestFiles.numbered(dir, "l.csv", 60_000, "");
+        CsvTestFiles.numbered(dir, "r.csv", 60_000, "");
         String[] messages = new String[2];
         for (int threads = 1; threads <= 2; threads++) {
             List<String> args = joinArgs(dir.resolve("l.csv"), dir.resolve("r.csv"), "--work-mem", "256kB",
@@ -208,8 +200,8 @@ class PipelineThreadsTest {
 
     @Test
     void ctrlCWhileTheWriterThreadIsBlockedStopsEveryThreadAndDeletesEverything() throws Exception {
-        Path left = numbered("l.csv", 60_000, "");
-        Path right = numbered("r.csv", 60_000, "");
+        Path left = CsvTestFiles.numbered(dir, "l.csv", 60_000, "");
+        Path right = CsvTestFiles.numbered(dir, "r.csv", 60_000, "");
         CountDownLatch firstRowsWritten = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
         AtomicInteger writes = new AtomicInteger();
@@ -255,7 +247,7 @@ class PipelineThreadsTest {
 
     @Test
     void zeroOrNegativeThreadsIsAUsageError() {
-        Path left = write(dir, "l.csv", "k\n1\n");
+        Path left = write(dir, "l.csv", "id\n1\n");
         assertThat(run(new ByteArrayOutputStream(), Cancellation.NONE, joinArgs(left, left, "--threads", "0")))
                 .isEqualTo(ExitCodes.USAGE);
         assertThat(err).isEqualTo("spilljoin: --threads 0 must be at least 1 (1 runs the whole join on one"
