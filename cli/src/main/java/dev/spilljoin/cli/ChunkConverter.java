@@ -21,8 +21,7 @@ import java.util.Set;
  * <p>Algorithm: one bulk step per column, no per-field object and no per-row call except to mark a NULL row:
  * typed keys are one {@code System.arraycopy} of the parsed values; text columns are one copy of the column's
  * bytes and one copy of its offsets (the chunk and the batch both lay a column out as {@code int} offsets into one
- * {@code byte[]}, starting at 0); then the set bits of the chunk's null bitmap are replayed with
- * {@link ColumnVector#setNull}, which keeps the batch's own "may have NULLs" flag right.
+ * {@code byte[]}, starting at 0); then the set bits of the chunk's null bitmap are replayed ({@link VectorCopy}).
  */
 final class ChunkConverter {
     private ChunkConverter() {
@@ -69,37 +68,12 @@ final class ChunkConverter {
                 case BIGINT -> System.arraycopy(chunk.longs(c), 0, vector.longs(), 0, rows);
                 case DOUBLE -> System.arraycopy(chunk.doubles(c), 0, vector.doubles(), 0, rows);
                 case BOOLEAN -> System.arraycopy(chunk.booleans(c), 0, vector.booleans(), 0, rows);
-                case VARCHAR, VARBINARY -> copyBytes(chunk, c, vector, rows);
+                case VARCHAR, VARBINARY -> VectorCopy.bytes(chunk.bytes(c), chunk.offsets(c), vector, rows);
                 case INTEGER -> throw new IllegalStateException("column " + c + " is INTEGER; inputs hold integral"
                         + " keys as BIGINT (see schemaOf)");
             }
-            copyNulls(chunk.nulls(c), vector, rows);
+            VectorCopy.nulls(chunk.nulls(c), vector, rows);
         }
         batch.setRowCount(rows);
-    }
-
-    private static void copyBytes(CsvChunk chunk, int c, ColumnVector vector, int rows) {
-        if (rows == 0) {
-            return;
-        }
-        int[] offsets = chunk.offsets(c);
-        int total = offsets[rows];
-        vector.reserveBytes(0, total); // grows the byte array to hold the whole column; offsets are set just below
-        System.arraycopy(chunk.bytes(c), 0, vector.bytes(), 0, total);
-        System.arraycopy(offsets, 0, vector.offsets(), 0, rows + 1);
-    }
-
-    private static void copyNulls(long[] nulls, ColumnVector vector, int rows) {
-        int words = (rows + 63) >>> 6;
-        for (int w = 0; w < words; w++) {
-            long bits = nulls[w];
-            if (w == words - 1 && (rows & 63) != 0) {
-                bits &= (1L << rows) - 1; // bits past the last row are stale
-            }
-            while (bits != 0) {
-                vector.setNull((w << 6) + Long.numberOfTrailingZeros(bits));
-                bits &= bits - 1;
-            }
-        }
     }
 }

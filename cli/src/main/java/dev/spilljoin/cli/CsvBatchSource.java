@@ -3,14 +3,16 @@ package dev.spilljoin.cli;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
+import dev.spilljoin.operator.data.Schema;
 import java.io.IOException;
 import java.nio.file.Files;
 
 /**
  * One input file of the join as the operator's {@link BatchSource}: reads {@link CsvChunk}s of
- * {@value #CHUNK_ROWS} rows (fewer when rows are wide) and converts each into one reused {@link Batch}
- * ({@link ChunkConverter}). Its size hint is the file's size in bytes, so the join builds on the smaller file.
- * Reports each chunk's rows to the {@link ProgressLine}. Closing closes the file.
+ * {@value #CHUNK_ROWS} rows (fewer when rows are wide) and converts each into a {@link Batch}
+ * ({@link ChunkConverter}): {@link #next()} into one reused batch, reporting its rows to the {@link ProgressLine};
+ * {@link #readInto} into the caller's (a {@link PrefetchingBatchSource} reading ahead on its own thread). Its size
+ * hint is the file's size in bytes, so the join builds on the smaller file. Closing closes the file.
  */
 final class CsvBatchSource implements BatchSource, AutoCloseable {
     static final int CHUNK_ROWS = 4096;
@@ -18,6 +20,7 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
     private final Side side;
     private final CsvReader reader;
     private final CsvChunk chunk;
+    private final Schema schema;
     private final Batch batch;
     private final long fileBytes;
     private final ProgressLine progress;
@@ -28,17 +31,35 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
         this.fileBytes = sizeOf(input);
         this.reader = input.openReader();
         this.chunk = reader.newChunk(CHUNK_ROWS);
-        this.batch = new Batch(ChunkConverter.schemaOf(input), CHUNK_ROWS);
+        this.schema = ChunkConverter.schemaOf(input);
+        this.batch = new Batch(schema, CHUNK_ROWS);
     }
 
     @Override
     public Batch next() {
-        if (!reader.read(chunk)) {
+        if (!readInto(batch)) {
             return null;
         }
-        ChunkConverter.copy(chunk, batch);
-        progress.rowsRead(side, chunk.rows());
+        progress.rowsRead(side, batch.rowCount());
         return batch;
+    }
+
+    /** Reads the next chunk into {@code target} (a batch of {@link #schema()}); false at the end of the file. */
+    boolean readInto(Batch target) {
+        if (!reader.read(chunk)) {
+            return false;
+        }
+        ChunkConverter.copy(chunk, target);
+        return true;
+    }
+
+    /** The operator schema of this input's batches ({@link ChunkConverter#schemaOf}). */
+    Schema schema() {
+        return schema;
+    }
+
+    Side side() {
+        return side;
     }
 
     @Override

@@ -70,6 +70,12 @@ final class JoinCommand implements Callable<Integer> {
     @Option(names = "--quiet", description = "No progress output on stderr.")
     boolean quiet;
 
+    @Option(names = "--threads", paramLabel = "N",
+            description = {"Threads: 1 parses, joins and writes on one thread; 2 or more also parse each input ahead"
+                    + " and format and write the output on threads of their own (the join itself is"
+                    + " single-threaded for now, so more than 2 adds nothing yet). Default: the number of cores."})
+    Integer threads;
+
     @Spec
     CommandSpec spec;
 
@@ -89,7 +95,7 @@ final class JoinCommand implements Callable<Integer> {
 
     JoinOptions options() {
         return new JoinOptions(left, right, on, type, workMem, output, stats, spillDir, delimiter, noHeader,
-                schemaLeft, schemaRight, onError, quiet);
+                schemaLeft, schemaRight, onError, quiet, threads);
     }
 
     static final class JoinKindConverter implements ITypeConverter<JoinKind> {

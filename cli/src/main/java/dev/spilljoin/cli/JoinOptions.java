@@ -8,6 +8,6 @@ import java.nio.file.Path;
  */
 public record JoinOptions(Path left, Path right, String on, JoinKind type, String workMem, Path output, Path stats,
                           Path spillDir, String delimiter, boolean noHeader, String schemaLeft, String schemaRight,
-                          OnError onError, boolean quiet) {
+                          OnError onError, boolean quiet, Integer threads) {
     public static final String DEFAULT_WORK_MEM = "256MB";
 }

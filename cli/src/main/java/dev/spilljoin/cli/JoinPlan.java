@@ -13,7 +13,8 @@ import java.nio.file.Path;
  * @param output       the output file, or null for standard output
  * @param stats        the stats JSON file, or null for none
  * @param spillDir     an existing, writable directory for spill files
+ * @param threads      {@code --threads}, at least 1: the threads of the {@link CsvPipeline}
  */
 public record JoinPlan(JoinKind kind, InputSide left, InputSide right, ColumnType[] keyTypes, String[] outputNames,
-                       long workMemBytes, Path output, Path stats, Path spillDir, boolean quiet) {
+                       long workMemBytes, Path output, Path stats, Path spillDir, boolean quiet, int threads) {
 }

@@ -31,6 +31,11 @@ public final class JoinPlanner {
                 !options.noHeader());
         JoinKind kind = options.type() == null ? JoinKind.INNER : options.type();
         OnError onError = options.onError() == null ? OnError.FAIL : options.onError();
+        int threads = options.threads() == null ? Runtime.getRuntime().availableProcessors() : options.threads();
+        if (threads < 1) {
+            throw new UsageException("--threads " + threads + " must be at least 1 (1 runs the whole join on one"
+                    + " thread)");
+        }
         KeyPairs on = KeyPairs.parse(options.on());
         if (kind == JoinKind.NOT_IN && on.size() != 1) {
             throw new UsageException("--type not-in takes exactly one key pair, but --on gives " + on.size()
@@ -62,7 +67,7 @@ public final class JoinPlanner {
                 right.keyColumns, rightTypes);
         String[] outputNames = OutputColumns.names(left.names, right.names, kind);
         return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, options.output(),
-                options.stats(), spillDir, options.quiet());
+                options.stats(), spillDir, options.quiet(), threads);
     }
 
     /** Parses a {@code --work-mem} value and checks it against {@link #MINIMUM_WORK_MEM}. */

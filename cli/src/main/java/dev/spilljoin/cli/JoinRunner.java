@@ -25,11 +25,13 @@ import java.util.Map;
  *       root of its spill directory; registers the join with the {@link Cancellation} Ctrl-C goes through;</li>
  *   <li>reads both files through {@link CsvBatchSource}s (chunk → batch per column, {@link ChunkConverter}); the
  *       join builds on the smaller file (size hints are the file sizes);</li>
- *   <li>pulls result batches and writes them as they come ({@link BatchCsvWriter}), then commits the output;
- *       everything is opened in one try-with-resources, so a failure or an interrupt closes the join (freeing its
- *       memory and deleting its spill directory) and deletes the uncommitted output; the join's own failures are
- *       mapped to exit codes here (a spill write or spill directory failing: resources; not fitting the budget
- *       at all: usage);</li>
+ *   <li>pulls result batches and writes them as they come ({@link BatchCsvWriter}), then commits the output once
+ *       every row is flushed; with {@code --threads} 2 or more, reading and writing run on threads of their own
+ *       ({@link CsvPipeline}), with the same rows and the same failures;</li>
+ *   <li>everything is opened in one try-with-resources, so a failure or an interrupt stops the pipeline's threads,
+ *       closes the join (freeing its memory and deleting its spill directory) and deletes the uncommitted output;
+ *       the join's own failures are mapped to exit codes here (a spill write or spill directory failing:
+ *       resources; not fitting the budget at all: usage);</li>
  *   <li>writes the {@code --stats} JSON ({@link RunStatistics}).</li>
  * </ol>
  */
@@ -50,17 +52,17 @@ final class JoinRunner {
              MemoryReservation memory = MemoryReservation.root("spilljoin", plan.workMemBytes());
              CsvBatchSource left = new CsvBatchSource(Side.LEFT, plan.left(), progress);
              CsvBatchSource right = new CsvBatchSource(Side.RIGHT, plan.right(), progress);
-             HashJoin join = open(plan, memory)) {
+             HashJoin join = open(plan, memory);
+             CsvPipeline pipeline = CsvPipeline.open(plan.threads(), left, right, output.writer(),
+                     join.outputSchema(), progress)) {
             cancellation.onCancel(join::cancel);
             progress.watch(join.stats());
-            BatchCsvWriter writer = new BatchCsvWriter(output.writer());
-            Iterator<Batch> results = join.iterator(left, right);
+            Iterator<Batch> results = join.iterator(pipeline.left(), pipeline.right());
             try {
                 while (results.hasNext()) {
-                    Batch batch = results.next();
-                    writer.write(batch);
-                    progress.rowsWritten(batch.rowCount());
+                    pipeline.write(results.next());
                 }
+                pipeline.finish();
             } catch (IOException e) {
                 throw output.writeFailed(e);
             }

@@ -11,7 +11,9 @@ import java.util.function.LongSupplier;
  * bytes spilled and spilled partitions so far (from the join's {@link JoinStats}, once something spilled) and the
  * elapsed time. It is redrawn from the
  * thread that runs the join, at most every {@value #REDRAW_MILLIS} ms, when that thread reports progress (per
- * chunk read, per batch written): no extra thread, nothing to stop. {@link #finish()} erases the line.
+ * input batch handed to the join, per result batch written or handed to the writer thread; see
+ * {@link CsvPipeline}): no extra thread, nothing to stop, and only that thread calls it. {@link #finish()} erases
+ * the line.
  *
  * <p>Shown only when stderr is a terminal and not {@code --quiet} ({@link #stderrIsTerminal()}); otherwise
  * {@link #DISABLED} ignores every call.

@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * The {@code --stats} fields of a finished join, in the order they are written: the issue's required fields,
- * then the input sizes and the operator's own stats object under {@code "join"}. {@code elapsed_ms} (the whole
+ * then the input sizes, {@code --threads}, and the operator's own stats object under {@code "join"}. {@code elapsed_ms} (the whole
  * command) is added last by the caller.
  */
 final class RunStatistics {
@@ -34,6 +34,7 @@ final class RunStatistics {
         fields.put("rows_skipped", left.rowsSkipped() + right.rowsSkipped());
         fields.put("left_file_bytes", left.fileBytes());
         fields.put("right_file_bytes", right.fileBytes());
+        fields.put("threads", plan.threads());
         fields.put("join", new StatsJson.Json(join.toJson()));
         return fields;
     }

@@ -67,7 +67,7 @@ class CliTest {
         assertThat(run("join", "--help")).isZero();
         assertThat(out).contains("--left", "--right", "--on", "--type", "--work-mem", "--output", "--stats",
                 "--spill-dir", "--delimiter", "--no-header", "--schema-left", "--schema-right", "--on-error",
-                "--quiet", "Default: 256MB");
+                "--quiet", "--threads", "Default: 256MB");
         assertThat(run("demo", "--help")).isZero();
         assertThat(out).contains("--rows", "--work-mem");
     }
@@ -223,7 +223,7 @@ class CliTest {
 
         JoinOptions build() {
             return new JoinOptions(left, right, on, type, null, null, null, null, null, noHeader, null, null,
-                    OnError.FAIL, true);
+                    OnError.FAIL, true, null);
         }
     }
 }

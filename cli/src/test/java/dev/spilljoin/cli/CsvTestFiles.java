@@ -48,6 +48,15 @@ final class CsvTestFiles {
         }
     }
 
+    /** A file of {@code rows} rows (id, payload) with header {@code id,v}, ids 0.. in order, then {@code extra}. */
+    static Path numbered(Path dir, String name, int rows, String extra) {
+        StringBuilder text = new StringBuilder("id,v\n");
+        for (int i = 0; i < rows; i++) {
+            text.append(i).append(",some payload text ").append(i).append('\n');
+        }
+        return write(dir, name, text.append(extra).toString());
+    }
+
     static List<String> row(String... values) {
         return Arrays.asList(values);
     }

@@ -430,8 +430,8 @@ class JoinEndToEndTest {
 
     @Test
     void aMalformedRowWhileSpillingFailsWithItsLineAndLeavesNoFile() throws IOException {
-        Path l = numbered("l.csv", 20_000, "20000,\"unclosed\n");
-        Path r = numbered("r.csv", 20_000, "");
+        Path l = CsvTestFiles.numbered(dir, "l.csv", 20_000, "20000,\"unclosed\n");
+        Path r = CsvTestFiles.numbered(dir, "r.csv", 20_000, "");
         assertThat(join(l, r, "--on", "id", "--work-mem", "256kB", "--stats", dir.resolve("stats.json").toString()))
                 .isEqualTo(ExitCodes.INPUT);
         assertThat(err).startsWith("spilljoin: " + l + " line 20002: the quote opened in column 2 ('v') on line"
@@ -450,19 +450,10 @@ class JoinEndToEndTest {
         assertNoOutputLeft();
     }
 
-    /** {@code rows} rows of (id, payload), ids 0.. in order; {@code extra} appended as the last line. */
-    private Path numbered(String name, int rows, String extra) {
-        StringBuilder text = new StringBuilder("id,v\n");
-        for (int i = 0; i < rows; i++) {
-            text.append(i).append(",some payload text ").append(i).append('\n');
-        }
-        return write(dir, name, text.append(extra).toString());
-    }
-
     @Test
     void aBuildSideLargerThanTheBudgetSpillsAndNothingIsLeftInTheSpillDirectory() throws IOException {
-        Path l = numbered("l.csv", 60_000, "");
-        Path r = numbered("r.csv", 60_000, "60000,x\n");
+        Path l = CsvTestFiles.numbered(dir, "l.csv", 60_000, "");
+        Path r = CsvTestFiles.numbered(dir, "r.csv", 60_000, "60000,x\n");
         Path stats = dir.resolve("stats.json");
         assertThat(join(l, r, "--on", "id", "--work-mem", "1MB", "--stats", stats.toString())).as(err).isZero();
         String json = Files.readString(stats);
@@ -487,8 +478,8 @@ class JoinEndToEndTest {
 
     @Test
     void aSpillDirectoryWhereNothingCanBeCreatedIsAResourceError() throws IOException {
-        Path l = numbered("l.csv", 30_000, "");
-        Path r = numbered("r.csv", 30_000, "30000,x\n");
+        Path l = CsvTestFiles.numbered(dir, "l.csv", 30_000, "");
+        Path r = CsvTestFiles.numbered(dir, "r.csv", 30_000, "30000,x\n");
         Path proc = Path.of("/proc");
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(proc), "needs Linux's /proc");
         assertThat(run("join", "--left", l.toString(), "--right", r.toString(), "--on", "id", "--work-mem", "1MB",

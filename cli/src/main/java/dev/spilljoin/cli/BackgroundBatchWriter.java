@@ -1,0 +1,111 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Schema;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+
+/**
+ * The join's result batches formatted as CSV and written on a thread of their own ({@code --threads} 2 or more)
+ * while the join computes the next ones.
+ *
+ * <p>Algorithm: the join reuses its result batch after the next {@code hasNext()}, so {@link #write} copies it
+ * ({@link VectorCopy}: one array copy per column, no object per row or field) into a free batch of a
+ * {@link BatchRing} of {@value #BATCHES} and publishes that; the writer thread formats each published batch
+ * ({@link BatchCsvWriter}, into the output's {@link CsvWriter}) and releases it. The join's thread blocks only when
+ * the writer is {@value #BATCHES} batches behind. {@link #finish()} ends the ring and waits until the thread has
+ * flushed everything and ended, so that the output is committed only after that. The output's {@link CsvWriter}
+ * is used by the writer thread alone from the first {@code write} until {@code finish} returns.
+ *
+ * <p>Failures: a write failure (disk full, a closed pipe) ends the thread; it releases the batch it held, so a
+ * join thread waiting for a free batch wakes up, and the join's thread gets that {@link IOException} at its next
+ * {@code write} or at {@code finish}, and handles it as it did when it wrote itself. An interrupt of the join's
+ * thread while it waits (Ctrl-C) is an {@link InterruptedIOException}, as the {@link CsvWriter} throws. The thread
+ * ({@link StageThread}) starts at the first {@code write} or {@code finish}; {@link #close()} stops it.
+ */
+final class BackgroundBatchWriter implements AutoCloseable {
+    static final int BATCHES = 4;
+
+    private final BatchCsvWriter formatter;
+    private final CsvWriter output;
+    private final BatchRing ring;
+    private final StageThread thread;
+    private volatile Throwable failure;
+
+    /** Writes batches of {@code schema} (the join's output) to {@code output}; the batches grow to the join's. */
+    BackgroundBatchWriter(CsvWriter output, Schema schema) {
+        this.output = output;
+        this.formatter = new BatchCsvWriter(output);
+        this.ring = new BatchRing(schema, BATCHES, 1);
+        this.thread = new StageThread("spilljoin-write", this::writeBehind);
+    }
+
+    /** Hands a copy of {@code result} to the writer thread (the join may reuse {@code result} afterwards). */
+    void write(Batch result) throws IOException {
+        throwIfFailed();
+        thread.startOnce();
+        Batch copy;
+        try {
+            copy = ring.takeFree();
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+        throwIfFailed(); // the batch may be one the failed thread released
+        VectorCopy.batch(result, copy);
+        ring.publish(copy);
+    }
+
+    /** Waits until every batch handed over is written and the output flushed; throws the writer's failure. */
+    void finish() throws IOException {
+        throwIfFailed();
+        thread.startOnce();
+        ring.publishEnd();
+        try {
+            thread.awaitEnd();
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+        throwIfFailed();
+    }
+
+    /** Stops the writer thread (interrupts and joins it). Idempotent. */
+    @Override
+    public void close() {
+        thread.stop();
+    }
+
+    private void throwIfFailed() throws IOException {
+        Throwable t = failure;
+        if (t instanceof IOException io) {
+            throw io;
+        }
+        if (t != null) {
+            throw StageThread.rethrown(t);
+        }
+    }
+
+    private static InterruptedIOException interrupted(InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return (InterruptedIOException) new InterruptedIOException("interrupted while writing CSV").initCause(e);
+    }
+
+    /** The writer thread: formats published batches until the end (then flushes), a failure or an interrupt. */
+    private void writeBehind() {
+        Batch held = null;
+        try {
+            while ((held = ring.takeReady()) != null) {
+                formatter.write(held);
+                ring.release(held);
+                held = null;
+            }
+            output.flush();
+        } catch (InterruptedException e) {
+            failure = new InterruptedIOException("interrupted while writing CSV");
+        } catch (Throwable t) {
+            failure = t;
+            if (held != null) {
+                ring.release(held); // wakes a join thread waiting for a free batch; it then sees the failure
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchSource;
+import dev.spilljoin.operator.data.Schema;
+import java.io.IOException;
+
+/**
+ * The stages around the join and the threads they run on, as {@code --threads N} sets them. The stages: parse
+ * each input file into batches, join (the operator), format the result batches as CSV and write them.
+ *
+ * <ul>
+ *   <li>N = 1: everything on the join's (the caller's) thread, one stage after the other: the
+ *       {@link CsvBatchSource}s are the join's sources and a {@link BatchCsvWriter} writes each result batch.</li>
+ *   <li>N ≥ 2: each input file is parsed ahead on a thread of its own ({@link PrefetchingBatchSource}; the join
+ *       reads the build file to its end before the probe file, so one of them works at a time) and the results are
+ *       formatted and written on another ({@link BackgroundBatchWriter}), so parsing, joining and writing overlap.
+ *       The join itself stays on the caller's thread (the operator is single-threaded for now), so N above 2 adds
+ *       no thread yet.</li>
+ * </ul>
+ *
+ * <p>Either way the rows, their order and every failure's exit code and message are the same. {@link #finish()}
+ * returns when every row is flushed to the output, which the caller commits only then; {@link #close()} stops
+ * every stage thread on every path (it does not close the files or the output: their owner does, after it).
+ * Progress is reported on the join's thread: rows read as batches reach the join, rows written as result batches
+ * leave it.
+ */
+final class CsvPipeline implements AutoCloseable {
+    private final BatchSource left;
+    private final BatchSource right;
+    private final ProgressLine progress;
+    /** N = 1: writes on the join's thread; else null. */
+    private final BatchCsvWriter direct;
+    /** N ≥ 2: the stage threads; else null. */
+    private final PrefetchingBatchSource leftAhead;
+    private final PrefetchingBatchSource rightAhead;
+    private final BackgroundBatchWriter writeBehind;
+
+    private CsvPipeline(CsvBatchSource left, CsvBatchSource right, CsvWriter output, Schema resultSchema,
+                        int threads, ProgressLine progress) {
+        this.progress = progress;
+        if (threads == 1) {
+            this.left = left;
+            this.right = right;
+            this.direct = new BatchCsvWriter(output);
+            this.leftAhead = null;
+            this.rightAhead = null;
+            this.writeBehind = null;
+        } else {
+            this.leftAhead = new PrefetchingBatchSource(left, progress);
+            this.rightAhead = new PrefetchingBatchSource(right, progress);
+            this.writeBehind = new BackgroundBatchWriter(output, resultSchema);
+            this.left = leftAhead;
+            this.right = rightAhead;
+            this.direct = null;
+        }
+    }
+
+    /**
+     * The pipeline of {@code threads} (≥ 1) threads from the two files to {@code output}, for result batches of
+     * {@code resultSchema}. No thread starts before its stage is first used.
+     */
+    static CsvPipeline open(int threads, CsvBatchSource left, CsvBatchSource right, CsvWriter output,
+                            Schema resultSchema, ProgressLine progress) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+        }
+        return new CsvPipeline(left, right, output, resultSchema, threads, progress);
+    }
+
+    /** The left file's batches, for the join. */
+    BatchSource left() {
+        return left;
+    }
+
+    /** The right file's batches, for the join. */
+    BatchSource right() {
+        return right;
+    }
+
+    /** Writes (or hands on to be written) one result batch; the join may reuse it afterwards. */
+    void write(Batch result) throws IOException {
+        if (writeBehind != null) {
+            writeBehind.write(result);
+        } else {
+            direct.write(result);
+        }
+        progress.rowsWritten(result.rowCount());
+    }
+
+    /**
+     * Returns when every result row is with the output's {@link CsvWriter} (written behind: also flushed by the
+     * writer thread, which has ended), so that the output may be committed.
+     */
+    void finish() throws IOException {
+        if (writeBehind != null) {
+            writeBehind.finish();
+        }
+    }
+
+    /** Stops the stage threads (the writer first, then the readers). Idempotent. */
+    @Override
+    public void close() {
+        if (writeBehind != null) {
+            writeBehind.close();
+            leftAhead.close();
+            rightAhead.close();
+        }
+    }
+}

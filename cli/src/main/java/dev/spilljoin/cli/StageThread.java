@@ -1,0 +1,72 @@
+package dev.spilljoin.cli;
+
+/**
+ * The thread of one background stage of the CSV pipeline ({@link CsvPipeline}: an input file read ahead, the
+ * output written behind). It is a daemon, started at the stage's first use ({@link #startOnce()}), and
+ * {@link #stop()} (interrupt, then join) ends it on every path, so no stage thread outlives the command.
+ *
+ * <p>A stage catches its own failure and hands it to the join's thread, which rethrows it as it was raised
+ * ({@link #rethrown}): the same exception type and message reach {@code Main} as when the stage ran on the join's
+ * thread, and so the same exit code.
+ */
+final class StageThread {
+    private final Thread thread;
+    private boolean started;
+
+    StageThread(String name, Runnable body) {
+        this.thread = new Thread(body, name);
+        thread.setDaemon(true);
+    }
+
+    /** Starts the thread unless it was started before. */
+    void startOnce() {
+        if (!started) {
+            started = true;
+            thread.start();
+        }
+    }
+
+    /** Waits for the thread to end by itself; an interrupt of the waiting thread (Ctrl-C) ends the wait. */
+    void awaitEnd() throws InterruptedException {
+        if (started) {
+            thread.join();
+        }
+    }
+
+    /**
+     * Interrupts the thread and waits until it has ended (its blocking waits and reads end on the interrupt). The
+     * caller's own interrupt status, e.g. from Ctrl-C, is kept.
+     */
+    void stop() {
+        if (!started) {
+            return;
+        }
+        thread.interrupt();
+        boolean interrupted = Thread.interrupted();
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * {@code failure}, raised on a stage thread, to throw on the join's thread: an unchecked exception as it is,
+     * an {@link Error} thrown right here, anything else wrapped.
+     */
+    static RuntimeException rethrown(Throwable failure) {
+        if (failure instanceof RuntimeException unchecked) {
+            return unchecked;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        return new IllegalStateException("a stage of the CSV pipeline failed: " + failure, failure);
+    }
+}
