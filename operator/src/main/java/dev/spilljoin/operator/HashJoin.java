@@ -27,8 +27,8 @@ import java.util.NoSuchElementException;
  * </pre>
  * BUILD ({@link PartitionedBuild}) partitions the build side by h1 into 2^k partitions (k from the estimator's
  * partition planner, fed the size hints or cached statistics: {@link SpillSizing}); partitions stay resident until
- * a reservation is refused, then the largest spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes rows of resident partitions at once and spills
- * the others' beside their build rows. FINISH emits the resident build rows by their MATCHED flags
+ * a reservation is refused, then the largest spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes
+ * rows of resident partitions at once and spills the others' beside their build rows. FINISH emits the resident build rows by their MATCHED flags
  * ({@link BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins each spilled pair with its own
  * table (on the smaller of its two files: role reversal), re-partitioning with the next level's h1 what does not
  * fit and sending what will not split to the nested-loop path ({@link HeavyHitterNestedLoop}). The build side is the smaller input by the sources' size hints (bytes if both give them, else
