@@ -454,7 +454,7 @@ public final class HashJoin implements AutoCloseable {
         }
         JoinSketches sketches = JoinSketches.reserve(memory, SpillSizing.absoluteMinimum(spec.config()), stats);
         int minRowBytes = JoinContext.layoutOf(spec, build).minRowLength();
-        SpillSizing sizing = SpillSizing.choose(spec.config(), memory.limit() - stats.sketchBytes,
+        SpillSizing sizing = SpillSizing.choose(spec.config(), memory.limit() - stats.sketchBytes, memory.limit(),
                 SpillSizing.expectedBuild(chosenKnown, buildHintRows, buildHintBytes, minRowBytes), minRowBytes);
         stats.spillBufferBytes = sizing.bufferBytes();
         stats.spillWindowBytes = sizing.windowBytes();

@@ -32,8 +32,9 @@ import dev.spilljoin.spill.PartitionWriter;
  * fanout F     = the planner's, for O = w(F): starting at its largest fanout (the smallest shares), w is recomputed
  *                for the planned F while the plan asks for fewer partitions than w was made for (F only shrinks,
  *                so this ends; the last plan was made with the O it is used with)
- * read window  = max(window, min(1 MiB, 2^⌊log2(B/8)⌋)), halved while the minimum exceeds B: readers of sealed files
- *                map larger windows (the pair phase has the budget to itself; each mapping costs ~1 ms here)
+ * read window  = max(window, min(1 MiB, 2^⌊log2(B'/8)⌋)), halved while the minimum exceeds B: readers of sealed
+ *                files map larger windows (the pair phase has the budget B' to itself, the sketches' bytes included;
+ *                each mapping costs ~1 ms here)
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
  * minimum(B)   = max(planner: 8·w (a fanout of 2 and two extra buffers in half the budget),
  *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w,
@@ -59,9 +60,11 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     /**
      * The layout and level-0 plan for a build input expected as {@code expected} (null = nothing known) whose
-     * shortest row is {@code minRowBytes}, under {@code budget} (at least {@link #absoluteMinimum}).
+     * shortest row is {@code minRowBytes}, under {@code budget} (at least {@link #absoluteMinimum}) while partitioning
+     * and {@code pairBudget} (≥ budget: the sketches are gone by then) in the pair phase, where read windows are used.
      */
-    static SpillSizing choose(JoinConfig config, long budget, InputStatistics expected, int minRowBytes) {
+    static SpillSizing choose(JoinConfig config, long budget, long pairBudget, InputStatistics expected,
+            int minRowBytes) {
         int log2 = config.fanoutLog2() > 0 ? config.fanoutLog2() : DEFAULTS.maxFanoutLog2();
         long estimate = expected == null ? -1
                 : expected.bytes() + JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW * expected.rows();
@@ -85,7 +88,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
             int planned = plan.fanout();
             int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (8L * planned)) & ~7L));
             int readWindow = (int) Math.max(window,
-                    clamp(Long.highestOneBit(budget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
+                    clamp(Long.highestOneBit(pairBudget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
             while (readWindow > window && minimum(planner, planned, buffer, window, readWindow, page) > budget) {
                 readWindow = Math.max(window, (readWindow / 2) & ~4095);
             }
@@ -141,7 +144,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
         long budget = planner(config, config.spillBufferBytes() > 0 ? config.spillBufferBytes() : MIN_BUFFER,
                 config.spillWindowBytes() > 0 ? config.spillWindowBytes() : MIN_WINDOW).minimumBudget();
         while (true) {
-            long needed = choose(config, budget, null, 8).minimumBudget();
+            long needed = choose(config, budget, budget, null, 8).minimumBudget();
             if (needed <= budget) {
                 return budget;
             }

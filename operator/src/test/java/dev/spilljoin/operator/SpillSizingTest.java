@@ -21,12 +21,13 @@ class SpillSizingTest {
     @Test
     void everyBudgetFromTheMinimumUpGetsALayoutThatFitsIt() {
         long minimum = SpillSizing.absoluteMinimum(JoinConfig.DEFAULT);
-        assertThat(minimum).isBetween(64 * KB, 512 * KB);
+        assertThat(minimum).as("the planner's minimum: a fanout of 2 and two extra buffers of 8 KiB writer shares in"
+                + " half the budget").isEqualTo(64 * KB);
         long[] hints = {-1, 0, 1000, 1_000_000, 100_000_000};
         for (long budget = minimum; budget <= 8L << 30; budget = budget * 3 / 2) {
             for (long rows : hints) {
                 InputStatistics expected = SpillSizing.expectedBuild(null, rows, rows < 0 ? -1 : rows * 16, ROW);
-                SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, budget, expected, ROW);
+                SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, budget, budget, expected, ROW);
                 String what = "budget " + budget + " rows " + rows + ": " + s;
                 assertThat(s.minimumBudget()).as(what).isLessThanOrEqualTo(budget);
                 assertThat(s.fanoutLog2()).as(what).isBetween(1, 10);
@@ -47,28 +48,30 @@ class SpillSizingTest {
         for (long[] c : cases) {
             long budget = c[0];
             InputStatistics expected = SpillSizing.expectedBuild(null, c[1], c[1] * 16, ROW);
-            SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, budget, expected, ROW);
+            SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, budget, budget, expected, ROW);
             PartitionPlanner planner = new PartitionPlanner(PlannerConfig.defaults(s.writerShare(),
                     JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW));
             PartitionPlan plan = planner.plan(expected, budget);
             assertThat(s.plan()).as("budget %d rows %d", budget, c[1]).isEqualTo(plan);
         }
         // 1M rows of 48 + 32 bytes = 80 MB under 4 MB: partitions of at most 0.8 × (4 MB − 2 writer shares)
-        SpillSizing w1 = SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB,
+        SpillSizing w1 = SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,
                 SpillSizing.expectedBuild(null, 1_000_000, 16_000_000, ROW), ROW);
         long capacity = (long) (0.8 * (4 * MB - 2 * w1.writerShare()));
         int needed = (int) ((80_000_000 + capacity - 1) / capacity);
         assertThat(w1.fanout()).as("the power of two at or above %d partitions", needed)
                 .isEqualTo(Integer.highestOneBit(needed - 1) * 2);
-        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, SpillSizing.expectedBuild(null, 1_000, 16_000, ROW),
-                ROW).plan().fitsInMemory()).as("a tiny input: the smallest fanout, all resident").isTrue();
-        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, MB, SpillSizing.expectedBuild(null, 1L << 36, -1, ROW), ROW)
+        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,
+                SpillSizing.expectedBuild(null, 1_000, 16_000, ROW), ROW).plan().fitsInMemory())
+                .as("a tiny input: the smallest fanout, all resident").isTrue();
+        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, MB, MB,
+                SpillSizing.expectedBuild(null, 1L << 36, -1, ROW), ROW)
                 .fanout() * 8 * KB).as("capped by the buffers' half of a small budget").isLessThanOrEqualTo(MB / 2);
     }
 
     @Test
     void anUnknownInputGetsThePlannersSmallestFanout() {
-        SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, 64 * MB, null, ROW);
+        SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, 64 * MB, 64 * MB, null, ROW);
         assertThat(s.fanout()).isEqualTo(16);
         assertThat(s.plan().recursionExpected()).isFalse();
     }
@@ -76,7 +79,7 @@ class SpillSizingTest {
     @Test
     void configuredSizesWinAndTheMinimumFollowsThem() {
         JoinConfig config = JoinConfig.DEFAULT.withSpillSizes(1, 64, 4096);
-        SpillSizing s = SpillSizing.choose(config, 64 * KB, null, ROW);
+        SpillSizing s = SpillSizing.choose(config, 64 * KB, 64 * KB, null, ROW);
         assertThat(s.fanout()).isEqualTo(2);
         assertThat(s.bufferBytes()).isEqualTo(64);
         assertThat(s.windowBytes()).isEqualTo(4096);
