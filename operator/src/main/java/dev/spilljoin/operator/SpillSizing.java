@@ -43,7 +43,8 @@ import dev.spilljoin.spill.PartitionWriter;
  * </pre>
  *
  * <p>Re-partitioning levels ask the planner too ({@link #repartitionFanoutLog2}), from the spilled pair's actual
- * rows and bytes. Windows are as large as the share allows (1 MiB windows write about 8× faster than 64 KiB ones
+ * rows and bytes, and so does the build's heavy-key check ({@link #nestedLoopKeys}), from the rows sketched so far
+ * projected to the whole input. Windows are as large as the share allows (1 MiB windows write about 8× faster than 64 KiB ones
  * here), but 1 MB budgets must work, so they shrink to 4 KiB.
  */
 record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expectedBuild, int minRowBytes,
