@@ -54,8 +54,16 @@ public final class BenchRunner implements Callable<Integer> {
     @Option(names = "--postgres-large", description = "run PostgreSQL at the large scale too (one run, no EXPLAIN ANALYZE)")
     boolean postgresLarge;
 
-    @Option(names = "--csv-case", description = "also time the end-to-end CSV case (W1 at this scale as CSV files, DuckDB as a fresh process)")
+    @Option(names = "--csv-case", description = "also time the end-to-end CSV case (W1 at this scale as CSV files, DuckDB and the spilljoin command as fresh processes)")
     boolean csvCase;
+
+    @Option(names = "--spilljoin-command", defaultValue = "bin/spilljoin",
+            description = "the spilljoin launcher the CSV case runs (build it first: mvn -B -q package -pl cli -am -DskipTests); default ${DEFAULT-VALUE}")
+    Path spilljoinCommand;
+
+    @Option(names = "--csv-low-memory-limit", defaultValue = "16777216",
+            description = "the CSV case also runs spilljoin at this memory limit in bytes; default ${DEFAULT-VALUE} (16 MB)")
+    long csvLowMemoryLimit;
 
     @Option(names = "--csv-memory-limit", defaultValue = "134217728", description = "memory limit of the CSV case in bytes; default ${DEFAULT-VALUE} (128 MB)")
     long csvMemoryLimit;
@@ -134,13 +142,21 @@ public final class BenchRunner implements Callable<Integer> {
             out.printf(Locale.ROOT, "scale %s (nR %,d, nS %,d); budgets%s; %d timed runs after a warm-up%n", scale.name(),
                     scale.nR(), scale.nS(), budgetText, runs);
             List<Measurement> measurements = new SideBySide(scale, out).run(workloadList, contenders, budgets);
-            CsvCase.Outcome csv = csvCase ? new CsvCase(scale, out).runDuckDb(csvMemoryLimit) : null;
+            List<CsvCase.Outcome> csv = List.of();
+            if (csvCase) {
+                boolean launcher = Files.isExecutable(spilljoinCommand);
+                if (!launcher) {
+                    skipped.add("spilljoin in the CSV case: no executable " + spilljoinCommand
+                            + " (run from the repository root after mvn -B -q package -pl cli -am -DskipTests)");
+                }
+                csv = new CsvCase(scale, out).run(csvMemoryLimit, launcher ? spilljoinCommand : null, csvLowMemoryLimit);
+            }
 
             out.println();
             out.print(ResultTable.format(scale, measurements));
-            if (csv != null) {
-                out.printf(Locale.ROOT, "CSV case (W1 %s, fresh process): %s at %s: %.2f s, %s%n", scale.name(), csv.engine(),
-                        ResultTable.bytes(csv.memoryLimitBytes()), csv.seconds(), csv.agrees() ? "ok" : "WRONG " + csv.result());
+            for (CsvCase.Outcome c : csv) {
+                out.printf(Locale.ROOT, "CSV case (W1 %s, fresh process): %-9s at %7s: %6.2f s, %s%n", scale.name(), c.engine(),
+                        ResultTable.bytes(c.memoryLimitBytes()), c.seconds(), c.agrees() ? "ok" : "WRONG " + c.result());
             }
             for (String reason : skipped) {
                 out.println("skipped " + reason);
@@ -164,9 +180,9 @@ public final class BenchRunner implements Callable<Integer> {
         return PostgresConnectionSettings.fromEnvironment().unreachableReason();
     }
 
-    private int reportDisagreements(List<Measurement> measurements, CsvCase.Outcome csv) {
+    private int reportDisagreements(List<Measurement> measurements, List<CsvCase.Outcome> csv) {
         long bad = measurements.stream().filter(m -> !m.agrees()).count();
-        boolean csvBad = csv != null && !csv.agrees();
+        boolean csvBad = csv.stream().anyMatch(c -> !c.agrees());
         if (bad == 0 && !csvBad) {
             return 0;
         }

@@ -13,9 +13,12 @@ public final class JsonReport {
     private JsonReport() {
     }
 
-    /** {@code skipped}: engines not run, with the reason; {@code csvCase}: null unless the CSV case ran. */
+    /**
+     * {@code skipped}: engines not run, with the reason; {@code csvCases}: the CSV case's runs (empty unless it ran),
+     * DuckDB's first. JSON: {@code csvCase} is DuckDB's run (null unless the case ran), {@code csvCases} all runs.
+     */
     public static String format(Scale scale, int runs, List<Measurement> measurements, List<String> skipped,
-                                CsvCase.Outcome csvCase) {
+                                List<CsvCase.Outcome> csvCases) {
         StringBuilder out = new StringBuilder();
         out.append("{\n");
         out.append("  \"scale\": {\"name\": ").append(string(scale.name())).append(", \"nR\": ").append(scale.nR())
@@ -34,7 +37,12 @@ public final class JsonReport {
                     .append(i + 1 < measurements.size() ? ",\n" : "\n");
         }
         out.append("  ],\n");
-        out.append("  \"csvCase\": ").append(csvCase == null ? "null" : csvCase(csvCase)).append('\n');
+        out.append("  \"csvCase\": ").append(csvCases.isEmpty() ? "null" : csvCase(csvCases.get(0))).append(",\n");
+        out.append("  \"csvCases\": [");
+        for (int i = 0; i < csvCases.size(); i++) {
+            out.append(i == 0 ? "" : ", ").append(csvCase(csvCases.get(i)));
+        }
+        out.append("]\n");
         out.append("}\n");
         return out.toString();
     }

@@ -8,21 +8,25 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Creates and deletes the bench's scratch directories (engine databases, spill directories, CSV files). */
-final class TempDirectories {
+public final class TempDirectories {
 
     private TempDirectories() {
     }
 
-    /** A fresh directory under {@code -Dbench.tmpdir} (default: java.io.tmpdir). */
-    static Path create(String prefix) throws IOException {
-        String base = System.getProperty("bench.tmpdir", System.getProperty("java.io.tmpdir"));
-        Path parent = Path.of(base);
+    /** Where scratch directories go: {@code -Dbench.tmpdir} (default: java.io.tmpdir). */
+    public static Path root() {
+        return Path.of(System.getProperty("bench.tmpdir", System.getProperty("java.io.tmpdir")));
+    }
+
+    /** A fresh directory under {@link #root()}. */
+    public static Path create(String prefix) throws IOException {
+        Path parent = root();
         Files.createDirectories(parent);
         return Files.createTempDirectory(parent, prefix);
     }
 
     /** Deletes {@code directory} and everything under it; a missing directory is fine. */
-    static void deleteRecursively(Path directory) {
+    public static void deleteRecursively(Path directory) {
         if (!Files.exists(directory)) {
             return;
         }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,18 +50,39 @@ class CsvCaseTest {
                 .hasMessageContaining("line 2: joined keys differ: 3 and 4");
     }
 
+    /**
+     * Both engines as fresh processes on the same files: DuckDB, and the real {@code bin/spilljoin} launcher at the
+     * limit and at a lower one (the launcher needs the cli module's jar, which {@code mvn verify} packages before this
+     * module's tests; built alone, the test is skipped and says why). Every output agrees with the reference, and the
+     * work directory is gone afterwards.
+     */
     @Test
-    void duckDbJoinsTheCsvFilesInAFreshProcessAndEverythingIsDeleted() throws Exception {
+    void bothEnginesJoinTheCsvFilesInFreshProcessesAndEverythingIsDeleted() throws Exception {
+        Path launcher = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
+        boolean cliBuilt;
+        try (var jars = Files.list(launcher.getParent().resolveSibling("cli").resolve("target"))) {
+            cliBuilt = jars.anyMatch(j -> j.getFileName().toString().matches("spilljoin-cli-.*\\.jar"));
+        } catch (IOException noTarget) {
+            cliBuilt = false;
+        }
+        Assumptions.assumeTrue(cliBuilt, "the cli jar is not built (mvn -B -q package -pl cli -am -DskipTests)");
         Path base = Files.createTempDirectory("csv-case-test");
         String previous = System.getProperty("bench.tmpdir");
         System.setProperty("bench.tmpdir", base.toString());
         try {
             ByteArrayOutputStream log = new ByteArrayOutputStream();
-            CsvCase.Outcome outcome = new CsvCase(new Scale("tiny", 1_000, 10_000), new PrintStream(log, true, StandardCharsets.UTF_8))
-                    .runDuckDb(CsvCase.DEFAULT_MEMORY_LIMIT);
-            assertThat(outcome.result()).isEqualTo(ReferenceJoin.compute(new WorkloadGenerator(Workload.W1, new Scale("tiny", 1_000, 10_000))));
-            assertThat(outcome.agrees()).isTrue();
-            assertThat(outcome.seconds()).isPositive();
+            Scale tiny = new Scale("tiny", 1_000, 10_000);
+            List<CsvCase.Outcome> outcomes = new CsvCase(tiny, new PrintStream(log, true, StandardCharsets.UTF_8))
+                    .run(CsvCase.DEFAULT_MEMORY_LIMIT, launcher, 1 << 20);
+            JoinResult expected = ReferenceJoin.compute(new WorkloadGenerator(Workload.W1, tiny));
+            assertThat(outcomes).extracting(CsvCase.Outcome::engine).containsExactly("duckdb", "spilljoin", "spilljoin");
+            assertThat(outcomes).extracting(CsvCase.Outcome::memoryLimitBytes)
+                    .containsExactly(CsvCase.DEFAULT_MEMORY_LIMIT, CsvCase.DEFAULT_MEMORY_LIMIT, 1L << 20);
+            for (CsvCase.Outcome outcome : outcomes) {
+                assertThat(outcome.result()).as(outcome.engine()).isEqualTo(expected);
+                assertThat(outcome.agrees()).isTrue();
+                assertThat(outcome.seconds()).isPositive();
+            }
             try (var left = Files.list(base)) {
                 assertThat(left).isEmpty();
             }

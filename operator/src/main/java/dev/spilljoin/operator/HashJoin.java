@@ -452,9 +452,15 @@ public final class HashJoin implements AutoCloseable {
         if (chosenKnown != null) {
             estimatedDistinctKeys = chosenKnown.distinctKeys();
         }
-        JoinSketches sketches = JoinSketches.reserve(memory, SpillSizing.absoluteMinimum(spec.config()), stats);
+        long minimum = SpillSizing.absoluteMinimum(spec.config());
+        JoinSketches sketches = JoinSketches.reserve(memory, minimum, stats);
+        // beside the minimum and the sketches, so that the partitioning keeps at least the minimum
+        BuildKeyFilter keyFilter = BuildKeyFilter.reserve(spec, build, memory, minimum + stats.sketchBytes,
+                buildHintRows, buildHintBytes, stats);
         int minRowBytes = JoinContext.layoutOf(spec, build).minRowLength();
-        SpillSizing sizing = SpillSizing.choose(spec.config(), memory.limit() - stats.sketchBytes, memory.limit(),
+        // the sketches and the key filter are held through the probe pass: the partitioning is planned without them
+        SpillSizing sizing = SpillSizing.choose(spec.config(),
+                memory.limit() - stats.sketchBytes - stats.keyFilterBytes, memory.limit(),
                 SpillSizing.expectedBuild(chosenKnown, buildHintRows, buildHintBytes, minRowBytes), minRowBytes);
         stats.spillBufferBytes = sizing.bufferBytes();
         stats.spillWindowBytes = sizing.windowBytes();
@@ -463,6 +469,7 @@ public final class HashJoin implements AutoCloseable {
         stats.plannedResidentPartitions = sizing.plan().residentPartitions();
         ctx = new JoinContext(spec, strategy, sizing, memory, stats);
         ctx.sketches = sketches;
+        ctx.keyFilter = keyFilter;
         if (cancelRequested) {
             ctx.cancel();
         }
@@ -571,6 +578,7 @@ public final class HashJoin implements AutoCloseable {
                         if (ctx.sketches != null) {
                             ctx.sketches.close();
                         }
+                        ctx.closeKeyFilter();
                         ctx.closeSpace();
                     }
                 } finally {

@@ -111,12 +111,11 @@ public final class HashProbe {
             encoder.encode(probe);
         }
         Arrays.fill(matched, 0, n, false);
-        table.loadHeads(hashes, n, skip, candidates);
+        table.loadHeads(hashes, n, skip, candidates, active);
         int count = 0;
         for (int i = 0; i < n; i++) {
-            if (candidates[i] != 0) {
-                active[count++] = i;
-            }
+            active[count] = i;
+            count += candidates[i] != 0 ? 1 : 0;
         }
         activeCount = count;
     }

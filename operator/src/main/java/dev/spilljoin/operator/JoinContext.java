@@ -38,6 +38,8 @@ final class JoinContext {
     long probeNullKeyRows;
     /** The join's key sketches, or null when the budget had no room for them. */
     JoinSketches sketches;
+    /** The build keys' filter, consulted before a probe row is spilled; null when off or no longer useful. */
+    BuildKeyFilter keyFilter;
     private volatile boolean cancelled;
     private SpillSpace space;
 
@@ -112,6 +114,17 @@ final class JoinContext {
             }
         }
         return space;
+    }
+
+    /** Gives the build-key filter's memory back (it is not needed once nothing more can spill); idempotent. */
+    void closeKeyFilter() {
+        if (keyFilter != null) {
+            stats.probeRowsFilterChecked = keyFilter.checked();
+            stats.probeRowsExcludedByRange = keyFilter.excludedByRange();
+            stats.probeRowsExcludedByBloom = keyFilter.excludedByBloom();
+            keyFilter.close();
+            keyFilter = null;
+        }
     }
 
     /** Asks the join to stop at its next batch or block boundary (any thread). */

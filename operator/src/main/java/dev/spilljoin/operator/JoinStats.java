@@ -50,6 +50,11 @@ public final class JoinStats {
     long heavyHitterKeysFromRepartitioning;
     String sketchNote = "off";
     long sketchBytes;
+    String keyFilterNote = "off";
+    long keyFilterBytes;
+    long probeRowsFilterChecked;
+    long probeRowsExcludedByRange;
+    long probeRowsExcludedByBloom;
     long probeSampleRows;
     long probeSampleDistinctKeys;
     EstimatesVsActuals estimates;
@@ -214,6 +219,31 @@ public final class JoinStats {
         return sketchBytes;
     }
 
+    /** "on", or why the join ran without its build-key filter ({@link BuildKeyFilter}). */
+    public String keyFilterNote() {
+        return keyFilterNote;
+    }
+
+    /** Bytes reserved for the build-key Bloom filter (0 without it). */
+    public long keyFilterBytes() {
+        return keyFilterBytes;
+    }
+
+    /** Probe rows of spilled partitions checked against the build-key filter before spilling. */
+    public long probeRowsFilterChecked() {
+        return probeRowsFilterChecked;
+    }
+
+    /** Probe rows kept out of the spill files because their key lies outside the build keys' min/max range. */
+    public long probeRowsExcludedByRange() {
+        return probeRowsExcludedByRange;
+    }
+
+    /** Probe rows kept out of the spill files because the build keys' Bloom filter ruled their key out. */
+    public long probeRowsExcludedByBloom() {
+        return probeRowsExcludedByBloom;
+    }
+
     /** The build side's estimates beside its actuals, or null without sketches. */
     public EstimatesVsActuals estimates() {
         return estimates;
@@ -270,6 +300,11 @@ public final class JoinStats {
                 + ",\"heavy_hitter_keys_from_repartitioning\":" + heavyHitterKeysFromRepartitioning
                 + ",\"sketches\":\"" + sketchNote.replace("\"", "'") + "\""
                 + ",\"sketch_bytes\":" + sketchBytes
+                + ",\"key_filter\":\"" + keyFilterNote.replace("\"", "'") + "\""
+                + ",\"key_filter_bytes\":" + keyFilterBytes
+                + ",\"probe_rows_filter_checked\":" + probeRowsFilterChecked
+                + ",\"probe_rows_excluded_by_range\":" + probeRowsExcludedByRange
+                + ",\"probe_rows_excluded_by_bloom\":" + probeRowsExcludedByBloom
                 + ",\"probe_sample_rows\":" + probeSampleRows
                 + ",\"probe_sample_distinct_keys\":" + probeSampleDistinctKeys
                 + ",\"estimates\":" + (estimates == null ? "null" : estimates.toJson())

@@ -123,6 +123,9 @@ final class PartitionedBuild implements AutoCloseable {
         }
         batches++;
         rowsIn += n;
+        if (ctx.keyFilter != null) {
+            ctx.keyFilter.add(batch, hashes, nullKeys, anyNull);
+        }
         if (anyNull) {
             for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
                 nullKeyRows += Long.bitCount(nullKeys[w]);
@@ -334,6 +337,9 @@ final class PartitionedBuild implements AutoCloseable {
      * then covers the probe pass's writers (one per spilled partition).
      */
     void finish(long probeStagingBytes) throws IOException {
+        if (residentPartitions() == fanout && heavyKeyCount == 0) {
+            ctx.closeKeyFilter();
+        }
         while (true) {
             long rows = 0;
             for (int p = 0; p < fanout; p++) {

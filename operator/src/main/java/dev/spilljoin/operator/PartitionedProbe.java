@@ -100,6 +100,14 @@ final class PartitionedProbe implements AutoCloseable {
                 }
             }
         }
+        BuildKeyFilter filter = ctx.keyFilter;
+        if (anyDeferred && filter != null && filter.isOn()) {
+            filter.clearSureMisses(batch, hashes, deferred);
+            anyDeferred = false;
+            for (int w = 0; w < words && !anyDeferred; w++) {
+                anyDeferred = deferred[w] != 0;
+            }
+        }
         if (anyDeferred) {
             for (int w = 0; w < words; w++) {
                 notDeferred[w] = ~deferred[w];
@@ -154,6 +162,7 @@ final class PartitionedProbe implements AutoCloseable {
         }
         staging[0].close();
         build.writerShare().close();
+        ctx.closeKeyFilter();
     }
 
     /** The sealed probe spill file of partition {@code p}, or null if none of its probe rows came. */

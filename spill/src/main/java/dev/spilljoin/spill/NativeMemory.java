@@ -2,6 +2,7 @@ package dev.spilljoin.spill;
 
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.core.UnsafeMemory;
+import net.openhft.posix.PosixAPI;
 import sun.misc.Unsafe;
 
 /**
@@ -19,6 +20,12 @@ public final class NativeMemory {
     private static final long BYTE_ARRAY_BASE = Unsafe.ARRAY_BYTE_BASE_OFFSET;
     private static final long LONG_ARRAY_BASE = Unsafe.ARRAY_LONG_BASE_OFFSET;
     private static final long INT_ARRAY_BASE = Unsafe.ARRAY_INT_BASE_OFFSET;
+    /** Allocations of at least this many bytes are mapped 2 MiB-aligned and backed by transparent huge pages. */
+    public static final long HUGE_PAGE = 2L << 20;
+    private static final int PROT_READ_WRITE = 0x3;
+    private static final int MAP_PRIVATE_ANONYMOUS = 0x22;
+    private static final int MADV_HUGEPAGE = 14;
+    private static final long SMALL_PAGE = 4096;
 
     private NativeMemory() {
     }
@@ -78,13 +85,29 @@ public final class NativeMemory {
         }
     }
 
-    /** A fixed-size, zeroed block of off-heap memory (a Chronicle native bytes store) at a stable address. */
+    /**
+     * A fixed-size, zeroed block of off-heap memory at a stable address. Below {@link #HUGE_PAGE} bytes it is a
+     * Chronicle native bytes store (malloc). From {@link #HUGE_PAGE} up it is an anonymous mapping aligned to 2 MiB
+     * and advised {@code MADV_HUGEPAGE}, so that the kernel backs it with transparent huge pages (this machine's THP
+     * mode is "madvise"): random loads into hash tables and row pages then miss the TLB far less, which on a VM
+     * (nested paging) halves their latency (measured: 768 MiB, dependent loads 450–530 → 230–260 ns). The mapping
+     * is exactly the requested bytes rounded up to 4 KiB (the head and tail of the over-sized mapping used for the
+     * alignment are unmapped at once), fresh zeroed pages from the kernel. If the kernel refuses the mapping, the
+     * block falls back to malloc.
+     */
     public static final class NativePage extends Allocation {
         private BytesStore<?, Void> store;
         private final long address;
+        private final long mappedBytes;
 
         private NativePage(MemoryReservation owner, long bytes) {
             super(owner, bytes);
+            long mapped = bytes >= HUGE_PAGE ? mapHugeAligned(bytes) : 0;
+            if (mapped != 0) {
+                this.address = mapped;
+                this.mappedBytes = roundUp(bytes, SMALL_PAGE);
+                return;
+            }
             BytesStore<?, Void> s;
             try {
                 s = BytesStore.nativeStoreWithFixedCapacity(Math.max(bytes, 1));
@@ -95,7 +118,28 @@ public final class NativeMemory {
             }
             this.store = s;
             this.address = s.addressForWrite(0);
+            this.mappedBytes = 0;
             UNSAFE.setMemory(address, bytes, (byte) 0);
+        }
+
+        /** A 2 MiB-aligned anonymous mapping of {@code bytes} (rounded up to 4 KiB) advised for huge pages, or 0. */
+        private static long mapHugeAligned(long bytes) {
+            long length = roundUp(bytes, SMALL_PAGE);
+            PosixAPI posix = PosixAPI.posix();
+            long raw = posix.mmap(0, length + HUGE_PAGE, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0);
+            if (raw == -1 || raw == 0) {
+                return 0;
+            }
+            long start = roundUp(raw, HUGE_PAGE);
+            if (start > raw) {
+                posix.munmap(raw, start - raw);
+            }
+            long tail = raw + length + HUGE_PAGE - (start + length);
+            if (tail > 0) {
+                posix.munmap(start + length, tail);
+            }
+            posix.madvise(start, length, MADV_HUGEPAGE);
+            return start;
         }
 
         public long address() {
@@ -104,9 +148,17 @@ public final class NativeMemory {
 
         @Override
         protected void free() {
-            store.releaseLast();
-            store = null;
+            if (mappedBytes > 0) {
+                PosixAPI.posix().munmap(address, mappedBytes);
+            } else {
+                store.releaseLast();
+                store = null;
+            }
         }
+    }
+
+    private static long roundUp(long value, long multiple) {
+        return (value + multiple - 1) & -multiple;
     }
 
     public static long getLong(long address) {

@@ -1,0 +1,140 @@
+package dev.spilljoin.bench.micro;
+
+import dev.spilljoin.operator.KeyHasher;
+import dev.spilljoin.operator.RowArena;
+import dev.spilljoin.operator.RowLayout;
+import dev.spilljoin.operator.RowWriter;
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.spill.MemoryReservation;
+
+import java.util.SplittableRandom;
+
+/**
+ * The rows the microbenchmarks work on, in W1's shape {@code (k BIGINT, v BIGINT)}: as input batches of
+ * {@link #BATCH_ROWS} rows, and as serialized build rows ({@link #ROW_BYTES} bytes each in {@link RowLayout}) in a
+ * {@link RowArena}, written as the build writes them: {@link KeyHasher}, then {@link RowWriter}. Keys are seeded,
+ * so every run and the unit test see the same rows.
+ */
+final class KeyValueRows {
+    /** Rows per input batch (the operator's default result batch size too). */
+    static final int BATCH_ROWS = 1024;
+    static final Schema SCHEMA = Schema.of(new Column("k", ColumnType.BIGINT, false),
+            new Column("v", ColumnType.BIGINT, false));
+    static final int[] KEY_COLUMNS = {0};
+    static final RowLayout LAYOUT = new RowLayout(SCHEMA, KEY_COLUMNS, new int[] {0, 1});
+    /** Bytes of one serialized row: 26 of header and null bits, two 8-byte fields, padding to 8. */
+    static final int ROW_BYTES = 48;
+    /** The operator's default row page ({@code JoinConfig.DEFAULT}). */
+    static final int PAGE_BYTES = 256 * 1024;
+
+    private KeyValueRows() {
+    }
+
+    /** The payload of key {@code key}. */
+    static long payload(long key) {
+        return 3 * key + 1;
+    }
+
+    /** The keys {@code from, ..., from + n - 1} in a random order given by {@code seed}. */
+    static long[] shuffledRange(long from, int n, long seed) {
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = from + i;
+        }
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            long t = keys[i];
+            keys[i] = keys[j];
+            keys[j] = t;
+        }
+        return keys;
+    }
+
+    /** {@code n} keys drawn uniformly from {@code [from, from + range)} with {@code seed}. */
+    static long[] uniform(long from, long range, int n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = from + random.nextLong(range);
+        }
+        return keys;
+    }
+
+    /** The batch of rows {@code keys[from, from + n)}, each with its {@link #payload}. */
+    static Batch batch(long[] keys, int from, int n) {
+        Batch batch = new Batch(SCHEMA, n);
+        ColumnVector k = batch.column(0);
+        ColumnVector v = batch.column(1);
+        for (int i = 0; i < n; i++) {
+            k.setLong(i, keys[from + i]);
+            v.setLong(i, payload(keys[from + i]));
+        }
+        batch.setRowCount(n);
+        return batch;
+    }
+
+    /** {@code keys} cut into batches of {@link #BATCH_ROWS} rows; {@code keys.length} must be a multiple of it. */
+    static Batch[] batches(long[] keys) {
+        if (keys.length % BATCH_ROWS != 0) {
+            throw new IllegalArgumentException(keys.length + " keys are not a whole number of " + BATCH_ROWS
+                    + "-row batches");
+        }
+        Batch[] batches = new Batch[keys.length / BATCH_ROWS];
+        for (int b = 0; b < batches.length; b++) {
+            batches[b] = batch(keys, b * BATCH_ROWS, BATCH_ROWS);
+        }
+        return batches;
+    }
+
+    /**
+     * A new arena of {@link #PAGE_BYTES} pages reserved from {@code memory} holding one serialized row per key, in
+     * key order; throws if the budget cannot hold them.
+     */
+    static RowArena serialize(long[] keys, MemoryReservation memory) {
+        RowArena arena = new RowArena(memory, PAGE_BYTES);
+        KeyHasher hasher = new KeyHasher(KEY_COLUMNS);
+        RowWriter writer = new RowWriter(LAYOUT);
+        long[] hashes = new long[BATCH_ROWS];
+        long[] nullKeys = new long[BATCH_ROWS / 64];
+        for (int from = 0; from < keys.length; from += BATCH_ROWS) {
+            Batch batch = batch(keys, from, Math.min(BATCH_ROWS, keys.length - from));
+            hasher.hash(batch, hashes, nullKeys);
+            if (writer.write(batch, 0, hashes, nullKeys, false, arena) != batch.rowCount()) {
+                arena.close();
+                throw new IllegalStateException("the budget '" + memory.name() + "' cannot hold " + keys.length
+                        + " rows of " + ROW_BYTES + " bytes");
+            }
+        }
+        return arena;
+    }
+
+    /** Off-heap bytes {@link #serialize} reserves for {@code rows} rows: whole pages of whole rows. */
+    static long arenaBytes(long rows) {
+        long rowsPerPage = PAGE_BYTES / ROW_BYTES;
+        return (rows + rowsPerPage - 1) / rowsPerPage * PAGE_BYTES;
+    }
+
+    /** The sum of the stored key hashes of the rows in {@code [address, address + length)} (back to back). */
+    static long hashSum(long address, long length) {
+        long sum = 0;
+        long end = address + length;
+        for (long row = address; row < end; row += RowLayout.rowLength(row)) {
+            sum += RowLayout.hash(row);
+        }
+        return sum;
+    }
+
+    /** The sum of the stored key hashes of every row of {@code arena}. */
+    static long hashSum(RowArena arena) {
+        long sum = 0;
+        for (int p = 0; p < arena.pageCount(); p++) {
+            sum += hashSum(arena.pageAddress(p), arena.pageUsed(p));
+        }
+        return sum;
+    }
+}

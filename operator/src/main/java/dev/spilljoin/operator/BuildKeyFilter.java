@@ -1,0 +1,228 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.spill.ByteSize;
+import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.NativeMemory;
+
+/**
+ * Tells the probe pass which probe rows of spilled partitions cannot match any build row, so that they are joined
+ * at once (as misses: dropped, or emitted unmatched where the join type wants them) instead of being written to a
+ * spill file and read back. Two filters over the build keys, both fed while the build rows stream in:
+ * <ul>
+ *   <li>a min/max range of the key values, for a single BIGINT or INTEGER key (free; catches probe keys outside the
+ *       build's range);</li>
+ *   <li>a blocked Bloom filter over the key hashes H ({@link HashFunctions}): one 64-bit word per key, chosen by H's
+ *       bits 8..8+w, with {@value #BITS_PER_KEY} bits set in it chosen by three 6-bit fields of H from bit 40 (disjoint
+ *       from the word index, so independent of it). {@value #BITS_PER_KEY_TARGET} bits per expected build key, rounded to a power of two of bytes (7 to 13 bits):
+ *       a false-positive rate of a few percent, and a probe costs one load from a filter that is small enough to
+ *       stay in cache.</li>
+ * </ul>
+ *
+ * <p>Invariants: every non-NULL build key is in both filters (no false negatives: a row the filter excludes has no
+ * equal build key, whatever partition, heavy or not, its key went to); NULL-key rows are neither added nor checked
+ * (the probe pass never spills them). Memory: the Bloom words are reserved in a child of the join's reservation
+ * before the first row, only when the budget holds them beside the join's minimum ({@link #reserve} returns null
+ * otherwise); {@link #close()} gives them back, which the probe pass does as soon as the filter stops paying.
+ *
+ * <p>Adaptive: the probe pass counts the rows it checks and the rows excluded; once {@value #JUDGE_AFTER_ROWS}
+ * rows were checked and fewer than 1 in {@value #MIN_EXCLUDED_ONE_IN} was excluded (e.g. a foreign-key join, where
+ * every probe key exists), the filter is switched off for the rest of the pass, so it costs next to nothing there.
+ */
+final class BuildKeyFilter implements AutoCloseable {
+    static final int BITS_PER_KEY_TARGET = 10;
+    static final int BITS_PER_KEY = 3;
+    static final long JUDGE_AFTER_ROWS = 1 << 16;
+    static final int MIN_EXCLUDED_ONE_IN = 20;
+    private static final long MIN_BYTES = 8 * 1024;
+    private static final int WORD_SHIFT = 8;
+
+    private final MemoryReservation reservation;
+    private final NativeMemory.NativePage words;
+    private final long base;
+    private final long wordMask;
+    private final int buildKeyColumn;
+    private final int probeKeyColumn;
+    private long min = Long.MAX_VALUE;
+    private long max = Long.MIN_VALUE;
+    private long checked;
+    private long excludedByRange;
+    private long excludedByBloom;
+    private boolean on = true;
+
+    private BuildKeyFilter(MemoryReservation reservation, long bytes, int buildKeyColumn, int probeKeyColumn) {
+        this.reservation = reservation;
+        this.words = NativeMemory.allocate(reservation, bytes);
+        this.base = words.address();
+        NativeMemory.fill(base, bytes, (byte) 0);
+        this.wordMask = bytes / 8 - 1;
+        this.buildKeyColumn = buildKeyColumn;
+        this.probeKeyColumn = probeKeyColumn;
+    }
+
+    /**
+     * A filter for an expected {@code buildRows} build rows (negative: unknown, then sized from {@code buildBytes},
+     * else from the budget), reserved from {@code memory}; null (with the reason in the stats) when the budget cannot
+     * hold it beside {@code minimumBudget} and what is already reserved, keeping at least 7/8 of the free budget for
+     * the build.
+     */
+    static BuildKeyFilter reserve(JoinSpec spec, Side buildSide, MemoryReservation memory, long minimumBudget,
+                                  long buildRows, long buildBytes, JoinStats stats) {
+        long rows = buildRows >= 0 ? buildRows : buildBytes >= 0 ? buildBytes / 16 : memory.limit() / 64;
+        long free = memory.limit() - Math.max(minimumBudget, memory.reserved());
+        long bytes = Math.min(Long.highestOneBit(Math.max(MIN_BYTES, rows * BITS_PER_KEY_TARGET * 3 / 16)),
+                Long.highestOneBit(Math.max(1, free / 8)));
+        if (bytes < MIN_BYTES) {
+            stats.keyFilterNote = "off: the budget of " + ByteSize.format(memory.limit()) + " has no "
+                    + ByteSize.format(MIN_BYTES) + " to spare for a Bloom filter beside the join's minimum";
+            return null;
+        }
+        MemoryReservation child = memory.newChild("build-key-filter");
+        if (!child.tryGrow(bytes)) {
+            child.close();
+            stats.keyFilterNote = "off: " + ByteSize.format(bytes) + " of Bloom filter were refused by the budget";
+            return null;
+        }
+        int[] buildKeys = spec.keys(buildSide);
+        int[] probeKeys = spec.keys(buildSide.other());
+        boolean range = buildKeys.length == 1 && isInteger(spec.schema(buildSide).type(buildKeys[0]));
+        stats.keyFilterNote = "on";
+        stats.keyFilterBytes = bytes;
+        return new BuildKeyFilter(child, bytes, range ? buildKeys[0] : -1, range ? probeKeys[0] : -1);
+    }
+
+    private static boolean isInteger(ColumnType type) {
+        return type == ColumnType.BIGINT || type == ColumnType.INTEGER;
+    }
+
+    /** Adds the keys of the build batch's {@code n} rows with hashes {@code hashes}, skipping NULL keys. */
+    void add(Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) {
+        int n = batch.rowCount();
+        long b = base;
+        long mask = wordMask;
+        for (int i = 0; i < n; i++) {
+            if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+                long h = hashes[i];
+                long at = b + (((h >>> WORD_SHIFT) & mask) << 3);
+                NativeMemory.putLong(at, NativeMemory.getLong(at) | bitsOf(h));
+            }
+        }
+        if (buildKeyColumn >= 0) {
+            addRange(batch.column(buildKeyColumn), n, nullKeys, anyNull);
+        }
+    }
+
+    private void addRange(ColumnVector keys, int n, long[] nullKeys, boolean anyNull) {
+        long lo = min;
+        long hi = max;
+        if (keys.type() == ColumnType.BIGINT) {
+            long[] v = keys.longs();
+            for (int i = 0; i < n; i++) {
+                if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+                    lo = Math.min(lo, v[i]);
+                    hi = Math.max(hi, v[i]);
+                }
+            }
+        } else {
+            int[] v = keys.ints();
+            for (int i = 0; i < n; i++) {
+                if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+                    lo = Math.min(lo, v[i]);
+                    hi = Math.max(hi, v[i]);
+                }
+            }
+        }
+        min = lo;
+        max = hi;
+    }
+
+    private static long bitsOf(long h) {
+        return (1L << (h >>> 40)) | (1L << (h >>> 46)) | (1L << (h >>> 52));
+    }
+
+    /** Whether the filter is still in use for this probe pass. */
+    boolean isOn() {
+        return on;
+    }
+
+    /**
+     * Clears, in {@code deferred}, the bit of every row of {@code batch} that surely has no equal build key (rows
+     * with their bit set are the probe rows about to be spilled, none NULL-key); those rows are then probed at once
+     * as misses. Then, once enough rows were checked, switches the filter off (and frees it) if it excluded too few
+     * of them to pay for its checks. Call only while {@link #isOn()}.
+     */
+    void clearSureMisses(Batch batch, long[] hashes, long[] deferred) {
+        int words = (batch.rowCount() + 63) >>> 6;
+        long[] longKeys = null;
+        int[] intKeys = null;
+        if (probeKeyColumn >= 0) {
+            ColumnVector keys = batch.column(probeKeyColumn);
+            if (keys.type() == ColumnType.BIGINT) {
+                longKeys = keys.longs();
+            } else {
+                intKeys = keys.ints();
+            }
+        }
+        long lo = min;
+        long hi = max;
+        long b = base;
+        long mask = wordMask;
+        long rangeOut = 0;
+        long bloomOut = 0;
+        long seen = 0;
+        for (int w = 0; w < words; w++) {
+            long pending = deferred[w];
+            long keep = pending;
+            seen += Long.bitCount(pending);
+            while (pending != 0) {
+                int bit = Long.numberOfTrailingZeros(pending);
+                pending &= pending - 1;
+                int i = (w << 6) + bit;
+                if (longKeys != null || intKeys != null) {
+                    long v = longKeys != null ? longKeys[i] : intKeys[i];
+                    if (v < lo || v > hi) {
+                        keep &= ~(1L << bit);
+                        rangeOut++;
+                        continue;
+                    }
+                }
+                long h = hashes[i];
+                long bits = bitsOf(h);
+                if ((NativeMemory.getLong(b + (((h >>> WORD_SHIFT) & mask) << 3)) & bits) != bits) {
+                    keep &= ~(1L << bit);
+                    bloomOut++;
+                }
+            }
+            deferred[w] = keep;
+        }
+        checked += seen;
+        excludedByRange += rangeOut;
+        excludedByBloom += bloomOut;
+        if (checked >= JUDGE_AFTER_ROWS && (excludedByRange + excludedByBloom) * MIN_EXCLUDED_ONE_IN < checked) {
+            close();
+        }
+    }
+
+    long excludedByRange() {
+        return excludedByRange;
+    }
+
+    long excludedByBloom() {
+        return excludedByBloom;
+    }
+
+    long checked() {
+        return checked;
+    }
+
+    @Override
+    public void close() {
+        on = false;
+        if (!words.isClosed()) {
+            words.close();
+        }
+        reservation.close();
+    }
+}

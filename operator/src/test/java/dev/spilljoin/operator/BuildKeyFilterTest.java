@@ -1,0 +1,178 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.NestedLoopOracle;
+import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The build-key filter ({@link BuildKeyFilter}): probe rows it rules out are joined at once instead of spilled, which
+ * must not change any join type's result, in either build orientation; its counts show in the stats; it switches
+ * itself off where it does not pay. Every partition is forced to spill, so every probe row is checked.
+ */
+class BuildKeyFilterTest {
+    private static final long MB = 1 << 20;
+    private static final Schema LEFT = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("a", ColumnType.BIGINT));
+    private static final Schema RIGHT = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("b", ColumnType.BIGINT));
+    private static final Schema LEFT_INT = Schema.of(Column.of("k", ColumnType.INTEGER), Column.of("a", ColumnType.BIGINT));
+    private static final Schema RIGHT_INT = Schema.of(Column.of("k", ColumnType.INTEGER), Column.of("b", ColumnType.BIGINT));
+
+    @TempDir
+    Path spillRoot;
+
+    @AfterEach
+    void spillRootIsEmpty() throws IOException {
+        try (var files = Files.list(spillRoot)) {
+            assertThat(files).as("files left in the spill root").isEmpty();
+        }
+    }
+
+    @Test
+    void rowsTheFilterRulesOutStillJoinCorrectlyForEveryJoinTypeWithBigintKeys() {
+        everyJoinTypeMatchesTheOracle(LEFT, RIGHT);
+    }
+
+    @Test
+    void rowsTheFilterRulesOutStillJoinCorrectlyForEveryJoinTypeWithIntegerKeys() {
+        everyJoinTypeMatchesTheOracle(LEFT_INT, RIGHT_INT);
+    }
+
+    /**
+     * Left: 3,000 keys 10·i plus NULL keys; right: 20,000 keys uniform in [−5,000, 40,000) (below, inside and above
+     * the left's range; ~7% equal a left key) plus NULL keys. Every join type, both build sides, against the oracle.
+     */
+    private void everyJoinTypeMatchesTheOracle(Schema leftSchema, Schema rightSchema) {
+        boolean ints = leftSchema.type(0) == ColumnType.INTEGER;
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("BuildKeyFilterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        List<Object[]> left = new ArrayList<>();
+        for (long i = 0; i < 3_000; i++) {
+            Object key = i % 100 == 7 ? null : ints ? (Object) (int) (10 * i) : (Object) (10 * i);
+            left.add(new Object[] {key, random.nextLong(1 << 20)});
+        }
+        List<Object[]> right = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            int k = random.nextInt(-5_000, 40_000);
+            right.add(new Object[] {i % 500 == 3 ? null : ints ? (Object) k : (Object) (long) k, random.nextLong(1 << 20)});
+        }
+        for (JoinType type : JoinType.values()) {
+            Side only = type.returnedSideOnly();
+            List<ColumnRef> projection = only != null ? List.of(new ColumnRef(only, 1))
+                    : List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1));
+            List<Object[]> expected = NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type, projection);
+            for (Side build : Side.values()) {
+                JoinConfig config = new JoinConfig(4096, 1024, build).withSpillDirectory(spillRoot).withForceSpill(true);
+                JoinRunner.Result result;
+                try (MemoryReservation root = MemoryReservation.root("filter", 4 * MB)) {
+                    JoinSpec spec = JoinSpec.builder(leftSchema, rightSchema).on(0, 0).joinType(type)
+                            .projection(projection).reservation(root).config(config).build();
+                    result = JoinRunner.run(spec, Rows.toBatches(leftSchema, left, 1000),
+                            Rows.toBatches(rightSchema, right, 1000),
+                            JoinRunner.Mode.ITERATOR, root);
+                }
+                JoinStats stats = result.stats();
+                String what = type + " build=" + build + " " + stats.toJson();
+                assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
+                assertThat(stats.keyFilterNote()).as(what).isEqualTo("on");
+                assertThat(stats.probeRowsExcludedByBloom()).as(what).isPositive();
+                long probeRows = stats.rows(build.other());
+                assertThat(stats.probeRowsFilterChecked()).as(what).isLessThanOrEqualTo(probeRows);
+                if (build == Side.RIGHT) {
+                    // The left keys all lie inside the right's range: only the Bloom filter can rule them out.
+                    assertThat(stats.probeRowsExcludedByRange()).as(what).isZero();
+                } else {
+                    // Right keys outside [0, 29,990] are 5,000 + 10,009 of 45,000 values: about a third of the rows.
+                    assertThat(stats.probeRowsExcludedByRange()).as(what).isBetween(probeRows / 4, probeRows / 2);
+                    assertThat(stats.probeRowsExcludedByRange() + stats.probeRowsExcludedByBloom()).as(what)
+                            .isGreaterThan(probeRows * 8 / 10);
+                }
+            }
+        }
+    }
+
+    /** A foreign-key join (every probe key exists): the filter judges itself useless and stops checking. */
+    @Test
+    void theFilterSwitchesItselfOffWhenEveryProbeKeyExists() {
+        List<Object[]> left = new ArrayList<>();
+        for (long i = 0; i < 10_000; i++) {
+            left.add(new Object[] {i, i});
+        }
+        List<Object[]> right = new ArrayList<>();
+        for (int i = 0; i < 200_000; i++) {
+            right.add(new Object[] {(long) (i % 10_000), 1L});
+        }
+        JoinConfig config = new JoinConfig(4096, 1024, Side.LEFT).withSpillDirectory(spillRoot).withForceSpill(true);
+        JoinRunner.Result result;
+        try (MemoryReservation root = MemoryReservation.root("filter-off", 4 * MB)) {
+            JoinSpec spec = JoinSpec.builder(LEFT, RIGHT).on(0, 0).project(Side.RIGHT, "b")
+                    .reservation(root).config(config).build();
+            result = JoinRunner.run(spec, Rows.toBatches(LEFT, left, 4096), Rows.toBatches(RIGHT, right, 4096),
+                    JoinRunner.Mode.SINK, root);
+        }
+        JoinStats stats = result.stats();
+        assertThat(result.rows()).hasSize(200_000);
+        assertThat(stats.probeRowsExcludedByRange() + stats.probeRowsExcludedByBloom()).as(stats.toJson()).isZero();
+        assertThat(stats.probeRowsFilterChecked()).as("checks stop once judged: " + stats.toJson())
+                .isBetween(BuildKeyFilter.JUDGE_AFTER_ROWS, BuildKeyFilter.JUDGE_AFTER_ROWS + 4096);
+    }
+
+    /** No false negatives, a few percent false positives at the default 7–13 bits per key. */
+    @Test
+    void theBloomFilterHasNoFalseNegativesAndFewFalsePositives() {
+        Schema schema = Schema.of(Column.of("k", ColumnType.VARCHAR));
+        JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).budgetBytes(64 * MB).build();
+        JoinStats stats = new JoinStats();
+        int n = 100_000;
+        try (MemoryReservation memory = MemoryReservation.root("bloom", 64 * MB);
+             BuildKeyFilter filter = BuildKeyFilter.reserve(spec, Side.RIGHT, memory, 0, n, -1, stats)) {
+            SplittableRandom random = new SplittableRandom(42);
+            Batch batch = new Batch(schema, n);
+            batch.setRowCount(n);
+            long[] hashes = new long[n];
+            long[] noNulls = new long[(n + 63) >>> 6];
+            long[] added = new long[n];
+            for (int i = 0; i < n; i++) {
+                added[i] = random.nextLong();
+                hashes[i] = random.nextLong();
+            }
+            filter.add(batch, added, noNulls, false);
+            long[] all = allRows(n);
+            filter.clearSureMisses(batch, hashes, all);
+            long passed = java.util.Arrays.stream(all).map(Long::bitCount).sum();
+            assertThat(filter.isOn()).as("a filter that excludes most rows stays on").isTrue();
+            all = allRows(n);
+            filter.clearSureMisses(batch, added, all);
+            assertThat(java.util.Arrays.stream(all).map(Long::bitCount).sum()).as("every added key passes").isEqualTo(n);
+            System.out.println("Bloom filter of " + stats.keyFilterBytes() + " bytes for " + n + " keys: "
+                    + passed + " false positives in " + n);
+            assertThat(stats.keyFilterBytes() * 8 / n).as("bits per key").isBetween(7L, 13L);
+            assertThat(passed).as("false positives").isLessThan(n / 10);
+        }
+    }
+
+    private static long[] allRows(int n) {
+        long[] all = new long[(n + 63) >>> 6];
+        java.util.Arrays.fill(all, -1L);
+        if ((n & 63) != 0) {
+            all[all.length - 1] = -1L >>> (64 - (n & 63));
+        }
+        return all;
+    }
+}
