@@ -160,7 +160,7 @@ class SketchPlannedJoinTest {
         assertThat(second.estimates().estimatedRows()).isEqualTo(nRight);
         assertThat(second.estimates().estimatedBytes()).isEqualTo(first.estimates().actualBytes());
         InputStatistics cached = lookup.cache().get(lookup.right()).orElseThrow();
-        PartitionPlan fromCache = plannerOf(second).plan(cached, second.budgetBytes() - second.sketchBytes());
+        PartitionPlan fromCache = plannerOf(second).plan(cached, planBudget(second));
         assertThat(second.fanout()).as("the fanout the planner plans from the cached statistics")
                 .isEqualTo(fromCache.fanout());
         assertThat(second.plannedFanoutPerLevel()).isEqualTo(fanouts(fromCache));
@@ -199,8 +199,7 @@ class SketchPlannedJoinTest {
         System.out.println("planned from hints, 400K x 800K under 2MB: " + stats.toJson());
         assertThat(result.count()).isEqualTo(nS);
         int row = 48; // 25 header bytes, a null byte, BIGINT key and payload, padded to 8
-        PartitionPlan plan = plannerOf(stats).plan(InputStatistics.of(nR, nR * row, 0),
-                stats.budgetBytes() - stats.sketchBytes());
+        PartitionPlan plan = plannerOf(stats).plan(InputStatistics.of(nR, nR * row, 0), planBudget(stats));
         assertThat(plan.fanout()).as("more than the smallest fanout: the hint mattered").isEqualTo(32);
         assertThat(stats.fanout()).isEqualTo(plan.fanout());
         assertThat(stats.fanoutPerLevel().get(0)).isEqualTo(plan.fanout());
@@ -215,6 +214,11 @@ class SketchPlannedJoinTest {
     private static PartitionPlanner plannerOf(JoinStats stats) {
         return new PartitionPlanner(PlannerConfig.defaults(stats.spillBufferBytes + stats.spillWindowBytes,
                 JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW));
+    }
+
+    /** The budget the partitioning was planned with: the join's, less the sketches and the key filter it holds. */
+    private static long planBudget(JoinStats stats) {
+        return stats.budgetBytes() - stats.sketchBytes() - stats.keyFilterBytes();
     }
 
     private static List<Integer> fanouts(PartitionPlan plan) {
