@@ -192,6 +192,28 @@ public final class HeavyHitters {
         return new HeavyHitters(Long.MAX_VALUE, recallGuaranteed, h, est, ub, by);
     }
 
+    /**
+     * These keys with their rows and bytes multiplied by {@code factor} (>= 1): what they are expected to hold in a
+     * whole input of which the sketched rows were the first 1/factor, their frequencies assumed to hold on.
+     */
+    public HeavyHitters scaled(double factor) {
+        if (!(factor >= 1)) {
+            throw new IllegalArgumentException("heavy hitters scale by a factor >= 1, got " + factor);
+        }
+        int n = hashes.length;
+        long[] est = new long[n];
+        long[] ub = new long[n];
+        long[] by = new long[n];
+        for (int i = 0; i < n; i++) {
+            est[i] = (long) Math.ceil(estimatedRows[i] * factor);
+            ub[i] = Math.max(est[i], (long) Math.ceil(upperBoundRows[i] * factor));
+            by[i] = (long) Math.ceil(estimatedBytes[i] * factor);
+        }
+        long guaranteed = guaranteedAboveRows == Long.MAX_VALUE ? Long.MAX_VALUE
+                : (long) Math.ceil(guaranteedAboveRows * factor);
+        return new HeavyHitters(guaranteed, recallGuaranteed, hashes, est, ub, by);
+    }
+
     /** The bytes this object takes on the heap, about (for the statistics cache's weigher). */
     long heapBytes() {
         return 64 + 4L * (16 + (long) Long.BYTES * hashes.length);

@@ -10,6 +10,14 @@ import java.util.stream.IntStream;
  * nested-loop path. The aim: most inputs finish in one partitioning pass, no partition is expected to overflow, and
  * the partition buffers never crowd out the resident partitions. Stateless and thread-safe.
  *
+ * <p>It is the join's one model of these decisions (the operator's {@code SpillSizing} asks it and adds only the
+ * memory layout): the level-0 fanout before the first row, from the input as {@link #projectWholeInput} expects it
+ * (a statistics-cache hit, else the size hints, else the unknown-size assumption); the keys sent to the nested loop,
+ * before the first row from cached heavy keys and every few batches from the keys sketched so far, projected to the
+ * whole input; and the fanout of each re-partitioning pass, from the spilled partition's actual rows and bytes
+ * ({@link #planRepartition}). The join gives its real costs: O is what one spilled partition's writer reserves (its
+ * buffer and mapped window), F the hash table's directory bytes per row, and bytes are in its row format.
+ *
  * <p>Arithmetic, with B the budget (the join's budget less what it reserved for sketches and the like), O
  * {@link PlannerConfig#partitionBufferBytes()}, F {@link PlannerConfig#tableBytesPerRow()}, f
  * {@link PlannerConfig#partitionFill()} and s {@link PlannerConfig#bufferShare()}:
@@ -73,6 +81,44 @@ public final class PartitionPlanner {
     public long partitionCapacity(long budget) {
         checkBudget(budget);
         return (long) (config.partitionFill() * (budget - 2 * config.partitionBufferBytes()));
+    }
+
+    /**
+     * The whole build input as plans see it, from what was known before its first row ({@code expected}: size hints
+     * or a statistics-cache hit; null when nothing is known) and what was measured of the rows read so far
+     * ({@code soFar}: rows, bytes, distinct keys and heavy keys sketched; zero rows before the first):
+     * <ul>
+     *   <li>rows: the larger of the two; with nothing known, the largest input the smallest fanout takes in one pass
+     *       ({@link #unknownInputFootprint}) at the average row size below, or the rows so far if more.</li>
+     *   <li>bytes: rows × the average row bytes so far ({@code expected}'s before the first row, else
+     *       {@code rowBytesGuess}, the smallest row the join can write).</li>
+     *   <li>distinct keys: the larger of the two (0 = unknown).</li>
+     *   <li>heavy keys: those sketched so far, scaled to the whole input (their frequencies assumed to hold on);
+     *       before the first row, {@code expected}'s.</li>
+     * </ul>
+     */
+    public InputStatistics projectWholeInput(InputStatistics expected, InputStatistics soFar, long rowBytesGuess,
+            long budget) {
+        double rowBytes = soFar.rows() > 0 ? (double) soFar.bytes() / soFar.rows()
+                : expected != null && expected.rows() > 0 ? (double) expected.bytes() / expected.rows()
+                : Math.max(1, rowBytesGuess);
+        long rows = expected != null ? expected.rows()
+                : (long) (unknownInputFootprint(budget) / (rowBytes + config.tableBytesPerRow()));
+        rows = Math.max(rows, soFar.rows());
+        long distinct = Math.max(soFar.distinctKeys(), expected == null ? 0 : expected.distinctKeys());
+        HeavyHitters heavy = soFar.rows() > 0 ? soFar.heavyHitters().scaled((double) rows / soFar.rows())
+                : expected == null ? HeavyHitters.none() : expected.heavyHitters();
+        return new InputStatistics(rows, (long) Math.ceil(rows * rowBytes), distinct, heavy);
+    }
+
+    /**
+     * The footprint an input of unknown size is planned with: the largest the smallest fanout takes in one pass,
+     * 2^minFanoutLog2 × {@link #partitionCapacity}. So it gets the smallest fanout, and a key is routed to the nested
+     * loop when it would overflow its partition in such an input (when it holds more than about a partition's fair
+     * share of the rows).
+     */
+    public long unknownInputFootprint(long budget) {
+        return (1L << config.minFanoutLog2()) * partitionCapacity(budget);
     }
 
     /** The plan of the first partitioning pass (level 0) over a build input described by {@code build}. */

@@ -193,6 +193,39 @@ class PartitionPlannerTest {
         assertThat(splittable.overflowExpected()).isFalse();
     }
 
+    @Test
+    void theWholeInputIsProjectedFromWhatIsKnownAndWhatWasRead() {
+        long budget = 16 * MB;
+        HeavyHitters hot = HeavyHitters.of(0, new long[] {9}, new long[] {300}, new long[] {310},
+                new long[] {300 * ROW_BYTES});
+        InputStatistics soFar = new InputStatistics(1000, 1000 * ROW_BYTES, 700, hot);
+
+        // hinted 100K rows: the rows read are the first 1 %, the hot key's counts scale with them
+        InputStatistics hinted = planner.projectWholeInput(InputStatistics.of(100_000, 0, 0), soFar, 8, budget);
+        assertThat(hinted.rows()).isEqualTo(100_000);
+        assertThat(hinted.bytes()).isEqualTo(100_000 * ROW_BYTES);
+        assertThat(hinted.distinctKeys()).isEqualTo(700);
+        assertThat(hinted.heavyHitters().estimatedRows(0)).isEqualTo(30_000);
+        assertThat(hinted.heavyHitters().upperBoundRows(0)).isEqualTo(31_000);
+
+        // a hint below what was read already: the rows read
+        assertThat(planner.projectWholeInput(InputStatistics.of(10, 0, 0), soFar, 8, budget).rows()).isEqualTo(1000);
+
+        // nothing known: the largest input the smallest fanout (16) takes in one pass, at the row size read so far
+        InputStatistics unknown = planner.projectWholeInput(null, soFar, 8, budget);
+        assertThat(planner.footprint(unknown.rows(), unknown.bytes()))
+                .isBetween(planner.unknownInputFootprint(budget) - 2 * (ROW_BYTES + TABLE_BYTES_PER_ROW),
+                        planner.unknownInputFootprint(budget) + ROW_BYTES);
+        assertThat(planner.plan(unknown, budget).fanout()).isEqualTo(16);
+
+        // before the first row: the expected statistics as they are, or the row-size guess with nothing known
+        InputStatistics cached = new InputStatistics(5000, 5000 * ROW_BYTES, 4000, hot);
+        assertThat(planner.projectWholeInput(cached, InputStatistics.of(0, 0, 0), 8, budget)).isEqualTo(cached);
+        InputStatistics guessed = planner.projectWholeInput(null, InputStatistics.of(0, 0, 0), 8, budget);
+        assertThat(guessed.bytes()).isEqualTo(guessed.rows() * 8);
+        assertThat(guessed.heavyHitters().isEmpty()).isTrue();
+    }
+
     @RepeatedTest(20)
     void randomInputsGivePlansThatKeepEveryInvariant() {
         long seed = KeyData.seed("randomInputsGivePlansThatKeepEveryInvariant");

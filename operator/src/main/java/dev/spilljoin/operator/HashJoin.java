@@ -25,10 +25,10 @@ import java.util.NoSuchElementException;
  * <pre>
  * CREATED ─ choose build side ─▶ BUILD ─▶ PROBE ─▶ FINISH ─▶ JOIN_SPILLED ─▶ DONE      (CLOSED from any phase)
  * </pre>
- * BUILD ({@link PartitionedBuild}) partitions the build side by h1 into 2^k partitions (k from the budget and the
- * size hints, {@link SpillSizing}); partitions stay resident until a reservation is refused, then the largest
- * spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes rows of resident partitions at once and spills
- * the others' beside their build rows. FINISH emits the resident build rows by their MATCHED flags
+ * BUILD ({@link PartitionedBuild}) partitions the build side by h1 into 2^k partitions (k from the estimator's
+ * partition planner, fed the size hints or cached statistics: {@link SpillSizing}); partitions stay resident until
+ * a reservation is refused, then the largest spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes
+ * rows of resident partitions at once and spills the others' beside their build rows. FINISH emits the resident build rows by their MATCHED flags
  * ({@link BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins each spilled pair with its own
  * table (on the smaller of its two files: role reversal), re-partitioning with the next level's h1 what does not
  * fit and sending what will not split to the nested-loop path ({@link HeavyHitterNestedLoop}). The build side is the smaller input by the sources' size hints (bytes if both give them, else
@@ -37,10 +37,12 @@ import java.util.NoSuchElementException;
  *
  * <p>Estimates (issue 5, {@link JoinSketches}): when the budget holds them beside the minimum, key sketches are
  * reserved first and fed the hashes each pass computes anyway: every build batch, every 8th probe batch. While
- * partitioning, keys the sketch finds heavy go to their own pair (see {@link PartitionedBuild}), which never
- * re-partitions. With a {@link StatisticsLookup} in the spec, each input's statistics are looked up first: a hit
- * replaces the size hints (build side, fanout) and routes the known heavy keys from the first row; after the probe
- * pass the build side's measured statistics are stored. The stats show the estimates beside the actuals.
+ * partitioning, keys the sketch finds heavy and the partition planner expects to overflow their partition go to
+ * their own pair (see {@link PartitionedBuild}), which never re-partitions. With a {@link StatisticsLookup} in the
+ * spec, each input's statistics are looked up first: a hit replaces the size hints (build side, the planner's
+ * fanout) and the known heavy keys the planner routes go to that pair from the first row; after the probe pass the
+ * build side's measured statistics are stored. The stats show the estimates beside the actuals, and the planner's
+ * fanout per level and resident partitions beside what ran.
  *
  * <p>Three ways to drive it: {@link #run} pushes results to a sink; {@link #iterator} pulls result batches; and
  * engines that drive their operators call {@link #start} (which says the side to push first), {@link #push} and
@@ -100,7 +102,7 @@ public final class HashJoin implements AutoCloseable {
                 : MemoryReservation.root("hash-join", spec.budgetBytes());
         stats.joinType = spec.joinType().name();
         stats.budgetBytes = memory.limit();
-        long minimum = SpillSizing.choose(spec.config(), memory.limit(), -1, -1).minimumBudget();
+        long minimum = SpillSizing.absoluteMinimum(spec.config());
         if (memory.limit() < minimum) {
             memory.close();
             throw new IllegalArgumentException("hash join: the memory budget of " + ByteSize.format(memory.limit())
@@ -450,26 +452,32 @@ public final class HashJoin implements AutoCloseable {
         if (chosenKnown != null) {
             estimatedDistinctKeys = chosenKnown.distinctKeys();
         }
-        SpillSizing sizing = SpillSizing.choose(spec.config(), memory.limit(),
-                build == Side.LEFT ? leftBytes : rightBytes, build == Side.LEFT ? leftRows : rightRows);
+        long minimum = SpillSizing.absoluteMinimum(spec.config());
+        JoinSketches sketches = JoinSketches.reserve(memory, minimum, stats);
+        // beside the minimum and the sketches, so that the partitioning keeps at least the minimum
+        BuildKeyFilter keyFilter = BuildKeyFilter.reserve(spec, build, memory, minimum + stats.sketchBytes,
+                buildHintRows, buildHintBytes, stats);
+        int minRowBytes = JoinContext.layoutOf(spec, build).minRowLength();
+        // the sketches and the key filter are held through the probe pass: the partitioning is planned without them
+        SpillSizing sizing = SpillSizing.choose(spec.config(),
+                memory.limit() - stats.sketchBytes - stats.keyFilterBytes, memory.limit(),
+                SpillSizing.expectedBuild(chosenKnown, buildHintRows, buildHintBytes, minRowBytes), minRowBytes);
         stats.spillBufferBytes = sizing.bufferBytes();
         stats.spillWindowBytes = sizing.windowBytes();
         stats.fanout = sizing.fanout();
+        stats.plannedFanoutLog2PerLevel = sizing.plan().fanoutLog2PerLevel();
+        stats.plannedResidentPartitions = sizing.plan().residentPartitions();
         ctx = new JoinContext(spec, strategy, sizing, memory, stats);
-        ctx.sketches = JoinSketches.reserve(memory, sizing.minimumBudget(), stats);
-        ctx.keyFilter = BuildKeyFilter.reserve(spec, build, memory, sizing.minimumBudget(), buildHintRows,
-                buildHintBytes, stats);
+        ctx.sketches = sketches;
+        ctx.keyFilter = keyFilter;
         if (cancelRequested) {
             ctx.cancel();
         }
         output = new OutputWriter(spec.outputSchema(), spec.projection(), build, ctx.buildLayout,
                 spec.config().outputBatchRows());
         this.build = new PartitionedBuild(ctx);
-        InputStatistics buildKnown = build == Side.LEFT ? leftKnown : rightKnown;
-        estimateSource = buildKnown != null ? "cache" : buildHintRows >= 0 || buildHintBytes >= 0 ? "hint" : "none";
-        if (buildKnown != null) {
-            this.build.routeKnownHeavyKeys(buildKnown.heavyHitters());
-        }
+        estimateSource = chosenKnown != null ? "cache" : buildHintRows >= 0 || buildHintBytes >= 0 ? "hint" : "none";
+        this.build.routeKnownHeavyKeys(sizing.plan().nestedLoopKeys());
         phase = Phase.BUILD;
         return strategy.buildSide();
     }
@@ -532,7 +540,7 @@ public final class HashJoin implements AutoCloseable {
                 estimatedDistinctKeys, b.distinctEstimate());
         StatisticsLookup lookup = spec.statistics();
         if (lookup != null) {
-            lookup.cache().put(lookup.identity(ctx.strategy.buildSide()), b.statistics(build.heavyThresholdRows()));
+            lookup.cache().put(lookup.identity(ctx.strategy.buildSide()), b.statistics(build.heavyCandidateRows()));
         }
         stats.probeSampleRows = p.sketchedRows();
         stats.probeSampleDistinctKeys = p.distinctEstimate();

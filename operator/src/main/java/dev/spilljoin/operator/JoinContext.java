@@ -64,7 +64,8 @@ final class JoinContext {
         this.hashIsKey = probeKeys.length == 1 && !probeSchema.type(probeKeys[0]).isVariableWidth();
     }
 
-    private static RowLayout layoutOf(JoinSpec spec, Side side) {
+    /** The layout of {@code side}'s rows: its keys plus its columns the output needs. */
+    static RowLayout layoutOf(JoinSpec spec, Side side) {
         int[] needed = spec.projection().stream().filter(r -> r.side() == side).mapToInt(ColumnRef::column).toArray();
         return new RowLayout(spec.schema(side), spec.keys(side), needed);
     }

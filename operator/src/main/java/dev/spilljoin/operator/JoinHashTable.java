@@ -44,6 +44,12 @@ public final class JoinHashTable implements AutoCloseable {
         this.bytes = bytes;
     }
 
+    /**
+     * The directory's bytes per row at most (beyond its 16-bucket minimum): 2 buckets per row rounded up to a power of
+     * two is at most 4 buckets of 8 bytes. The partition planner's table cost per row.
+     */
+    static final long MAX_DIRECTORY_BYTES_PER_ROW = 32;
+
     /** log2 of the bucket count for {@code rows} rows (at least 2 buckets per row, at least 16 buckets). */
     public static int bucketBits(long rows) {
         long buckets = Math.max(16, Long.highestOneBit(Math.max(1, 2 * rows - 1)) << 1);

@@ -8,7 +8,8 @@ import java.util.Locale;
 
 /**
  * What a join did, for EXPLAIN ANALYZE-style reporting: the build side chosen, rows in and out, the memory plan
- * (fanout, spill buffer and window sizes), what spilled (partitions per level, bytes per side), the recursion depth
+ * (fanout planned and used per level, resident partitions planned and kept, spill buffer and window sizes), what
+ * spilled (partitions per level, bytes per side), the recursion depth
  * reached, the nested-loop path (heavy-hitter keys and rows), the peak memory reserved and the time per phase.
  * Rendered as JSON by {@link #toJson()} with the CLI's field names (snake case). Filled by the join as it runs;
  * read it after.
@@ -30,6 +31,9 @@ public final class JoinStats {
     int spillBufferBytes;
     int spillWindowBytes;
     int residentPartitions;
+    List<Integer> plannedFanoutLog2PerLevel = List.of();
+    int plannedResidentPartitions;
+    final List<Integer> fanoutPerLevel = new ArrayList<>();
     long spilledBytesBuild;
     long spilledBytesProbe;
     final List<Long> partitionsPerLevel = new ArrayList<>();
@@ -108,6 +112,24 @@ public final class JoinStats {
     /** Level-0 partitions that stayed in memory through the probe pass. */
     public int residentPartitions() {
         return residentPartitions;
+    }
+
+    /**
+     * The fanout the partition planner planned for level 0 and for each further level it expected a spilled
+     * partition to need (one entry when one partitioning pass was expected).
+     */
+    public List<Integer> plannedFanoutPerLevel() {
+        return plannedFanoutLog2PerLevel.stream().map(log2 -> 1 << log2).toList();
+    }
+
+    /** Level-0 partitions the planner expected to stay resident (all of them when it expected the input to fit). */
+    public int plannedResidentPartitions() {
+        return plannedResidentPartitions;
+    }
+
+    /** The fanout used at each level (index = level; the largest re-partitioning fanout at levels below 0). */
+    public List<Integer> fanoutPerLevel() {
+        return List.copyOf(fanoutPerLevel);
     }
 
     /** Spilled partitions created, all levels (level 0's spilled partitions and every re-partitioned child). */
@@ -234,12 +256,14 @@ public final class JoinStats {
         partitionsPerLevel.set(level, partitionsPerLevel.get(level) + count);
     }
 
-    public String toJson() {
-        StringBuilder perLevel = new StringBuilder("[");
-        for (int i = 0; i < partitionsPerLevel.size(); i++) {
-            perLevel.append(i == 0 ? "" : ",").append(partitionsPerLevel.get(i));
+    void recordFanout(int level, int partitions) {
+        while (fanoutPerLevel.size() <= level) {
+            fanoutPerLevel.add(0);
         }
-        perLevel.append(']');
+        fanoutPerLevel.set(level, Math.max(fanoutPerLevel.get(level), partitions));
+    }
+
+    public String toJson() {
         return "{\"join_type\":\"" + joinType + "\""
                 + ",\"build_side\":" + (buildSide == null ? "null" : "\"" + buildSide.name().toLowerCase(Locale.ROOT) + "\"")
                 + ",\"budget_bytes\":" + budgetBytes
@@ -251,7 +275,10 @@ public final class JoinStats {
                 + ",\"fanout\":" + fanout
                 + ",\"spill_buffer_bytes\":" + spillBufferBytes
                 + ",\"spill_window_bytes\":" + spillWindowBytes
+                + ",\"planned_fanout_per_level\":" + jsonArray(plannedFanoutPerLevel())
+                + ",\"fanout_per_level\":" + jsonArray(fanoutPerLevel)
                 + ",\"resident_partitions\":" + residentPartitions
+                + ",\"planned_resident_partitions\":" + plannedResidentPartitions
                 + ",\"resident_build_rows\":" + buildRowsStored
                 + ",\"resident_row_bytes\":" + rowBytes
                 + ",\"table_buckets\":" + tableBuckets
@@ -259,7 +286,7 @@ public final class JoinStats {
                 + ",\"spilled_bytes_build\":" + spilledBytesBuild
                 + ",\"spilled_bytes_probe\":" + spilledBytesProbe
                 + ",\"partitions\":" + partitions()
-                + ",\"partitions_per_level\":" + perLevel
+                + ",\"partitions_per_level\":" + jsonArray(partitionsPerLevel)
                 + ",\"max_recursion_depth\":" + maxRecursionDepth
                 + ",\"heavy_hitter_keys\":" + heavyHitterKeys
                 + ",\"heavy_hitter_rows\":" + heavyHitterRows
@@ -285,6 +312,14 @@ public final class JoinStats {
                 + ",\"probe_ms\":" + nanosToMillis(probeNanos)
                 + ",\"spilled_pairs_ms\":" + nanosToMillis(spilledPairsNanos)
                 + "}";
+    }
+
+    private static String jsonArray(List<? extends Number> values) {
+        StringBuilder json = new StringBuilder("[");
+        for (int i = 0; i < values.size(); i++) {
+            json.append(i == 0 ? "" : ",").append(values.get(i));
+        }
+        return json.append(']').toString();
     }
 
     private static long nanosToMillis(long nanos) {

@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.estimator.HeavyHitters;
+import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.spill.ByteSize;
@@ -28,17 +29,20 @@ import java.util.Arrays;
  *
  * <p>Heavy keys (issue 5): every build batch's hashes also feed the join's {@link KeySketches}. Every
  * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
- * keys above a threshold: {@code min(rows a pair holds in half the budget, max(}{@value #HEAVY_MIN_ROWS}{@code ,
- * rows so far / fanout))} — a key above its partition's fair share, which would make that partition overflow or
- * at least dominate it. A found key whose partition is still resident is accepted: its rows already in that
- * partition's arena are moved out (the arena's pages are compacted in place) to the extra partition
+ * the candidates: keys above their partition's fair share of the rows so far ({@link #heavyCandidateRows()}; a key
+ * at or below it cannot be what makes its partition overflow, and re-partitioning splits such partitions). Which of
+ * them go to the nested loop is the {@link dev.spilljoin.estimator.PartitionPlanner}'s rule
+ * ({@link SpillSizing#nestedLoopKeys}): those whose rows, projected to the whole input, would overflow their
+ * partition beside its share of the other keys. A routed key whose partition is still resident is accepted: its rows
+ * already in that partition's arena are moved out (the arena's pages are compacted in place) to the extra partition
  * {@link #heavyPartition()}, which is always spilled, and every later build row of it goes there too; the probe pass
  * sends all probe rows with that hash there as well, so the heavy pair holds every row of its keys; it is a stuck
- * pair (joined in memory if it fits, else straight on the nested-loop path, never re-partitioned). A found key whose partition has already
- * spilled is not accepted (its early rows are on disk; splitting them from its later rows would part build rows of
- * one key): re-partitioning remains the fallback for it and for keys the sketch missed. Periodic detection, not a
- * pre-pass: the input streams once. NULL-key rows are sketched with the rest (their hash is a constant), but never
- * routed as heavy.
+ * pair (joined in memory if it fits, else straight on the nested-loop path, never re-partitioned). Keys the level-0
+ * plan already routes (a statistics-cache hit) go there from the first row ({@link #routeKnownHeavyKeys}). A routed
+ * key whose partition has already spilled is not accepted (its early rows are on disk; splitting them from its later
+ * rows would part build rows of one key): re-partitioning remains the fallback for it and for keys the sketch
+ * missed. Periodic detection, not a pre-pass: the input streams once. NULL-key rows are sketched with the rest (their
+ * hash is a constant), but never routed as heavy.
  *
  * <p>Invariants: partition 0 spills last, and only when a reservation is refused (or {@link JoinConfig#forceSpill});
  * memory for every spilled partition's writer was set aside before the first row ({@code writerShare}), so spilling
@@ -47,7 +51,6 @@ import java.util.Arrays;
  */
 final class PartitionedBuild implements AutoCloseable {
     static final int HEAVY_CHECK_EVERY_BATCHES = 4;
-    static final long HEAVY_MIN_ROWS = 1024;
     static final int MAX_HEAVY_KEYS = 64;
     private final JoinContext ctx;
     private final int bits;
@@ -162,14 +165,20 @@ final class PartitionedBuild implements AutoCloseable {
     }
 
     /**
-     * Asks the sketch for heavy keys and accepts those whose partition is still resident (see the class comment):
-     * their resident rows move to the heavy partition. The heavy partition's writer share is taken from the budget
-     * at the first accepted key; if refused, heavy routing stays off.
+     * Asks the sketch for heavy-key candidates and the planner which of them go to the nested loop, and accepts those
+     * whose partition is still resident (see the class comment): their resident rows move to the heavy partition.
+     * The heavy partition's writer share is taken from the budget at the first accepted key; if refused, heavy
+     * routing stays off.
      */
     private void acceptHeavyKeys() throws IOException {
-        HeavyHitters found = HeavyHitters.find(sketches, heavyThresholdRows());
-        for (int i = 0; i < found.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
-            long h = found.hash(i);
+        HeavyHitters candidates = HeavyHitters.find(sketches, heavyCandidateRows());
+        if (candidates.isEmpty()) {
+            return;
+        }
+        HeavyHitters routed = ctx.sizing.nestedLoopKeys(ctx.config, new InputStatistics(sketches.rows(),
+                sketches.bytes(), sketches.distinctEstimate(), candidates));
+        for (int i = 0; i < routed.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
+            long h = routed.hash(i);
             int p = HashFunctions.partitionOf(h, 0, bits);
             if (!spilled[p] && addHeavyKey(h)) {
                 moveResidentRowsOf(h, p);
@@ -178,22 +187,20 @@ final class PartitionedBuild implements AutoCloseable {
     }
 
     /**
-     * Routes the keys of {@code known} (statistics of this input from an earlier join) to the heavy partition from the
-     * first row; call before the first batch.
+     * Routes the keys of {@code planned} (the level-0 plan's nested-loop keys, known from an earlier join over this
+     * input) to the heavy partition from the first row; call before the first batch.
      */
-    void routeKnownHeavyKeys(HeavyHitters known) {
-        for (int i = 0; i < known.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
-            if (addHeavyKey(known.hash(i))) {
+    void routeKnownHeavyKeys(HeavyHitters planned) {
+        for (int i = 0; i < planned.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
+            if (addHeavyKey(planned.hash(i))) {
                 ctx.stats.heavyHitterKeysFromCache++;
             }
         }
     }
 
-    /** The heavy-key threshold in rows for the build so far (see the class comment). */
-    long heavyThresholdRows() {
-        long pairRows = sketches == null ? Long.MAX_VALUE : (long) ((ctx.memory.limit() / 2)
-                / (sketches.averageRowBytes() + JoinHashTable.directoryBytes(1)));
-        return Math.min(Math.max(1, pairRows), Math.max(HEAVY_MIN_ROWS, rowsIn / fanout));
+    /** Rows above a partition's fair share of the build so far: the heavy-key candidates' threshold. */
+    long heavyCandidateRows() {
+        return Math.max(1, rowsIn / fanout);
     }
 
     /**
@@ -388,6 +395,7 @@ final class PartitionedBuild implements AutoCloseable {
         ctx.stats.countPartitions(0, spilledCount);
         ctx.stats.residentPartitions = residentPartitions();
         ctx.stats.fanout = fanout;
+        ctx.stats.recordFanout(0, fanout);
         long residentRows = 0;
         long residentBytes = 0;
         for (int p = 0; p < fanout; p++) {

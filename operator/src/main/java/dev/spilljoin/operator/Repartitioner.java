@@ -16,8 +16,8 @@ import java.util.List;
  * read.
  *
  * <p>Memory: one reader plus one writer per child while a side is split, reserved by the spill module from the
- * join's reservation ({@code (window + buffer) + 2^bits × (buffer + window)}, which {@link SpillSizing}'s minimum
- * covers).
+ * join's reservation ({@code (read window + buffer) + 2^bits × (buffer + window)}; the planner chose
+ * {@code bits} so that this fits the memory free, {@link SpillSizing#repartitionFanoutLog2}).
  */
 final class Repartitioner {
     private Repartitioner() {
@@ -47,6 +47,7 @@ final class Repartitioner {
             }
         }
         ctx.stats.countPartitions(level, created);
+        ctx.stats.recordFanout(level, fanout);
         ctx.stats.maxRecursionDepth = Math.max(ctx.stats.maxRecursionDepth, level);
         return children;
     }

@@ -148,6 +148,15 @@ public final class RowLayout {
         return payloadFixedBytes;
     }
 
+    /** The shortest row of this layout: every variable field empty (its 4-byte length only), padded to 8. */
+    public int minRowLength() {
+        int length = keyOffset + keyFixedBytes + payloadFixedBytes;
+        for (ColumnType type : fieldTypes) {
+            length += type.isVariableWidth() ? 4 : 0;
+        }
+        return (length + 7) & ~7;
+    }
+
     /** For a fixed field, its offset within its region; for a variable field, its index among its region's. */
     public int position(int field) {
         return position[field];

@@ -1,99 +1,195 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.estimator.HeavyHitters;
+import dev.spilljoin.estimator.InputStatistics;
+import dev.spilljoin.estimator.PartitionPlan;
+import dev.spilljoin.estimator.PartitionPlanner;
+import dev.spilljoin.estimator.PlannerConfig;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.PartitionWriter;
 
 /**
- * The memory plan of one hybrid join: the level-0 fanout, the spill buffer and mapped window of each spilled
- * partition, the row page size, and the minimum budget they need. Chosen once, before the build, from the budget
- * {@code B}, the build side's size hints and the {@link JoinConfig} overrides.
+ * The memory layout of one hybrid join's spilling (the spill buffer and mapped window of each spilled partition's
+ * writer, the read window, the row page size, the minimum budget they need) and the level-0 {@link PartitionPlan},
+ * which it asks of the estimator's {@link PartitionPlanner}: the one model of fanout, resident partitions and heavy
+ * keys (see its header). Chosen once, before the build, from the budget {@code B} (the join's, less its sketches),
+ * what is expected of the build input ({@link #expectedBuild}: a statistics-cache hit, else the size hints, else
+ * nothing) and the {@link JoinConfig} overrides.
+ *
+ * <p>The planner's costs are the operator's real ones, so that plan and memory accounting agree: its buffer cost
+ * {@code O} is the writer share {@code w} below (what a spilled partition's writer reserves, {@link #writerShare()}),
+ * its table cost per row is the hash table's directory share ({@link JoinHashTable#MAX_DIRECTORY_BYTES_PER_ROW}),
+ * and the row bytes it plans with are {@link RowLayout} rows (measured by the sketches, or the layout's shortest row
+ * times the rows hinted).
  *
  * <pre>
- * estimate E   = serialized build bytes + table: rows × 48 + bytes (hints; 3 × bytes if only bytes are known)
- * fanout F     = 2^k, 16 ≤ F ≤ 1024: the smallest with E / F ≤ B / 2 (each spilled pair then loads in one go);
- *                unknown E: as many as the writer share allows; never more than B / 3 / 8 KiB
- * per-partition writer share  w = buffer + window ≤ max(8 KiB, B / (3F)); B / (2F) when E &gt; 4B (then few
- *                partitions stay resident anyway, and larger windows cut the mappings); 8 KiB when E ≤ B / 2
- *                (nothing is expected to spill, so little is set aside; a wrong hint costs speed, not correctness)
+ * estimate E   = the expected input's footprint (row bytes + directory share per row); unknown without a hint
+ * writer share w = buffer + window = max(8 KiB, min(W / F, s·B / (F + 2)))  for a fanout F, with s the planner's
+ *                buffer share (so F writers and the two extra buffers fit s·B) and W = B / 2 when E &gt; 4B (few
+ *                partitions stay resident, larger windows cut the mappings), F · 8 KiB when E ≤ B / 2 (nothing is
+ *                expected to spill), else B / 3
  *                buffer = clamp(2^⌊log2(w/8)⌋, 4 KiB, 64 KiB), window = clamp(w − buffer, 4 KiB, 1 MiB) in pages
- * read window  = max(window, min(1 MiB, 2^⌊log2(B/8)⌋)), halved while the minimum exceeds B: readers of sealed files map larger windows (the pair
- *                phase has the budget to itself; each mapping costs ~1 ms here, whatever its size)
+ * fanout F     = the planner's, for O = w(F): starting at its largest fanout (the smallest shares), w is recomputed
+ *                for the planned F while the plan asks for fewer partitions than w was made for (F only shrinks,
+ *                so this ends; the last plan was made with the O it is used with)
+ * read window  = max(window, min(1 MiB, 2^⌊log2(B'/8)⌋)), halved while the minimum exceeds B: readers of sealed
+ *                files map larger windows (the pair phase has the budget B' to itself, the sketches' bytes included;
+ *                each mapping costs ~1 ms here)
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
- * minimum(B)   = max(build: F·w + 4 pages + 128,  re-partition: (window + buffer) + min(F,16)·w,
+ * minimum(B)   = max(planner: 8·w (a fanout of 2 and two extra buffers in half the budget),
+ *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w,
  *                    pair: 2·(read window + buffer) + w + pair page + table(a block of the smallest
  *                    encoded rows: buffer / 10))
  *                (the pair term is the nested-loop path: two readers, a writer, and a chunk of one block)
  * </pre>
  *
- * <p>Why these shares: during the build and the probe pass every spilled partition holds one writer (buffer plus
- * mapped window), so {@code F·w} is set aside up front (a third of the budget at most) and the rest holds resident
- * partitions and their table. Windows are as large as the share allows (1 MiB windows write about 8× faster than
- * 64 KiB ones here), but 1 MB budgets must work, so they shrink to 4 KiB.
+ * <p>Re-partitioning levels ask the planner too ({@link #repartitionFanoutLog2}), from the spilled pair's actual
+ * rows and bytes, and so does the build's heavy-key check ({@link #nestedLoopKeys}), from the rows sketched so far
+ * projected to the whole input. Windows are as large as the share allows (1 MiB windows write about 8× faster than 64 KiB ones
+ * here), but 1 MB budgets must work, so they shrink to 4 KiB.
  */
-record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int readWindowBytes, int pageSize,
-                   long minimumBudget) {
-    static final int MIN_AUTO_FANOUT_LOG2 = 4;
-    static final int MAX_FANOUT_LOG2 = 10;
-    /** Fanout of re-partitioning levels (at most the level-0 fanout). */
-    static final int REPARTITION_FANOUT_LOG2 = 4;
+record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expectedBuild, int minRowBytes,
+                   int bufferBytes, int windowBytes, int readWindowBytes, int pageSize, long minimumBudget) {
     private static final int MIN_BUFFER = 4096;
     private static final int MAX_BUFFER = 64 * 1024;
     private static final int MIN_WINDOW = 4096;
     private static final int MAX_WINDOW = 1 << 20;
+    private static final long MIN_SHARE = MIN_BUFFER + MIN_WINDOW;
     private static final long TABLE_MIN = JoinHashTable.directoryBytes(0);
+    /** The planner's bounds and shares (its costs are set per layout, {@link #planner(JoinConfig, int, int)}). */
+    private static final PlannerConfig DEFAULTS =
+            PlannerConfig.defaults(MIN_SHARE, JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW);
 
-    static SpillSizing choose(JoinConfig config, long budget, long hintBytes, long hintRows) {
-        long estimate = hintRows >= 0 ? hintRows * 48 + Math.max(0, hintBytes) : hintBytes >= 0 ? 3 * hintBytes : -1;
-        int log2;
-        if (config.fanoutLog2() > 0) {
-            log2 = config.fanoutLog2();
-        } else {
-            int maxByShare = Math.max(MIN_AUTO_FANOUT_LOG2,
-                    Math.min(MAX_FANOUT_LOG2, floorLog2(budget / 3 / (MIN_BUFFER + MIN_WINDOW))));
-            if (estimate < 0) {
-                log2 = Math.min(maxByShare, Math.max(MIN_AUTO_FANOUT_LOG2, floorLog2(budget / 4 / (80 * 1024))));
-            } else {
-                long partitions = (estimate + budget / 2 - 1) / Math.max(1, budget / 2);
-                log2 = Math.min(maxByShare, Math.max(MIN_AUTO_FANOUT_LOG2, ceilLog2(partitions)));
+    /**
+     * The layout and level-0 plan for a build input expected as {@code expected} (null = nothing known) whose
+     * shortest row is {@code minRowBytes}, under {@code budget} (at least {@link #absoluteMinimum}) while partitioning
+     * and {@code pairBudget} (≥ budget: the sketches are gone by then) in the pair phase, where read windows are used.
+     */
+    static SpillSizing choose(JoinConfig config, long budget, long pairBudget, InputStatistics expected,
+            int minRowBytes) {
+        int log2 = config.fanoutLog2() > 0 ? config.fanoutLog2() : DEFAULTS.maxFanoutLog2();
+        long estimate = expected == null ? -1
+                : expected.bytes() + JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW * expected.rows();
+        while (true) {
+            int fanout = 1 << log2;
+            long writers = estimate > 4 * budget ? budget / 2
+                    : estimate >= 0 && estimate <= budget / 2 ? fanout * MIN_SHARE : budget / 3;
+            long share = Math.max(MIN_SHARE,
+                    Math.min(writers / fanout, (long) (DEFAULTS.bufferShare() * budget) / (fanout + 2)));
+            int buffer = config.spillBufferBytes() > 0 ? config.spillBufferBytes()
+                    : (int) clamp(Long.highestOneBit(share / 8), MIN_BUFFER, MAX_BUFFER);
+            int window = config.spillWindowBytes() > 0 ? config.spillWindowBytes()
+                    : (int) clamp((share - buffer) & ~4095L, MIN_WINDOW, MAX_WINDOW);
+            PartitionPlanner planner = planner(config, buffer, window);
+            PartitionPlan plan = planner.plan(
+                    planner.projectWholeInput(expected, InputStatistics.of(0, 0, 0), minRowBytes, budget), budget);
+            if (plan.fanoutLog2() < log2) {
+                log2 = plan.fanoutLog2();
+                continue;
             }
+            int planned = plan.fanout();
+            int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (8L * planned)) & ~7L));
+            int readWindow = (int) Math.max(window,
+                    clamp(Long.highestOneBit(pairBudget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
+            while (readWindow > window && minimum(planner, planned, buffer, window, readWindow, page) > budget) {
+                readWindow = Math.max(window, (readWindow / 2) & ~4095);
+            }
+            return new SpillSizing(plan, budget, expected, minRowBytes, buffer, window, readWindow, page,
+                    minimum(planner, planned, buffer, window, readWindow, page));
         }
-        int fanout = 1 << log2;
-        long writers = estimate > 4 * budget ? budget / 2
-                : estimate >= 0 && estimate <= budget / 2 ? (long) fanout * (MIN_BUFFER + MIN_WINDOW) : budget / 3;
-        long share = Math.max(MIN_BUFFER + MIN_WINDOW, writers / fanout);
-        int buffer = config.spillBufferBytes() > 0 ? config.spillBufferBytes()
-                : (int) clamp(Long.highestOneBit(share / 8), MIN_BUFFER, MAX_BUFFER);
-        int window = config.spillWindowBytes() > 0 ? config.spillWindowBytes()
-                : (int) clamp((share - buffer) & ~4095L, MIN_WINDOW, MAX_WINDOW);
-        int readWindow = (int) Math.max(window, clamp(Long.highestOneBit(budget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
-        int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (8L * fanout)) & ~7L));
-        while (readWindow > window && minimum(fanout, buffer, window, readWindow, page) > budget) {
-            readWindow = Math.max(window, (readWindow / 2) & ~4095);
-        }
-        return new SpillSizing(log2, buffer, window, readWindow, page,
-                minimum(fanout, buffer, window, readWindow, page));
     }
 
-    private static long minimum(int fanout, int buffer, int window, int readWindow, int page) {
+    /**
+     * What is expected of the build input before its first row: the statistics-cache hit if any; else the size
+     * hints (-1 = unknown) in the join's row format: the rows hinted, at least {@code minRowBytes} each (the hinted
+     * bytes are the source's, so only a lower bound on row bytes when larger); or, with only bytes hinted, as many
+     * rows of {@code minRowBytes} as they hold; else null.
+     */
+    static InputStatistics expectedBuild(InputStatistics cached, long hintRows, long hintBytes, int minRowBytes) {
+        if (cached != null) {
+            return cached;
+        }
+        if (hintRows >= 0) {
+            return InputStatistics.of(hintRows, Math.max(hintBytes, hintRows * minRowBytes), 0);
+        }
+        if (hintBytes >= 0) {
+            long rows = (hintBytes + minRowBytes - 1) / minRowBytes;
+            return InputStatistics.of(rows, Math.max(hintBytes, rows * minRowBytes), 0);
+        }
+        return null;
+    }
+
+    /** The planner with the operator's costs: a writer share per partition buffer, the directory share per row. */
+    private static PartitionPlanner planner(JoinConfig config, int buffer, int window) {
+        PlannerConfig costs = new PlannerConfig(PartitionWriter.memoryBytes(buffer, window),
+                DEFAULTS.tableBytesPerRow(), DEFAULTS.minFanoutLog2(), DEFAULTS.maxFanoutLog2(),
+                DEFAULTS.partitionFill(), DEFAULTS.bufferShare());
+        return new PartitionPlanner(config.fanoutLog2() > 0
+                ? costs.withFanoutLog2(config.fanoutLog2(), config.fanoutLog2()) : costs);
+    }
+
+    private static long minimum(PartitionPlanner planner, int fanout, int buffer, int window, int readWindow,
+            int page) {
         long share = PartitionWriter.memoryBytes(buffer, window);
         long reader = (long) readWindow + buffer;
         long build = fanout * share + 4L * page + TABLE_MIN;
-        long repartition = reader + Math.min(fanout, 1 << REPARTITION_FANOUT_LOG2) * share;
-        long pair = 2 * reader + share + pairPageSize(page, buffer) + JoinHashTable.directoryBytes(buffer / SpillRowFormat.MIN_ROW_BYTES);
-        return Math.max(build, Math.max(repartition, pair));
+        long repartition = reader + 2 * share;
+        long pair = 2 * reader + share + pairPageSize(page, buffer)
+                + JoinHashTable.directoryBytes(buffer / SpillRowFormat.MIN_ROW_BYTES);
+        return Math.max(planner.minimumBudget(), Math.max(build, Math.max(repartition, pair)));
     }
 
-    /** The smallest budget any join accepts with automatic sizing: {@code choose} at the smallest shares. */
+    /**
+     * The smallest budget any join with {@code config} accepts: the smallest budget at or above which {@code choose}
+     * (with nothing known of the input) needs no more than it is given.
+     */
     static long absoluteMinimum(JoinConfig config) {
-        return choose(config, 1, -1, -1).minimumBudget();
+        long budget = planner(config, config.spillBufferBytes() > 0 ? config.spillBufferBytes() : MIN_BUFFER,
+                config.spillWindowBytes() > 0 ? config.spillWindowBytes() : MIN_WINDOW).minimumBudget();
+        while (true) {
+            long needed = choose(config, budget, budget, null, 8).minimumBudget();
+            if (needed <= budget) {
+                return budget;
+            }
+            budget = needed;
+        }
+    }
+
+    int fanoutLog2() {
+        return plan.fanoutLog2();
     }
 
     int fanout() {
-        return 1 << fanoutLog2;
+        return plan.fanout();
     }
 
-    int repartitionFanoutLog2() {
-        return Math.min(fanoutLog2, REPARTITION_FANOUT_LOG2);
+    /** The planner this layout's plan came from (its buffer cost is {@link #writerShare()}). */
+    PartitionPlanner planner(JoinConfig config) {
+        return planner(config, bufferBytes, windowBytes);
+    }
+
+    /**
+     * The keys of {@code soFar} (the build rows read so far, with the heavy-key candidates their sketch found) that
+     * the planner sends to the nested loop: those that would overflow their partition in the whole input as
+     * {@link PartitionPlanner#projectWholeInput} expects it from {@link #expectedBuild()} and {@code soFar}.
+     */
+    HeavyHitters nestedLoopKeys(JoinConfig config, InputStatistics soFar) {
+        PartitionPlanner planner = planner(config);
+        return planner.plan(planner.projectWholeInput(expectedBuild, soFar, minRowBytes, planBudget), planBudget)
+                .nestedLoopKeys();
+    }
+
+    /**
+     * The fanout (log2) of re-partitioning the spilled pair {@code pair} into the next level: the planner's, from
+     * the pair's build rows and bytes, under {@code headroom} (the memory free for the split) less what the reader
+     * of the pair's files holds beyond a writer share (the planner counts the read buffer as one more writer share).
+     */
+    int repartitionFanoutLog2(JoinConfig config, SpillPair pair, long headroom) {
+        PartitionPlanner planner = planner(config);
+        long bytes = pair.build() == null ? 0 : pair.build().length();
+        long budget = Math.max(planner.minimumBudget(), headroom - (readWindowBytes - windowBytes));
+        return planner.planRepartition(pair.level() + 1, InputStatistics.of(pair.buildRows(), bytes, 0), budget)
+                .fanoutLog2();
     }
 
     /** Memory one spilled partition's writer holds: its buffer and its mapped window. */
@@ -141,13 +237,5 @@ record SpillSizing(int fanoutLog2, int bufferBytes, int windowBytes, int readWin
 
     private static long clamp(long v, long lo, long hi) {
         return Math.max(lo, Math.min(hi, v));
-    }
-
-    private static int floorLog2(long v) {
-        return v <= 1 ? 0 : 63 - Long.numberOfLeadingZeros(v);
-    }
-
-    private static int ceilLog2(long v) {
-        return v <= 1 ? 0 : 64 - Long.numberOfLeadingZeros(v - 1);
     }
 }

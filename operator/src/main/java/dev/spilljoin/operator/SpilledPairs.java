@@ -16,7 +16,9 @@ import java.util.List;
  * dropped; if its probe file is the smaller and its probe rows fit, it is joined in memory with the roles reversed;
  * if its build rows, table and a reader fit the memory left (or the configured pair limit), it is joined in memory
  * ({@link InMemoryPairJoin}); else, unless it is {@linkplain SpillPair#stuck stuck} or at the maximum
- * depth, it is re-partitioned with the next level's h1 ({@link Repartitioner}) and its children are pushed; else it
+ * depth, it is re-partitioned with the next level's h1 ({@link Repartitioner}), into as many children as the
+ * partition planner plans for its rows and the memory free ({@link SpillSizing#repartitionFanoutLog2}), and its
+ * children are pushed; else it
  * takes the nested-loop path ({@link HeavyHitterNestedLoop}).
  *
  * <p>The pair of the heavy keys the build's sketch found ({@link SpillPair#fromSketch()}) is stuck from the start: it
@@ -27,8 +29,8 @@ import java.util.List;
  * smaller, which is the case the in-memory reversal already takes whenever the probe rows fit).
  *
  * <p>Maximum recursion depth: {@link JoinConfig#maxRecursionDepth()} (default 4) re-partitioning levels below level
- * 0; with level 0's fanout F and 16-way levels below it, a partition is split into up to F·16^4 parts before a pair
- * that still does not fit takes the nested loop — which only a hot key (or an input more than ~65,000 budgets large)
+ * 0; each level splits a pair into the parts the planner expects to fit (2 to 1024 of them), so a pair that still
+ * does not fit after them takes the nested loop — which only a hot key (or an input far larger than the budget)
  * reaches.
  */
 final class SpilledPairs implements OutputTask {
@@ -87,7 +89,8 @@ final class SpilledPairs implements OutputTask {
             return new InMemoryPairJoin(ctx, pair, ctx.orientation(false), decoder);
         }
         if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
-            List<SpillPair> children = Repartitioner.split(ctx, pair, ctx.sizing.repartitionFanoutLog2());
+            List<SpillPair> children = Repartitioner.split(ctx, pair,
+                    ctx.sizing.repartitionFanoutLog2(ctx.config, pair, ctx.memory.headroom()));
             for (int i = children.size() - 1; i >= 0; i--) {
                 pending.push(children.get(i));
             }

@@ -226,10 +226,11 @@ class HashJoinEdgeCaseTest {
     void aBudgetBelowTheMinimumFailsAtConstructionNamingTheMinimum() {
         long minimum = HashJoin.minimumBudget(JoinConfig.DEFAULT);
         assertThat(minimum).isLessThan(1 << 20);
-        JoinSpec spec = JoinSpec.builder(LONG_KV, LONG_KV).on("k", "k").budgetBytes(64 * 1024).build();
+        JoinSpec spec = JoinSpec.builder(LONG_KV, LONG_KV).on("k", "k").budgetBytes(minimum - 1).build();
         assertThatThrownBy(() -> HashJoin.create(spec))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("below this join's minimum of")
+                .hasMessageContaining("(" + minimum + " bytes")
                 .hasMessageContaining("give it at least");
     }
 

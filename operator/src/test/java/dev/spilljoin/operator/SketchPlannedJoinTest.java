@@ -1,6 +1,10 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.estimator.InputIdentity;
+import dev.spilljoin.estimator.InputStatistics;
+import dev.spilljoin.estimator.PartitionPlan;
+import dev.spilljoin.estimator.PartitionPlanner;
+import dev.spilljoin.estimator.PlannerConfig;
 import dev.spilljoin.estimator.StatisticsCache;
 import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.data.Batch;
@@ -155,13 +159,70 @@ class SketchPlannedJoinTest {
         assertThat(second.estimates().estimateSource()).isEqualTo("cache");
         assertThat(second.estimates().estimatedRows()).isEqualTo(nRight);
         assertThat(second.estimates().estimatedBytes()).isEqualTo(first.estimates().actualBytes());
-        assertThat(second.fanout()).as("the fanout planned from the known size, not the unknown-size default")
-                .isGreaterThan(first.fanout());
+        InputStatistics cached = lookup.cache().get(lookup.right()).orElseThrow();
+        PartitionPlan fromCache = plannerOf(second).plan(cached, planBudget(second));
+        assertThat(second.fanout()).as("the fanout the planner plans from the cached statistics")
+                .isEqualTo(fromCache.fanout());
+        assertThat(second.plannedFanoutPerLevel()).isEqualTo(fanouts(fromCache));
+        assertThat(second.plannedResidentPartitions()).isEqualTo(fromCache.residentPartitions());
+        assertThat(fromCache.nestedLoopKeys().size()).as("key 0 would overflow its partition: routed").isEqualTo(1);
         assertThat(second.heavyHitterKeysFromCache()).as("key 0 routed from the first row").isEqualTo(1);
         assertThat(second.heavyHitterKeysFromSketch()).isZero();
         assertThat(second.heavyHitterRowsFromSketch()).as("every hot build row in the heavy pair").isEqualTo(hotRight);
         assertThat(first.heavyHitterRowsFromSketch()).as("rows seen before detection moved out of their resident partition")
                 .isEqualTo(hotRight);
+    }
+
+    /**
+     * The size hints of the build side (W1's R: 400,000 rows, hinted exactly) make the partition planner choose the
+     * join's fanout: 400K rows of 48 bytes plus the directory's 32 per row need about 32 MB, 23 partitions of the
+     * capacity left by a 2 MB budget, so 32. The stats show the plan (fanout per level, resident partitions) and the
+     * fanout used, and the join's result is W1's.
+     */
+    @Test
+    void theJoinsFanoutIsThePartitionPlannersFromTheSizeHints() {
+        long nR = 400_000;
+        long nS = 800_000;
+        CountAndSum result = new CountAndSum();
+        JoinStats stats;
+        try (MemoryReservation budget = MemoryReservation.root("planned", 2 * MB)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withBuildSide(Side.LEFT)).build();
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(GeneratedSource.w1Build(nR), GeneratedSource.w1Probe(nS, nR), result);
+                stats = join.stats();
+            }
+            assertThat(budget.reserved()).isZero();
+            assertThat(budget.peakReserved()).isLessThanOrEqualTo(2 * MB);
+        }
+        System.out.println("planned from hints, 400K x 800K under 2MB: " + stats.toJson());
+        assertThat(result.count()).isEqualTo(nS);
+        int row = 48; // 25 header bytes, a null byte, BIGINT key and payload, padded to 8
+        PartitionPlan plan = plannerOf(stats).plan(InputStatistics.of(nR, nR * row, 0), planBudget(stats));
+        assertThat(plan.fanout()).as("more than the smallest fanout: the hint mattered").isEqualTo(32);
+        assertThat(stats.fanout()).isEqualTo(plan.fanout());
+        assertThat(stats.fanoutPerLevel().get(0)).isEqualTo(plan.fanout());
+        assertThat(stats.plannedFanoutPerLevel()).isEqualTo(fanouts(plan));
+        assertThat(stats.plannedResidentPartitions()).isEqualTo(plan.residentPartitions());
+        assertThat(stats.maxRecursionDepth()).as("one partitioning pass, as planned").isZero();
+        assertThat(stats.toJson()).contains("\"planned_fanout_per_level\":[32]")
+                .contains("\"planned_resident_partitions\":" + plan.residentPartitions());
+    }
+
+    /** The planner as the join built it: its layout's writer share per partition buffer, the directory per row. */
+    private static PartitionPlanner plannerOf(JoinStats stats) {
+        return new PartitionPlanner(PlannerConfig.defaults(stats.spillBufferBytes + stats.spillWindowBytes,
+                JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW));
+    }
+
+    /** The budget the partitioning was planned with: the join's, less the sketches and the key filter it holds. */
+    private static long planBudget(JoinStats stats) {
+        return stats.budgetBytes() - stats.sketchBytes() - stats.keyFilterBytes();
+    }
+
+    private static List<Integer> fanouts(PartitionPlan plan) {
+        return plan.fanoutLog2PerLevel().stream().map(log2 -> 1 << log2).toList();
     }
 
     private JoinStats joinThroughCache(StatisticsLookup lookup, long nLeft, long nRight, long expectedCount,
@@ -226,8 +287,11 @@ class SketchPlannedJoinTest {
     /**
      * Heavy-key routing keeps every join type's semantics: left (the build side) 4,000 rows, half of them key 7, 5%
      * NULL keys; right 1,000 rows, a tenth key 7, 5% NULL keys; batches of 128 rows, so key 7 is found by the sketch
-     * after some of its rows are resident (they are moved to the heavy pair). Every join type, with the heavy pair
-     * joined in memory (default) and on the nested-loop path (pair limit of one byte), against the oracle.
+     * after some of its rows are resident (they are moved to the heavy pair). The budget, 384 KiB of which the
+     * sketches take about 226 KiB, is small enough for key 7's 2,000 rows (160 KB with their directory share) to
+     * overflow a partition, so the planner routes it (under 1 MB the whole build side fits and nothing is routed).
+     * Every join type, with the heavy pair joined in memory (default) and on the nested-loop path (pair limit of one
+     * byte), against the oracle.
      */
     @Test
     void heavyKeyRoutingMatchesTheOracleForEveryJoinType() {
@@ -262,7 +326,7 @@ class SketchPlannedJoinTest {
                 if (nestedLoop) {
                     config = config.withPairMemoryLimit(1).withMaxRecursionDepth(1);
                 }
-                try (MemoryReservation root = MemoryReservation.root("heavy-" + type, MB)) {
+                try (MemoryReservation root = MemoryReservation.root("heavy-" + type, 384 * 1024)) {
                     JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
                             .reservation(root).config(config).build();
                     JoinRunner.Result result = JoinRunner.run(spec, left, right, JoinRunner.Mode.SINK, root);

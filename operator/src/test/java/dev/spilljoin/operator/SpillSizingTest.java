@@ -1,49 +1,85 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.estimator.InputStatistics;
+import dev.spilljoin.estimator.PartitionPlan;
+import dev.spilljoin.estimator.PartitionPlanner;
+import dev.spilljoin.estimator.PlannerConfig;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The memory plan: fanout and sizes within their ranges, and a plan that fits every budget at or over its minimum. */
+/**
+ * The memory layout: sizes within their ranges and a layout that fits every budget at or over its minimum; the
+ * fanout is the partition planner's, planned with the layout's writer share and the table's directory share.
+ */
 class SpillSizingTest {
     private static final long KB = 1024;
     private static final long MB = KB * KB;
+    /** A (BIGINT key, BIGINT payload) row: 25 header bytes, a null byte, 16 value bytes, padded to 48. */
+    private static final int ROW = 48;
 
     @Test
-    void everyBudgetFromTheMinimumUpGetsAPlanThatFitsIt() {
+    void everyBudgetFromTheMinimumUpGetsALayoutThatFitsIt() {
         long minimum = SpillSizing.absoluteMinimum(JoinConfig.DEFAULT);
-        assertThat(minimum).isBetween(64 * KB, 512 * KB);
+        assertThat(minimum).as("the planner's minimum: a fanout of 2 and two extra buffers of 8 KiB writer shares in"
+                + " half the budget").isEqualTo(64 * KB);
         long[] hints = {-1, 0, 1000, 1_000_000, 100_000_000};
         for (long budget = minimum; budget <= 8L << 30; budget = budget * 3 / 2) {
             for (long rows : hints) {
-                SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, budget, rows < 0 ? -1 : rows * 16, rows);
+                InputStatistics expected = SpillSizing.expectedBuild(null, rows, rows < 0 ? -1 : rows * 16, ROW);
+                SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, budget, budget, expected, ROW);
                 String what = "budget " + budget + " rows " + rows + ": " + s;
                 assertThat(s.minimumBudget()).as(what).isLessThanOrEqualTo(budget);
-                assertThat(s.fanoutLog2()).as(what).isBetween(4, 10);
+                assertThat(s.fanoutLog2()).as(what).isBetween(1, 10);
                 assertThat(s.windowBytes() % 4096).as(what).isZero();
                 assertThat(s.readWindowBytes() % 4096).as(what).isZero();
                 assertThat(s.windowBytes()).as(what).isBetween(4096, (int) MB);
                 assertThat(s.readWindowBytes()).as(what).isBetween(s.windowBytes(), (int) MB);
                 assertThat(s.bufferBytes()).as(what).isBetween(4096, 64 * 1024);
-                assertThat((long) s.fanout() * s.writerShare()).as(what).isLessThanOrEqualTo(budget / 2 + 8 * KB * 16);
+                assertThat((long) s.fanout() * s.writerShare()).as("the planner's buffer bound: " + what)
+                        .isLessThanOrEqualTo(budget / 2);
             }
         }
     }
 
     @Test
-    void theFanoutFollowsTheBuildSizeHint() {
-        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 16_000_000, 1_000_000).fanout()).isEqualTo(32);
-        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 16_000, 1_000).fanout()).isEqualTo(16);
-        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 256 * MB, 1_600_000_000, 100_000_000).fanout())
-                .isEqualTo(64);
-        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, MB, 1L << 40, 1L << 36).fanout())
-                .as("capped by the writers' share of a small budget").isEqualTo(32);
+    void theFanoutIsThePlannersForTheLayoutsWriterShare() {
+        long[][] cases = {{4 * MB, 1_000_000}, {4 * MB, 1_000}, {256 * MB, 100_000_000}, {MB, 1L << 36}};
+        for (long[] c : cases) {
+            long budget = c[0];
+            InputStatistics expected = SpillSizing.expectedBuild(null, c[1], c[1] * 16, ROW);
+            SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, budget, budget, expected, ROW);
+            PartitionPlanner planner = new PartitionPlanner(PlannerConfig.defaults(s.writerShare(),
+                    JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW));
+            PartitionPlan plan = planner.plan(expected, budget);
+            assertThat(s.plan()).as("budget %d rows %d", budget, c[1]).isEqualTo(plan);
+        }
+        // 1M rows of 48 + 32 bytes = 80 MB under 4 MB: partitions of at most 0.8 × (4 MB − 2 writer shares)
+        SpillSizing w1 = SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,
+                SpillSizing.expectedBuild(null, 1_000_000, 16_000_000, ROW), ROW);
+        long capacity = (long) (0.8 * (4 * MB - 2 * w1.writerShare()));
+        int needed = (int) ((80_000_000 + capacity - 1) / capacity);
+        assertThat(w1.fanout()).as("the power of two at or above %d partitions", needed)
+                .isEqualTo(Integer.highestOneBit(needed - 1) * 2);
+        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,
+                SpillSizing.expectedBuild(null, 1_000, 16_000, ROW), ROW).plan().fitsInMemory())
+                .as("a tiny input: the smallest fanout, all resident").isTrue();
+        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, MB, MB,
+                SpillSizing.expectedBuild(null, 1L << 36, -1, ROW), ROW)
+                .fanout() * 8 * KB).as("capped by the buffers' half of a small budget").isLessThanOrEqualTo(MB / 2);
+    }
+
+    @Test
+    void anUnknownInputGetsThePlannersSmallestFanout() {
+        SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, 64 * MB, 64 * MB, null, ROW);
+        assertThat(s.fanout()).isEqualTo(16);
+        assertThat(s.plan().recursionExpected()).isFalse();
     }
 
     @Test
     void configuredSizesWinAndTheMinimumFollowsThem() {
         JoinConfig config = JoinConfig.DEFAULT.withSpillSizes(1, 64, 4096);
-        SpillSizing s = SpillSizing.choose(config, 32 * KB, -1, -1);
+        SpillSizing s = SpillSizing.choose(config, 64 * KB, 64 * KB, null, ROW);
         assertThat(s.fanout()).isEqualTo(2);
         assertThat(s.bufferBytes()).isEqualTo(64);
         assertThat(s.windowBytes()).isEqualTo(4096);
