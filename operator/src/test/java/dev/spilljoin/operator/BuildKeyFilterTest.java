@@ -12,8 +12,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,10 +35,8 @@ class BuildKeyFilterTest {
     Path spillRoot;
 
     @AfterEach
-    void spillRootIsEmpty() throws IOException {
-        try (var files = Files.list(spillRoot)) {
-            assertThat(files).as("files left in the spill root").isEmpty();
-        }
+    void spillRootIsEmpty() {
+        JoinRunner.assertNoFileLeft(spillRoot);
     }
 
     @Test

@@ -2,13 +2,12 @@ package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
+import dev.spilljoin.operator.testing.JoinRunner;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CancellationException;
 
@@ -28,10 +27,8 @@ class LargeSpillingJoinTest {
     Path spillRoot;
 
     @AfterEach
-    void spillRootIsEmpty() throws IOException {
-        try (var files = Files.list(spillRoot)) {
-            assertThat(files).as("files left in the spill root").isEmpty();
-        }
+    void spillRootIsEmpty() {
+        JoinRunner.assertNoFileLeft(spillRoot);
     }
 
     private JoinSpec w1Spec(MemoryReservation budget) {

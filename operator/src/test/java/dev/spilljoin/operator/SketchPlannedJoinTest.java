@@ -20,8 +20,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,10 +40,8 @@ class SketchPlannedJoinTest {
     Path spillRoot;
 
     @AfterEach
-    void spillRootIsEmpty() throws IOException {
-        try (var files = Files.list(spillRoot)) {
-            assertThat(files).as("files left in the spill root").isEmpty();
-        }
+    void spillRootIsEmpty() {
+        JoinRunner.assertNoFileLeft(spillRoot);
     }
 
     /** Left: 500K rows, key i % 50K, hinted as 1,000 rows; right: 50K rows, key i. Every left row matches once. */

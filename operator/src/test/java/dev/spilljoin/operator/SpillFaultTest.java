@@ -9,9 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,10 +28,8 @@ class SpillFaultTest {
     Path spillRoot;
 
     @AfterEach
-    void spillRootIsEmpty() throws IOException {
-        try (var files = Files.list(spillRoot)) {
-            assertThat(files).as("files left in the spill root").isEmpty();
-        }
+    void spillRootIsEmpty() {
+        JoinRunner.assertNoFileLeft(spillRoot);
     }
 
     @Test
