@@ -5,14 +5,13 @@ import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -31,13 +30,8 @@ class BuildKeyFilterTest {
     private static final Schema LEFT_INT = Schema.of(Column.of("k", ColumnType.INTEGER), Column.of("a", ColumnType.BIGINT));
     private static final Schema RIGHT_INT = Schema.of(Column.of("k", ColumnType.INTEGER), Column.of("b", ColumnType.BIGINT));
 
-    @TempDir
-    Path spillRoot;
-
-    @AfterEach
-    void spillRootIsEmpty() {
-        JoinRunner.assertNoFileLeft(spillRoot);
-    }
+    @RegisterExtension
+    final SpillRoot spillRoot = new SpillRoot();
 
     @Test
     void rowsTheFilterRulesOutStillJoinCorrectlyForEveryJoinTypeWithBigintKeys() {
@@ -74,7 +68,7 @@ class BuildKeyFilterTest {
                     : List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1));
             List<Object[]> expected = NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type, projection);
             for (Side build : Side.values()) {
-                JoinConfig config = new JoinConfig(4096, 1024, build).withSpillDirectory(spillRoot).withForceSpill(true);
+                JoinConfig config = new JoinConfig(4096, 1024, build).withSpillDirectory(spillRoot.path()).withForceSpill(true);
                 JoinRunner.Result result;
                 try (MemoryReservation root = MemoryReservation.root("filter", 4 * MB)) {
                     JoinSpec spec = JoinSpec.builder(leftSchema, rightSchema).on(0, 0).joinType(type)
@@ -114,7 +108,7 @@ class BuildKeyFilterTest {
         for (int i = 0; i < 200_000; i++) {
             right.add(new Object[] {(long) (i % 10_000), 1L});
         }
-        JoinConfig config = new JoinConfig(4096, 1024, Side.LEFT).withSpillDirectory(spillRoot).withForceSpill(true);
+        JoinConfig config = new JoinConfig(4096, 1024, Side.LEFT).withSpillDirectory(spillRoot.path()).withForceSpill(true);
         JoinRunner.Result result;
         try (MemoryReservation root = MemoryReservation.root("filter-off", 4 * MB)) {
             JoinSpec spec = JoinSpec.builder(LEFT, RIGHT).on(0, 0).project(Side.RIGHT, "b")

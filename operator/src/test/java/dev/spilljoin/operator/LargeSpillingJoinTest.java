@@ -2,13 +2,11 @@ package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
-import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.concurrent.CancellationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,13 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LargeSpillingJoinTest {
     private static final long MB = 1 << 20;
 
-    @TempDir
-    Path spillRoot;
-
-    @AfterEach
-    void spillRootIsEmpty() {
-        JoinRunner.assertNoFileLeft(spillRoot);
-    }
+    @RegisterExtension
+    final SpillRoot spillRoot = new SpillRoot();
 
     private JoinSpec w1Spec(MemoryReservation budget) {
         return w1Spec(budget, JoinConfig.DEFAULT);
@@ -38,7 +31,7 @@ class LargeSpillingJoinTest {
     private JoinSpec w1Spec(MemoryReservation budget, JoinConfig config) {
         return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                 .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                .config(config.withSpillDirectory(spillRoot)).build();
+                .config(config.withSpillDirectory(spillRoot.path())).build();
     }
 
     @Test
@@ -105,7 +98,7 @@ class LargeSpillingJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("skew", 8 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withRoleReversal(false)).build();
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withRoleReversal(false)).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(inputs.build(), inputs.probe(), result);
                 stats = join.stats();

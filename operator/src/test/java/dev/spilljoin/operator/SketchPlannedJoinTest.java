@@ -13,14 +13,13 @@ import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -36,13 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SketchPlannedJoinTest {
     private static final long MB = 1 << 20;
 
-    @TempDir
-    Path spillRoot;
-
-    @AfterEach
-    void spillRootIsEmpty() {
-        JoinRunner.assertNoFileLeft(spillRoot);
-    }
+    @RegisterExtension
+    final SpillRoot spillRoot = new SpillRoot();
 
     /** Left: 500K rows, key i % 50K, hinted as 1,000 rows; right: 50K rows, key i. Every left row matches once. */
     @Test
@@ -90,7 +84,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("wrong-hint", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot)).build();
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path())).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(left, right, result);
                 stats = join.stats();
@@ -184,7 +178,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("planned", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withBuildSide(Side.LEFT)).build();
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withBuildSide(Side.LEFT)).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(GeneratedSource.w1Build(nR), GeneratedSource.w1Probe(nS, nR), result);
                 stats = join.stats();
@@ -250,7 +244,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("cached", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).statistics(lookup)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot)).build();
+                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path())).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(left, right, result);
                 stats = join.stats();
@@ -318,7 +312,7 @@ class SketchPlannedJoinTest {
             }
             List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
             for (boolean nestedLoop : new boolean[] {false, true}) {
-                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withBuildSide(Side.LEFT);
+                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withBuildSide(Side.LEFT);
                 if (nestedLoop) {
                     config = config.withPairMemoryLimit(1).withMaxRecursionDepth(1);
                 }
@@ -343,7 +337,7 @@ class SketchPlannedJoinTest {
     /** At the join's minimum budget the sketches do not fit: the join runs without them and says so. */
     @Test
     void aBudgetTooSmallForSketchesRunsWithoutThemAndSaysSo() {
-        JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot);
+        JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path());
         long budget = HashJoin.minimumBudget(config);
         GeneratedSource left = GeneratedSource.w1Build(20_000);
         GeneratedSource right = GeneratedSource.w1Probe(40_000, 20_000);

@@ -2,15 +2,14 @@ package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,19 +23,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * comparisons downstream have teeth).
  */
 class SpillFaultTest {
-    @TempDir
-    Path spillRoot;
-
-    @AfterEach
-    void spillRootIsEmpty() {
-        JoinRunner.assertNoFileLeft(spillRoot);
-    }
+    @RegisterExtension
+    final SpillRoot spillRoot = new SpillRoot();
 
     @Test
     void aFailedSpillWriteAnywhereLeavesNothingReservedOrOnDisk() {
         for (long blocks : new long[]{0, 3, 40, 400, 1500}) {
             try (MemoryReservation budget = MemoryReservation.root("fault", 1 << 20)) {
-                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot).withPairMemoryLimit(64 * 1024)
+                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withPairMemoryLimit(64 * 1024)
                         .withFaultFailSpillWritesAfterBlocks(blocks);
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).config(config).build();
@@ -68,7 +62,7 @@ class SpillFaultTest {
         var expected = Rows.multiset(NestedLoopOracle.join(left, right, new int[]{0}, new int[]{0},
                 JoinType.LEFT_OUTER, projection));
         for (int fault : new int[]{-1, 1}) {
-            JoinConfig config = new JoinConfig(4096, 100, Side.LEFT).withSpillDirectory(spillRoot)
+            JoinConfig config = new JoinConfig(4096, 100, Side.LEFT).withSpillDirectory(spillRoot.path())
                     .withSpillSizes(2, 256, 4096).withForceSpill(true).withFaultDropUnmatchedBuildRowsOfPartition(fault);
             try (MemoryReservation budget = MemoryReservation.root("hook", 1 << 20)) {
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")

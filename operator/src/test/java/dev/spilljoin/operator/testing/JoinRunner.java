@@ -9,10 +9,6 @@ import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.BatchSources;
 import dev.spilljoin.spill.MemoryReservation;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -78,15 +74,6 @@ public final class JoinRunner {
     private static void collect(Batch b, int capacity, List<Object[]> rows) {
         assertThat(b.rowCount()).isBetween(1, capacity);
         rows.addAll(Rows.fromBatch(b));
-    }
-
-    /** Asserts that a join left no file or directory in {@code spillRoot} (the root its spill directory was made in). */
-    public static void assertNoFileLeft(Path spillRoot) {
-        try (var files = Files.list(spillRoot)) {
-            assertThat(files).as("files left in the spill root " + spillRoot).isEmpty();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list the spill root " + spillRoot, e);
-        }
     }
 
     public static void assertMemoryReleased(MemoryReservation root) {
