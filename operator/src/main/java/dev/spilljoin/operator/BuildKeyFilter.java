@@ -27,7 +27,8 @@ import dev.spilljoin.spill.NativeMemory;
  * (the probe pass never spills them). Memory: the Bloom words are reserved in a child of the join's reservation
  * before the first row, only when the budget holds them beside the join's minimum ({@link #reserve} returns null
  * otherwise); {@link #close()} gives them back, which the probe pass does as soon as the filter stops paying, and
- * the build does first when the resident table would not fit beside it (a resident partition is worth more).
+ * the build does first when the resident table would not fit beside it while nothing has spilled yet (keeping every
+ * partition resident is worth more than faster misses; once partitions spill, the filter keeps their misses off disk).
  *
  * <p>Adaptive: the probe pass counts the rows it checks and the rows excluded; once {@value #JUDGE_AFTER_ROWS}
  * rows were checked and fewer than 1 in {@value #MIN_EXCLUDED_ONE_IN} was excluded (e.g. a foreign-key join, where

@@ -352,7 +352,8 @@ final class PartitionedBuild implements AutoCloseable {
                 }
                 break;
             }
-            if (ctx.keyFilter != null) {
+            if (ctx.keyFilter != null && residentPartitions() == fanout && heavyKeyCount == 0) {
+                // Nothing spilled yet: the filter would only speed up misses, keeping every partition is worth more.
                 ctx.closeKeyFilter();
                 continue;
             }
