@@ -8,9 +8,10 @@ import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 
 /**
- * Tells the probe pass which probe rows of spilled partitions cannot match any build row, so that they are joined
- * at once (as misses: dropped, or emitted unmatched where the join type wants them) instead of being written to a
- * spill file and read back. Two filters over the build keys, both fed while the build rows stream in:
+ * Tells the probe pass which probe rows cannot match any build row, so that they are joined at once as misses
+ * (dropped, or emitted unmatched where the join type wants them) without a load from the hash table's directory
+ * and, if their partition spilled, without being written to a spill file and read back. Two filters over the build
+ * keys, both fed while the build rows stream in:
  * <ul>
  *   <li>a min/max range of the key values, for a single BIGINT or INTEGER key (free; catches probe keys outside the
  *       build's range);</li>
@@ -25,7 +26,9 @@ import dev.spilljoin.spill.NativeMemory;
  * equal build key, whatever partition, heavy or not, its key went to); NULL-key rows are neither added nor checked
  * (the probe pass never spills them). Memory: the Bloom words are reserved in a child of the join's reservation
  * before the first row, only when the budget holds them beside the join's minimum ({@link #reserve} returns null
- * otherwise); {@link #close()} gives them back, which the probe pass does as soon as the filter stops paying.
+ * otherwise); {@link #close()} gives them back, which the probe pass does as soon as the filter stops paying, and
+ * the build does first when the resident table would not fit beside it while nothing has spilled yet (keeping every
+ * partition resident is worth more than faster misses; once partitions spill, the filter keeps their misses off disk).
  *
  * <p>Adaptive: the probe pass counts the rows it checks and the rows excluded; once {@value #JUDGE_AFTER_ROWS}
  * rows were checked and fewer than 1 in {@value #MIN_EXCLUDED_ONE_IN} was excluded (e.g. a foreign-key join, where
@@ -148,12 +151,13 @@ final class BuildKeyFilter implements AutoCloseable {
     }
 
     /**
-     * Clears, in {@code deferred}, the bit of every row of {@code batch} that surely has no equal build key (rows
-     * with their bit set are the probe rows about to be spilled, none NULL-key); those rows are then probed at once
-     * as misses. Then, once enough rows were checked, switches the filter off (and frees it) if it excluded too few
-     * of them to pay for its checks. Call only while {@link #isOn()}.
+     * Finds, among the rows of {@code batch} with their bit set in {@code candidates} (none NULL-key), those that
+     * surely have no equal build key: their bits are cleared in {@code candidates} and set in {@code sureMisses}
+     * (every other bit of its first {@code ceil(rows / 64)} words is cleared). Then, once enough rows were checked,
+     * switches the filter off (and frees it) if it excluded too few of them to pay for its checks. Call only while
+     * {@link #isOn()}.
      */
-    void clearSureMisses(Batch batch, long[] hashes, long[] deferred) {
+    void markSureMisses(Batch batch, long[] hashes, long[] candidates, long[] sureMisses) {
         int words = (batch.rowCount() + 63) >>> 6;
         long[] longKeys = null;
         int[] intKeys = null;
@@ -173,8 +177,8 @@ final class BuildKeyFilter implements AutoCloseable {
         long bloomOut = 0;
         long seen = 0;
         for (int w = 0; w < words; w++) {
-            long pending = deferred[w];
-            long keep = pending;
+            long pending = candidates[w];
+            long out = 0;
             seen += Long.bitCount(pending);
             while (pending != 0) {
                 int bit = Long.numberOfTrailingZeros(pending);
@@ -183,7 +187,7 @@ final class BuildKeyFilter implements AutoCloseable {
                 if (longKeys != null || intKeys != null) {
                     long v = longKeys != null ? longKeys[i] : intKeys[i];
                     if (v < lo || v > hi) {
-                        keep &= ~(1L << bit);
+                        out |= 1L << bit;
                         rangeOut++;
                         continue;
                     }
@@ -191,11 +195,12 @@ final class BuildKeyFilter implements AutoCloseable {
                 long h = hashes[i];
                 long bits = bitsOf(h);
                 if ((NativeMemory.getLong(b + (((h >>> WORD_SHIFT) & mask) << 3)) & bits) != bits) {
-                    keep &= ~(1L << bit);
+                    out |= 1L << bit;
                     bloomOut++;
                 }
             }
-            deferred[w] = keep;
+            candidates[w] &= ~out;
+            sureMisses[w] = out;
         }
         checked += seen;
         excludedByRange += rangeOut;

@@ -75,17 +75,20 @@ public final class HashProbe {
         int rows = probe.rowCount();
         ensureCapacity(rows);
         hasher.hash(probe, ownHashes, ownNullKeys);
-        start(probe, ownHashes, ownNullKeys, null, null);
+        start(probe, ownHashes, ownNullKeys, null, null, null);
     }
 
     /**
      * Starts probing {@code probe} whose key hashes and NULL-key bitmap are given (rows reloaded from a spill file
      * carry their stored hash; nothing is re-hashed). Rows with their bit set in {@code deferred} are neither probed
      * nor emitted (they belong to a spilled partition); rows with their bit set in {@code noTail} are probed but
-     * never emitted as unmatched (the nested-loop path: they matched in an earlier chunk, or a later chunk decides).
-     * Either mask may be null. All arrays must stay unchanged until {@link #fill} returned true.
+     * never emitted as unmatched (the nested-loop path: they matched in an earlier chunk, or a later chunk decides);
+     * rows with their bit set in {@code sureMisses} are known to have no equal build key ({@link BuildKeyFilter}):
+     * they are not looked up, and are emitted as unmatched where the join type wants that. Any mask may be null.
+     * All arrays must stay unchanged until {@link #fill} returned true.
      */
-    public void start(Batch probe, long[] keyHashes, long[] keyNulls, long[] deferred, long[] noTail) {
+    public void start(Batch probe, long[] keyHashes, long[] keyNulls, long[] deferred, long[] noTail,
+                      long[] sureMisses) {
         batch = probe;
         n = probe.rowCount();
         ensureCapacity(n);
@@ -96,7 +99,7 @@ public final class HashProbe {
         int words = (n + 63) >>> 6;
         for (int w = 0; w < words; w++) {
             probeNullKeyRows += Long.bitCount(nullKeys[w]);
-            skip[w] = nullKeys[w] | (deferred == null ? 0L : deferred[w]);
+            skip[w] = nullKeys[w] | (deferred == null ? 0L : deferred[w]) | (sureMisses == null ? 0L : sureMisses[w]);
         }
         probeRows += n;
         tailPos = 0;

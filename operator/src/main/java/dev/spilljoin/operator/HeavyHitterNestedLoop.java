@@ -234,7 +234,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             blockOffset = decoder.decode(block, blockLength, blockOffset);
             int n = decoder.batch().rowCount();
             long[] noTail = lastChunk ? decoder.matchedBefore() : allOnes(n);
-            probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), null, noTail);
+            probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), null, noTail, null);
             probing = true;
         } else if (probeReader != null && probeReader.nextBlock()) {
             block = probeReader.blockAddress();

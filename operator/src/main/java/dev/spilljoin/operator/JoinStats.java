@@ -229,17 +229,17 @@ public final class JoinStats {
         return keyFilterBytes;
     }
 
-    /** Probe rows of spilled partitions checked against the build-key filter before spilling. */
+    /** Probe rows checked against the build-key filter (until it switched itself off, if it did). */
     public long probeRowsFilterChecked() {
         return probeRowsFilterChecked;
     }
 
-    /** Probe rows kept out of the spill files because their key lies outside the build keys' min/max range. */
+    /** Probe rows joined as misses at once (no table lookup, no spill) because their key lies outside the build keys' min/max range. */
     public long probeRowsExcludedByRange() {
         return probeRowsExcludedByRange;
     }
 
-    /** Probe rows kept out of the spill files because the build keys' Bloom filter ruled their key out. */
+    /** Probe rows joined as misses at once (no table lookup, no spill) because the build keys' Bloom filter ruled their key out. */
     public long probeRowsExcludedByBloom() {
         return probeRowsExcludedByBloom;
     }

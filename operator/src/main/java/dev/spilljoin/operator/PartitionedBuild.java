@@ -337,9 +337,6 @@ final class PartitionedBuild implements AutoCloseable {
      * then covers the probe pass's writers (one per spilled partition).
      */
     void finish(long probeStagingBytes) throws IOException {
-        if (residentPartitions() == fanout && heavyKeyCount == 0) {
-            ctx.closeKeyFilter();
-        }
         while (true) {
             long rows = 0;
             for (int p = 0; p < fanout; p++) {
@@ -354,6 +351,11 @@ final class PartitionedBuild implements AutoCloseable {
                             + ByteSize.format(ctx.memory.limit()) + " (" + ctx.sizing.describe() + ")");
                 }
                 break;
+            }
+            if (ctx.keyFilter != null && residentPartitions() == fanout && heavyKeyCount == 0) {
+                // Nothing spilled yet: the filter would only speed up misses, keeping every partition is worth more.
+                ctx.closeKeyFilter();
+                continue;
             }
             spillLargestResident("the resident table needs " + ByteSize.format(need));
         }

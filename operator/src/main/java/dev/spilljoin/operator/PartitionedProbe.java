@@ -10,20 +10,20 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * The probe pass of the hybrid hash join: each probe batch is hashed once; rows whose level-0 partition stayed
- * resident are probed at once against the resident table ({@link HashProbe}, batched); rows of spilled partitions
- * are serialized in the probe side's {@link RowLayout} (their hash H stored with them, never recomputed) into a
- * staging arena and encoded from there into their partition's probe spill file ({@link SpillRowFormat}), to be
- * joined with the partition's build rows
- * later ({@link SpilledPairs}). NULL-key probe rows never enter a partition: the resident probe emits (pads) or
- * drops them at once, as the join type says.
+ * The probe pass of the hybrid hash join: each probe batch is hashed once; rows the build-key filter rules out
+ * ({@link BuildKeyFilter}, while it pays) are joined at once as misses, without a table lookup or a spill; rows
+ * whose level-0 partition stayed resident are probed at once against the resident table ({@link HashProbe},
+ * batched); rows of spilled partitions are serialized in the probe side's {@link RowLayout} (their hash H stored
+ * with them, never recomputed) into a staging arena and encoded from there into their partition's probe spill file
+ * ({@link SpillRowFormat}), to be joined with the partition's build rows later ({@link SpilledPairs}). NULL-key
+ * probe rows never enter a partition: the resident probe emits (pads) or drops them at once, as the join type says.
  *
  * <p>Rows whose hash is one of the build's accepted heavy keys ({@link PartitionedBuild#heavyKeys()}) go to the
  * heavy partition's probe file whatever their level-0 partition. Every {@value JoinSketches#PROBE_EVERY_KTH_BATCH}th
  * batch's hashes feed the probe-side sample sketch.
  *
  * <p>Invariants: a deferred row is neither probed nor emitted now (the {@code deferred} mask of
- * {@link HashProbe#start(Batch, long[], long[], long[], long[])}); the probe writers' memory is the share the build
+ * {@link HashProbe#start(Batch, long[], long[], long[], long[], long[])}); the probe writers' memory is the share the build
  * set aside, one writer per spilled partition; the staging pages were left free by the build.
  */
 final class PartitionedProbe implements AutoCloseable {
@@ -41,6 +41,8 @@ final class PartitionedProbe implements AutoCloseable {
     private long[] deferred = new long[0];
     private long[] notDeferred = new long[0];
     private int[] partitionOfRow = new int[0];
+    private long[] candidates = new long[0];
+    private long[] sureMisses = new long[0];
     private final SpillFile[] files;
     private final KeySketches sketch;
 
@@ -79,8 +81,9 @@ final class PartitionedProbe implements AutoCloseable {
         if (sketch != null) {
             sketch.update(hashes, n, 0);
         }
+        long[] misses = markSureMisses(batch, n, words);
         if (!anySpilled) {
-            probe.start(batch, hashes, nullKeys, null, null);
+            probe.start(batch, hashes, nullKeys, null, null, misses);
             return;
         }
         Arrays.fill(deferred, 0, words, 0L);
@@ -89,7 +92,7 @@ final class PartitionedProbe implements AutoCloseable {
         int heavyCount = build.heavyKeyCount();
         int heavy = build.heavyPartition();
         for (int i = 0; i < n; i++) {
-            if ((nullKeys[i >>> 6] & (1L << i)) == 0) {
+            if (((nullKeys[i >>> 6] | (misses == null ? 0L : misses[i >>> 6])) & (1L << i)) == 0) {
                 int p = HashFunctions.partitionOf(hashes[i], 0, bits);
                 if (heavyCount > 0 && Arrays.binarySearch(heavyKeys, 0, heavyCount, hashes[i]) >= 0) {
                     p = heavy;
@@ -101,21 +104,36 @@ final class PartitionedProbe implements AutoCloseable {
                 }
             }
         }
-        BuildKeyFilter filter = ctx.keyFilter;
-        if (anyDeferred && filter != null && filter.isOn()) {
-            filter.clearSureMisses(batch, hashes, deferred);
-            anyDeferred = false;
-            for (int w = 0; w < words && !anyDeferred; w++) {
-                anyDeferred = deferred[w] != 0;
-            }
-        }
         if (anyDeferred) {
             for (int w = 0; w < words; w++) {
                 notDeferred[w] = ~deferred[w];
             }
             spillDeferred(batch, n);
         }
-        probe.start(batch, hashes, nullKeys, anyDeferred ? deferred : null, null);
+        probe.start(batch, hashes, nullKeys, anyDeferred ? deferred : null, null, misses);
+    }
+
+    /**
+     * Asks the build-key filter (while it is on) which non-NULL-key rows of the batch surely have no match: the mask
+     * of those rows, or null without a filter.
+     */
+    private long[] markSureMisses(Batch batch, int n, int words) {
+        BuildKeyFilter filter = ctx.keyFilter;
+        if (filter == null || !filter.isOn()) {
+            return null;
+        }
+        if (candidates.length < words) {
+            candidates = new long[words];
+            sureMisses = new long[words];
+        }
+        for (int w = 0; w < words; w++) {
+            candidates[w] = ~nullKeys[w];
+        }
+        if ((n & 63) != 0) {
+            candidates[words - 1] &= -1L >>> (64 - (n & 63));
+        }
+        filter.markSureMisses(batch, hashes, candidates, sureMisses);
+        return sureMisses;
     }
 
     private void spillDeferred(Batch batch, int n) throws IOException {

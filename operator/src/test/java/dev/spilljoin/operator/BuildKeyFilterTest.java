@@ -35,19 +35,26 @@ class BuildKeyFilterTest {
 
     @Test
     void rowsTheFilterRulesOutStillJoinCorrectlyForEveryJoinTypeWithBigintKeys() {
-        everyJoinTypeMatchesTheOracle(LEFT, RIGHT);
+        everyJoinTypeMatchesTheOracle(LEFT, RIGHT, true);
     }
 
     @Test
     void rowsTheFilterRulesOutStillJoinCorrectlyForEveryJoinTypeWithIntegerKeys() {
-        everyJoinTypeMatchesTheOracle(LEFT_INT, RIGHT_INT);
+        everyJoinTypeMatchesTheOracle(LEFT_INT, RIGHT_INT, true);
+    }
+
+    /** Nothing spills: the filter's sure misses skip the table lookup of the in-memory probe. */
+    @Test
+    void rowsTheFilterRulesOutSkipTheTableInMemoryForEveryJoinType() {
+        everyJoinTypeMatchesTheOracle(LEFT, RIGHT, false);
     }
 
     /**
      * Left: 3,000 keys 10·i plus NULL keys; right: 20,000 keys uniform in [−5,000, 40,000) (below, inside and above
-     * the left's range; ~7% equal a left key) plus NULL keys. Every join type, both build sides, against the oracle.
+     * the left's range; ~7% equal a left key) plus NULL keys. Every join type, both build sides, against the oracle;
+     * every partition spilled, or ({@code spill} false) none.
      */
-    private void everyJoinTypeMatchesTheOracle(Schema leftSchema, Schema rightSchema) {
+    private void everyJoinTypeMatchesTheOracle(Schema leftSchema, Schema rightSchema, boolean spill) {
         boolean ints = leftSchema.type(0) == ColumnType.INTEGER;
         long seed = Long.getLong("seed", System.nanoTime());
         System.out.println("BuildKeyFilterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
@@ -68,7 +75,8 @@ class BuildKeyFilterTest {
                     : List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1));
             List<Object[]> expected = NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type, projection);
             for (Side build : Side.values()) {
-                JoinConfig config = new JoinConfig(4096, 1024, build).withSpillDirectory(spillRoot.path()).withForceSpill(true);
+                JoinConfig config = new JoinConfig(4096, 1024, build).withSpillDirectory(spillRoot.path())
+                        .withForceSpill(spill);
                 JoinRunner.Result result;
                 try (MemoryReservation root = MemoryReservation.root("filter", 4 * MB)) {
                     JoinSpec spec = JoinSpec.builder(leftSchema, rightSchema).on(0, 0).joinType(type)
@@ -81,6 +89,7 @@ class BuildKeyFilterTest {
                 String what = type + " build=" + build + " " + stats.toJson();
                 assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
                 assertThat(stats.keyFilterNote()).as(what).isEqualTo("on");
+                assertThat(stats.partitions()).as(what).isEqualTo(spill ? stats.fanout() : 0);
                 assertThat(stats.probeRowsExcludedByBloom()).as(what).isPositive();
                 long probeRows = stats.rows(build.other());
                 assertThat(stats.probeRowsFilterChecked()).as(what).isLessThanOrEqualTo(probeRows);
@@ -144,12 +153,16 @@ class BuildKeyFilterTest {
             }
             filter.add(batch, added, noNulls, false);
             long[] all = allRows(n);
-            filter.clearSureMisses(batch, hashes, all);
+            long[] misses = new long[all.length];
+            filter.markSureMisses(batch, hashes, all, misses);
             long passed = java.util.Arrays.stream(all).map(Long::bitCount).sum();
+            assertThat(java.util.Arrays.stream(misses).map(Long::bitCount).sum()).as("misses = rows not passed")
+                    .isEqualTo(n - passed);
             assertThat(filter.isOn()).as("a filter that excludes most rows stays on").isTrue();
             all = allRows(n);
-            filter.clearSureMisses(batch, added, all);
+            filter.markSureMisses(batch, added, all, misses);
             assertThat(java.util.Arrays.stream(all).map(Long::bitCount).sum()).as("every added key passes").isEqualTo(n);
+            assertThat(misses).as("no added key is a sure miss").containsOnly(0L);
             System.out.println("Bloom filter of " + stats.keyFilterBytes() + " bytes for " + n + " keys: "
                     + passed + " false positives in " + n);
             assertThat(stats.keyFilterBytes() * 8 / n).as("bits per key").isBetween(7L, 13L);
