@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * 50,000,000 output rows, compared with an oracle that never ships them: R and S have 1M rows each of
- * {@code (k, p)} from {@link GeneratedSource}'s formulas, 20,000 keys of 50 rows on each side, so the inner join has
+ * {@code (k, p)} from {@link ArithmeticSource}'s formulas, 20,000 keys of 50 rows on each side, so the inner join has
  * 20,000 × 50 × 50 = 50M rows. spilljoin's side streams the inputs and folds its result batch by batch; the oracle
  * builds the same tables by SQL and returns {@code count(*)}, {@code sum(r.p + s.p)} and {@code sum(r.p * s.p)} (which
  * depends on which rows are paired, not only on how often each appears), and the rows of a deterministic ~1/4099
@@ -33,14 +33,15 @@ interface ManyOutputRowsCases extends OracleTest {
     @Test
     default void fiftyMillionRowsUnderSixteenMegabytes() throws SQLException {
         long budget = 16L << 20;
-        GeneratedSource r = new GeneratedSource("r_", ROWS, KEYS, 7919, 13, 1_000_003);
-        GeneratedSource s = new GeneratedSource("s_", ROWS, KEYS, 104_729, 7, 1_000_003);
+        ArithmeticSource r = new ArithmeticSource("r_", ROWS, KEYS, 7919, 13, 1_000_003);
+        ArithmeticSource s = new ArithmeticSource("s_", ROWS, KEYS, 104_729, 7, 1_000_003);
         long[] count = new long[1];
         long[] sum = new long[1];
         BigInteger[] productSum = {BigInteger.ZERO};
         ResultDigest[] sample = new ResultDigest[1];
         BatchRowView view = new BatchRowView();
-        JoinStats stats = SpilljoinRun.run(memory -> JoinSpec.builder(GeneratedSource.schema("r_"), GeneratedSource.schema("s_"))
+        JoinStats stats = SpilljoinRun.run(memory -> JoinSpec.builder(ArithmeticSource.schema("r_"),
+                                ArithmeticSource.schema("s_"))
                         .on("r_k", "s_k").joinType(JoinType.INNER).reservation(memory)
                         .projection(List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1)))
                         .config(JoinConfig.DEFAULT.withBuildSide(Side.LEFT)).build(),

@@ -134,7 +134,7 @@ public final class NativeMemory {
             if (start > raw) {
                 posix.munmap(raw, start - raw);
             }
-            long tail = raw + length + HUGE_PAGE - (start + length);
+            long tail = raw + HUGE_PAGE - start;
             if (tail > 0) {
                 posix.munmap(start + length, tail);
             }

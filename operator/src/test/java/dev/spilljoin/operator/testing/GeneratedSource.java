@@ -15,11 +15,17 @@ public abstract class GeneratedSource implements BatchSource {
     public static final Schema SCHEMA = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("p", ColumnType.BIGINT));
     private static final int BATCH_ROWS = 4096;
     private final long rows;
-    private final Batch batch = new Batch(SCHEMA, BATCH_ROWS);
+    private final Batch batch;
     private long next;
 
     protected GeneratedSource(long rows) {
+        this(SCHEMA, rows);
+    }
+
+    /** A source of {@code rows} rows of {@code schema}, two BIGINT columns (key, payload) under other names. */
+    protected GeneratedSource(Schema schema, long rows) {
         this.rows = rows;
+        this.batch = new Batch(schema, BATCH_ROWS);
     }
 
     protected abstract long key(long i);
