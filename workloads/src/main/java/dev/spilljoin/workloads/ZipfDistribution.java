@@ -75,12 +75,6 @@ public final class ZipfDistribution {
         return cumulative[r - 1];
     }
 
-    /** The probability of rank {@code r} in {@code [1, n]}: {@code w(r) / C(n)}. */
-    public double probability(int r) {
-        double weight = cumulative[r - 1] - (r == 1 ? 0 : cumulative[r - 2]);
-        return weight / totalWeight();
-    }
-
     /**
      * The smallest rank {@code r} with {@code C(r) > u}, for a draw {@code u} in {@code [0, C(n))}; a draw at or above
      * {@code C(n)} gets rank {@code n}. A {@code long} draw of integer weights converts to double exactly (class comment).

@@ -5,11 +5,13 @@ import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.workloads.W1Rows;
 
 /**
  * A {@code (k BIGINT, p BIGINT)} input generated batch by batch into one reused batch (nothing is held on the heap
  * but the batch), from a row function: {@code key(i)} and {@code payload(i)}. Size hints: rows and 16 bytes a row.
- * Also the generators of ../shared/WORKLOADS.md (mix64, h, payload, uniform, perm).
+ * {@link #w1Build}/{@link #w1Probe}: workload W1 of docs/WORKLOADS.md ({@link W1Rows}); other row functions draw on
+ * its generators ({@link dev.spilljoin.workloads.WorkloadMath}).
  */
 public abstract class GeneratedSource implements BatchSource {
     public static final Schema SCHEMA = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("p", ColumnType.BIGINT));
@@ -65,39 +67,17 @@ public abstract class GeneratedSource implements BatchSource {
         return rows * 16;
     }
 
-    public static long mix64(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
-    public static long h(long seed, long i) {
-        return mix64(seed + (i + 1) * 0x9E3779B97F4A7C15L);
-    }
-
-    public static long payload(long seed, long i) {
-        return h(seed, i) >>> 33;
-    }
-
-    public static long uniform(long seed, long i, long m) {
-        return (h(seed, i) >>> 1) % m;
-    }
-
-    public static long perm(long i, long n) {
-        return Long.remainderUnsigned(i * 2654435761L, n);
-    }
-
     /** W1's build side R: {@code k = perm(i, nR)}, {@code p = payload(0x11, i)}. */
     public static GeneratedSource w1Build(long nR) {
         return new GeneratedSource(nR) {
             @Override
             protected long key(long i) {
-                return perm(i, nR);
+                return W1Rows.buildKey(i, nR);
             }
 
             @Override
             protected long payload(long i) {
-                return GeneratedSource.payload(0x11, i);
+                return W1Rows.buildPayload(i);
             }
         };
     }
@@ -107,12 +87,12 @@ public abstract class GeneratedSource implements BatchSource {
         return new GeneratedSource(nS) {
             @Override
             protected long key(long i) {
-                return uniform(0x21, i, nR);
+                return W1Rows.probeKey(i, nR);
             }
 
             @Override
             protected long payload(long i) {
-                return GeneratedSource.payload(0x22, i);
+                return W1Rows.probePayload(i);
             }
         };
     }
