@@ -211,31 +211,11 @@ class LargeSpillingJoinTest {
         }
 
         GeneratedSource build() {
-            return new GeneratedSource(nR) {
-                @Override
-                protected long key(long i) {
-                    return buildKey(i);
-                }
-
-                @Override
-                protected long payload(long i) {
-                    return WorkloadMath.payload(0x11, i);
-                }
-            };
+            return GeneratedSource.of(nR, this::buildKey, i -> WorkloadMath.payload(0x11, i));
         }
 
         GeneratedSource probe() {
-            return new GeneratedSource(nS) {
-                @Override
-                protected long key(long i) {
-                    return probeKey(i);
-                }
-
-                @Override
-                protected long payload(long i) {
-                    return WorkloadMath.payload(0x62, i);
-                }
-            };
+            return GeneratedSource.of(nS, this::probeKey, i -> WorkloadMath.payload(0x62, i));
         }
 
         /** {count, sum(r.p + s.p)} by arithmetic: key 0 matches every hot R row, any other key its one R row. */

@@ -6,6 +6,7 @@ import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.workloads.W1Rows;
+import java.util.function.LongUnaryOperator;
 
 /**
  * A {@code (k BIGINT, p BIGINT)} input generated batch by batch into one reused batch (nothing is held on the heap
@@ -67,33 +68,28 @@ public abstract class GeneratedSource implements BatchSource {
         return rows * 16;
     }
 
-    /** W1's build side R: {@code k = perm(i, nR)}, {@code p = payload(0x11, i)}. */
-    public static GeneratedSource w1Build(long nR) {
-        return new GeneratedSource(nR) {
+    /** A source of {@code rows} rows {@code (key(i), payload(i))} given as functions of the row index. */
+    public static GeneratedSource of(long rows, LongUnaryOperator key, LongUnaryOperator payload) {
+        return new GeneratedSource(rows) {
             @Override
             protected long key(long i) {
-                return W1Rows.buildKey(i, nR);
+                return key.applyAsLong(i);
             }
 
             @Override
             protected long payload(long i) {
-                return W1Rows.buildPayload(i);
+                return payload.applyAsLong(i);
             }
         };
     }
 
+    /** W1's build side R: {@code k = perm(i, nR)}, {@code p = payload(0x11, i)}. */
+    public static GeneratedSource w1Build(long nR) {
+        return of(nR, i -> W1Rows.buildKey(i, nR), W1Rows::buildPayload);
+    }
+
     /** W1's probe side S: {@code k = uniform(0x21, i, nR)}, {@code p = payload(0x22, i)}. */
     public static GeneratedSource w1Probe(long nS, long nR) {
-        return new GeneratedSource(nS) {
-            @Override
-            protected long key(long i) {
-                return W1Rows.probeKey(i, nR);
-            }
-
-            @Override
-            protected long payload(long i) {
-                return W1Rows.probePayload(i);
-            }
-        };
+        return of(nS, i -> W1Rows.probeKey(i, nR), W1Rows::probePayload);
     }
 }
