@@ -1,5 +1,6 @@
 package dev.spilljoin.bench;
 
+import dev.spilljoin.workloads.W1Rows;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,14 +13,15 @@ import java.util.Locale;
  * {@link BuildKeys} share one R table ({@link #buildTableId()}); W3 and W3L share S as well ({@link #probeTableId()}).
  */
 public enum Workload {
-    W1(BuildKeys.PERMUTATION, ProbeKeys.UNIFORM_IN_RANGE, 0x21, 0x22, JoinKind.INNER, "foreign key, uniform"),
+    W1(BuildKeys.PERMUTATION, ProbeKeys.UNIFORM_IN_RANGE, W1Rows.PROBE_KEY_SEED, W1Rows.PROBE_PAYLOAD_SEED, JoinKind.INNER,
+            "foreign key, uniform"),
     W2(BuildKeys.SKEWED, ProbeKeys.ZIPF, 0x31, 0x32, JoinKind.INNER, "skewed build keys, Zipf probe keys"),
     W3(BuildKeys.PERMUTATION, ProbeKeys.UNIFORM_TEN_RANGES, 0x41, 0x42, JoinKind.INNER, "selective, misses above R's key range"),
     W3L(BuildKeys.PERMUTATION, ProbeKeys.UNIFORM_TEN_RANGES, 0x41, 0x42, JoinKind.PROBE_OUTER, "W3 with the probe side outer"),
     W4(BuildKeys.SPREAD_PERMUTATION, ProbeKeys.UNIFORM_TEN_RANGES, 0x51, 0x52, JoinKind.INNER, "selective, misses inside R's key range");
 
     /** The seed of {@code R.p(i) = payload(0x11, i)}, the same in every workload. */
-    public static final long BUILD_PAYLOAD_SEED = 0x11;
+    public static final long BUILD_PAYLOAD_SEED = W1Rows.BUILD_PAYLOAD_SEED;
 
     /** How {@code R.k(i)} is drawn for {@code i} in {@code [0, nR)}. */
     public enum BuildKeys {

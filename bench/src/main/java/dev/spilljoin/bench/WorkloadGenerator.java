@@ -1,5 +1,8 @@
 package dev.spilljoin.bench;
 
+import dev.spilljoin.workloads.WorkloadMath;
+import dev.spilljoin.workloads.ZipfDistribution;
+
 /**
  * Generates the rows of one {@link Workload} at one {@link Scale} with the exact formulas of docs/WORKLOADS.md.
  * Any range of rows can be produced independently ({@code fillBuild}/{@code fillProbe} of rows
@@ -18,7 +21,7 @@ public final class WorkloadGenerator {
     public WorkloadGenerator(Workload workload, Scale scale) {
         this.workload = workload;
         this.scale = scale;
-        this.zipf = workload.probeKeys() == Workload.ProbeKeys.ZIPF ? new ZipfDistribution(scale.nR()) : null;
+        this.zipf = workload.probeKeys() == Workload.ProbeKeys.ZIPF ? ZipfDistribution.integerWeights(scale.nR()) : null;
     }
 
     public Workload workload() {
@@ -87,7 +90,7 @@ public final class WorkloadGenerator {
                 }
             }
             case ZIPF -> {
-                long total = zipf.totalWeight();
+                long total = (long) zipf.totalWeight(); // T, an integer below 2^45: exact in a double
                 for (int j = 0; j < n; j++) {
                     keys[j] = nR - zipf.rank(WorkloadMath.uniform(keySeed, first + j, total));
                 }

@@ -1,23 +1,27 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.workloads.W1Rows;
+import dev.spilljoin.workloads.WorkloadMath;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Writes the demo's two CSV files: workload W1 of WORKLOADS.md (foreign key, uniform), so every order row
- * matches exactly one customer row and an inner join returns as many rows as {@code orders.csv} has.
+ * Writes the demo's two CSV files: workload W1 of WORKLOADS.md (foreign key, uniform; {@link W1Rows}), so every
+ * order row matches exactly one customer row and an inner join returns as many rows as {@code orders.csv} has.
  *
  * <pre>
- * customers.csv: id = perm(i, n), score = payload(0x11, i), name = 8 letters from h(0x13, i)   (n rows)
- * orders.csv:    order_id = i, customer_id = uniform(0x21, i, n), amount = payload(0x22, i)   (n rows)
+ * customers.csv: id = perm(i, n), score = payload(0x11, i), name = 8 letters from h(0x13, i)   (n rows: W1's R)
+ * orders.csv:    order_id = i, customer_id = uniform(0x21, i, n), amount = payload(0x22, i)   (n rows: W1's S)
  * </pre>
  */
 final class DemoData {
     static final String LEFT = "orders.csv";
     static final String RIGHT = "customers.csv";
     static final String ON = "customer_id=id";
+    /** The seed of the customers' names, {@code h(0x13, i)}: 8 letters of 4 bits each. */
+    private static final long NAME_SEED = 0x13;
 
     /** The two files written. */
     record Inputs(Path left, Path right) {
@@ -36,9 +40,9 @@ final class DemoData {
             writer.writeHeader(new String[] {"id", "score", "name"});
             byte[] name = new byte[8];
             for (long i = 0; i < rows; i++) {
-                writer.writeLong(perm(i, rows));
-                writer.writeLong(payload(0x11, i));
-                long bits = h(0x13, i);
+                writer.writeLong(W1Rows.buildKey(i, rows));
+                writer.writeLong(W1Rows.buildPayload(i));
+                long bits = WorkloadMath.h(NAME_SEED, i);
                 for (int j = 0; j < name.length; j++) {
                     name[j] = (byte) ('a' + (int) ((bits >>> (5 * j)) & 15));
                 }
@@ -52,30 +56,12 @@ final class DemoData {
             writer.writeHeader(new String[] {"order_id", "customer_id", "amount"});
             for (long i = 0; i < rows; i++) {
                 writer.writeLong(i);
-                writer.writeLong(Long.remainderUnsigned(h(0x21, i) >>> 1, rows));
-                writer.writeLong(payload(0x22, i));
+                writer.writeLong(W1Rows.probeKey(i, rows));
+                writer.writeLong(W1Rows.probePayload(i));
                 writer.endRow();
             }
             writer.flush();
         }
         return new Inputs(orders, customers);
-    }
-
-    static long mix64(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
-    static long h(long seed, long i) {
-        return mix64(seed + (i + 1) * 0x9E3779B97F4A7C15L);
-    }
-
-    static long payload(long seed, long i) {
-        return h(seed, i) >>> 33;
-    }
-
-    static long perm(long i, long n) {
-        return Long.remainderUnsigned(i * 2654435761L, n);
     }
 }

@@ -1,5 +1,6 @@
 package dev.spilljoin.estimator;
 
+import dev.spilljoin.workloads.ZipfDistribution;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.SplittableRandom;
@@ -36,11 +37,11 @@ public final class KeySketchesBenchmark {
 
     public static void main(String[] args) {
         long[] uniform = KeyData.distinctHashes(ROWS, 1);
-        KeyData.Zipf zipf = new KeyData.Zipf(1_000_000, 1.1);
-        int[] ranks = zipf.ranks(ROWS, new SplittableRandom(2));
+        ZipfDistribution zipf = ZipfDistribution.ofExponent(1_000_000, 1.1);
+        SplittableRandom random = new SplittableRandom(2);
         long[] skewed = new long[ROWS];
         for (int i = 0; i < ROWS; i++) {
-            skewed[i] = KeyData.fmix64(ranks[i]);
+            skewed[i] = KeyData.fmix64(zipf.rank(random.nextDouble()));
         }
         for (String name : new String[] {"uniform", "zipf1.1"}) {
             long[] hashes = name.equals("uniform") ? uniform : skewed;

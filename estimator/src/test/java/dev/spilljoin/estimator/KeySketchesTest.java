@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.spilljoin.workloads.ZipfDistribution;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class KeySketchesTest {
         long seed = KeyData.seed("keysOfAtLeastOnePercentAreFoundWithFullRecallOnZipf");
         int distinct = 1_000_000;
         int rows = 10_000_000;
-        KeyData.Zipf zipf = new KeyData.Zipf(distinct, 1.1);
+        ZipfDistribution zipf = ZipfDistribution.ofExponent(distinct, 1.1);
         SplittableRandom random = new SplittableRandom(seed);
         long rankOffset = random.nextLong();
         KeySketches exact = new KeySketches(SketchConfig.BUILD.frequentItemsEveryKthRow(1));

@@ -1,5 +1,6 @@
 package dev.spilljoin.it;
 
+import dev.spilljoin.workloads.ZipfDistribution;
 import java.util.SplittableRandom;
 
 /**
@@ -30,34 +31,22 @@ enum KeyDistribution {
         return new Sampler(this, domain);
     }
 
-    /** Draws key ids; holds the Zipf cumulative table when needed. */
+    /** Draws key ids; holds the Zipf table when needed (a Zipf id is its rank minus one). */
     static final class Sampler {
         private final KeyDistribution distribution;
         private final int domain;
-        private final double[] zipfCumulative;
+        private final ZipfDistribution zipf;
 
         private Sampler(KeyDistribution distribution, int domain) {
             this.distribution = distribution;
             this.domain = domain;
-            if (distribution == ZIPF) {
-                zipfCumulative = new double[domain];
-                double sum = 0;
-                for (int r = 0; r < domain; r++) {
-                    sum += 1.0 / Math.pow(r + 1, ZIPF_S);
-                    zipfCumulative[r] = sum;
-                }
-                for (int r = 0; r < domain; r++) {
-                    zipfCumulative[r] /= sum;
-                }
-            } else {
-                zipfCumulative = null;
-            }
+            this.zipf = distribution == ZIPF ? ZipfDistribution.ofExponent(domain, ZIPF_S) : null;
         }
 
         long leftId(int row, SplittableRandom random) {
             return switch (distribution) {
                 case UNIFORM, DISJOINT, MANY_TO_MANY -> random.nextInt(domain);
-                case ZIPF -> zipfRank(random.nextDouble());
+                case ZIPF -> zipf.rank(random.nextDouble()) - 1;
                 case ONE_KEY -> 7;
             };
         }
@@ -69,20 +58,6 @@ enum KeyDistribution {
                 case ONE_KEY -> 7;
                 case DISJOINT -> domain + random.nextInt(domain);
             };
-        }
-
-        private int zipfRank(double u) {
-            int lo = 0;
-            int hi = domain - 1;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (zipfCumulative[mid] > u) {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            return lo;
         }
     }
 }

@@ -4,6 +4,9 @@ import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.workloads.W1Rows;
+import dev.spilljoin.workloads.WorkloadMath;
+import dev.spilljoin.workloads.ZipfDistribution;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -126,7 +129,7 @@ class LargeSpillingJoinTest {
             GeneratedSource probe = new GeneratedSource(1_000_000) {
                 @Override
                 protected long key(long i) {
-                    return uniform(0x21, i, 100_000);
+                    return W1Rows.probeKey(i, 100_000);
                 }
 
                 @Override
@@ -181,22 +184,13 @@ class LargeSpillingJoinTest {
         private static final double ZIPF_S = 1.2;
         private final long nR;
         private final long nS;
-        private final long others;
-        private final double[] cumulative;
+        /** Zipf over R's other (not hot) keys: rank {@code r} is the {@code r}-th of them. */
+        private final ZipfDistribution othersZipf;
 
         SkewedInputs(long nR, long nS) {
             this.nR = nR;
             this.nS = nS;
-            this.others = nR - (nR / 10) * 3;
-            cumulative = new double[(int) others];
-            double total = 0;
-            for (int r = 0; r < others; r++) {
-                total += 1.0 / Math.pow(r + 1, ZIPF_S);
-                cumulative[r] = total;
-            }
-            for (int r = 0; r < others; r++) {
-                cumulative[r] /= total;
-            }
+            this.othersZipf = ZipfDistribution.ofExponent((int) (nR - (nR / 10) * 3), ZIPF_S);
         }
 
         static boolean hot(long i) {
@@ -211,46 +205,17 @@ class LargeSpillingJoinTest {
             if (i % nR == 0) {
                 return 0;
             }
-            double u = (GeneratedSource.h(0x61, i) >>> 11) * 0x1.0p-53;
-            int lo = 0;
-            int hi = cumulative.length - 1;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (cumulative[mid] > u) {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            return (lo / 7L) * 10 + 3 + lo % 7;
+            double u = (WorkloadMath.h(0x61, i) >>> 11) * 0x1.0p-53;
+            int other = othersZipf.rank(u) - 1;
+            return (other / 7L) * 10 + 3 + other % 7;
         }
 
         GeneratedSource build() {
-            return new GeneratedSource(nR) {
-                @Override
-                protected long key(long i) {
-                    return buildKey(i);
-                }
-
-                @Override
-                protected long payload(long i) {
-                    return GeneratedSource.payload(0x11, i);
-                }
-            };
+            return GeneratedSource.of(nR, this::buildKey, i -> WorkloadMath.payload(0x11, i));
         }
 
         GeneratedSource probe() {
-            return new GeneratedSource(nS) {
-                @Override
-                protected long key(long i) {
-                    return probeKey(i);
-                }
-
-                @Override
-                protected long payload(long i) {
-                    return GeneratedSource.payload(0x62, i);
-                }
-            };
+            return GeneratedSource.of(nS, this::probeKey, i -> WorkloadMath.payload(0x62, i));
         }
 
         /** {count, sum(r.p + s.p)} by arithmetic: key 0 matches every hot R row, any other key its one R row. */
@@ -260,20 +225,20 @@ class LargeSpillingJoinTest {
             for (long i = 0; i < nR; i++) {
                 if (hot(i)) {
                     hotRows++;
-                    hotPayloads += GeneratedSource.payload(0x11, i);
+                    hotPayloads += WorkloadMath.payload(0x11, i);
                 }
             }
             long count = 0;
             long sum = 0;
             for (long i = 0; i < nS; i++) {
                 long k = probeKey(i);
-                long p = GeneratedSource.payload(0x62, i);
+                long p = WorkloadMath.payload(0x62, i);
                 if (k == 0) {
                     count += hotRows;
                     sum += hotRows * p + hotPayloads;
                 } else {
                     count++;
-                    sum += p + GeneratedSource.payload(0x11, k);
+                    sum += p + WorkloadMath.payload(0x11, k);
                 }
             }
             return new long[]{count, sum};

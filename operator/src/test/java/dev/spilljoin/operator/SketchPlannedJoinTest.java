@@ -17,6 +17,7 @@ import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.workloads.WorkloadMath;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -51,7 +52,7 @@ class SketchPlannedJoinTest {
 
             @Override
             protected long payload(long i) {
-                return GeneratedSource.payload(0x31, i);
+                return WorkloadMath.payload(0x31, i);
             }
 
             @Override
@@ -72,12 +73,12 @@ class SketchPlannedJoinTest {
 
             @Override
             protected long payload(long i) {
-                return GeneratedSource.payload(0x32, i);
+                return WorkloadMath.payload(0x32, i);
             }
         };
         long expectedSum = 0;
         for (long i = 0; i < nLeft; i++) {
-            expectedSum += GeneratedSource.payload(0x31, i) + GeneratedSource.payload(0x32, i % nRight);
+            expectedSum += WorkloadMath.payload(0x31, i) + WorkloadMath.payload(0x32, i % nRight);
         }
         CountAndSum result = new CountAndSum();
         JoinStats stats;
@@ -119,20 +120,20 @@ class SketchPlannedJoinTest {
         for (long i = 0; i < nRight; i++) {
             if (i % 10 < 3) {
                 hotRight++;
-                hotRightPayloads += GeneratedSource.payload(0x42, i);
+                hotRightPayloads += WorkloadMath.payload(0x42, i);
             }
         }
         long expectedCount = 0;
         long expectedSum = 0;
         for (long i = 0; i < nLeft; i++) {
             long k = i % 50_000;
-            long p = GeneratedSource.payload(0x41, i);
+            long p = WorkloadMath.payload(0x41, i);
             if (k == 0) {
                 expectedCount += hotRight;
                 expectedSum += hotRight * p + hotRightPayloads;
             } else if (k % 10 >= 3) {
                 expectedCount++;
-                expectedSum += p + GeneratedSource.payload(0x42, k);
+                expectedSum += p + WorkloadMath.payload(0x42, k);
             }
         }
         JoinStats first = joinThroughCache(lookup, nLeft, nRight, expectedCount, expectedSum);
@@ -225,7 +226,7 @@ class SketchPlannedJoinTest {
 
             @Override
             protected long payload(long i) {
-                return GeneratedSource.payload(0x41, i);
+                return WorkloadMath.payload(0x41, i);
             }
         };
         GeneratedSource right = new UnhintedSource(nRight) {
@@ -236,7 +237,7 @@ class SketchPlannedJoinTest {
 
             @Override
             protected long payload(long i) {
-                return GeneratedSource.payload(0x42, i);
+                return WorkloadMath.payload(0x42, i);
             }
         };
         CountAndSum result = new CountAndSum();

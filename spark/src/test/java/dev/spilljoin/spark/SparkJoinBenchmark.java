@@ -1,6 +1,6 @@
 package dev.spilljoin.spark;
 
-import dev.spilljoin.bench.WorkloadMath;
+import dev.spilljoin.workloads.W1Rows;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -132,8 +132,8 @@ public final class SparkJoinBenchmark {
             @Override
             public Row next() {
                 long i = ids.next();
-                long k = build ? WorkloadMath.perm(i, nR) : WorkloadMath.uniform(0x21, i, nR);
-                return RowFactory.create(k, WorkloadMath.payload(build ? 0x11 : 0x22, i));
+                return build ? RowFactory.create(W1Rows.buildKey(i, nR), W1Rows.buildPayload(i))
+                        : RowFactory.create(W1Rows.probeKey(i, nR), W1Rows.probePayload(i));
             }
         };
         return spark.range(0, rows, 1, 2).mapPartitions(rowsOf, Encoders.row(SCHEMA));

@@ -5,11 +5,14 @@ import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.workloads.W1Rows;
+import java.util.function.LongUnaryOperator;
 
 /**
  * A {@code (k BIGINT, p BIGINT)} input generated batch by batch into one reused batch (nothing is held on the heap
  * but the batch), from a row function: {@code key(i)} and {@code payload(i)}. Size hints: rows and 16 bytes a row.
- * Also the generators of ../shared/WORKLOADS.md (mix64, h, payload, uniform, perm).
+ * {@link #w1Build}/{@link #w1Probe}: workload W1 of docs/WORKLOADS.md ({@link W1Rows}); other row functions draw on
+ * its generators ({@link dev.spilljoin.workloads.WorkloadMath}).
  */
 public abstract class GeneratedSource implements BatchSource {
     public static final Schema SCHEMA = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("p", ColumnType.BIGINT));
@@ -65,55 +68,28 @@ public abstract class GeneratedSource implements BatchSource {
         return rows * 16;
     }
 
-    public static long mix64(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
+    /** A source of {@code rows} rows {@code (key(i), payload(i))} given as functions of the row index. */
+    public static GeneratedSource of(long rows, LongUnaryOperator key, LongUnaryOperator payload) {
+        return new GeneratedSource(rows) {
+            @Override
+            protected long key(long i) {
+                return key.applyAsLong(i);
+            }
 
-    public static long h(long seed, long i) {
-        return mix64(seed + (i + 1) * 0x9E3779B97F4A7C15L);
-    }
-
-    public static long payload(long seed, long i) {
-        return h(seed, i) >>> 33;
-    }
-
-    public static long uniform(long seed, long i, long m) {
-        return (h(seed, i) >>> 1) % m;
-    }
-
-    public static long perm(long i, long n) {
-        return Long.remainderUnsigned(i * 2654435761L, n);
+            @Override
+            protected long payload(long i) {
+                return payload.applyAsLong(i);
+            }
+        };
     }
 
     /** W1's build side R: {@code k = perm(i, nR)}, {@code p = payload(0x11, i)}. */
     public static GeneratedSource w1Build(long nR) {
-        return new GeneratedSource(nR) {
-            @Override
-            protected long key(long i) {
-                return perm(i, nR);
-            }
-
-            @Override
-            protected long payload(long i) {
-                return GeneratedSource.payload(0x11, i);
-            }
-        };
+        return of(nR, i -> W1Rows.buildKey(i, nR), W1Rows::buildPayload);
     }
 
     /** W1's probe side S: {@code k = uniform(0x21, i, nR)}, {@code p = payload(0x22, i)}. */
     public static GeneratedSource w1Probe(long nS, long nR) {
-        return new GeneratedSource(nS) {
-            @Override
-            protected long key(long i) {
-                return uniform(0x21, i, nR);
-            }
-
-            @Override
-            protected long payload(long i) {
-                return GeneratedSource.payload(0x22, i);
-            }
-        };
+        return of(nS, i -> W1Rows.probeKey(i, nR), W1Rows::probePayload);
     }
 }

@@ -1,4 +1,4 @@
-package dev.spilljoin.bench;
+package dev.spilljoin.workloads;
 
 /**
  * The integer functions of docs/WORKLOADS.md, bit-exact: every engine joins the very same rows because every
