@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import java.util.ArrayList;
@@ -38,23 +39,14 @@ final class ChunkConverter {
             for (int copy = 2; !seen.add(name); copy++) {
                 name = names[c] + "#" + copy;
             }
-            columns.add(Column.of(name, operatorType(types[c])));
+            columns.add(Column.of(name, heldAs(types[c])));
         }
         return new Schema(columns);
     }
 
-    /** The operator type a column is held as: {@code keyType}'s, or VARCHAR for a text column (null). */
-    static dev.spilljoin.operator.data.ColumnType operatorType(ColumnType keyType) {
-        if (keyType == null) {
-            return dev.spilljoin.operator.data.ColumnType.VARCHAR;
-        }
-        return switch (keyType) {
-            case BIGINT, INTEGER -> dev.spilljoin.operator.data.ColumnType.BIGINT;
-            case DOUBLE -> dev.spilljoin.operator.data.ColumnType.DOUBLE;
-            case BOOLEAN -> dev.spilljoin.operator.data.ColumnType.BOOLEAN;
-            case VARCHAR -> dev.spilljoin.operator.data.ColumnType.VARCHAR;
-            case VARBINARY -> dev.spilljoin.operator.data.ColumnType.VARBINARY;
-        };
+    /** The type a column's batch vector has: VARCHAR for a text column (null), BIGINT for an INTEGER key, else its own. */
+    static ColumnType heldAs(ColumnType keyType) {
+        return keyType == null ? ColumnType.VARCHAR : keyType == ColumnType.INTEGER ? ColumnType.BIGINT : keyType;
     }
 
     /** Replaces {@code batch}'s rows by {@code chunk}'s (the batch must have {@link #schemaOf} this input's schema). */

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -79,7 +80,7 @@ public final class CsvChunk {
         bytes[c] = new byte[INITIAL_COLUMN_BYTES];
         offsets[c] = new int[capacity + 1];
         nulls[c] = new long[(capacity + 63) >>> 6];
-        if (type != null && type.isIntegral()) {
+        if (type == ColumnType.BIGINT || type == ColumnType.INTEGER) {
             longs[c] = new long[capacity];
         } else if (type == ColumnType.DOUBLE) {
             doubles[c] = new double[capacity];

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -495,7 +496,7 @@ public final class CsvReader implements AutoCloseable {
 
     private static int[] parsedColumns(ColumnType[] types) {
         return IntStream.range(0, types.length)
-                .filter(c -> types[c] != null && !types[c].isBytes())
+                .filter(c -> types[c] != null && !types[c].isVariableWidth())
                 .toArray();
     }
 

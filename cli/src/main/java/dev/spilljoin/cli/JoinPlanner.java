@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
 import java.nio.file.Files;
 import java.nio.file.Path;

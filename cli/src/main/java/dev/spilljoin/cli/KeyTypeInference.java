@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.util.Arrays;
 
 /**
@@ -76,13 +77,13 @@ final class KeyTypeInference {
         if (right == null) {
             return left;
         }
-        if (left.isIntegral() && right.isIntegral()) {
+        if (isIntegral(left) && isIntegral(right)) {
             return ColumnType.BIGINT;
         }
-        if ((left.isIntegral() && right == ColumnType.DOUBLE) || (left == ColumnType.DOUBLE && right.isIntegral())) {
+        if ((isIntegral(left) && right == ColumnType.DOUBLE) || (left == ColumnType.DOUBLE && isIntegral(right))) {
             return ColumnType.DOUBLE;
         }
-        if (left.isBytes() && right.isBytes()) {
+        if (left.isVariableWidth() && right.isVariableWidth()) {
             return ColumnType.VARBINARY;
         }
         throw mismatch.error();
@@ -91,6 +92,10 @@ final class KeyTypeInference {
     /** Builds the error for key columns whose types cannot be compared. */
     interface Mismatch {
         UsageException error();
+    }
+
+    private static boolean isIntegral(ColumnType type) {
+        return type == ColumnType.BIGINT || type == ColumnType.INTEGER;
     }
 
     private static boolean[] filled(int n) {

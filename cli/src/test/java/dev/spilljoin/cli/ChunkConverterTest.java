@@ -3,6 +3,7 @@ package dev.spilljoin.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import java.nio.file.Path;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
