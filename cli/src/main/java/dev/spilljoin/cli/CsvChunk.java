@@ -226,6 +226,13 @@ public final class CsvChunk {
         return writeEnd[c];
     }
 
+    /** Replaces the bytes of column {@code c}'s field in the open row (already ended) by {@code text[0 .. length)}. */
+    void replaceOpenField(int c, byte[] text, int length) {
+        writeEnd[c] = offsets[c][rows];
+        append(c, text, 0, length);
+        offsets[c][rows + 1] = writeEnd[c];
+    }
+
     void setLong(int c, long value) {
         longs[c][rows] = value;
     }

@@ -53,19 +53,21 @@ public final class JoinPlanner {
 
         int keys = on.size();
         ColumnType[] keyTypes = new ColumnType[keys];
-        ColumnType[] leftTypes = new ColumnType[left.names.length];
-        ColumnType[] rightTypes = new ColumnType[right.names.length];
+        KeyReading leftReading = emptyReading(left.names.length);
+        KeyReading rightReading = emptyReading(right.names.length);
         for (int k = 0; k < keys; k++) {
             int pair = k;
-            keyTypes[k] = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
+            KeyTypeInference.PairType types = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
                     () -> mismatch(left, right, pair));
-            assignType(leftTypes, left, k, keyTypes[k]);
-            assignType(rightTypes, right, k, keyTypes[k]);
+            keyTypes[k] = types.type();
+            String textHint = textSchemas(left, right, k);
+            assignType(leftReading, left, k, types.left(), textHint);
+            assignType(rightReading, right, k, types.right(), textHint);
         }
         InputSide leftSide = new InputSide("left", options.left(), format, onError, left.names, left.keyColumns,
-                leftTypes);
+                leftReading);
         InputSide rightSide = new InputSide("right", options.right(), format, onError, right.names,
-                right.keyColumns, rightTypes);
+                right.keyColumns, rightReading);
         String[] outputNames = OutputColumns.names(left.names, right.names, kind);
         return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, options.output(),
                 options.stats(), spillDir, options.quiet(), threads);
@@ -87,7 +89,7 @@ public final class JoinPlanner {
     }
 
     /** What one file says about the join: its columns, its key columns, and their declared or inferred types. */
-    private record Probe(String role, Path file, String[] names, int[] keyColumns, ColumnType[] keyTypes,
+    private record Probe(String role, Path file, String[] names, int[] keyColumns, KeyType[] keyTypes,
                          boolean[] declared) {
     }
 
@@ -103,12 +105,13 @@ public final class JoinPlanner {
             }
             int keys = keyNames.size();
             int[] keyColumns = new int[keys];
-            ColumnType[] keyTypes = new ColumnType[keys];
+            KeyType[] keyTypes = new KeyType[keys];
             boolean[] declared = new boolean[keys];
             int undeclaredCount = 0;
             for (int k = 0; k < keys; k++) {
                 keyColumns[k] = columnIndex(names, keyNames.get(k), file, "--on");
-                keyTypes[k] = schema.typeOf(keyNames.get(k));
+                ColumnType declaredType = schema.typeOf(keyNames.get(k));
+                keyTypes[k] = declaredType == null ? null : KeyType.of(declaredType);
                 declared[k] = keyTypes[k] != null;
                 if (!declared[k]) {
                     undeclaredCount++;
@@ -121,7 +124,7 @@ public final class JoinPlanner {
                         undeclared[u++] = keyColumns[k];
                     }
                 }
-                ColumnType[] inferred = KeyTypeInference.infer(reader, undeclared);
+                KeyType[] inferred = KeyTypeInference.infer(reader, undeclared);
                 for (int k = 0, u = 0; k < keys; k++) {
                     if (!declared[k]) {
                         keyTypes[k] = inferred[u++];
@@ -151,14 +154,27 @@ public final class JoinPlanner {
         return found;
     }
 
-    private static void assignType(ColumnType[] columnTypes, Probe side, int pair, ColumnType type) {
+    private static KeyReading emptyReading(int columns) {
+        return new KeyReading(new ColumnType[columns], new NumberText[columns], new String[columns]);
+    }
+
+    /** Records how {@code side}'s column of key pair {@code pair} is read; a column in two pairs must read alike. */
+    private static void assignType(KeyReading reading, Probe side, int pair, KeyType type, String textHint) {
         int c = side.keyColumns[pair];
-        if (columnTypes[c] != null && columnTypes[c] != type) {
+        KeyType assigned = reading.types()[c] == null ? null : new KeyType(reading.types()[c], reading.numberText()[c]);
+        if (assigned != null && !assigned.equals(type)) {
             throw new UsageException(side.role + " column '" + side.names[c] + "' is in two key pairs that compare"
-                    + " it as " + columnTypes[c] + " and as " + type + "; declare its type with --schema-"
-                    + side.role);
+                    + " it as " + assigned + " and as " + type + "; declare its type with --schema-" + side.role);
         }
-        columnTypes[c] = type;
+        reading.types()[c] = type.type();
+        reading.numberText()[c] = type.numberText();
+        reading.textHints()[c] = textHint;
+    }
+
+    /** The schema flags that read key pair {@code pair} as text on both sides (one side alone would mismatch). */
+    private static String textSchemas(Probe left, Probe right, int pair) {
+        return "--schema-left '" + left.names[left.keyColumns[pair]] + ":varchar' --schema-right '"
+                + right.names[right.keyColumns[pair]] + ":varchar'";
     }
 
     private static UsageException mismatch(Probe left, Probe right, int pair) {
@@ -166,8 +182,7 @@ public final class JoinPlanner {
         String rightName = right.names[right.keyColumns[pair]];
         return new UsageException("key columns of different types: left '" + leftName + "' is "
                 + describe(left, pair) + ", right '" + rightName + "' is " + describe(right, pair)
-                + "; give both one type, e.g. --schema-left '" + leftName + ":varchar' --schema-right '"
-                + rightName + ":varchar'");
+                + "; give both one type, e.g. " + textSchemas(left, right, pair));
     }
 
     private static String describe(Probe side, int pair) {
