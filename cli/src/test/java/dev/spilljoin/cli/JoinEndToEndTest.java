@@ -291,6 +291,18 @@ class JoinEndToEndTest {
     // ------------------------------------------------------------------ NULL, "", quoting, UTF-8
 
     @Test
+    void aHeaderThatAlreadyHoldsAPrefixedNameIsPrefixedAgain() throws IOException {
+        Path l = write(dir, "l.csv", "id,left.id,v\n1,a,b\n");
+        Path r = write(dir, "r.csv", "right.id,id\nc,1\n");
+        for (String kind : new String[] {"inner", "full"}) {
+            assertThat(join(l, r, "--on", "id", "--type", kind)).as(err).isZero();
+            assertThat(output()).isEqualTo("left.left.id,left.id,v,right.id,right.right.id\n1,a,b,c,1\n");
+        }
+        assertThat(join(l, r, "--on", "left.id=right.id", "--type", "semi")).as(err).isZero();
+        assertThat(output()).isEqualTo("id,left.id,v\n");
+    }
+
+    @Test
     void nullKeysNeverMatchAndNullStaysDistinctFromTheEmptyStringOnOutput() throws IOException {
         Path l = write(dir, "l.csv", "k,v\nx,1\n,2\n\"\",3\nx,\ny,\"\"\n");
         Path r = write(dir, "r.csv", "k,w\nx,a\n\"\",b\n,c\n");
