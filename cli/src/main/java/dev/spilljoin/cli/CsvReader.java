@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -114,7 +113,8 @@ public final class CsvReader implements AutoCloseable {
             int count = first.columns();
             columnNames = new String[count];
             for (int c = 0; c < count; c++) {
-                String name = format.header() ? first.text(c, 0) : null;
+                String name = !format.header() || first.isNull(c, 0) ? null
+                        : RawText.decode(first.bytes(c), first.start(c, 0), first.length(c, 0));
                 columnNames[c] = name == null || name.isEmpty() ? "column" + (c + 1) : name;
             }
             if (!format.header()) {
@@ -486,7 +486,7 @@ public final class CsvReader implements AutoCloseable {
 
     private static String excerpt(byte[] b, int from, int to) {
         int length = Math.min(to - from, 40);
-        String text = new String(b, from, length, StandardCharsets.UTF_8);
+        String text = RawText.decode(b, from, length);
         return to - from > length ? text + "…" : text;
     }
 

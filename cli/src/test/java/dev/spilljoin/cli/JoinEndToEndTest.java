@@ -303,6 +303,30 @@ class JoinEndToEndTest {
     }
 
     @Test
+    void headerBytesThatAreNotUtf8PassThroughAndControlCharactersAreEscapedInMessages() throws IOException {
+        byte[] header = {'i', 'd', ',', 'v', (byte) 0xFF, (byte) 0xC3, 'x', '\n'};
+        Path l = CsvTestFiles.writeBytes(dir, "l.csv", concatBytes(header, "1,a\n".getBytes(StandardCharsets.UTF_8)));
+        Path r = write(dir, "r.csv", "id\n1\n");
+        assertThat(join(l, r, "--on", "id", "--type", "semi")).as(err).isZero();
+        assertThat(Files.readAllBytes(dir.resolve("out.csv")))
+                .isEqualTo(concatBytes(header, "1,a\n".getBytes(StandardCharsets.UTF_8)));
+
+        Path escape = write(dir, "e.csv", "id,\u001b[2Jboom\n1,x\n");
+        assertThat(join(escape, r, "--on", "nope=id")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("\\x1b[2Jboom").doesNotContain("\u001b");
+        Path value = write(dir, "v.csv", "id\n1\n\"\u001b]0;x\u0007\"\n");
+        assertThat(join(value, r, "--on", "id", "--schema-left", "id:bigint")).isEqualTo(ExitCodes.INPUT);
+        assertThat(err).contains("value '\\x1b]0;x\\x07'").doesNotContain("\u001b").doesNotContain("\u0007");
+        assertThat(err.lines().count()).isEqualTo(1);
+    }
+
+    private static byte[] concatBytes(byte[] a, byte[] b) {
+        byte[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    @Test
     void nullKeysNeverMatchAndNullStaysDistinctFromTheEmptyStringOnOutput() throws IOException {
         Path l = write(dir, "l.csv", "k,v\nx,1\n,2\n\"\",3\nx,\ny,\"\"\n");
         Path r = write(dir, "r.csv", "k,w\nx,a\n\"\",b\n,c\n");
