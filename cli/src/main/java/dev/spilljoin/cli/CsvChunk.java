@@ -15,7 +15,8 @@ import java.util.Arrays;
  *       and an empty string is a non-NULL field of length 0;</li>
  *   <li>a typed key column (see {@link #type}) also holds the parsed value: {@code longs(c)[r]} for BIGINT and
  *       INTEGER, {@code doubles(c)[r]} for DOUBLE, {@code booleans(c)[r]} for BOOLEAN (undefined when NULL);
- *       VARCHAR/VARBINARY keys use the bytes;</li>
+ *       VARCHAR/VARBINARY keys use the bytes, which for a key read as exact number text are its canonical text
+ *       ({@link NumberText}), not necessarily the bytes read;</li>
  *   <li>{@code lines()[r]} is the physical line (1-based) where the record starts, for error messages.</li>
  * </ul>
  * This mirrors the operator's columnar batch (primitive array + null bitmap per column, var-length values as

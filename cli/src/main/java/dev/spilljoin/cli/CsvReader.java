@@ -36,7 +36,10 @@ import java.util.stream.IntStream;
  *   <li>A blank line is skipped when there are several columns (it cannot be a record); with one column it
  *       is a record holding NULL, as PostgreSQL reads it.</li>
  *   <li>Typed key columns are parsed as each record ends ({@link ValueParser}); an empty string in a
- *       BIGINT/INTEGER/DOUBLE/BOOLEAN key is read as NULL, as type inference ignores empty strings too.</li>
+ *       BIGINT/INTEGER/DOUBLE/BOOLEAN key or a key read as exact number text is read as NULL, as type inference
+ *       ignores empty strings too. A key read as exact number text ({@link NumberText}) is checked against its
+ *       grammar and its bytes replaced by its canonical text.</li>
+ *   <li>Header names are decoded by {@link RawText}, so that bytes that are not UTF-8 survive to the output.</li>
  *   <li>A malformed record (unclosed quote at the end of the file, characters after a closing quote, a wrong
  *       field count, a key value not fitting its type) throws {@link InputException} naming the file, the line
  *       where the record starts and the column; with {@link OnError#SKIP} it is dropped and counted instead.</li>
