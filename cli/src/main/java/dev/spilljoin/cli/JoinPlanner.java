@@ -53,21 +53,25 @@ public final class JoinPlanner {
 
         int keys = on.size();
         ColumnType[] keyTypes = new ColumnType[keys];
-        KeyReading leftReading = emptyReading(left.names.length);
-        KeyReading rightReading = emptyReading(right.names.length);
+        KeyType[] leftReads = new KeyType[left.names.length];
+        KeyType[] rightReads = new KeyType[right.names.length];
+        String[] leftHints = new String[left.names.length];
+        String[] rightHints = new String[right.names.length];
         for (int k = 0; k < keys; k++) {
             int pair = k;
             KeyTypeInference.PairType types = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
                     () -> mismatch(left, right, pair));
             keyTypes[k] = types.type();
             String textHint = textSchemas(left, right, k);
-            assignType(leftReading, left, k, types.left(), textHint);
-            assignType(rightReading, right, k, types.right(), textHint);
+            assignType(leftReads, left, k, types.left());
+            assignType(rightReads, right, k, types.right());
+            leftHints[left.keyColumns[k]] = textHint;
+            rightHints[right.keyColumns[k]] = textHint;
         }
         InputSide leftSide = new InputSide("left", options.left(), format, onError, left.names, left.keyColumns,
-                leftReading);
+                KeyReading.of(leftReads, leftHints));
         InputSide rightSide = new InputSide("right", options.right(), format, onError, right.names,
-                right.keyColumns, rightReading);
+                right.keyColumns, KeyReading.of(rightReads, rightHints));
         String[] outputNames = OutputColumns.names(left.names, right.names, kind);
         return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, options.output(),
                 options.stats(), spillDir, options.quiet(), threads);
@@ -154,21 +158,14 @@ public final class JoinPlanner {
         return found;
     }
 
-    private static KeyReading emptyReading(int columns) {
-        return new KeyReading(new ColumnType[columns], new NumberText[columns], new String[columns]);
-    }
-
     /** Records how {@code side}'s column of key pair {@code pair} is read; a column in two pairs must read alike. */
-    private static void assignType(KeyReading reading, Probe side, int pair, KeyType type, String textHint) {
+    private static void assignType(KeyType[] reads, Probe side, int pair, KeyType type) {
         int c = side.keyColumns[pair];
-        KeyType assigned = reading.types()[c] == null ? null : new KeyType(reading.types()[c], reading.numberText()[c]);
-        if (assigned != null && !assigned.equals(type)) {
+        if (reads[c] != null && !reads[c].equals(type)) {
             throw new UsageException(side.role + " column '" + side.names[c] + "' is in two key pairs that compare"
-                    + " it as " + assigned + " and as " + type + "; declare its type with --schema-" + side.role);
+                    + " it as " + reads[c] + " and as " + type + "; declare its type with --schema-" + side.role);
         }
-        reading.types()[c] = type.type();
-        reading.numberText()[c] = type.numberText();
-        reading.textHints()[c] = textHint;
+        reads[c] = type;
     }
 
     /** The schema flags that read key pair {@code pair} as text on both sides (one side alone would mismatch). */

@@ -15,6 +15,17 @@ record KeyReading(ColumnType[] types, NumberText[] numberText, String[] textHint
         }
     }
 
+    /** Keys read as {@code reads[c]} (null: a text column), with {@code textHints[c]} for their messages. */
+    static KeyReading of(KeyType[] reads, String[] textHints) {
+        ColumnType[] types = new ColumnType[reads.length];
+        NumberText[] numberText = new NumberText[reads.length];
+        for (int c = 0; c < reads.length; c++) {
+            types[c] = reads[c] == null ? null : reads[c].type();
+            numberText[c] = reads[c] == null ? null : reads[c].numberText();
+        }
+        return new KeyReading(types, numberText, textHints.clone());
+    }
+
     /** Keys read as {@code types}, none as number text, with no hint. */
     static KeyReading of(ColumnType[] types) {
         return new KeyReading(types.clone(), new NumberText[types.length], new String[types.length]);
