@@ -2,9 +2,11 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,7 +18,9 @@ import java.util.Set;
  * <p>Schema: a typed key column becomes its type (INTEGER as BIGINT: the chunk holds integral keys as longs, and
  * equality is the same); every other column is VARCHAR holding the field's bytes as read, NULL staying NULL and
  * {@code ""} staying an empty, non-NULL value. Column names are the file's, made unique ({@code name#2}, …) when the
- * header repeats a name (the operator's schemas need unique names; the output header is named separately).
+ * header repeats a name (the operator's schemas need unique names; the output header is named separately); the
+ * join's pair of schemas is named after the output header and made unique across both sides, so that the
+ * operator never has to qualify a name ({@link #joinSchemas}).
  *
  * <p>Algorithm: one bulk step per column, no per-field object and no per-row call except to mark a NULL row:
  * typed keys are one {@code System.arraycopy} of the parsed values; text columns are one copy of the column's
@@ -29,32 +33,39 @@ final class ChunkConverter {
 
     /** The operator schema of {@code side}: key columns typed as planned, the rest VARCHAR. */
     static Schema schemaOf(InputSide side) {
-        String[] names = side.columnNames();
+        return schemaOf(side, side.columnNames(), new HashSet<>());
+    }
+
+    /**
+     * The operator schemas of a join's two inputs (left, right), named after {@code outputNames} (the left columns'
+     * output names, then the right columns' when the join returns them) and unique across both sides.
+     */
+    static Schema[] joinSchemas(InputSide left, InputSide right, String[] outputNames) {
+        Set<String> used = new HashSet<>();
+        int leftColumns = left.columnCount();
+        String[] rightNames = outputNames.length > leftColumns
+                ? Arrays.copyOfRange(outputNames, leftColumns, outputNames.length) : right.columnNames();
+        return new Schema[] {schemaOf(left, Arrays.copyOf(outputNames, leftColumns), used),
+            schemaOf(right, rightNames, used)};
+    }
+
+    /** {@code side}'s schema with its columns named {@code names}, each made unique against {@code used} (kept there). */
+    private static Schema schemaOf(InputSide side, String[] names, Set<String> used) {
         ColumnType[] types = side.columnTypes();
-        Set<String> seen = new HashSet<>();
         List<Column> columns = new ArrayList<>(names.length);
         for (int c = 0; c < names.length; c++) {
             String name = names[c];
-            for (int copy = 2; !seen.add(name); copy++) {
+            for (int copy = 2; !used.add(name); copy++) {
                 name = names[c] + "#" + copy;
             }
-            columns.add(Column.of(name, operatorType(types[c])));
+            columns.add(Column.of(name, heldAs(types[c])));
         }
         return new Schema(columns);
     }
 
-    /** The operator type a column is held as: {@code keyType}'s, or VARCHAR for a text column (null). */
-    static dev.spilljoin.operator.data.ColumnType operatorType(ColumnType keyType) {
-        if (keyType == null) {
-            return dev.spilljoin.operator.data.ColumnType.VARCHAR;
-        }
-        return switch (keyType) {
-            case BIGINT, INTEGER -> dev.spilljoin.operator.data.ColumnType.BIGINT;
-            case DOUBLE -> dev.spilljoin.operator.data.ColumnType.DOUBLE;
-            case BOOLEAN -> dev.spilljoin.operator.data.ColumnType.BOOLEAN;
-            case VARCHAR -> dev.spilljoin.operator.data.ColumnType.VARCHAR;
-            case VARBINARY -> dev.spilljoin.operator.data.ColumnType.VARBINARY;
-        };
+    /** The type a column's batch vector has: VARCHAR for a text column (null), BIGINT for an INTEGER key, else its own. */
+    static ColumnType heldAs(ColumnType keyType) {
+        return keyType == null ? ColumnType.VARCHAR : keyType == ColumnType.INTEGER ? ColumnType.BIGINT : keyType;
     }
 
     /** Replaces {@code batch}'s rows by {@code chunk}'s (the batch must have {@link #schemaOf} this input's schema). */

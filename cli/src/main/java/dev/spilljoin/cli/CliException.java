@@ -8,8 +8,9 @@ public abstract sealed class CliException extends RuntimeException
         permits UsageException, InputException, ResourceException {
     private static final long serialVersionUID = 1L;
 
+    /** {@code message} may quote input bytes: its control characters and non-UTF-8 bytes are escapes in the line. */
     CliException(String message, Throwable cause) {
-        super(message, cause);
+        super(RawText.printable(message), cause);
     }
 
     /** The process exit code for this failure. */

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -14,7 +15,8 @@ import java.util.Arrays;
  *       and an empty string is a non-NULL field of length 0;</li>
  *   <li>a typed key column (see {@link #type}) also holds the parsed value: {@code longs(c)[r]} for BIGINT and
  *       INTEGER, {@code doubles(c)[r]} for DOUBLE, {@code booleans(c)[r]} for BOOLEAN (undefined when NULL);
- *       VARCHAR/VARBINARY keys use the bytes;</li>
+ *       VARCHAR/VARBINARY keys use the bytes, which for a key read as exact number text are its canonical text
+ *       ({@link NumberText}), not necessarily the bytes read;</li>
  *   <li>{@code lines()[r]} is the physical line (1-based) where the record starts, for error messages.</li>
  * </ul>
  * This mirrors the operator's columnar batch (primitive array + null bitmap per column, var-length values as
@@ -79,7 +81,7 @@ public final class CsvChunk {
         bytes[c] = new byte[INITIAL_COLUMN_BYTES];
         offsets[c] = new int[capacity + 1];
         nulls[c] = new long[(capacity + 63) >>> 6];
-        if (type != null && type.isIntegral()) {
+        if (type == ColumnType.BIGINT || type == ColumnType.INTEGER) {
             longs[c] = new long[capacity];
         } else if (type == ColumnType.DOUBLE) {
             doubles[c] = new double[capacity];
@@ -223,6 +225,13 @@ public final class CsvChunk {
 
     int openEnd(int c) {
         return writeEnd[c];
+    }
+
+    /** Replaces the bytes of column {@code c}'s field in the open row (already ended) by {@code text[0 .. length)}. */
+    void replaceOpenField(int c, byte[] text, int length) {
+        writeEnd[c] = offsets[c][rows];
+        append(c, text, 0, length);
+        offsets[c][rows + 1] = writeEnd[c];
     }
 
     void setLong(int c, long value) {

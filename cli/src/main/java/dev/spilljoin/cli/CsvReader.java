@@ -1,10 +1,10 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -36,7 +36,10 @@ import java.util.stream.IntStream;
  *   <li>A blank line is skipped when there are several columns (it cannot be a record); with one column it
  *       is a record holding NULL, as PostgreSQL reads it.</li>
  *   <li>Typed key columns are parsed as each record ends ({@link ValueParser}); an empty string in a
- *       BIGINT/INTEGER/DOUBLE/BOOLEAN key is read as NULL, as type inference ignores empty strings too.</li>
+ *       BIGINT/INTEGER/DOUBLE/BOOLEAN key or a key read as exact number text is read as NULL, as type inference
+ *       ignores empty strings too. A key read as exact number text ({@link NumberText}) is checked against its
+ *       grammar and its bytes replaced by its canonical text.</li>
+ *   <li>Header names are decoded by {@link RawText}, so that bytes that are not UTF-8 survive to the output.</li>
  *   <li>A malformed record (unclosed quote at the end of the file, characters after a closing quote, a wrong
  *       field count, a key value not fitting its type) throws {@link InputException} naming the file, the line
  *       where the record starts and the column; with {@link OnError#SKIP} it is dropped and counted instead.</li>
@@ -51,6 +54,7 @@ public final class CsvReader implements AutoCloseable {
     private static final int RECORD = 0;
     private static final int END = 1;
     private static final int MALFORMED = 2;
+    private static final byte[] ZERO = {'0'};
 
     private final String fileName;
     private final SeekableByteChannel channel;
@@ -61,8 +65,11 @@ public final class CsvReader implements AutoCloseable {
     private final ByteBuffer window;
     private final String[] columnNames;
     private final ColumnType[] types;
+    private final NumberText[] numberText;
+    private final String[] textHints;
     private final int[] parsedColumns;
     private final ValueParser parser = new ValueParser();
+    private final byte[] digits = new byte[ValueParser.MAX_INTEGRAL_DIGITS];
     private int pos;
     private int limit;
     private boolean endOfInput;
@@ -84,6 +91,15 @@ public final class CsvReader implements AutoCloseable {
      * text; a null array reads every column as text. {@code bufferBytes} is the read buffer size.
      */
     public CsvReader(Path file, CsvFormat format, OnError onError, ColumnType[] keyTypes, int bufferBytes) {
+        this(file, format, onError, bufferBytes, keyTypes == null ? null : KeyReading.of(keyTypes));
+    }
+
+    /** Opens {@code file} with its key columns read as {@code keys} says (null: every column as text). */
+    static CsvReader open(Path file, CsvFormat format, OnError onError, KeyReading keys, int bufferBytes) {
+        return new CsvReader(file, format, onError, bufferBytes, keys);
+    }
+
+    private CsvReader(Path file, CsvFormat format, OnError onError, int bufferBytes, KeyReading keys) {
         this.fileName = file.toString();
         this.delimiter = format.delimiter();
         this.hasHeader = format.header();
@@ -100,7 +116,8 @@ public final class CsvReader implements AutoCloseable {
             int count = first.columns();
             columnNames = new String[count];
             for (int c = 0; c < count; c++) {
-                String name = format.header() ? first.text(c, 0) : null;
+                String name = !format.header() || first.isNull(c, 0) ? null
+                        : RawText.decode(first.bytes(c), first.start(c, 0), first.length(c, 0));
                 columnNames[c] = name == null || name.isEmpty() ? "column" + (c + 1) : name;
             }
             if (!format.header()) {
@@ -110,12 +127,15 @@ public final class CsvReader implements AutoCloseable {
                 endOfInput = false;
                 line = 1;
             }
-            types = keyTypes == null ? new ColumnType[count] : keyTypes.clone();
-            if (types.length != count) {
-                throw new IllegalArgumentException(fileName + " has " + count + " columns, but " + types.length
+            KeyReading reading = keys == null ? KeyReading.of(new ColumnType[count]) : keys;
+            if (reading.columns() != count) {
+                throw new IllegalArgumentException(fileName + " has " + count + " columns, but " + reading.columns()
                         + " types were given");
             }
-            parsedColumns = parsedColumns(types);
+            types = reading.types().clone();
+            numberText = reading.numberText().clone();
+            textHints = reading.textHints().clone();
+            parsedColumns = parsedColumns(types, numberText);
         } catch (IOException e) {
             closeQuietly();
             throw readFailed(e);
@@ -390,6 +410,14 @@ public final class CsvReader implements AutoCloseable {
                 chunk.markNull(c);
                 continue;
             }
+            NumberText text = numberText[c];
+            if (text != null) {
+                if (!readNumberText(chunk, c, b, from, to, text)) {
+                    return notFitting(recordLine, c, b, from, to, text == NumberText.INTEGER ? "an integer"
+                            : text == NumberText.BIGINT_RANGE ? "a BIGINT" : "a DOUBLE");
+                }
+                continue;
+            }
             ColumnType type = types[c];
             boolean fits = switch (type) {
                 case BIGINT -> parser.parseBigint(b, from, to);
@@ -399,9 +427,7 @@ public final class CsvReader implements AutoCloseable {
                 case VARCHAR, VARBINARY -> throw new AssertionError("byte keys are not parsed");
             };
             if (!fits) {
-                return malformed(recordLine, "value '" + excerpt(b, from, to) + "' in column " + (c + 1)
-                        + columnLabel(c) + " is not " + article(type) + " " + type.name() + "; fix the value, or"
-                        + " read the key as text with --schema-left or --schema-right '" + columnNames[c] + ":varchar'");
+                return notFitting(recordLine, c, b, from, to, article(type) + " " + type.name());
             }
             switch (type) {
                 case BIGINT, INTEGER -> chunk.setLong(c, parser.longValue);
@@ -411,6 +437,40 @@ public final class CsvReader implements AutoCloseable {
             }
         }
         return RECORD;
+    }
+
+    /**
+     * Checks a key field read as exact number text against its grammar and replaces it by its canonical text
+     * ({@link NumberText}); false when it does not follow the grammar.
+     */
+    private boolean readNumberText(CsvChunk chunk, int c, byte[] b, int from, int to, NumberText text) {
+        switch (text) {
+            case INTEGER, BIGINT_RANGE -> {
+                if (!(text == NumberText.INTEGER ? parser.parseIntegerText(b, from, to) : parser.parseBigint(b, from, to))) {
+                    return false;
+                }
+                if (to - from == 2 && b[from] == '-' && b[from + 1] == '0') {
+                    chunk.replaceOpenField(c, ZERO, 1);
+                }
+            }
+            case DECIMAL -> {
+                if (!parser.parseDouble(b, from, to)) {
+                    return false;
+                }
+                int length = parser.integralDigits(b, from, to, digits);
+                if (length >= 0 && !Arrays.equals(digits, 0, length, b, from, to)) {
+                    chunk.replaceOpenField(c, digits, length);
+                }
+            }
+        }
+        return true;
+    }
+
+    private int notFitting(long recordLine, int c, byte[] b, int from, int to, String what) {
+        String hint = textHints[c] != null ? "compare the key as text with " + textHints[c]
+                : "read it as text on both sides (--schema-left and --schema-right '" + columnNames[c] + ":varchar')";
+        return malformed(recordLine, "value '" + excerpt(b, from, to) + "' in column " + (c + 1) + columnLabel(c)
+                + " is not " + what + "; fix the value, or " + hint);
     }
 
     private int malformed(long recordLine, String message) {
@@ -429,7 +489,7 @@ public final class CsvReader implements AutoCloseable {
 
     private static String excerpt(byte[] b, int from, int to) {
         int length = Math.min(to - from, 40);
-        String text = new String(b, from, length, StandardCharsets.UTF_8);
+        String text = RawText.decode(b, from, length);
         return to - from > length ? text + "…" : text;
     }
 
@@ -493,9 +553,9 @@ public final class CsvReader implements AutoCloseable {
         return 0;
     }
 
-    private static int[] parsedColumns(ColumnType[] types) {
+    private static int[] parsedColumns(ColumnType[] types, NumberText[] numberText) {
         return IntStream.range(0, types.length)
-                .filter(c -> types[c] != null && !types[c].isBytes())
+                .filter(c -> types[c] != null && (!types[c].isVariableWidth() || numberText[c] != null))
                 .toArray();
     }
 

@@ -61,10 +61,13 @@ public final class CsvWriter {
         this.buffer = new byte[Math.max(bufferBytes, 64)];
     }
 
-    /** Writes the header row (names quoted when needed); not counted in {@link #rowsWritten()}. */
+    /**
+     * Writes the header row (names quoted when needed; a name read from a file gives back its very bytes, see
+     * {@link RawText}); not counted in {@link #rowsWritten()}.
+     */
     public void writeHeader(String[] names) throws IOException {
         for (String name : names) {
-            byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+            byte[] bytes = RawText.encode(name);
             writeText(bytes, 0, bytes.length);
         }
         endLine();

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.nio.file.Path;
 
 /**

@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,19 +53,25 @@ public final class JoinPlanner {
 
         int keys = on.size();
         ColumnType[] keyTypes = new ColumnType[keys];
-        ColumnType[] leftTypes = new ColumnType[left.names.length];
-        ColumnType[] rightTypes = new ColumnType[right.names.length];
+        KeyType[] leftReads = new KeyType[left.names.length];
+        KeyType[] rightReads = new KeyType[right.names.length];
+        String[] leftHints = new String[left.names.length];
+        String[] rightHints = new String[right.names.length];
         for (int k = 0; k < keys; k++) {
             int pair = k;
-            keyTypes[k] = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
+            KeyTypeInference.PairType types = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
                     () -> mismatch(left, right, pair));
-            assignType(leftTypes, left, k, keyTypes[k]);
-            assignType(rightTypes, right, k, keyTypes[k]);
+            keyTypes[k] = types.type();
+            String textHint = textSchemas(left, right, k);
+            assignType(leftReads, left, k, types.left());
+            assignType(rightReads, right, k, types.right());
+            leftHints[left.keyColumns[k]] = textHint;
+            rightHints[right.keyColumns[k]] = textHint;
         }
         InputSide leftSide = new InputSide("left", options.left(), format, onError, left.names, left.keyColumns,
-                leftTypes);
+                KeyReading.of(leftReads, leftHints));
         InputSide rightSide = new InputSide("right", options.right(), format, onError, right.names,
-                right.keyColumns, rightTypes);
+                right.keyColumns, KeyReading.of(rightReads, rightHints));
         String[] outputNames = OutputColumns.names(left.names, right.names, kind);
         return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, options.output(),
                 options.stats(), spillDir, options.quiet(), threads);
@@ -86,7 +93,7 @@ public final class JoinPlanner {
     }
 
     /** What one file says about the join: its columns, its key columns, and their declared or inferred types. */
-    private record Probe(String role, Path file, String[] names, int[] keyColumns, ColumnType[] keyTypes,
+    private record Probe(String role, Path file, String[] names, int[] keyColumns, KeyType[] keyTypes,
                          boolean[] declared) {
     }
 
@@ -102,12 +109,13 @@ public final class JoinPlanner {
             }
             int keys = keyNames.size();
             int[] keyColumns = new int[keys];
-            ColumnType[] keyTypes = new ColumnType[keys];
+            KeyType[] keyTypes = new KeyType[keys];
             boolean[] declared = new boolean[keys];
             int undeclaredCount = 0;
             for (int k = 0; k < keys; k++) {
                 keyColumns[k] = columnIndex(names, keyNames.get(k), file, "--on");
-                keyTypes[k] = schema.typeOf(keyNames.get(k));
+                ColumnType declaredType = schema.typeOf(keyNames.get(k));
+                keyTypes[k] = declaredType == null ? null : KeyType.of(declaredType);
                 declared[k] = keyTypes[k] != null;
                 if (!declared[k]) {
                     undeclaredCount++;
@@ -120,7 +128,7 @@ public final class JoinPlanner {
                         undeclared[u++] = keyColumns[k];
                     }
                 }
-                ColumnType[] inferred = KeyTypeInference.infer(reader, undeclared);
+                KeyType[] inferred = KeyTypeInference.infer(reader, undeclared);
                 for (int k = 0, u = 0; k < keys; k++) {
                     if (!declared[k]) {
                         keyTypes[k] = inferred[u++];
@@ -150,14 +158,20 @@ public final class JoinPlanner {
         return found;
     }
 
-    private static void assignType(ColumnType[] columnTypes, Probe side, int pair, ColumnType type) {
+    /** Records how {@code side}'s column of key pair {@code pair} is read; a column in two pairs must read alike. */
+    private static void assignType(KeyType[] reads, Probe side, int pair, KeyType type) {
         int c = side.keyColumns[pair];
-        if (columnTypes[c] != null && columnTypes[c] != type) {
+        if (reads[c] != null && !reads[c].equals(type)) {
             throw new UsageException(side.role + " column '" + side.names[c] + "' is in two key pairs that compare"
-                    + " it as " + columnTypes[c] + " and as " + type + "; declare its type with --schema-"
-                    + side.role);
+                    + " it as " + reads[c] + " and as " + type + "; declare its type with --schema-" + side.role);
         }
-        columnTypes[c] = type;
+        reads[c] = type;
+    }
+
+    /** The schema flags that read key pair {@code pair} as text on both sides (one side alone would mismatch). */
+    private static String textSchemas(Probe left, Probe right, int pair) {
+        return "--schema-left '" + left.names[left.keyColumns[pair]] + ":varchar' --schema-right '"
+                + right.names[right.keyColumns[pair]] + ":varchar'";
     }
 
     private static UsageException mismatch(Probe left, Probe right, int pair) {
@@ -165,8 +179,7 @@ public final class JoinPlanner {
         String rightName = right.names[right.keyColumns[pair]];
         return new UsageException("key columns of different types: left '" + leftName + "' is "
                 + describe(left, pair) + ", right '" + rightName + "' is " + describe(right, pair)
-                + "; give both one type, e.g. --schema-left '" + leftName + ":varchar' --schema-right '"
-                + rightName + ":varchar'");
+                + "; give both one type, e.g. " + textSchemas(left, right, pair));
     }
 
     private static String describe(Probe side, int pair) {

@@ -5,6 +5,7 @@ import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
@@ -101,8 +102,8 @@ final class JoinRunner {
 
     /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */
     static JoinSpec spec(JoinPlan plan, MemoryReservation memory) {
-        JoinSpec.Builder builder = JoinSpec.builder(ChunkConverter.schemaOf(plan.left()),
-                ChunkConverter.schemaOf(plan.right()));
+        Schema[] schemas = ChunkConverter.joinSchemas(plan.left(), plan.right(), plan.outputNames());
+        JoinSpec.Builder builder = JoinSpec.builder(schemas[0], schemas[1]);
         int[] leftKeys = plan.left().keyColumns();
         int[] rightKeys = plan.right().keyColumns();
         for (int k = 0; k < leftKeys.length; k++) {

@@ -5,8 +5,9 @@ package dev.spilljoin.cli;
  *
  * <p>Grammar (the type-inference rules of the spilljoin command):
  * <ul>
- *   <li>BIGINT: optional {@code -}, then {@code 0} or a digit 1-9 followed by digits, within the range of a
- *       signed 64-bit integer ({@code 007} and {@code +1} are not BIGINT).</li>
+ *   <li>Integer: optional {@code -}, then {@code 0} or a digit 1-9 followed by digits ({@code 007} and {@code +1}
+ *       are not integers), so that an integer's digits are its canonical text, {@code -0} apart.</li>
+ *   <li>BIGINT: an integer within the range of a signed 64-bit integer.</li>
  *   <li>DOUBLE: {@code NaN}, {@code Infinity}, {@code -Infinity}, or optional {@code -}, an integer part with
  *       the same no-leading-zero rule (or none), an optional {@code .} and fraction digits, an optional exponent
  *       {@code e}/{@code E} with optional sign and digits; at least one mantissa digit. The no-leading-zero rule
@@ -27,6 +28,10 @@ final class ValueParser {
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
     };
     private static final long MAX_EXACT_MANTISSA = 1L << 53;
+    /** The longest text {@link #integralDigits} writes: a sign and 19 digits. */
+    static final int MAX_INTEGRAL_DIGITS = 20;
+    /** Exponents are capped here while parsed: far beyond any field length, far within a long. */
+    private static final long EXPONENT_CAP = 1L << 40;
 
     long longValue;
     double doubleValue;
@@ -75,6 +80,99 @@ final class ValueParser {
         }
         longValue = negative ? result : -result;
         return true;
+    }
+
+    /** True when the bytes are an integer of any number of digits (the grammar above). */
+    boolean parseIntegerText(byte[] b, int from, int to) {
+        int i = from;
+        if (i < to && b[i] == '-') {
+            i++;
+        }
+        if (i == to || (b[i] == '0' && to - i > 1)) {
+            return false;
+        }
+        for (; i < to; i++) {
+            if (!isDigit(b[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * For bytes that follow the DOUBLE grammar ({@link #parseDouble} returned true): when the decimal they write is
+     * an integer within the BIGINT range, writes its canonical digits into {@code out} (a {@code -} first when
+     * negative, none for zero; at least {@link #MAX_INTEGRAL_DIGITS} bytes) and returns their length; else -1 (a
+     * fraction, {@code NaN}, an infinity, or beyond BIGINT). Exact: it works on the decimal digits, never on a
+     * double, so {@code 9007199254740993.0} gives {@code 9007199254740993}.
+     */
+    int integralDigits(byte[] b, int from, int to, byte[] out) {
+        int i = from;
+        boolean negative = b[i] == '-';
+        if (negative) {
+            i++;
+        }
+        if (b[i] == 'N' || b[i] == 'I') {
+            return -1;
+        }
+        int mantissaEnd = i;
+        while (mantissaEnd < to && b[mantissaEnd] != 'e' && b[mantissaEnd] != 'E') {
+            mantissaEnd++;
+        }
+        int point = mantissaEnd;
+        int first = -1;
+        int last = -1;
+        for (int p = i; p < mantissaEnd; p++) {
+            if (b[p] == '.') {
+                point = p;
+            } else if (b[p] != '0') {
+                first = first < 0 ? p : first;
+                last = p;
+            }
+        }
+        if (first < 0) {
+            out[0] = '0';
+            return 1;
+        }
+        // The value is the digits first..last (the point skipped) times 10^trailingZeros.
+        long trailingZeros = (last < point ? point - last - 1L : point - (long) last) + exponent(b, mantissaEnd, to);
+        int significant = last - first + 1 - (first < point && point < last ? 1 : 0);
+        if (trailingZeros < 0 || significant + trailingZeros > 19) {
+            return -1;
+        }
+        int n = 0;
+        if (negative) {
+            out[n++] = '-';
+        }
+        for (int p = first; p <= last; p++) {
+            if (b[p] != '.') {
+                out[n++] = b[p];
+            }
+        }
+        for (long z = 0; z < trailingZeros; z++) {
+            out[n++] = '0';
+        }
+        long before = longValue;
+        boolean fits = parseBigint(out, 0, n);
+        longValue = before;
+        return fits ? n : -1;
+    }
+
+    /** The exponent of a DOUBLE-grammar value whose exponent part ({@code e…}, or nothing) starts at {@code from}. */
+    private static long exponent(byte[] b, int from, int to) {
+        if (from == to) {
+            return 0;
+        }
+        int i = from + 1;
+        boolean negative = b[i] == '-';
+        if (b[i] == '-' || b[i] == '+') {
+            i++;
+        }
+        long exponent = 0;
+        for (; i < to; i++) {
+            exponent = Math.min(exponent * 10 + (b[i] - '0'), EXPONENT_CAP);
+        }
+        return negative ? -exponent : exponent;
     }
 
     /** Parses an INTEGER (a BIGINT within 32 bits) into {@link #longValue}. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -165,7 +166,7 @@ class CliTest {
     }
 
     @Test
-    void allNullKeyColumnTakesItsPartnersTypeAndBigintWithDoubleComparesAsDouble() {
+    void allNullKeyColumnTakesItsPartnersTypeAndBigintWithDoubleComparesAsExactText() {
         Path nulls = write(dir, "n.csv", "k,v\n,1\n\"\",2\n");
         Path doubles = write(dir, "d.csv", "k\n1.5\n");
         try {
@@ -174,9 +175,10 @@ class CliTest {
             assertThat(JoinPlanner.plan(new JoinCommandOptions(nulls, nulls).on("k").build()).keyTypes())
                     .containsExactly(ColumnType.VARCHAR);
             JoinPlan mixed = JoinPlanner.plan(new JoinCommandOptions(left, doubles).on("id=k").build());
-            assertThat(mixed.keyTypes()).containsExactly(ColumnType.DOUBLE);
-            assertThat(mixed.left().columnTypes()[0]).as("the BIGINT side is read as DOUBLE")
-                    .isEqualTo(ColumnType.DOUBLE);
+            assertThat(mixed.keyTypes()).containsExactly(ColumnType.VARCHAR);
+            assertThat(mixed.left().keys().numberText()[0]).as("the BIGINT side is read as integer text")
+                    .isEqualTo(NumberText.BIGINT_RANGE);
+            assertThat(mixed.right().keys().numberText()[0]).isEqualTo(NumberText.DECIMAL);
             JoinPlan semi = JoinPlanner.plan(new JoinCommandOptions(left, doubles).on("id=k").type(JoinKind.SEMI)
                     .build());
             assertThat(semi.outputNames()).containsExactly("id", "name", "score");

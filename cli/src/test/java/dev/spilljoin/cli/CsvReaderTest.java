@@ -6,6 +6,7 @@ import static dev.spilljoin.cli.CsvTestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -182,6 +183,31 @@ class CsvReaderTest {
         try (CsvReader reader = new CsvReader(bad, CsvFormat.DEFAULT, OnError.SKIP, idBigint, 64)) {
             assertThat(CsvTestFiles.rows(reader, 8)).containsExactly(row("1", "a"));
             assertThat(reader.rowsSkipped()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void numberTextKeysAreCheckedAndHeldAsTheirCanonicalText() {
+        Path file = write(dir, "n.csv", "i,b,d,v\n-0,-0,1.0,x\n12345678901234567890,7,1.50,y\n\"\",,-0.0e5,z\n"
+                + "5,-9223372036854775808,1e3,w\n");
+        KeyReading keys = new KeyReading(
+                new ColumnType[] {ColumnType.VARCHAR, ColumnType.VARCHAR, ColumnType.VARCHAR, null},
+                new NumberText[] {NumberText.INTEGER, NumberText.BIGINT_RANGE, NumberText.DECIMAL, null},
+                new String[] {"HINT-I", "HINT-B", "HINT-D", null});
+        try (CsvReader reader = CsvReader.open(file, CsvFormat.DEFAULT, OnError.FAIL, keys, 16)) {
+            assertThat(CsvTestFiles.rows(reader, 3)).containsExactly(
+                    row("0", "0", "1", "x"),
+                    row("12345678901234567890", "7", "1.50", "y"),
+                    row(null, null, "0", "z"),
+                    row("5", "-9223372036854775808", "1000", "w"));
+        }
+        for (String[] bad : new String[][] {{"007,1,1,a", "'007' in column 1 ('i') is not an integer", "HINT-I"},
+            {"1,9223372036854775808,1,a", "is not a BIGINT", "HINT-B"}, {"1,1,1.5x,a", "is not a DOUBLE", "HINT-D"}}) {
+            Path badFile = write(dir, "bad.csv", "i,b,d,v\n" + bad[0] + "\n");
+            try (CsvReader reader = CsvReader.open(badFile, CsvFormat.DEFAULT, OnError.FAIL, keys, 64)) {
+                assertThatThrownBy(() -> reader.read(reader.newChunk(8))).isInstanceOf(InputException.class)
+                        .hasMessageContaining(bad[1]).hasMessageContaining("compare the key as text with " + bad[2]);
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -291,6 +291,42 @@ class JoinEndToEndTest {
     // ------------------------------------------------------------------ NULL, "", quoting, UTF-8
 
     @Test
+    void aHeaderThatAlreadyHoldsAPrefixedNameIsPrefixedAgain() throws IOException {
+        Path l = write(dir, "l.csv", "id,left.id,v\n1,a,b\n");
+        Path r = write(dir, "r.csv", "right.id,id\nc,1\n");
+        for (String kind : new String[] {"inner", "full"}) {
+            assertThat(join(l, r, "--on", "id", "--type", kind)).as(err).isZero();
+            assertThat(output()).isEqualTo("left.left.id,left.id,v,right.id,right.right.id\n1,a,b,c,1\n");
+        }
+        assertThat(join(l, r, "--on", "left.id=right.id", "--type", "semi")).as(err).isZero();
+        assertThat(output()).isEqualTo("id,left.id,v\n");
+    }
+
+    @Test
+    void headerBytesThatAreNotUtf8PassThroughAndControlCharactersAreEscapedInMessages() throws IOException {
+        byte[] header = {'i', 'd', ',', 'v', (byte) 0xFF, (byte) 0xC3, 'x', '\n'};
+        Path l = CsvTestFiles.writeBytes(dir, "l.csv", concatBytes(header, "1,a\n".getBytes(StandardCharsets.UTF_8)));
+        Path r = write(dir, "r.csv", "id\n1\n");
+        assertThat(join(l, r, "--on", "id", "--type", "semi")).as(err).isZero();
+        assertThat(Files.readAllBytes(dir.resolve("out.csv")))
+                .isEqualTo(concatBytes(header, "1,a\n".getBytes(StandardCharsets.UTF_8)));
+
+        Path escape = write(dir, "e.csv", "id,\u001b[2Jboom\n1,x\n");
+        assertThat(join(escape, r, "--on", "nope=id")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("\\x1b[2Jboom").doesNotContain("\u001b");
+        Path value = write(dir, "v.csv", "id\n1\n\"\u001b]0;x\u0007\"\n");
+        assertThat(join(value, r, "--on", "id", "--schema-left", "id:bigint")).isEqualTo(ExitCodes.INPUT);
+        assertThat(err).contains("value '\\x1b]0;x\\x07'").doesNotContain("\u001b").doesNotContain("\u0007");
+        assertThat(err.lines().count()).isEqualTo(1);
+    }
+
+    private static byte[] concatBytes(byte[] a, byte[] b) {
+        byte[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    @Test
     void nullKeysNeverMatchAndNullStaysDistinctFromTheEmptyStringOnOutput() throws IOException {
         Path l = write(dir, "l.csv", "k,v\nx,1\n,2\n\"\",3\nx,\ny,\"\"\n");
         Path r = write(dir, "r.csv", "k,w\nx,a\n\"\",b\n,c\n");
@@ -334,16 +370,77 @@ class JoinEndToEndTest {
     // ------------------------------------------------------------------ key typing
 
     @Test
-    void bigintPairedWithDoubleComparesAsDoubleWithSignedZerosEqualAndNaNEqualToItself() throws IOException {
+    void bigintPairedWithDoubleComparesAsExactDecimalsWithSignedZerosEqualAndNaNEqualToItself() throws IOException {
         Path l = write(dir, "l.csv", "id,v\n1,one\n0,zero\n2,two\n");
         Path r = write(dir, "r.csv", "id,w\n1.0,a\n-0.0,b\n2.5,c\n1e0,d\n");
         assertThat(join(l, r, "--on", "id")).as(err).isZero();
-        assertThat(sortedLines()).containsExactly("0.0,zero,-0.0,b", "1.0,one,1.0,a", "1.0,one,1.0,d");
+        assertThat(sortedLines()).as("the BIGINT side as read, the DOUBLE side's integers as integers")
+                .containsExactly("0,zero,0,b", "1,one,1,a", "1,one,1,d");
 
         Path nanLeft = write(dir, "nl.csv", "x\nNaN\n1.5\n-Infinity\n");
         Path nanRight = write(dir, "nr.csv", "x\nNaN\n-Infinity\n3\n");
         assertThat(join(nanLeft, nanRight, "--on", "x", "--type", "semi")).as(err).isZero();
         assertThat(sortedLines()).containsExactly("-Infinity", "NaN");
+    }
+
+    @Test
+    void integersBeyondBigintCompareByEveryDigitAndAreWrittenAsRead() throws IOException {
+        Path l = write(dir, "l.csv", "id,v\n9223372036854775807,max\n12345678901234567890,b\n1,c\n-0,d\n");
+        Path r = write(dir, "r.csv", "id,w\n9223372036854775808,x\n12345678901234567891,y\n12345678901234567890,z\n"
+                + "1,u\n0,t\n-98765432109876543210,s\n");
+        assertThat(join(l, r, "--on", "id")).as(err).isZero();
+        assertThat(sortedLines()).as("no two distinct integers match; -0 is 0")
+                .containsExactly("0,d,0,t", "1,c,1,u", "12345678901234567890,b,12345678901234567890,z");
+        assertThat(join(r, r, "--on", "id", "--type", "semi")).as(err).isZero();
+        assertThat(output()).as("every integer written back as it was read")
+                .isEqualTo(Files.readString(r));
+    }
+
+    @Test
+    void aBigintMatchesADoubleOnlyWhenTheyAreTheSameNumber() throws IOException {
+        Path l = write(dir, "l.csv", "id,v\n9007199254740993,odd\n9007199254740992,even\n3,three\n");
+        Path r = write(dir, "r.csv", "id,w\n9007199254740992.0,x\n1.5,y\n30e-1,z\n0.3e1,u\n");
+        assertThat(join(l, r, "--on", "id")).as(err).isZero();
+        assertThat(sortedLines()).as("2^53 + 1 is not 2^53, although both are the same double")
+                .containsExactly("3,three,3,u", "3,three,3,z", "9007199254740992,even,9007199254740992,x");
+        assertThat(join(l, r, "--on", "id", "--type", "full")).as(err).isZero();
+        assertThat(sortedLines()).as("unmatched DOUBLE values are written as read")
+                .contains(",,1.5,y", "9007199254740993,odd,,");
+    }
+
+    @Test
+    void integersBeyondBigintWithDoublesAreRefusedWithAHintThatWorksWhenFollowed() throws IOException {
+        Path l = write(dir, "l.csv", "id,v\n12345678901234567890,a\n");
+        Path r = write(dir, "r.csv", "rid,w\n1.5,x\n12345678901234567890,y\n");
+        assertThat(join(l, r, "--on", "id=rid")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("left 'id' is integers beyond BIGINT").contains("right 'rid' is DOUBLE");
+        assertThat(join(l, r, followedHint(err))).as(err).isZero();
+        assertThat(output()).isEqualTo("id,v,rid,w\n12345678901234567890,a,12345678901234567890,y\n");
+    }
+
+    @Test
+    void aValueNotFittingAnInferredTypeHintsAtFlagsThatWorkWhenFollowed() throws IOException {
+        StringBuilder left = new StringBuilder("id,v\n");
+        for (int i = 0; i < KeyTypeInference.SAMPLE_ROWS; i++) {
+            left.append(i).append(",n\n");
+        }
+        Path l = write(dir, "l.csv", left.append("x7,late\n").toString());
+        Path r = write(dir, "r.csv", "rid,w\n7,seven\n8,eight\n");
+        assertThat(join(l, r, "--on", "id=rid")).isEqualTo(ExitCodes.INPUT);
+        assertThat(err).contains("value 'x7' in column 1 ('id') is not a BIGINT");
+        assertThat(join(l, r, followedHint(err))).as(err).isZero();
+        assertThat(sortedLines()).containsExactly("7,n,7,seven", "8,n,8,eight");
+    }
+
+    /** The {@code --on} and schema flags of the hint in {@code message}, as its reader would type them. */
+    private static String[] followedHint(String message) {
+        java.util.regex.Matcher hint = java.util.regex.Pattern
+                .compile("--schema-left '([^']*)' --schema-right '([^']*)'").matcher(message);
+        assertThat(hint.find()).as(message).isTrue();
+        String leftKey = hint.group(1).substring(0, hint.group(1).lastIndexOf(':'));
+        String rightKey = hint.group(2).substring(0, hint.group(2).lastIndexOf(':'));
+        return new String[] {"--on", leftKey + "=" + rightKey, "--schema-left", hint.group(1), "--schema-right",
+            hint.group(2)};
     }
 
     @Test

@@ -18,6 +18,15 @@ class OutputColumnsTest {
     }
 
     @Test
+    void aPrefixedNameThatIsAlreadyAColumnsNameIsPrefixedAgainUntilUnique() {
+        assertThat(OutputColumns.names(new String[] {"id", "left.id", "left.left.id"}, new String[] {"id", "right.id"},
+                JoinKind.INNER)).containsExactly("left.left.left.id", "left.id", "left.left.id", "right.right.id",
+                        "right.id");
+        assertThat(OutputColumns.names(new String[] {"a", "a"}, new String[] {"b"}, JoinKind.LEFT))
+                .as("a name the file repeats stays repeated").containsExactly("a", "a", "b");
+    }
+
+    @Test
     void semiAntiAndNotInGiveLeftColumnsOnly() {
         for (JoinKind kind : new JoinKind[] {JoinKind.SEMI, JoinKind.ANTI, JoinKind.NOT_IN}) {
             assertThat(OutputColumns.names(left, right, kind)).containsExactly("id", "name", "amount");

@@ -3,6 +3,7 @@ package dev.spilljoin.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spilljoin.operator.data.ColumnType;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +40,7 @@ class SchemaTest {
         assertThatThrownBy(() -> Schema.parse("id:number", "--schema-right"))
                 .isInstanceOf(UsageException.class)
                 .hasMessage("--schema-right gives column 'id' the unknown type 'number'; use one of "
-                        + ColumnType.SPELLINGS);
+                        + Schema.TYPE_SPELLINGS);
         assertThatThrownBy(() -> Schema.parse(":bigint", "--schema-left"))
                 .isInstanceOf(UsageException.class).hasMessageContaining("has no column name");
         assertThatThrownBy(() -> Schema.parse("id:bigint,id:double", "--schema-left"))

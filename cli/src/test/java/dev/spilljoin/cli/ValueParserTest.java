@@ -116,4 +116,51 @@ class ValueParserTest {
             assertThat(parser.parseBoolean(b, 0, b.length)).as(t).isFalse();
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-0", "7", "-42", "9223372036854775808", "123456789012345678901234567890",
+        "-99999999999999999999999"})
+    void integerTextAcceptsIntegersOfAnyLength(String text) {
+        byte[] b = bytes("x" + text + "y");
+        assertThat(parser.parseIntegerText(b, 1, b.length - 1)).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "-", "007", "-01", "+1", "1.0", "1e3", " 1", "12a", "--1"})
+    void integerTextRejects(String text) {
+        byte[] b = bytes("x" + text + "y");
+        assertThat(parser.parseIntegerText(b, 1, b.length - 1)).isFalse();
+    }
+
+    private String integralDigits(String text) {
+        byte[] b = bytes("x" + text + "y");
+        assertThat(parser.parseDouble(b, 1, b.length - 1)).as(text).isTrue();
+        byte[] out = new byte[ValueParser.MAX_INTEGRAL_DIGITS];
+        int length = parser.integralDigits(b, 1, b.length - 1, out);
+        return length < 0 ? null : new String(out, 0, length, StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void integralDigitsAreTheExactIntegerADecimalWrites() {
+        assertThat(integralDigits("1.0")).isEqualTo("1");
+        assertThat(integralDigits("1e0")).isEqualTo("1");
+        assertThat(integralDigits("10e-1")).isEqualTo("1");
+        assertThat(integralDigits("1.50e1")).isEqualTo("15");
+        assertThat(integralDigits(".5e1")).isEqualTo("5");
+        assertThat(integralDigits("5.")).isEqualTo("5");
+        assertThat(integralDigits("100")).isEqualTo("100");
+        assertThat(integralDigits("-2.5e3")).isEqualTo("-2500");
+        assertThat(integralDigits("-0.0")).isEqualTo("0");
+        assertThat(integralDigits("0e999999999999")).isEqualTo("0");
+        assertThat(integralDigits("9007199254740993.0")).as("no double in between").isEqualTo("9007199254740993");
+        assertThat(integralDigits("9.223372036854775807e18")).isEqualTo("9223372036854775807");
+        assertThat(integralDigits("-9.223372036854775808E18")).isEqualTo("-9223372036854775808");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"1.5", "0.1", "1e-1", "NaN", "Infinity", "-Infinity", "9223372036854775808",
+        "9.223372036854775808e18", "1e19", "1e400", "12345678901234567890.0", "1e99999999999999"})
+    void integralDigitsRefuseFractionsSpecialsAndValuesBeyondBigint(String text) {
+        assertThat(integralDigits(text)).isNull();
+    }
 }

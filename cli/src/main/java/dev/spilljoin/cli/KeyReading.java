@@ -1,0 +1,37 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.operator.data.ColumnType;
+
+/**
+ * How {@link CsvReader} reads the columns of one input, by column index: the key type each is parsed as (null: a
+ * text column, passed through), for a key compared as exact number text the grammar and canonical form (else
+ * null), and for messages the flags that would read that key as text instead (null: none known).
+ */
+record KeyReading(ColumnType[] types, NumberText[] numberText, String[] textHints) {
+    KeyReading {
+        if (numberText.length != types.length || textHints.length != types.length) {
+            throw new IllegalArgumentException(types.length + " types but " + numberText.length + " number texts and "
+                    + textHints.length + " hints");
+        }
+    }
+
+    /** Keys read as {@code reads[c]} (null: a text column), with {@code textHints[c]} for their messages. */
+    static KeyReading of(KeyType[] reads, String[] textHints) {
+        ColumnType[] types = new ColumnType[reads.length];
+        NumberText[] numberText = new NumberText[reads.length];
+        for (int c = 0; c < reads.length; c++) {
+            types[c] = reads[c] == null ? null : reads[c].type();
+            numberText[c] = reads[c] == null ? null : reads[c].numberText();
+        }
+        return new KeyReading(types, numberText, textHints.clone());
+    }
+
+    /** Keys read as {@code types}, none as number text, with no hint. */
+    static KeyReading of(ColumnType[] types) {
+        return new KeyReading(types.clone(), new NumberText[types.length], new String[types.length]);
+    }
+
+    int columns() {
+        return types.length;
+    }
+}

@@ -1,0 +1,42 @@
+package dev.spilljoin.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class RawTextTest {
+    @Test
+    void anyBytesDecodeAndEncodeBackToThemselves() {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("RawTextTest seed " + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int i = 0; i < 10_000; i++) {
+            byte[] bytes = new byte[random.nextInt(12)];
+            for (int b = 0; b < bytes.length; b++) {
+                bytes[b] = (byte) (random.nextBoolean() ? random.nextInt(256) : "aé€😀".getBytes(
+                        StandardCharsets.UTF_8)[random.nextInt(10)]);
+            }
+            assertThat(RawText.encode(RawText.decode(bytes, 0, bytes.length))).as("seed %d", seed).isEqualTo(bytes);
+        }
+    }
+
+    @Test
+    void validUtf8DecodesAsUsualAndInvalidBytesShowAsEscapesInMessages() {
+        byte[] valid = "né😀".getBytes(StandardCharsets.UTF_8);
+        assertThat(RawText.decode(valid, 0, valid.length)).isEqualTo("né😀");
+        byte[] invalid = {'a', (byte) 0xFF, (byte) 0xC3, 'b'};
+        String decoded = RawText.decode(invalid, 0, invalid.length);
+        assertThat(decoded).hasSize(4).doesNotContain("\uFFFD");
+        assertThat(RawText.printable(decoded)).isEqualTo("a\\xff\\xc3b");
+    }
+
+    @Test
+    void controlCharactersAreEscapedForMessagesAndOtherTextIsLeftAlone() {
+        assertThat(RawText.printable("col\u001b[31mred\r\n\t\u007f\u0085")).isEqualTo(
+                "col\\x1b[31mred\\x0d\\x0a\\x09\\x7f\\u0085");
+        assertThat(RawText.printable("plain café 😀")).isEqualTo("plain café 😀");
+        assertThat(new UsageException("name 'a\u001bb'").getMessage()).isEqualTo("name 'a\\x1bb'");
+    }
+}
