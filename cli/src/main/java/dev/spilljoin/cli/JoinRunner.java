@@ -94,9 +94,13 @@ final class JoinRunner {
         }
     }
 
-    /** The operator's knobs: all automatic, spill files under {@code --spill-dir}. */
+    /**
+     * The operator's knobs: all automatic, spill files under {@code --spill-dir}, result batches of fewer rows when
+     * the result's rows are wide ({@link BatchSizing#outputRows}), as the input batches.
+     */
     static JoinConfig config(JoinPlan plan) {
-        return JoinConfig.DEFAULT.withSpillDirectory(plan.spillDir());
+        return JoinConfig.DEFAULT.withSpillDirectory(plan.spillDir()).withOutputBatchRows(
+                BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows()));
     }
 
     /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */

@@ -9,7 +9,8 @@ import java.util.concurrent.CancellationException;
  * One input file read ahead on a thread of its own ({@code --threads} 2 or more): that thread parses CSV chunks and
  * converts them into batches ({@link CsvBatchSource#readInto}) while the join works on earlier ones.
  *
- * <p>Algorithm: {@value #BATCHES} batches cycle through a {@link BatchRing}. The reader thread takes a free batch,
+ * <p>Algorithm: {@value #BATCHES} batches of the file's {@link CsvBatchSource#batchRows()} rows (sized by bytes, so
+ * the ring's heap does not grow with the column count) cycle through a {@link BatchRing}. The reader thread takes a free batch,
  * fills it and publishes it; {@link #next()} takes the next published batch for the join and releases the one it
  * handed out before. So a batch stays valid until the next {@code next()} (the {@link BatchSource} contract), and
  * the reader runs at most {@value #BATCHES} - 1 batches ahead. The end of the file, or the reader's failure, ends
@@ -37,7 +38,7 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
     PrefetchingBatchSource(CsvBatchSource file, ProgressLine progress) {
         this.file = file;
         this.progress = progress;
-        this.ring = new BatchRing(file.schema(), BATCHES, CsvBatchSource.CHUNK_ROWS);
+        this.ring = new BatchRing(file.schema(), BATCHES, file.batchRows());
         this.thread = new StageThread("spilljoin-read-" + file.side().name().toLowerCase(Locale.ROOT),
                 this::readAhead);
     }
