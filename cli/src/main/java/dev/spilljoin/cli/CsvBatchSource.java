@@ -54,6 +54,28 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
         return true;
     }
 
+    /**
+     * As {@link #readInto(Batch)}, also copying the line where each row starts into {@code lines} (of
+     * {@link #batchRows()} entries).
+     */
+    boolean readInto(Batch target, long[] lines) {
+        if (!readInto(target)) {
+            return false;
+        }
+        System.arraycopy(chunk.lines(), 0, lines, 0, chunk.rows());
+        return true;
+    }
+
+    /** The line where row {@code row} of the batch {@link #next()} returned last starts. */
+    long lineOf(int row) {
+        return chunk.lines()[row];
+    }
+
+    /** The input's file name, as messages name it. */
+    String fileName() {
+        return reader.fileName();
+    }
+
     /** The rows of this input's chunks, so of its batches: at most {@link BatchSizing#MAX_ROWS}. */
     int batchRows() {
         return chunk.capacity();

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
@@ -154,5 +155,37 @@ class HeapCapTest {
                 + " bin/spilljoin (java -Xmx otherwise); if not, check for a quote left open (or pass --on-error skip"
                 + " to skip and count such rows)") + "\n");
         assertNothingLeftBesides("l.csv", "r.csv");
+    }
+
+    /**
+     * PostgreSQL's own regression case (join_hash.sql: two rows of 320,000 bytes joined under work_mem 128kB): the
+     * row, its file and line and the smallest --work-mem that holds it are named, and that --work-mem joins it.
+     */
+    @Test
+    void aRowLargerThanTheBudgetNamesItsLineAndSizeAndTheWorkMemThatJoinsIt() throws Exception {
+        Path wide = dir.resolve("wide.csv");
+        String value = "x".repeat(320_000);
+        Files.writeString(wide, "id,t\n1," + value + "\n2," + value + "\n");
+        for (String threads : List.of("1", "2")) {
+            Run refused = spilljoin("join", "--left", wide.toString(), "--right", wide.toString(), "--on", "id",
+                    "--type", "left", "--work-mem", "128kB", "--threads", threads, "--output", "out.csv");
+            assertThat(refused.code()).as(refused.text()).isEqualTo(ExitCodes.USAGE);
+            Matcher message = Pattern.compile(Pattern.quote("spilljoin: --work-mem 128kB is too small for the row of "
+                    + wide + " line 2 (") + "3200[0-9][0-9]" + Pattern.quote(" bytes in the join's row format): rows"
+                    + " that large need --work-mem ") + "([0-9]+kB)" + Pattern.quote(" or more") + "\n")
+                    .matcher(refused.text());
+            assertThat(message.matches()).as(refused.text()).isTrue();
+            assertNothingLeftBesides("wide.csv");
+
+            Run joined = spilljoin("join", "--left", wide.toString(), "--right", wide.toString(), "--on", "id",
+                    "--type", "left", "--work-mem", message.group(1), "--threads", threads, "--output", "out.csv");
+            assertThat(joined.code()).as(joined.text()).isZero();
+            List<String> out = lines(dir.resolve("out.csv"));
+            assertThat(out).hasSize(3);
+            assertThat(out.get(0)).isEqualTo("left.id,left.t,right.id,right.t");
+            assertThat(out.subList(1, 3).equals(List.of("1," + value + ",1," + value, "2," + value + ",2," + value)))
+                    .as("each row joined with itself").isTrue();
+            Files.delete(dir.resolve("out.csv"));
+        }
     }
 }
