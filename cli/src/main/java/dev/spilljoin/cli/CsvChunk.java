@@ -189,11 +189,9 @@ public final class CsvChunk {
      * (by a large row) goes back to its initial size, so that large rows do not pin the heap.
      */
     public void clear() {
-        if (heldBytes > 0) {
-            for (int c = 0; c < columns; c++) {
-                if (bytes[c].length > BatchSizing.TARGET_BYTES) {
-                    bytes[c] = new byte[initialColumnBytes];
-                }
+        for (int c = 0; c < columns; c++) {
+            if (bytes[c].length > BatchSizing.TARGET_BYTES) {
+                bytes[c] = new byte[initialColumnBytes];
             }
         }
         rows = 0;
