@@ -92,9 +92,13 @@ final class BatchSizing {
         return Math.max(MIN_ROW_LIMIT, Math.min(MAX_ROW_LIMIT, heapBytes / HEAP_SHARE_PER_ROW));
     }
 
-    /** The heap that accepts rows of {@code rowBytes}: a power of two of megabytes, for the error message. */
+    /**
+     * The heap that accepts rows of {@code rowBytes}: a power of two of megabytes, for the error message, with an
+     * eighth to spare (a JVM's usable heap is a little less than its {@code -Xmx}: the serial collector keeps a
+     * survivor space out of it).
+     */
     static String heapFor(long rowBytes) {
-        long needed = Math.max(rowBytes, 1) * HEAP_SHARE_PER_ROW;
+        long needed = Math.max(rowBytes, 1) * HEAP_SHARE_PER_ROW * 9 / 8;
         long megabytes = Long.highestOneBit(Math.max(1, (needed - 1) >> 20)) << 1;
         return megabytes >= 1024 ? (megabytes >> 10) + "g" : megabytes + "m";
     }
