@@ -16,12 +16,10 @@ import java.util.concurrent.BlockingQueue;
  * {@code size} batches ahead, the consumer when nothing is ready.
  *
  * <p>Heap: a batch's arrays grow to the largest rows it held; a released batch holding a value array larger than
- * {@value #MAX_KEPT_VALUE_BYTES} bytes (a large row passed through) is replaced by a fresh one, so that the ring
- * holds about {@code size} batches of {@code rows} rows, not {@code size} copies of the largest rows seen.
+ * {@value BatchSizing#MAX_KEPT_VALUE_BYTES} bytes (a large row passed through) is replaced by a fresh one, so that
+ * the ring holds about {@code size} batches of {@code rows} rows, not {@code size} copies of the largest rows seen.
  */
 final class BatchRing {
-    static final int MAX_KEPT_VALUE_BYTES = 2 * BatchSizing.TARGET_BYTES;
-
     private final Schema schema;
     private final int rows;
     private final BlockingQueue<Batch> free;
@@ -73,7 +71,7 @@ final class BatchRing {
     private static boolean holdsLargeValues(Batch batch) {
         for (int c = 0; c < batch.columnCount(); c++) {
             byte[] values = batch.column(c).bytes();
-            if (values != null && values.length > MAX_KEPT_VALUE_BYTES) {
+            if (values != null && values.length > BatchSizing.MAX_KEPT_VALUE_BYTES) {
                 return true;
             }
         }

@@ -31,6 +31,12 @@ import java.nio.file.Path;
 final class BatchSizing {
     /** The bytes a batch's fixed arrays and its value bytes each aim at. */
     static final int TARGET_BYTES = 1 << 20;
+    /**
+     * A value array (of a chunk's or a batch's column) larger than this was grown by a large row, not by a batch's
+     * ordinary rows (at most {@value #TARGET_BYTES} bytes and one row, in an array grown by doubling), and is given
+     * back rather than kept for the next batch.
+     */
+    static final int MAX_KEPT_VALUE_BYTES = 2 * TARGET_BYTES;
     /** The most rows an input chunk or batch holds, however narrow its rows. */
     static final int MAX_ROWS = 4096;
     /** The fixed heap share of one field of one row, over a chunk and the batch it is converted into. */

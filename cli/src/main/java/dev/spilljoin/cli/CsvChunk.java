@@ -21,8 +21,8 @@ import java.util.Arrays;
  * int offsets into one byte[]), so converting a chunk is one loop or one array hand-over per column.
  *
  * <p>Invariants: {@code offsets(c)[0] == 0}; offsets are non-decreasing; byte arrays grow by doubling and are
- * reused by {@link #clear()}, except that one grown past {@link BatchSizing#TARGET_BYTES} by a large row is given
- * back there. Only {@link CsvReader} appends.
+ * reused by {@link #clear()}, except that one grown past {@link BatchSizing#MAX_KEPT_VALUE_BYTES} by a large row
+ * is given back there. Only {@link CsvReader} appends.
  *
  * <p>Large rows: the open row's bytes are counted as they are appended; once they pass the chunk's row limit
  * ({@link BatchSizing#maxRowBytes()} by default) the row's further bytes are counted per column but not stored, so
@@ -185,12 +185,13 @@ public final class CsvChunk {
     }
 
     /**
-     * Empties the chunk, keeping its arrays; a column's byte array grown past {@link BatchSizing#TARGET_BYTES}
-     * (by a large row) goes back to its initial size, so that large rows do not pin the heap.
+     * Empties the chunk, keeping its arrays; a column's byte array grown past
+     * {@link BatchSizing#MAX_KEPT_VALUE_BYTES} (by a large row) goes back to its initial size, so that large rows do
+     * not pin the heap.
      */
     public void clear() {
         for (int c = 0; c < columns; c++) {
-            if (bytes[c].length > BatchSizing.TARGET_BYTES) {
+            if (bytes[c].length > BatchSizing.MAX_KEPT_VALUE_BYTES) {
                 bytes[c] = new byte[initialColumnBytes];
             }
         }

@@ -41,8 +41,9 @@ import java.util.stream.IntStream;
  *   <li>A record of more field bytes than the chunk's row limit ({@link BatchSizing#maxRowBytes()}, from the
  *       heap) is malformed; it is read to its end to measure it, but not held.</li>
  *   <li>A malformed record (unclosed quote at the end of the file, characters after a closing quote, a wrong
- *       field count, a key value not fitting its type, a row too large) throws {@link InputException} naming the file, the line
- *       where the record starts and the column; with {@link OnError#SKIP} it is dropped and counted instead.</li>
+ *       field count, a key value not fitting its type, a row too large) throws {@link InputException} naming the
+ *       file, the line where the record starts and the column; with {@link OnError#SKIP} it is dropped and counted
+ *       instead.</li>
  * </ul>
  * Line numbers are physical: a line end inside quotes counts, and CRLF counts once.
  */

@@ -12,8 +12,8 @@ import java.util.concurrent.CancellationException;
  * converts them into batches ({@link CsvBatchSource#readInto}) while the join works on earlier ones.
  *
  * <p>Algorithm: {@value #BATCHES} batches of the file's {@link CsvBatchSource#batchRows()} rows (sized by bytes, so
- * the ring's heap does not grow with the column count) cycle through a {@link BatchRing}. The reader thread takes a free batch,
- * fills it and publishes it; {@link #next()} takes the next published batch for the join and releases the one it
+ * the ring's heap does not grow with the column count) cycle through a {@link BatchRing}. The reader thread takes a
+ * free batch, fills it and publishes it; {@link #next()} takes the next published batch for the join and releases the one it
  * handed out before. So a batch stays valid until the next {@code next()} (the {@link BatchSource} contract), and
  * the reader runs at most {@value #BATCHES} - 1 batches ahead. The end of the file, or the reader's failure, ends
  * the ring; {@code next()} then returns null, or rethrows the failure on the join's thread as it was raised (a

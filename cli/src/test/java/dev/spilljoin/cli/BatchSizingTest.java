@@ -54,11 +54,11 @@ class BatchSizingTest {
         ring.release(ordinary);
         assertThat(ring.takeFree()).isSameAs(ordinary);
 
-        ordinary.column(0).reserveBytes(0, BatchRing.MAX_KEPT_VALUE_BYTES + 1);
+        ordinary.column(0).reserveBytes(0, BatchSizing.MAX_KEPT_VALUE_BYTES + 1);
         ring.release(ordinary);
         Batch fresh = ring.takeFree();
         assertThat(fresh).isNotSameAs(ordinary);
-        assertThat(fresh.column(0).bytes().length).isLessThanOrEqualTo(BatchRing.MAX_KEPT_VALUE_BYTES);
+        assertThat(fresh.column(0).bytes().length).isLessThanOrEqualTo(BatchSizing.MAX_KEPT_VALUE_BYTES);
         assertThat(fresh.column(0).capacity()).isEqualTo(16);
     }
 }

@@ -149,8 +149,8 @@ class HeapCapTest {
         assertThat(run.code()).as(run.text()).isEqualTo(ExitCodes.INPUT);
         // the serial collector's heap is -Xmx less a survivor space, so the limit is a little under 4MB
         assertThat(run.text()).matches(Pattern.quote("spilljoin: " + left + " line 3: the row holds "
-                + ((50 << 20) + 1) + " bytes (50.0MB; column 2 ('note') alone " + (50 << 20) + "), more than the largest"
-                + " row taken, ") + "3\\.[0-9]MB \\(1/64 of the Java heap of 2[45][0-9](\\.[0-9])?MB\\)"
+                + ((50 << 20) + 1) + " bytes (50.0MB; column 2 ('note') alone " + (50 << 20) + "), more than the"
+                + " largest row taken, ") + "3\\.[0-9]MB \\(1/64 of the Java heap of 2[45][0-9](\\.[0-9])?MB\\)"
                 + Pattern.quote("; if the row is right, give the JVM a larger heap, e.g. SPILLJOIN_HEAP=4g with"
                 + " bin/spilljoin (java -Xmx otherwise); if not, check for a quote left open (or pass --on-error skip"
                 + " to skip and count such rows)") + "\n");
