@@ -8,20 +8,19 @@ import java.io.IOException;
 import java.nio.file.Files;
 
 /**
- * One input file of the join as the operator's {@link BatchSource}: reads {@link CsvChunk}s of
- * {@value #CHUNK_ROWS} rows (fewer when rows are wide) and converts each into a {@link Batch}
- * ({@link ChunkConverter}): {@link #next()} into one reused batch, reporting its rows to the {@link ProgressLine};
+ * One input file of the join as the operator's {@link BatchSource}: reads {@link CsvChunk}s of up to
+ * {@link BatchSizing#MAX_ROWS} rows, fewer when rows are wide ({@link #batchRows()}: sized by bytes,
+ * {@link BatchSizing}), and converts each into a {@link Batch} ({@link ChunkConverter}): {@link #next()} into one
+ * reused batch (made at its first use), reporting its rows to the {@link ProgressLine};
  * {@link #readInto} into the caller's (a {@link PrefetchingBatchSource} reading ahead on its own thread). Its size
  * hint is the file's size in bytes, so the join builds on the smaller file. Closing closes the file.
  */
 final class CsvBatchSource implements BatchSource, AutoCloseable {
-    static final int CHUNK_ROWS = 4096;
-
     private final Side side;
     private final CsvReader reader;
     private final CsvChunk chunk;
     private final Schema schema;
-    private final Batch batch;
+    private Batch batch;
     private final long fileBytes;
     private final ProgressLine progress;
 
@@ -30,13 +29,15 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
         this.progress = progress;
         this.fileBytes = sizeOf(input);
         this.reader = input.openReader();
-        this.chunk = reader.newChunk(CHUNK_ROWS);
+        this.chunk = reader.newChunk(BatchSizing.MAX_ROWS);
         this.schema = ChunkConverter.schemaOf(input);
-        this.batch = new Batch(schema, CHUNK_ROWS);
     }
 
     @Override
     public Batch next() {
+        if (batch == null) {
+            batch = new Batch(schema, batchRows());
+        }
         if (!readInto(batch)) {
             return null;
         }
@@ -51,6 +52,33 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
         }
         ChunkConverter.copy(chunk, target);
         return true;
+    }
+
+    /**
+     * As {@link #readInto(Batch)}, also copying the line where each row starts into {@code lines} (of
+     * {@link #batchRows()} entries).
+     */
+    boolean readInto(Batch target, long[] lines) {
+        if (!readInto(target)) {
+            return false;
+        }
+        System.arraycopy(chunk.lines(), 0, lines, 0, chunk.rows());
+        return true;
+    }
+
+    /** The line where row {@code row} of the batch {@link #next()} returned last starts. */
+    long lineOf(int row) {
+        return chunk.lines()[row];
+    }
+
+    /** The input's file name, as messages name it. */
+    String fileName() {
+        return reader.fileName();
+    }
+
+    /** The rows of this input's chunks, so of its batches: at most {@link BatchSizing#MAX_ROWS}. */
+    int batchRows() {
+        return chunk.capacity();
     }
 
     /** The operator schema of this input's batches ({@link ChunkConverter#schemaOf}). */

@@ -23,16 +23,26 @@ import java.util.Arrays;
  * int offsets into one byte[]), so converting a chunk is one loop or one array hand-over per column.
  *
  * <p>Invariants: {@code offsets(c)[0] == 0}; offsets are non-decreasing; byte arrays grow by doubling and are
- * reused by {@link #clear()}. Only {@link CsvReader} appends.
+ * reused by {@link #clear()}, except that one grown past {@link BatchSizing#MAX_KEPT_VALUE_BYTES} by a large row
+ * is given back there. Only {@link CsvReader} appends.
+ *
+ * <p>Large rows: the open row's bytes are counted as they are appended; once they pass the chunk's row limit
+ * ({@link BatchSizing#maxRowBytes()} by default) the row's further bytes are counted per column but not stored, so
+ * the reader can finish the record and report its real size ({@link #openRowTooLarge()}) without holding it.
  */
 public final class CsvChunk {
-    /** A chunk stops taking records once its field bytes exceed this, so wide rows do not grow the heap. */
-    static final int SOFT_BYTE_LIMIT = 8 << 20;
-    /** A field larger than this is refused: on a 256MB heap it is almost surely an unclosed quote. */
-    static final int MAX_FIELD_BYTES = 64 << 20;
-    private static final int INITIAL_COLUMN_BYTES = 16 << 10;
+    private static final int MAX_INITIAL_COLUMN_BYTES = 16 << 10;
+    private static final int INITIAL_BYTES_PER_ROW = 8;
+    private static final int MIN_COLUMN_BYTES = 64;
 
     private final int capacity;
+    private final long maxRowBytes;
+    private final int initialColumnBytes;
+    private long heldBytes;
+    private long openBytes;
+    /** Per column, the open row's bytes counted but not stored (it passed the row limit); null until first needed. */
+    private long[] dropped;
+    private boolean openRowTooLarge;
     private ColumnType[] types;
     private byte[][] bytes;
     private int[][] offsets;
@@ -50,10 +60,18 @@ public final class CsvChunk {
      * of column {@code c}, or null for a text column.
      */
     public CsvChunk(ColumnType[] types, int capacity) {
+        this(types, capacity, BatchSizing.maxRowBytes());
+    }
+
+    /** As {@link #CsvChunk(ColumnType[], int)}, with rows of more than {@code maxRowBytes} field bytes refused. */
+    CsvChunk(ColumnType[] types, int capacity, long maxRowBytes) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive: " + capacity);
         }
         this.capacity = capacity;
+        this.maxRowBytes = maxRowBytes;
+        this.initialColumnBytes = (int) Math.min(MAX_INITIAL_COLUMN_BYTES,
+                Math.max(MIN_COLUMN_BYTES, (long) capacity * INITIAL_BYTES_PER_ROW));
         this.lines = new long[capacity];
         this.types = new ColumnType[0];
         this.bytes = new byte[0][];
@@ -67,18 +85,28 @@ public final class CsvChunk {
         }
     }
 
-    /** Adds a column (used while the reader learns the column count from the first record). */
+    /**
+     * Adds a column (used while the reader learns the column count from the first record: row 0 is then open, and
+     * its field of the new column starts empty).
+     */
     void addColumn(ColumnType type) {
         int c = columns++;
-        types = Arrays.copyOf(types, columns);
-        bytes = Arrays.copyOf(bytes, columns);
-        offsets = Arrays.copyOf(offsets, columns);
-        nulls = Arrays.copyOf(nulls, columns);
-        longs = Arrays.copyOf(longs, columns);
-        doubles = Arrays.copyOf(doubles, columns);
-        booleans = Arrays.copyOf(booleans, columns);
+        if (columns > types.length) { // grown by doubling: learning 10,000 columns is not quadratic
+            int room = Math.max(4, 2 * types.length);
+            types = Arrays.copyOf(types, room);
+            bytes = Arrays.copyOf(bytes, room);
+            offsets = Arrays.copyOf(offsets, room);
+            nulls = Arrays.copyOf(nulls, room);
+            longs = Arrays.copyOf(longs, room);
+            doubles = Arrays.copyOf(doubles, room);
+            booleans = Arrays.copyOf(booleans, room);
+        }
+        if (writeEnd.length < columns) {
+            writeEnd = Arrays.copyOf(writeEnd, types.length);
+        }
         types[c] = type;
-        bytes[c] = new byte[INITIAL_COLUMN_BYTES];
+        bytes[c] = new byte[initialColumnBytes];
+        writeEnd[c] = 0; // the open row's field of a new column starts at row 0, the only row while learning
         offsets[c] = new int[capacity + 1];
         nulls[c] = new long[(capacity + 63) >>> 6];
         if (type == ColumnType.BIGINT || type == ColumnType.INTEGER) {
@@ -155,22 +183,53 @@ public final class CsvChunk {
 
     /** Total field bytes held, over all columns. */
     public long byteSize() {
-        long total = 0;
-        for (int c = 0; c < columns; c++) {
-            total += offsets[c][rows];
-        }
-        return total;
+        return heldBytes;
     }
 
-    /** Empties the chunk, keeping its arrays. */
+    /**
+     * Empties the chunk, keeping its arrays; a column's byte array grown past
+     * {@link BatchSizing#MAX_KEPT_VALUE_BYTES} (by a large row) goes back to its initial size, so that large rows do
+     * not pin the heap.
+     */
     public void clear() {
+        for (int c = 0; c < columns; c++) {
+            if (bytes[c].length > BatchSizing.MAX_KEPT_VALUE_BYTES) {
+                bytes[c] = new byte[initialColumnBytes];
+            }
+        }
         rows = 0;
+        heldBytes = 0;
+    }
+
+    /** The row limit of this chunk's rows (field bytes). */
+    long maxRowBytes() {
+        return maxRowBytes;
+    }
+
+    /** Whether the open row passed the row limit: its bytes past it were counted, not stored. */
+    boolean openRowTooLarge() {
+        return openRowTooLarge;
+    }
+
+    /** The open row's field bytes, stored or not. */
+    long openRowBytes() {
+        return openBytes;
+    }
+
+    /** The open row's field bytes of column {@code c} (after its field ended), stored or not. */
+    long openFieldBytes(int c) {
+        return writeEnd[c] - offsets[c][rows] + (dropped == null ? 0 : dropped[c]);
     }
 
     // ---- appending (CsvReader only): the open record is row `rows`, committed by commitRow() ----
 
     /** Appends bytes to the open field of column {@code c}. */
     void append(int c, byte[] src, int from, int length) {
+        openBytes += length;
+        if (openBytes > maxRowBytes) {
+            drop(c, length);
+            return;
+        }
         int end = writeEnd[c];
         byte[] target = bytes[c];
         if (end + length > target.length) {
@@ -181,6 +240,10 @@ public final class CsvChunk {
     }
 
     void appendByte(int c, byte value) {
+        if (++openBytes > maxRowBytes) {
+            drop(c, 1);
+            return;
+        }
         int end = writeEnd[c];
         byte[] target = bytes[c];
         if (end == target.length) {
@@ -199,6 +262,20 @@ public final class CsvChunk {
             writeEnd[c] = offsets[c][rows];
         }
         lines[rows] = line;
+        openBytes = 0;
+        if (openRowTooLarge) {
+            Arrays.fill(dropped, 0L);
+            openRowTooLarge = false;
+        }
+    }
+
+    /** Counts {@code length} bytes of column {@code c} of the open row that pass the row limit. */
+    private void drop(int c, int length) {
+        if (dropped == null || dropped.length < columns) {
+            dropped = dropped == null ? new long[types.length] : Arrays.copyOf(dropped, types.length);
+        }
+        dropped[c] += length;
+        openRowTooLarge = true;
     }
 
     /** Closes the field of column {@code c} in the open row, NULL or not. */
@@ -248,27 +325,17 @@ public final class CsvChunk {
 
     /** Makes the open row part of the chunk. */
     void commitRow() {
+        if (openRowTooLarge) {
+            throw new IllegalStateException("a row of " + openBytes + " bytes passed the limit of " + maxRowBytes
+                    + " and cannot be committed");
+        }
+        heldBytes += openBytes;
         rows++;
     }
 
     private byte[] grow(int c, int needed) {
-        long fieldLimit = (long) offsets[c][rows] + MAX_FIELD_BYTES;
-        if (needed > fieldLimit) {
-            throw new FieldTooLargeException();
-        }
-        // Never grow past the open field's limit, so that the byte beyond it comes back here and is refused.
-        long size = Math.min(Math.min(Math.max((long) needed, (long) bytes[c].length * 2), fieldLimit),
-                Integer.MAX_VALUE - 8);
+        long size = Math.min(Math.max((long) needed, (long) bytes[c].length * 2), Integer.MAX_VALUE - 8);
         bytes[c] = Arrays.copyOf(bytes[c], (int) size);
         return bytes[c];
-    }
-
-    /** Thrown by an append that would make one field larger than {@link #MAX_FIELD_BYTES}; the reader reports it. */
-    static final class FieldTooLargeException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        FieldTooLargeException() {
-            super(null, null, false, false);
-        }
     }
 }

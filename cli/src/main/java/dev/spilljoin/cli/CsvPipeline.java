@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
@@ -28,6 +29,8 @@ import java.io.IOException;
 final class CsvPipeline implements AutoCloseable {
     private final BatchSource left;
     private final BatchSource right;
+    private final CsvBatchSource leftFile;
+    private final CsvBatchSource rightFile;
     private final ProgressLine progress;
     /** N = 1: writes on the join's thread; else null. */
     private final BatchCsvWriter direct;
@@ -39,6 +42,8 @@ final class CsvPipeline implements AutoCloseable {
     private CsvPipeline(CsvBatchSource left, CsvBatchSource right, CsvWriter output, Schema resultSchema,
                         int threads, ProgressLine progress) {
         this.progress = progress;
+        this.leftFile = left;
+        this.rightFile = right;
         if (threads == 1) {
             this.left = left;
             this.right = right;
@@ -76,6 +81,16 @@ final class CsvPipeline implements AutoCloseable {
     /** The right file's batches, for the join. */
     BatchSource right() {
         return right;
+    }
+
+    /**
+     * The file and line of row {@code row} of the batch the {@code side} input handed to the join last, as a
+     * message names it: {@code "file line N"}.
+     */
+    String lineOf(Side side, int row) {
+        CsvBatchSource file = side == Side.LEFT ? leftFile : rightFile;
+        PrefetchingBatchSource ahead = side == Side.LEFT ? leftAhead : rightAhead;
+        return file.fileName() + " line " + (ahead != null ? ahead.lineOf(row) : file.lineOf(row));
     }
 
     /** Writes (or hands on to be written) one result batch; the join may reuse it afterwards. */

@@ -1,6 +1,7 @@
 package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.spill.ByteSize;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -40,9 +41,12 @@ import java.util.stream.IntStream;
  *       ignores empty strings too. A key read as exact number text ({@link NumberText}) is checked against its
  *       grammar and its bytes replaced by its canonical text.</li>
  *   <li>Header names are decoded by {@link RawText}, so that bytes that are not UTF-8 survive to the output.</li>
+ *   <li>A record of more field bytes than the chunk's row limit ({@link BatchSizing#maxRowBytes()}, from the
+ *       heap) is malformed; it is read to its end to measure it, but not held.</li>
  *   <li>A malformed record (unclosed quote at the end of the file, characters after a closing quote, a wrong
- *       field count, a key value not fitting its type) throws {@link InputException} naming the file, the line
- *       where the record starts and the column; with {@link OnError#SKIP} it is dropped and counted instead.</li>
+ *       field count, a key value not fitting its type, a row too large) throws {@link InputException} naming the
+ *       file, the line where the record starts and the column; with {@link OnError#SKIP} it is dropped and counted
+ *       instead.</li>
  * </ul>
  * Line numbers are physical: a line end inside quotes counts, and CRLF counts once.
  */
@@ -139,9 +143,6 @@ public final class CsvReader implements AutoCloseable {
         } catch (IOException e) {
             closeQuietly();
             throw readFailed(e);
-        } catch (CsvChunk.FieldTooLargeException e) {
-            closeQuietly();
-            throw fieldTooLarge(1);
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
@@ -161,9 +162,12 @@ public final class CsvReader implements AutoCloseable {
         return columnNames.length;
     }
 
-    /** A chunk of up to {@code capacity} rows shaped for this reader's columns and key types. */
+    /**
+     * A chunk of up to {@code capacity} rows shaped for this reader's columns and key types: fewer when the rows
+     * are wide, so that its arrays stay near {@link BatchSizing#TARGET_BYTES} ({@link BatchSizing#rows}).
+     */
     public CsvChunk newChunk(int capacity) {
-        return new CsvChunk(types, capacity);
+        return new CsvChunk(types, BatchSizing.rows(types.length, capacity));
     }
 
     /** Data records read so far (skipped ones excluded). */
@@ -177,7 +181,8 @@ public final class CsvReader implements AutoCloseable {
     }
 
     /**
-     * Clears {@code chunk} and fills it with the next records, up to its capacity (or its soft byte limit).
+     * Clears {@code chunk} and fills it with the next records, up to its capacity or until its field bytes reach
+     * {@link BatchSizing#TARGET_BYTES}.
      * Returns false when no record was left. An interrupted thread gets an {@link InputException} caused by an
      * {@link InterruptedIOException} (the command maps it to exit 130).
      */
@@ -187,8 +192,7 @@ public final class CsvReader implements AutoCloseable {
             if (Thread.currentThread().isInterrupted()) {
                 throw new InterruptedIOException("interrupted while reading " + fileName);
             }
-            while (chunk.rows() < chunk.capacity()
-                    && ((chunk.rows() & 63) != 0 || chunk.byteSize() < CsvChunk.SOFT_BYTE_LIMIT)) {
+            while (chunk.rows() < chunk.capacity() && chunk.byteSize() < BatchSizing.TARGET_BYTES) {
                 int status = readRecord(chunk);
                 if (status == END) {
                     break;
@@ -205,8 +209,6 @@ public final class CsvReader implements AutoCloseable {
             }
         } catch (IOException e) {
             throw readFailed(e);
-        } catch (CsvChunk.FieldTooLargeException e) {
-            throw fieldTooLarge(chunk.lines()[chunk.rows()]);
         }
         return chunk.rows() > 0;
     }
@@ -253,7 +255,6 @@ public final class CsvReader implements AutoCloseable {
             int c = fields;
             if (learning && c == chunk.columns()) {
                 chunk.addColumn(null);
-                chunk.beginRow(recordLine);
             }
             boolean store = c < chunk.columns();
             fields++;
@@ -303,6 +304,9 @@ public final class CsvReader implements AutoCloseable {
             }
             consumeLineEnd();
             break;
+        }
+        if (chunk.openRowTooLarge()) {
+            return malformed(recordLine, rowTooLarge(chunk));
         }
         if (learning) {
             return RECORD;
@@ -578,10 +582,25 @@ public final class CsvReader implements AutoCloseable {
         }
     }
 
-    private InputException fieldTooLarge(long recordLine) {
-        return new InputException(fileName + " line " + recordLine + ": a field is larger than "
-                + (CsvChunk.MAX_FIELD_BYTES >> 20) + "MB, probably because a quote is never closed; check the quoting"
-                + " from that line on");
+    /**
+     * The problem of a record whose field bytes passed the chunk's row limit: its real size, its largest field's
+     * column and size, and the heap that would take it.
+     */
+    private String rowTooLarge(CsvChunk chunk) {
+        int largest = 0;
+        for (int c = 1; c < chunk.columns(); c++) {
+            if (chunk.openFieldBytes(c) > chunk.openFieldBytes(largest)) {
+                largest = c;
+            }
+        }
+        long size = chunk.openRowBytes();
+        String what = "the row holds " + size + " bytes (" + ByteSize.format(size) + "; column " + (largest + 1)
+                + columnLabel(largest) + " alone " + chunk.openFieldBytes(largest) + "), more than the largest row"
+                + " taken, " + ByteSize.format(chunk.maxRowBytes()) + " (1/" + BatchSizing.HEAP_SHARE_PER_ROW
+                + " of the Java heap of " + BatchSizing.heapNow() + ")";
+        return what + (size > BatchSizing.maxRowBytes(Long.MAX_VALUE) ? "; rows that large are not supported"
+                : "; if the row is right, give the JVM a larger heap, e.g. SPILLJOIN_HEAP=" + BatchSizing.heapFor(size)
+                        + " with bin/spilljoin (java -Xmx otherwise); if not, check for a quote left open");
     }
 
     private InputException readFailed(IOException e) {

@@ -3,6 +3,7 @@ package dev.spilljoin.cli;
 import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.JoinSpec;
+import dev.spilljoin.operator.RowTooLargeException;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Schema;
@@ -66,6 +67,8 @@ final class JoinRunner {
                 pipeline.finish();
             } catch (IOException e) {
                 throw output.writeFailed(e);
+            } catch (RowTooLargeException e) {
+                throw rowTooLarge(plan, pipeline.lineOf(e.side(), e.batchRow()), e);
             }
             output.commit();
             stats = RunStatistics.of(plan, join.stats(), memory, left, right, output.writer().rowsWritten());
@@ -84,6 +87,18 @@ final class JoinRunner {
         }
     }
 
+    /**
+     * A row the join cannot give a page within {@code --work-mem}: usage, naming the row's file, line and size and
+     * the smallest {@code --work-mem} that holds rows of that size (the operator's, in a form the flag takes).
+     */
+    private static UsageException rowTooLarge(JoinPlan plan, String where, RowTooLargeException e) {
+        long needed = e.neededBudget();
+        String flag = needed % (1 << 20) == 0 ? (needed >> 20) + "MB" : (needed + 1023 >> 10) + "kB";
+        return new UsageException("--work-mem " + ByteSize.format(plan.workMemBytes()) + " is too small for the"
+                + " row of " + where + " (" + e.rowBytes() + " bytes in the join's row format): rows that large need"
+                + " --work-mem " + flag + " or more", e);
+    }
+
     /** Creates the join; a budget the operator refuses (below its minimum for this budget's sizing) is usage. */
     private static HashJoin open(JoinPlan plan, MemoryReservation memory) {
         JoinSpec spec = spec(plan, memory);
@@ -95,9 +110,13 @@ final class JoinRunner {
         }
     }
 
-    /** The operator's knobs: all automatic, spill files under {@code --spill-dir}. */
+    /**
+     * The operator's knobs: all automatic, spill files under {@code --spill-dir}, result batches of fewer rows when
+     * the result's rows are wide ({@link BatchSizing#outputRows}), as the input batches.
+     */
     static JoinConfig config(JoinPlan plan) {
-        return JoinConfig.DEFAULT.withSpillDirectory(plan.spillDir());
+        return JoinConfig.DEFAULT.withSpillDirectory(plan.spillDir()).withOutputBatchRows(
+                BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows()));
     }
 
     /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */

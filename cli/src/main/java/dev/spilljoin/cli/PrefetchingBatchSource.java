@@ -3,20 +3,24 @@ package dev.spilljoin.cli;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
 import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
 
 /**
  * One input file read ahead on a thread of its own ({@code --threads} 2 or more): that thread parses CSV chunks and
  * converts them into batches ({@link CsvBatchSource#readInto}) while the join works on earlier ones.
  *
- * <p>Algorithm: {@value #BATCHES} batches cycle through a {@link BatchRing}. The reader thread takes a free batch,
- * fills it and publishes it; {@link #next()} takes the next published batch for the join and releases the one it
+ * <p>Algorithm: {@value #BATCHES} batches of the file's {@link CsvBatchSource#batchRows()} rows (sized by bytes, so
+ * the ring's heap does not grow with the column count) cycle through a {@link BatchRing}. The reader thread takes a
+ * free batch, fills it and publishes it; {@link #next()} takes the next published batch for the join and releases the one it
  * handed out before. So a batch stays valid until the next {@code next()} (the {@link BatchSource} contract), and
  * the reader runs at most {@value #BATCHES} - 1 batches ahead. The end of the file, or the reader's failure, ends
  * the ring; {@code next()} then returns null, or rethrows the failure on the join's thread as it was raised (a
  * malformed row's {@link InputException} names file and line), which keeps exit codes and messages as they are
  * without the thread. Only the join's thread calls {@code next()}; rows read are reported to the
- * {@link ProgressLine} there, as each batch is handed to the join.
+ * {@link ProgressLine} there, as each batch is handed to the join. The lines where a batch's rows start travel beside
+ * it in publishing order ({@link #lineOf}), for messages about a row the join refuses.
  *
  * <p>The thread ({@link StageThread}) starts at the first {@code next()} (the join reads its build file to the end
  * before it reads the probe file, so one reader works at a time). {@link #close()} stops it; closing the file is
@@ -30,21 +34,33 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
     private final ProgressLine progress;
     private final BatchRing ring;
     private final StageThread thread;
+    /**
+     * The lines where the rows of each published batch start, in publishing order (the reader puts a batch's lines
+     * here before it publishes the batch, so they are there when the batch is taken), and the free line arrays: as
+     * many as batches, so neither the reader nor the join's thread ever waits on them.
+     */
+    private final BlockingQueue<long[]> readyLines = new ArrayBlockingQueue<>(BATCHES);
+    private final BlockingQueue<long[]> freeLines = new ArrayBlockingQueue<>(BATCHES);
     /** The reader's failure: written before the ring ends, read after its end is taken. */
     private volatile Throwable failure;
     private Batch handedOut;
+    private long[] handedOutLines;
 
     PrefetchingBatchSource(CsvBatchSource file, ProgressLine progress) {
         this.file = file;
         this.progress = progress;
-        this.ring = new BatchRing(file.schema(), BATCHES, CsvBatchSource.CHUNK_ROWS);
+        this.ring = new BatchRing(file.schema(), BATCHES, file.batchRows());
         this.thread = new StageThread("spilljoin-read-" + file.side().name().toLowerCase(Locale.ROOT),
                 this::readAhead);
+        for (int i = 0; i < BATCHES; i++) {
+            freeLines.add(new long[file.batchRows()]);
+        }
     }
 
     @Override
     public Batch next() {
         if (handedOut != null) {
+            freeLines.add(handedOutLines); // before the batch, which the reader may take at once
             ring.release(handedOut);
             handedOut = null;
         }
@@ -66,7 +82,13 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
         }
         progress.rowsRead(file.side(), batch.rowCount());
         handedOut = batch;
+        handedOutLines = readyLines.remove();
         return batch;
+    }
+
+    /** The line where row {@code row} of the batch {@link #next()} returned last starts. */
+    long lineOf(int row) {
+        return handedOutLines[row];
     }
 
     @Override
@@ -85,9 +107,11 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
         try {
             while (true) {
                 Batch batch = ring.takeFree();
-                if (!file.readInto(batch)) {
+                long[] lines = freeLines.remove();
+                if (!file.readInto(batch, lines)) {
                     break;
                 }
+                readyLines.add(lines);
                 ring.publish(batch);
             }
         } catch (InterruptedException e) {

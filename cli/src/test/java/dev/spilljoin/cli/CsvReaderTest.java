@@ -248,19 +248,68 @@ class CsvReaderTest {
     }
 
     @Test
-    void aRunawayQuotedFieldIsRefusedBeforeItFillsTheHeap() throws IOException {
+    void aRunawayQuotedFieldIsReadToTheEndWithoutBeingHeldAndReportedAsTheUnclosedQuote() throws IOException {
         Path file = dir.resolve("runaway.csv");
         byte[] block = new byte[1 << 20];
         Arrays.fill(block, (byte) 'x');
         try (OutputStream out = Files.newOutputStream(file)) {
             out.write("a,b\n1,2\n3,\"".getBytes(StandardCharsets.US_ASCII));
-            for (int i = 0; i <= CsvChunk.MAX_FIELD_BYTES >> 20; i++) {
+            for (int i = 0; i < 8; i++) {
                 out.write(block);
             }
         }
-        assertThatThrownBy(() -> readAll(file, CsvFormat.DEFAULT))
-                .isInstanceOf(InputException.class)
-                .hasMessage(file + " line 3: a field is larger than 64MB, probably because a quote is never closed;"
-                        + " check the quoting from that line on");
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL)) {
+            CsvChunk chunk = new CsvChunk(new ColumnType[2], 16, 1 << 20);
+            assertThatThrownBy(() -> reader.read(chunk))
+                    .isInstanceOf(InputException.class)
+                    .hasMessageStartingWith(file + " line 3: the quote opened in column 2 ('b') on line 3 is never"
+                            + " closed");
+            assertThat(chunk.bytes(1).length).as("the 8MB field is counted, not held").isLessThanOrEqualTo(2 << 20);
+        }
+    }
+
+    @Test
+    void aRowAboveTheRowLimitIsMeasuredToItsEndAndNamedWithItsLineColumnAndSize() throws IOException {
+        byte[] big = new byte[3 << 20];
+        Arrays.fill(big, (byte) 'y');
+        Path file = dir.resolve("big.csv");
+        try (OutputStream out = Files.newOutputStream(file)) {
+            out.write("id,v,w\n1,a,b\n2,".getBytes(StandardCharsets.US_ASCII));
+            out.write(big);
+            out.write(",cc\n3,d,e\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL)) {
+            CsvChunk chunk = new CsvChunk(new ColumnType[3], 16, 1 << 20);
+            assertThatThrownBy(() -> reader.read(chunk))
+                    .isInstanceOf(InputException.class)
+                    .hasMessageStartingWith(file + " line 3: the row holds " + ((3 << 20) + 3) + " bytes (3.0MB;"
+                            + " column 2 ('v') alone " + (3 << 20) + "), more than the largest row taken, 1MB (1/64 of"
+                            + " the Java heap of ")
+                    .hasMessageContaining("give the JVM a larger heap, e.g. SPILLJOIN_HEAP=256m with bin/spilljoin")
+                    .hasMessageEndingWith("(or pass --on-error skip to skip and count such rows)");
+        }
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.SKIP)) {
+            CsvChunk chunk = new CsvChunk(new ColumnType[3], 16, 1 << 20);
+            assertThat(reader.read(chunk)).isTrue();
+            assertThat(List.of(chunk.text(0, 0), chunk.text(0, 1))).containsExactly("1", "3");
+            assertThat(chunk.text(2, 1)).isEqualTo("e");
+            assertThat(reader.rowsSkipped()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void chunksOfWideRowsHoldFewerRowsSoThatTheirArraysStayNearTheTarget() {
+        StringBuilder header = new StringBuilder("c0");
+        for (int c = 1; c < 10_000; c++) {
+            header.append(",c").append(c);
+        }
+        Path file = write(dir, "wide.csv", header + "\n");
+        try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL)) {
+            assertThat(reader.columnCount()).isEqualTo(10_000);
+            assertThat(reader.newChunk(4096).capacity()).isEqualTo(BatchSizing.TARGET_BYTES / (10_000 * 24));
+        }
+        try (CsvReader reader = new CsvReader(write(dir, "narrow.csv", "a,b\n"), CsvFormat.DEFAULT, OnError.FAIL)) {
+            assertThat(reader.newChunk(4096).capacity()).isEqualTo(4096);
+        }
     }
 }

@@ -121,6 +121,33 @@ public final class HashJoin implements AutoCloseable {
         return SpillSizing.absoluteMinimum(config);
     }
 
+    /**
+     * The smallest budget whose sizing holds rows of {@code rowBytes} (in the join's row format) in every phase, as
+     * {@link RowTooLargeException} names it. Per budget {@code B} (tried upwards from the minimum in steps of 1/64):
+     * the sketches and the key filter (at most an eighth of what is left beside them and the minimum) as the join
+     * reserves them, the partitioning's layout for the rest ({@link SpillSizing#choose}, nothing known of the
+     * input) and its minimum {@code M}; then while partitioning and probing, {@code sketches + filter + M} beside two
+     * such rows (a resident build row and a probe row staged for spilling), and in the pair phase {@code M} beside
+     * four (the block buffers of its two readers, the row's page in the pair's table or nested-loop chunk, and the
+     * nested loop's scratch copy of a probe row).
+     */
+    public static long budgetForRow(JoinConfig config, long rowBytes) {
+        long minimum = SpillSizing.absoluteMinimum(config);
+        long row = rowBytes + 64; // with a spill block's header and the encoding's alignment
+        for (long budget = minimum; ; budget += Math.max(1024, budget / 64) & ~1023L) {
+            long sketches = budget - minimum >= JoinSketches.memoryBytes() ? JoinSketches.memoryBytes() : 0;
+            long filter = Long.highestOneBit(Math.max(1, (budget - minimum - sketches) / 8));
+            long partitioning = budget - sketches - filter;
+            if (partitioning < minimum) {
+                continue;
+            }
+            long layout = SpillSizing.choose(config, partitioning, budget, null, 8).minimumBudget();
+            if (sketches + filter + layout + 2 * row <= budget && layout + 4 * row <= budget) {
+                return budget;
+            }
+        }
+    }
+
     public Schema outputSchema() {
         return spec.outputSchema();
     }

@@ -33,8 +33,9 @@ import java.io.IOException;
  * tenth of the pair's build rows are counted. Later (issue 5) a sketch over the build can send known heavy keys
  * here directly, as their own pair, without waiting for re-partitioning to fail: this class takes any pair.
  *
- * <p>Memory: one child reservation: the build reader, the chunk's pages and table, the probe reader and the next
- * probe file's writer; chunk limit = what is left after the readers and the writer (or the configured pair limit).
+ * <p>Memory: one child reservation: the build reader, the chunk's pages and table, the probe reader, the next
+ * probe file's writer and, when the probe file holds rows too large for the writer's buffer, a scratch page for one
+ * of them; chunk limit = what is left after those (or the configured pair limit).
  */
 final class HeavyHitterNestedLoop implements OutputTask {
     private static final int SUMMARY_SLOTS = 16;
@@ -87,7 +88,10 @@ final class HeavyHitterNestedLoop implements OutputTask {
             this.buildReader = pair.build().openReader(memory, ctx.sizing.readWindowBytes());
             long probeReaderBytes = Math.max((long) ctx.sizing.readWindowBytes() + ctx.sizing.bufferBytes(),
                     probeFile == null ? 0 : probeFile.readerBytes(ctx.sizing.readWindowBytes()));
-            long left = memory.headroom() - probeReaderBytes - ctx.sizing.writerShare();
+            // a matched probe row too large for the write buffer is flagged in a scratch copy (appendLarge)
+            long scratch = probeFile == null || probeFile.maxBlockPayload() <= ctx.sizing.recordCapacity() ? 0
+                    : probeFile.maxBlockPayload();
+            long left = memory.headroom() - probeReaderBytes - ctx.sizing.writerShare() - scratch;
             long limit = ctx.config.pairMemoryLimit() > 0 ? Math.min(left, ctx.config.pairMemoryLimit()) : left;
             long smallest = ctx.sizing.pairPageSize() + JoinHashTable.directoryBytes(1);
             if (left < smallest) {

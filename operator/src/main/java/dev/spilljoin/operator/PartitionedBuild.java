@@ -158,7 +158,11 @@ final class PartitionedBuild implements AutoCloseable {
                 return;
             }
             if (stop == from) {
-                spillLargestResident("a row of " + batch.rowCount() + "-row batch needs a page");
+                try {
+                    spillLargestResident("a row needs a page");
+                } catch (MemoryExhaustedException e) {
+                    throw new RowTooLargeException(ctx, ctx.strategy.buildSide(), stop, rowWriter.lengthOf(stop));
+                }
             }
             from = stop;
         }

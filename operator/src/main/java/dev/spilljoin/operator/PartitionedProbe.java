@@ -2,8 +2,6 @@ package dev.spilljoin.operator;
 
 import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
-import dev.spilljoin.spill.ByteSize;
-import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
@@ -148,9 +146,7 @@ final class PartitionedProbe implements AutoCloseable {
             }
             staging[0].clear();
             if (stop == from && stop < n) {
-                throw new MemoryExhaustedException("hash join: a probe row of batch row " + stop + " needs a staging page"
-                        + " but the budget of " + ByteSize.format(ctx.memory.limit()) + " is full ("
-                        + ctx.sizing.describe() + "); give it a larger budget");
+                throw new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), stop, rowWriter.lengthOf(stop));
             }
             from = stop;
         }

@@ -84,6 +84,11 @@ public final class RowWriter {
         return stop;
     }
 
+    /** The serialized length of batch row {@code row}, as the last {@link #write} from a row at or before it computed it. */
+    public int lengthOf(int row) {
+        return lengths[row];
+    }
+
     /** The serialized bytes of the rows of the last partitioned {@link #write}. */
     public long writtenBytes() {
         return writtenBytes;

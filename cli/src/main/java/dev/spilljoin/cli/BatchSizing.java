@@ -1,0 +1,116 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.spill.ByteSize;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * How much the CLI's on-heap batches hold: the rows of a CSV chunk or batch by bytes rather than a fixed count, and
+ * the largest row the Java heap takes. The join's own memory is off-heap and budgeted by {@code --work-mem}; the
+ * heap holds only the batches in flight between the files, the join and the output, and the launcher caps it small
+ * ({@code SPILLJOIN_HEAP}, 256 MB by default).
+ *
+ * <p>Rules:
+ * <ul>
+ *   <li>a batch holds {@code clamp(TARGET_BYTES / row width, 1, max rows)} rows, the row width being the fixed heap
+ *       share of its fields ({@value #FIELD_BYTES_PER_ROW} bytes per field: the offsets, null bits, parsed value and
+ *       initial value bytes of the chunk and of the batch); so a batch's fixed arrays stay near
+ *       {@value #TARGET_BYTES} bytes whatever the column count;</li>
+ *   <li>a chunk also stops taking rows once its field bytes reach {@value #TARGET_BYTES} ({@link CsvReader#read}),
+ *       so a batch's value bytes stay below that plus one row;</li>
+ *   <li>a result batch (the join's, filled by rows from both sides) holds fewer rows when the inputs' lines are
+ *       long ({@link #outputRows}): the operator bounds its result batches by rows only;</li>
+ *   <li>a row is at most 1/{@value #HEAP_SHARE_PER_ROW} of the heap ({@link #maxRowBytes()}): a row is held at
+ *       once by the reader's chunk and by the batches of the read-ahead ring, and (joined, beside a row of the other
+ *       side) by the join's result batch and the write-behind ring, each array grown by up to half again; about
+ *       40 such copies at most, so 1/64 leaves room for the rest of the heap.</li>
+ * </ul>
+ */
+final class BatchSizing {
+    /** The bytes a batch's fixed arrays and its value bytes each aim at. */
+    static final int TARGET_BYTES = 1 << 20;
+    /**
+     * A value array (of a chunk's or a batch's column) larger than this was grown by a large row, not by a batch's
+     * ordinary rows (at most {@value #TARGET_BYTES} bytes and one row, in an array grown by doubling), and is given
+     * back rather than kept for the next batch.
+     */
+    static final int MAX_KEPT_VALUE_BYTES = 2 * TARGET_BYTES;
+    /** The most rows an input chunk or batch holds, however narrow its rows. */
+    static final int MAX_ROWS = 4096;
+    /** The fixed heap share of one field of one row, over a chunk and the batch it is converted into. */
+    static final int FIELD_BYTES_PER_ROW = 24;
+    static final int HEAP_SHARE_PER_ROW = 64;
+    /** Rows are never refused below this, nor allowed above the other bound (about PostgreSQL's 1 GB per field). */
+    private static final long MIN_ROW_LIMIT = 1 << 20;
+    private static final long MAX_ROW_LIMIT = 1 << 30;
+
+    private BatchSizing() {
+    }
+
+    /** The rows of a batch of {@code columns} fields per row: at least 1, at most {@code maxRows}. */
+    static int rows(int columns, int maxRows) {
+        long width = Math.max(1L, (long) columns * FIELD_BYTES_PER_ROW);
+        return (int) Math.max(1, Math.min(maxRows, TARGET_BYTES / width));
+    }
+
+    /**
+     * The rows of a result batch of {@code plan}'s join, at most {@code maxRows}: the result row's width is its
+     * fields' fixed share plus the average line of each input ({@link #averageLineBytes}), so that a result batch of
+     * wide rows (their values copied into it from both sides) also stays near {@value #TARGET_BYTES} bytes.
+     */
+    static int outputRows(JoinPlan plan, int maxRows) {
+        long width = (long) plan.outputNames().length * FIELD_BYTES_PER_ROW + averageLineBytes(plan.left().file())
+                + averageLineBytes(plan.right().file());
+        return (int) Math.max(1, Math.min(maxRows, TARGET_BYTES / Math.max(1, width)));
+    }
+
+    /**
+     * The average line length of the first {@value #TARGET_BYTES} bytes of {@code file} (a line running past them
+     * counts as that long): an estimate of its rows' width; 0 if it cannot be read (the join then reports that).
+     */
+    static long averageLineBytes(Path file) {
+        byte[] head = new byte[TARGET_BYTES];
+        int length = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            for (int n; length < head.length && (n = in.read(head, length, head.length - length)) > 0; ) {
+                length += n;
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        int lines = 0;
+        for (int i = 0; i < length; i++) {
+            if (head[i] == '\n') {
+                lines++;
+            }
+        }
+        return length / Math.max(1, lines);
+    }
+
+    /** The largest row (its field bytes) accepted under this JVM's heap. */
+    static long maxRowBytes() {
+        return maxRowBytes(Runtime.getRuntime().maxMemory());
+    }
+
+    static long maxRowBytes(long heapBytes) {
+        return Math.max(MIN_ROW_LIMIT, Math.min(MAX_ROW_LIMIT, heapBytes / HEAP_SHARE_PER_ROW));
+    }
+
+    /**
+     * The heap that accepts rows of {@code rowBytes}: a power of two of megabytes, for the error message, with an
+     * eighth to spare (a JVM's usable heap is a little less than its {@code -Xmx}: the serial collector keeps a
+     * survivor space out of it).
+     */
+    static String heapFor(long rowBytes) {
+        long needed = Math.max(rowBytes, 1) * HEAP_SHARE_PER_ROW * 9 / 8;
+        long megabytes = Long.highestOneBit(Math.max(1, (needed - 1) >> 20)) << 1;
+        return megabytes >= 1024 ? (megabytes >> 10) + "g" : megabytes + "m";
+    }
+
+    /** The heap of this JVM, as the error message names it. */
+    static String heapNow() {
+        return ByteSize.format(Runtime.getRuntime().maxMemory());
+    }
+}

@@ -1,0 +1,191 @@
+package dev.spilljoin.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Wide and large rows under the launcher's heap cap: {@code spilljoin join} in a forked JVM with {@code -Xmx256m}
+ * and the serial collector, as {@code bin/spilljoin} runs it (the test JVM's own heap is larger). Many columns
+ * join (the batches are sized by bytes); a row too large for the heap or for {@code --work-mem} is refused with
+ * one line, exit 3 or 2, and no file left behind; never an {@link OutOfMemoryError} or a stack trace.
+ */
+class HeapCapTest {
+    private static final String HEAP = "-Xmx256m";
+
+    @TempDir
+    Path dir;
+    private Path spill;
+
+    @BeforeEach
+    void spillDirectory() throws IOException {
+        spill = Files.createDirectory(dir.resolve("spill"));
+    }
+
+    /** The exit code and everything the command printed (stdout and stderr). */
+    private record Run(int code, String text) {
+    }
+
+    private Run spilljoin(String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(HEAP);
+        command.add("-XX:+UseSerialGC");
+        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle") || flag.startsWith("-Ddisable")
+                    || flag.startsWith("-Dbackground")) {
+                command.add(flag);
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(Arrays.asList(args));
+        command.addAll(List.of("--spill-dir", spill.toString(), "--quiet"));
+        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        return new Run(process.exitValue(), text);
+    }
+
+    /** A CSV of {@code rows} rows (id 0, 1, …) and {@code columns} columns in all. */
+    private Path wide(String name, int columns, int rows) throws IOException {
+        Path file = dir.resolve(name);
+        try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
+            out.write("id");
+            for (int c = 1; c < columns; c++) {
+                out.write(",c" + c);
+            }
+            out.write('\n');
+            for (int r = 0; r < rows; r++) {
+                out.write(Integer.toString(r));
+                for (int c = 1; c < columns; c++) {
+                    out.write(',');
+                    out.write(Integer.toString((r * 31 + c) % 1000));
+                }
+                out.write('\n');
+            }
+        }
+        return file;
+    }
+
+    private List<String> lines(Path file) throws IOException {
+        try (Stream<String> lines = Files.lines(file)) {
+            return lines.toList();
+        }
+    }
+
+    private void assertNothingLeftBesides(String... names) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString()).filter(n -> !n.equals("spill")))
+                    .containsExactlyInAnyOrder(names);
+        }
+        assertThat(spill).isEmptyDirectory();
+    }
+
+    @Test
+    void aThousandColumnsJoinAtTheDefaultThreads() throws Exception {
+        Path left = wide("l.csv", 1000, 300);
+        Run run = spilljoin("join", "--left", left.toString(), "--right", left.toString(), "--on", "id",
+                "--output", "out.csv");
+        assertThat(run.code()).as(run.text()).isZero();
+        List<String> out = lines(dir.resolve("out.csv"));
+        assertThat(out).hasSize(301);
+        List<String> input = lines(left);
+        // left.id, c1.., right.id, c1..: each row twice over, side by side
+        assertThat(out.get(1).split(",", -1)).hasSize(2000);
+        assertThat(out.subList(1, 301)).containsExactlyInAnyOrderElementsOf(
+                input.subList(1, 301).stream().map(row -> row + "," + row).toList());
+    }
+
+    @Test
+    void tenThousandColumnsJoinOnOneThreadAndOnSeveral() throws Exception {
+        Path left = wide("l.csv", 10_000, 6);
+        Path right = dir.resolve("r.csv");
+        Files.writeString(right, "id,name\n1,one\n4,four\n9,nine\n");
+        for (String threads : List.of("1", "3")) {
+            Run run = spilljoin("join", "--left", left.toString(), "--right", right.toString(), "--on", "id",
+                    "--type", "left", "--threads", threads, "--output", "out" + threads + ".csv");
+            assertThat(run.code()).as(run.text()).isZero();
+            List<String> out = lines(dir.resolve("out" + threads + ".csv"));
+            List<String> input = lines(left);
+            assertThat(out).hasSize(7);
+            assertThat(out.subList(1, 7)).containsExactlyInAnyOrder(input.get(1) + ",,", input.get(2) + ",1,one",
+                    input.get(3) + ",,", input.get(4) + ",,", input.get(5) + ",4,four", input.get(6) + ",,");
+        }
+    }
+
+    @Test
+    void aFiftyMegabyteFieldIsRefusedWithItsFileLineColumnSizeAndTheHeapThatTakesIt() throws Exception {
+        Path left = dir.resolve("l.csv");
+        byte[] block = new byte[1 << 20];
+        Arrays.fill(block, (byte) 'x');
+        try (OutputStream out = Files.newOutputStream(left)) {
+            out.write("id,note\n1,a\n2,".getBytes(StandardCharsets.US_ASCII));
+            for (int i = 0; i < 50; i++) {
+                out.write(block);
+            }
+            out.write("\n3,c\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        Path right = dir.resolve("r.csv");
+        Files.writeString(right, "id,name\n2,two\n");
+        Run run = spilljoin("join", "--left", left.toString(), "--right", right.toString(), "--on", "id",
+                "--output", "out.csv");
+        assertThat(run.code()).as(run.text()).isEqualTo(ExitCodes.INPUT);
+        // the serial collector's heap is -Xmx less a survivor space, so the limit is a little under 4MB
+        assertThat(run.text()).matches(Pattern.quote("spilljoin: " + left + " line 3: the row holds "
+                + ((50 << 20) + 1) + " bytes (50.0MB; column 2 ('note') alone " + (50 << 20) + "), more than the"
+                + " largest row taken, ") + "3\\.[0-9]MB \\(1/64 of the Java heap of 2[45][0-9](\\.[0-9])?MB\\)"
+                + Pattern.quote("; if the row is right, give the JVM a larger heap, e.g. SPILLJOIN_HEAP=4g with"
+                + " bin/spilljoin (java -Xmx otherwise); if not, check for a quote left open (or pass --on-error skip"
+                + " to skip and count such rows)") + "\n");
+        assertNothingLeftBesides("l.csv", "r.csv");
+    }
+
+    /**
+     * PostgreSQL's own regression case (join_hash.sql: two rows of 320,000 bytes joined under work_mem 128kB): the
+     * row, its file and line and the smallest --work-mem that holds it are named, and that --work-mem joins it.
+     */
+    @Test
+    void aRowLargerThanTheBudgetNamesItsLineAndSizeAndTheWorkMemThatJoinsIt() throws Exception {
+        Path wide = dir.resolve("wide.csv");
+        String value = "x".repeat(320_000);
+        Files.writeString(wide, "id,t\n1," + value + "\n2," + value + "\n");
+        for (String threads : List.of("1", "2")) {
+            Run refused = spilljoin("join", "--left", wide.toString(), "--right", wide.toString(), "--on", "id",
+                    "--type", "left", "--work-mem", "128kB", "--threads", threads, "--output", "out.csv");
+            assertThat(refused.code()).as(refused.text()).isEqualTo(ExitCodes.USAGE);
+            Matcher message = Pattern.compile(Pattern.quote("spilljoin: --work-mem 128kB is too small for the row of "
+                    + wide + " line 2 (") + "3200[0-9][0-9]" + Pattern.quote(" bytes in the join's row format): rows"
+                    + " that large need --work-mem ") + "([0-9]+kB)" + Pattern.quote(" or more") + "\n")
+                    .matcher(refused.text());
+            assertThat(message.matches()).as(refused.text()).isTrue();
+            assertNothingLeftBesides("wide.csv");
+
+            Run joined = spilljoin("join", "--left", wide.toString(), "--right", wide.toString(), "--on", "id",
+                    "--type", "left", "--work-mem", message.group(1), "--threads", threads, "--output", "out.csv");
+            assertThat(joined.code()).as(joined.text()).isZero();
+            List<String> out = lines(dir.resolve("out.csv"));
+            assertThat(out).hasSize(3);
+            assertThat(out.get(0)).isEqualTo("left.id,left.t,right.id,right.t");
+            assertThat(out.subList(1, 3).equals(List.of("1," + value + ",1," + value, "2," + value + ",2," + value)))
+                    .as("each row joined with itself").isTrue();
+            Files.delete(dir.resolve("out.csv"));
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * A row larger than the budget: PostgreSQL's regression case (join_hash.sql, two rows of 320,000 bytes under
+ * work_mem 128kB) is refused with a {@link RowTooLargeException} naming the row and the smallest budget that holds
+ * it ({@link HashJoin#budgetForRow}), and that budget joins it, in both build orientations.
+ */
+class RowTooLargeTest {
+    private static final Schema WIDE = Schema.of(Column.of("id", ColumnType.BIGINT), Column.of("t", ColumnType.VARCHAR));
+    private static final String VALUE = "x".repeat(320_000);
+    private static final List<Object[]> ROWS = List.of(new Object[]{1L, VALUE}, new Object[]{2L, VALUE});
+
+    private static JoinSpec spec(Side build, MemoryReservation root, Path spillRoot) {
+        return JoinSpec.builder(WIDE, WIDE).on("id", "id").joinType(JoinType.LEFT_OUTER).reservation(root)
+                .config(JoinConfig.DEFAULT.withBuildSide(build).withSpillDirectory(spillRoot)).build();
+    }
+
+    @Test
+    void aRowLargerThanTheBudgetIsNamedWithItsSideRowSizeAndTheBudgetThatJoinsIt(@TempDir Path spillRoot) {
+        for (Side build : Side.values()) {
+            RowTooLargeException refused;
+            try (MemoryReservation root = MemoryReservation.root("small", 128 << 10)) {
+                refused = catchThrowableOfType(() -> JoinRunner.run(spec(build, root, spillRoot),
+                        Rows.toBatches(WIDE, ROWS, 2), Rows.toBatches(WIDE, ROWS, 2), JoinRunner.Mode.ITERATOR, root),
+                        RowTooLargeException.class);
+                JoinRunner.assertMemoryReleased(root);
+            }
+            assertThat(refused).as("build=%s", build).isNotNull();
+            assertThat(refused.side()).isEqualTo(build);
+            assertThat(refused.batchRow()).isZero();
+            assertThat(refused.rowBytes()).isBetween(320_000L, 320_100L);
+            assertThat(refused.neededBudget()).isEqualTo(HashJoin.budgetForRow(JoinConfig.DEFAULT, refused.rowBytes()));
+            assertThat(refused.getMessage()).contains("row of " + refused.rowBytes() + " bytes")
+                    .contains("budget of 128kB is full");
+
+            try (MemoryReservation root = MemoryReservation.root("needed", refused.neededBudget())) {
+                JoinRunner.Result joined = JoinRunner.run(spec(build, root, spillRoot), Rows.toBatches(WIDE, ROWS, 2),
+                        Rows.toBatches(WIDE, ROWS, 2), JoinRunner.Mode.ITERATOR, root);
+                assertThat(joined.rows()).hasSize(2);
+                for (Object[] row : joined.rows()) {
+                    assertThat(row[0]).isEqualTo(row[2]);
+                    assertThat(VALUE.equals(row[1]) && VALUE.equals(row[3])).as("both values whole").isTrue();
+                }
+            }
+        }
+    }
+
+    @Test
+    void theBudgetForARowGrowsWithTheRowAndIsNeverBelowTheMinimum() {
+        long minimum = HashJoin.minimumBudget(JoinConfig.DEFAULT);
+        long previous = 0;
+        for (long row = 64; row <= 64L << 20; row *= 4) {
+            long budget = HashJoin.budgetForRow(JoinConfig.DEFAULT, row);
+            assertThat(budget).as("row %d", row).isGreaterThanOrEqualTo(Math.max(minimum, 4 * row))
+                    .isGreaterThanOrEqualTo(previous);
+            previous = budget;
+        }
+    }
+}
