@@ -21,10 +21,11 @@ import java.util.Map;
  * <ol>
  *   <li>opens the {@code --output} and {@code --stats} targets ({@link OutputTargets#open()}: a temporary file
  *       renamed on success, or a device written in place; the rows go to standard output without
- *       {@code --output}), then writes the header ({@link ResultOutput}); opens a root {@link MemoryReservation} of {@code --work-mem} and the join on it with the
- *       planned key columns and types, the join type ({@link JoinKind#joinType()}) and {@code --spill-dir} as the
- *       root of its spill directory; registers with the {@link Cancellation} Ctrl-C goes through what deletes
- *       the uncommitted output temporaries at once and then cancels the join;</li>
+ *       {@code --output}), then writes the header ({@link ResultOutput}); opens a root {@link MemoryReservation}
+ *       of {@code --work-mem} and the join on it with the planned key columns and types, the join type
+ *       ({@link JoinKind#joinType()}) and {@code --spill-dir} as the root of its spill directory; registers with
+ *       the {@link Cancellation} Ctrl-C goes through what deletes the uncommitted output temporaries at once and
+ *       then cancels the join;</li>
  *   <li>reads both files through {@link CsvBatchSource}s (chunk → batch per column, {@link ChunkConverter}); the
  *       join builds on the smaller file (size hints are the file sizes);</li>
  *   <li>pulls result batches and writes them as they come ({@link BatchCsvWriter}), then commits the output once

@@ -17,7 +17,8 @@ import java.nio.file.attribute.BasicFileAttributes;
  * Removes from a directory the hidden output temporaries ({@link AtomicOutputFile}) that killed runs left
  * behind, and only those proven to be leftovers. An entry is removed when all of these hold, checked in this order:
  * <ol>
- *   <li>its name is exactly an {@link AtomicOutputFile#TEMPORARY_NAME} (anything else is not looked at, nor counted);</li>
+ *   <li>its name is exactly an {@link AtomicOutputFile#TEMPORARY_NAME} (anything else is not looked at, nor
+ *       counted);</li>
  *   <li>it is not a temporary of a run in this JVM ({@link AtomicOutputFile#isLive});</li>
  *   <li>it is a regular file (a link is not followed) owned by this process's user;</li>
  *   <li>its lock is free: a live run holds it from creation to commit, and the kernel drops it when that process

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * up front, so an unwritable {@code --stats} fails before the join, not after the output is in place.
  */
 record OutputTargets(OutputTarget output, OutputTarget stats) {
-    /** Resolves and checks the targets against the inputs {@code left} and {@code right}; usage error if one clashes. */
+    /** Resolves and checks the targets against the inputs {@code left} and {@code right} (usage error on a clash). */
     static OutputTargets check(Path output, Path stats, Path left, Path right) {
         OutputTarget outputTarget = output == null ? null
                 : OutputTarget.resolve("--output", output, "the output file");

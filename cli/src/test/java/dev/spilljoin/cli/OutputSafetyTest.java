@@ -114,13 +114,7 @@ class OutputSafetyTest {
     void devicesFifosAndLinksSurviveARunAndLinksLeadToTheFileReplaced() throws Exception {
         Path device = SpecialFiles.nullDevice(dir.resolve("nulldev"));
         Path fifo = SpecialFiles.fifo(dir.resolve("stats.pipe"));
-        CompletableFuture<String> statsReader = CompletableFuture.supplyAsync(() -> {
-            try {
-                return Files.readString(fifo);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<String> statsReader = SpecialFiles.readAsync(fifo);
         assertThat(run("--output", device.toString(), "--stats", fifo.toString())).as(err).isZero();
         assertThat(JoinEndToEndTest.field(statsReader.get(60, TimeUnit.SECONDS), "rows_out")).isEqualTo("1");
         assertThat(SpecialFiles.type(device)).isEqualTo(SpecialFiles.CHARACTER_DEVICE);

@@ -100,13 +100,7 @@ class OutputTargetTest {
     @Test
     void aFifoIsWrittenInPlaceToItsReader() throws Exception {
         Path fifo = SpecialFiles.fifo(dir.resolve("pipe"));
-        CompletableFuture<String> reader = CompletableFuture.supplyAsync(() -> {
-            try {
-                return Files.readString(fifo);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<String> reader = SpecialFiles.readAsync(fifo);
         writeAndCommit(target(fifo), "through the pipe\n");
         assertThat(reader.get(60, TimeUnit.SECONDS)).isEqualTo("through the pipe\n");
         assertThat(SpecialFiles.type(fifo)).isEqualTo(SpecialFiles.FIFO);

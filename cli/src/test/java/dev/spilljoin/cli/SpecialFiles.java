@@ -3,10 +3,12 @@ package dev.spilljoin.cli;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Private devices and FIFOs for tests, made in the test's own temporary directory (never the system's), and
@@ -31,6 +33,17 @@ final class SpecialFiles {
     static Path fifo(Path path) {
         run("mkfifo", path.toString());
         return path;
+    }
+
+    /** Reads {@code fifo} to its end on another thread (its open waits for a writer). */
+    static CompletableFuture<String> readAsync(Path fifo) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.readString(fifo);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
     }
 
     /** The type bits of {@code path} itself (a link not followed), e.g. {@link #CHARACTER_DEVICE}. */
