@@ -25,12 +25,14 @@ final class OutputTarget {
     private static final int MAX_LINKS = 40;
     private static final Path PROC = Path.of("/proc");
 
+    private final String flag;
     private final Path given;
     private final Path destination;
     private final boolean inPlace;
     private final String description;
 
-    private OutputTarget(Path given, Path destination, boolean inPlace, String description) {
+    private OutputTarget(String flag, Path given, Path destination, boolean inPlace, String description) {
+        this.flag = flag;
         this.given = given;
         this.destination = destination;
         this.inPlace = inPlace;
@@ -52,16 +54,16 @@ final class OutputTarget {
                         throw new ResourceException(flag + " " + given + ": the directory " + directory
                                 + " does not exist; create it or write elsewhere");
                     }
-                    return new OutputTarget(given, path, false, description);
+                    return new OutputTarget(flag, given, path, false, description);
                 }
                 if (entry.isDirectory()) {
                     throw new UsageException(flag + " " + given + " is a directory; give a file name");
                 }
                 if (entry.isRegularFile()) {
-                    return new OutputTarget(given, path, false, description);
+                    return new OutputTarget(flag, given, path, false, description);
                 }
                 if (!entry.isSymbolicLink() || path.getParent().toRealPath().startsWith(PROC)) {
-                    return new OutputTarget(given, path, true, description);
+                    return new OutputTarget(flag, given, path, true, description);
                 }
                 if (links == MAX_LINKS) {
                     throw new UsageException(flag + " " + given + ": more than " + MAX_LINKS + " symbolic links"
@@ -80,6 +82,11 @@ final class OutputTarget {
         } catch (NoSuchFileException e) {
             return null;
         }
+    }
+
+    /** The flag that named it: {@code --output} or {@code --stats}. */
+    String flag() {
+        return flag;
     }
 
     /** The path as given on the command line. */

@@ -19,12 +19,10 @@ record OutputTargets(OutputTarget output, OutputTarget stats) {
                 : OutputTarget.resolve("--output", output, "the output file");
         OutputTarget statsTarget = stats == null ? null : OutputTarget.resolve("--stats", stats, "the stats file");
         for (OutputTarget target : new OutputTarget[] {outputTarget, statsTarget}) {
-            if (target == null) {
-                continue;
+            if (target != null) {
+                refuseClash(target, left, "--left");
+                refuseClash(target, right, "--right");
             }
-            String flag = target == outputTarget ? "--output" : "--stats";
-            refuseClash(target, flag, left, "--left");
-            refuseClash(target, flag, right, "--right");
         }
         if (outputTarget != null && statsTarget != null && outputTarget.wouldReplace(statsTarget.destination())) {
             throw new UsageException("--output " + output + " and --stats " + stats + " are the same file; one"
@@ -33,9 +31,9 @@ record OutputTargets(OutputTarget output, OutputTarget stats) {
         return new OutputTargets(outputTarget, statsTarget);
     }
 
-    private static void refuseClash(OutputTarget target, String flag, Path input, String inputFlag) {
+    private static void refuseClash(OutputTarget target, Path input, String inputFlag) {
         if (input != null && target.wouldReplace(input)) {
-            throw new UsageException(flag + " " + target.given() + " is the input file " + inputFlag + " " + input
+            throw new UsageException(target.flag() + " " + target.given() + " is the input file " + inputFlag + " " + input
                     + "; writing it would destroy the input: write the result to another file");
         }
     }
