@@ -39,10 +39,12 @@ final class JoinCommand implements Callable<Integer> {
     String workMem;
 
     @Option(names = "--output", paramLabel = "FILE",
-            description = "Output CSV file, written whole or not at all (default: standard output).")
+            description = {"Output CSV file, written whole or not at all (default: standard output); a device or"
+                    + " FIFO is written in place. Must not be an input file."})
     Path output;
 
-    @Option(names = "--stats", paramLabel = "FILE", description = "Write run statistics as JSON to this file.")
+    @Option(names = "--stats", paramLabel = "FILE",
+            description = "Write run statistics as JSON to this file (like --output: whole, or a device in place).")
     Path stats;
 
     @Option(names = "--spill-dir", paramLabel = "DIR",

@@ -11,11 +11,10 @@ import java.nio.file.Path;
  * @param keyTypes     the comparison type of each key pair, in {@code --on} order (both sides are read as it)
  * @param outputNames  the output header (see {@link OutputColumns})
  * @param workMemBytes the memory budget for the join
- * @param output       the output file, or null for standard output
- * @param stats        the stats JSON file, or null for none
+ * @param outputs      the {@code --output} (null: standard output) and {@code --stats} (null: none) targets
  * @param spillDir     an existing, writable directory for spill files
  * @param threads      {@code --threads}, at least 1: the threads of the {@link CsvPipeline}
  */
 public record JoinPlan(JoinKind kind, InputSide left, InputSide right, ColumnType[] keyTypes, String[] outputNames,
-                       long workMemBytes, Path output, Path stats, Path spillDir, boolean quiet, int threads) {
+                       long workMemBytes, OutputTargets outputs, Path spillDir, boolean quiet, int threads) {
 }

@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * Turns {@link JoinOptions} into a {@link JoinPlan}, failing early with one clear message: flags first
- * (usage, exit 2), then the files (input, exit 3), then the columns and key types (usage, exit 2).
+ * (usage, exit 2), then the output targets ({@link OutputTargets}: one naming an input is usage, a missing
+ * directory resources), then the files (input, exit 3), then the columns and key types (usage, exit 2).
  *
  * <p>Key types: a key column named in {@code --schema-left/--schema-right} has that type; any other key column
  * is inferred from the first {@value KeyTypeInference#SAMPLE_ROWS} rows ({@link KeyTypeInference}); each pair
@@ -44,8 +45,8 @@ public final class JoinPlanner {
         }
         Schema leftSchema = Schema.parse(options.schemaLeft(), "--schema-left");
         Schema rightSchema = Schema.parse(options.schemaRight(), "--schema-right");
-        requireParentDirectory(options.output(), "--output");
-        requireParentDirectory(options.stats(), "--stats");
+        OutputTargets outputs = OutputTargets.check(options.output(), options.stats(), options.left(),
+                options.right());
         Path spillDir = checkSpillDirectory(options.spillDir());
 
         Probe left = probe("left", options.left(), format, onError, on.leftNames(), leftSchema);
@@ -73,8 +74,8 @@ public final class JoinPlanner {
         InputSide rightSide = new InputSide("right", options.right(), format, onError, right.names,
                 right.keyColumns, KeyReading.of(rightReads, rightHints));
         String[] outputNames = OutputColumns.names(left.names, right.names, kind);
-        return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, options.output(),
-                options.stats(), spillDir, options.quiet(), threads);
+        return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, outputs, spillDir,
+                options.quiet(), threads);
     }
 
     /** Parses a {@code --work-mem} value and checks it against {@link #MINIMUM_WORK_MEM}. */
@@ -185,20 +186,6 @@ public final class JoinPlanner {
     private static String describe(Probe side, int pair) {
         return side.keyTypes[pair] + (side.declared[pair] ? " (from --schema-" + side.role + ")"
                 : " (inferred from the first " + KeyTypeInference.SAMPLE_ROWS + " rows of " + side.file + ")");
-    }
-
-    private static void requireParentDirectory(Path file, String flag) {
-        if (file == null) {
-            return;
-        }
-        Path absolute = file.toAbsolutePath();
-        if (Files.isDirectory(absolute)) {
-            throw new UsageException(flag + " " + file + " is a directory; give a file name");
-        }
-        Path parent = absolute.getParent();
-        if (parent == null || !Files.isDirectory(parent)) {
-            throw new UsageException(flag + " " + file + ": its directory does not exist; create it first");
-        }
     }
 
     private static Path checkSpillDirectory(Path given) {

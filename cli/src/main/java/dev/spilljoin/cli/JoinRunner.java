@@ -21,10 +21,13 @@ import java.util.Map;
  * Runs a {@link JoinPlan}: the single place where the CLI hands over to the hash join.
  *
  * <ol>
- *   <li>opens the output ({@link ResultOutput}: a temporary file renamed on success, or standard output) and
- *       writes the header; opens a root {@link MemoryReservation} of {@code --work-mem} and the join on it with the
- *       planned key columns and types, the join type ({@link JoinKind#joinType()}) and {@code --spill-dir} as the
- *       root of its spill directory; registers the join with the {@link Cancellation} Ctrl-C goes through;</li>
+ *   <li>opens the {@code --output} and {@code --stats} targets ({@link OutputTargets#open()}: a temporary file
+ *       renamed on success, or a device written in place; the rows go to standard output without
+ *       {@code --output}), then writes the header ({@link ResultOutput}); opens a root {@link MemoryReservation}
+ *       of {@code --work-mem} and the join on it with the planned key columns and types, the join type
+ *       ({@link JoinKind#joinType()}) and {@code --spill-dir} as the root of its spill directory; registers with
+ *       the {@link Cancellation} Ctrl-C goes through what deletes the uncommitted output temporaries at once and
+ *       then cancels the join;</li>
  *   <li>reads both files through {@link CsvBatchSource}s (chunk → batch per column, {@link ChunkConverter}); the
  *       join builds on the smaller file (size hints are the file sizes);</li>
  *   <li>pulls result batches and writes them as they come ({@link BatchCsvWriter}), then commits the output once
@@ -34,7 +37,8 @@ import java.util.Map;
  *       closes the join (freeing its memory and deleting its spill directory) and deletes the uncommitted output;
  *       the join's own failures are mapped to exit codes here (a spill write or spill directory failing:
  *       resources; not fitting the budget at all: usage);</li>
- *   <li>writes the {@code --stats} JSON ({@link RunStatistics}).</li>
+ *   <li>after the output is committed, writes the {@code --stats} JSON ({@link RunStatistics}, then what the
+ *       sweep of leftover temporaries did and {@code elapsed_ms}).</li>
  * </ol>
  */
 final class JoinRunner {
@@ -42,22 +46,25 @@ final class JoinRunner {
     }
 
     /**
-     * Runs the join; returns normally on success. Rows go to {@code plan.output()} or, without one, to
+     * Runs the join; returns normally on success. Rows go to the {@code --output} target or, without one, to
      * {@code stdout}; progress and notes to {@code err}. {@code startNanos} is when the command started
      * ({@link System#nanoTime()}), for {@code elapsed_ms}.
      */
     static void run(JoinPlan plan, OutputStream stdout, PrintWriter err, long startNanos, Cancellation cancellation) {
         ProgressLine progress = ProgressLine.forStderr(err, !plan.quiet());
-        Map<String, Object> stats;
-        try (ResultOutput output = ResultOutput.open(plan.output(), stdout, plan.left().format().delimiter(),
-                plan.outputNames());
+        try (RunOutputs outputs = plan.outputs().open();
+             ResultOutput output = ResultOutput.open(outputs.rows(), stdout, plan.left().format().delimiter(),
+                     plan.outputNames());
              MemoryReservation memory = MemoryReservation.root("spilljoin", plan.workMemBytes());
              CsvBatchSource left = new CsvBatchSource(Side.LEFT, plan.left(), progress);
              CsvBatchSource right = new CsvBatchSource(Side.RIGHT, plan.right(), progress);
              HashJoin join = open(plan, memory);
              CsvPipeline pipeline = CsvPipeline.open(plan.threads(), left, right, output.writer(),
                      join.outputSchema(), progress)) {
-            cancellation.onCancel(join::cancel);
+            cancellation.onCancel(() -> {
+                outputs.discard();
+                join.cancel();
+            });
             progress.watch(join.stats());
             Iterator<Batch> results = join.iterator(pipeline.left(), pipeline.right());
             try {
@@ -71,7 +78,14 @@ final class JoinRunner {
                 throw rowTooLarge(plan, pipeline.lineOf(e.side(), e.batchRow()), e);
             }
             output.commit();
-            stats = RunStatistics.of(plan, join.stats(), memory, left, right, output.writer().rowsWritten());
+            if (outputs.stats() != null) {
+                Map<String, Object> stats = RunStatistics.of(plan, join.stats(), memory, left, right,
+                        output.writer().rowsWritten());
+                stats.put("leftover_outputs_removed", outputs.leftovers().removed());
+                stats.put("leftover_outputs_kept", outputs.leftovers().kept());
+                stats.put("elapsed_ms", (System.nanoTime() - startNanos) / 1_000_000);
+                StatsJson.write(outputs.stats(), stats);
+            }
         } catch (MemoryExhaustedException e) {
             throw new UsageException("the join does not fit --work-mem " + ByteSize.format(plan.workMemBytes())
                     + ": " + e.getMessage(), e);
@@ -80,10 +94,6 @@ final class JoinRunner {
         } finally {
             cancellation.onCancel(null);
             progress.finish();
-        }
-        if (plan.stats() != null) {
-            stats.put("elapsed_ms", (System.nanoTime() - startNanos) / 1_000_000);
-            StatsJson.write(plan.stats(), stats);
         }
     }
 

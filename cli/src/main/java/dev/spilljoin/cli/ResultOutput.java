@@ -4,32 +4,30 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.Path;
 
 /**
- * Where the join's CSV goes: an {@link AtomicOutputFile} for {@code --output FILE}, else the given standard
+ * Where the join's CSV goes: the opened {@code --output} target ({@link OutputFile}), else the given standard
  * output stream (a {@link PrintStream} hides write errors, so {@link #commit()} asks it with {@code checkError}).
  * Opening writes the header. {@link #commit()} on success; {@link #close()} always (it deletes an uncommitted
  * output file).
  */
 public final class ResultOutput implements AutoCloseable {
-    private final AtomicOutputFile file;
+    private final OutputFile file;
     private final OutputStream stream;
     private final CsvWriter writer;
     private final String description;
 
-    private ResultOutput(AtomicOutputFile file, OutputStream stream, CsvWriter writer, String description) {
+    private ResultOutput(OutputFile file, OutputStream stream, CsvWriter writer, String description) {
         this.file = file;
         this.stream = stream;
         this.writer = writer;
         this.description = description;
     }
 
-    /** Opens {@code output} (null: {@code stdout}) and writes the header {@code columnNames}. */
-    public static ResultOutput open(Path output, OutputStream stdout, byte delimiter, String[] columnNames) {
-        AtomicOutputFile file = output == null ? null : AtomicOutputFile.create(output, "the output file");
+    /** Writes the header {@code columnNames} to {@code file} (null: {@code stdout}). */
+    static ResultOutput open(OutputFile file, OutputStream stdout, byte delimiter, String[] columnNames) {
         OutputStream stream = file == null ? stdout : file.stream();
-        String description = output == null ? "standard output" : "the output file " + output;
+        String description = file == null ? "standard output" : file.description();
         ResultOutput result = new ResultOutput(file, stream, new CsvWriter(stream, delimiter), description);
         try {
             result.writer.writeHeader(columnNames);
@@ -53,7 +51,7 @@ public final class ResultOutput implements AutoCloseable {
         return writer;
     }
 
-    /** Flushes everything and, for a file, renames it into place. */
+    /** Flushes everything and, for a file, makes it final (renames it into place). */
     public void commit() {
         try {
             writer.flush();

@@ -4,14 +4,13 @@ import dev.spilljoin.estimator.JsonStrings;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Map;
 
 /**
  * Writes the {@code --stats} file: one flat JSON object whose fields keep the map's order. Values are
  * {@link Long}/{@link Integer}, finite {@link Double}, {@link Boolean}, {@link String} (escaped per RFC 8259),
  * null (a figure the join does not report), or {@link Json} (a JSON value rendered elsewhere, nested as is).
- * The file is written through {@link AtomicOutputFile}, so it appears whole or not at all.
+ * A regular file is written through an {@link AtomicOutputFile}, so it appears whole or not at all.
  */
 public final class StatsJson {
     private StatsJson() {
@@ -35,13 +34,13 @@ public final class StatsJson {
         return json.append("}\n").toString();
     }
 
-    /** Writes {@code fields} to {@code file}. */
-    public static void write(Path file, Map<String, ?> fields) {
-        try (AtomicOutputFile output = AtomicOutputFile.create(file, "the stats file")) {
-            output.stream().write(render(fields).getBytes(StandardCharsets.UTF_8));
-            output.commit();
+    /** Writes {@code fields} to {@code file} and commits it; the caller closes it. */
+    static void write(OutputFile file, Map<String, ?> fields) {
+        try {
+            file.stream().write(render(fields).getBytes(StandardCharsets.UTF_8));
+            file.commit();
         } catch (IOException e) {
-            throw ResourceException.writeFailed("the stats file " + file, e);
+            throw ResourceException.writeFailed(file.description(), e);
         }
     }
 

@@ -604,11 +604,12 @@ class JoinEndToEndTest {
     }
 
     @Test
-    void aMissingOutputDirectoryIsAUsageErrorBeforeAnythingIsRead() {
+    void aMissingOutputDirectoryIsAResourceErrorBeforeAnythingIsRead() {
         Path l = write(dir, "l.csv", "id\n1\n");
-        assertThat(run("join", "--left", l.toString(), "--right", l.toString(), "--on", "id", "--output",
-                dir.resolve("no/such/out.csv").toString())).isEqualTo(ExitCodes.USAGE);
-        assertThat(err).contains("its directory does not exist");
+        assertThat(run("join", "--left", l.toString(), "--right", dir.resolve("missing.csv").toString(), "--on",
+                "id", "--output", dir.resolve("no/such/out.csv").toString())).isEqualTo(ExitCodes.RESOURCES);
+        assertThat(err).isEqualTo("spilljoin: --output " + dir.resolve("no/such/out.csv") + ": the directory "
+                + dir.resolve("no/such") + " does not exist; create it or write elsewhere\n");
         assertThat(dir.resolve("no")).doesNotExist();
     }
 }

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/spilljoin} as a user runs it, against the jar {@code mvn package} just built (Failsafe runs this in
- * {@code integration-test}, after {@code package}): a join through the launcher, the demo spilling, and Ctrl-C
+ * {@code integration-test}, after {@code package}): a join through the launcher, the demo spilling, Ctrl-C
  * (SIGINT) in the middle of a spilling join exiting 130 with the output's temporary file and the spill directory
- * removed.
+ * removed, and the temporary of a run killed by SIGKILL removed by the next run.
  */
 class LauncherIT {
     private static final Path LAUNCHER = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
@@ -77,6 +77,32 @@ class LauncherIT {
         assertThat(hasTemporaryOutput()).isFalse();
         assertThat(output).doesNotExist();
         assertThat(spill).isEmptyDirectory();
+    }
+
+    @Test
+    void aTemporaryLeftByAKilledRunIsSweptByTheNextRun() throws Exception {
+        DemoData.Inputs inputs = DemoData.write(dir, 1_000_000);
+        Process killed = launcher("join", "--left", inputs.left().toString(), "--right", inputs.right().toString(),
+                "--on", DemoData.ON, "--work-mem", "16MB", "--output", dir.resolve("joined.csv").toString(),
+                "--spill-dir", spill.toString(), "--quiet").redirectErrorStream(true).start();
+        killed.getOutputStream().close();
+        while (!hasTemporaryOutput() && killed.isAlive()) {
+            Thread.sleep(5);
+        }
+        assertThat(killed.isAlive()).as("the join should still be running when its output is opened").isTrue();
+        killed.destroyForcibly(); // SIGKILL: no hook runs
+        assertThat(killed.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(hasTemporaryOutput()).as("SIGKILL leaves the temporary").isTrue();
+
+        CsvTestFiles.write(dir, "l.csv", "id\n1\n");
+        Path stats = dir.resolve("stats.json");
+        Process next = launcher("join", "--left", "l.csv", "--right", "l.csv", "--on", "id", "--output", "o.csv",
+                "--stats", stats.toString(), "--spill-dir", spill.toString()).redirectErrorStream(true).start();
+        next.getOutputStream().close();
+        String text = new String(next.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(next.waitFor()).as(text).isZero();
+        assertThat(JoinEndToEndTest.field(Files.readString(stats), "leftover_outputs_removed")).isEqualTo("1");
+        assertThat(hasTemporaryOutput()).isFalse();
     }
 
     @Test

@@ -48,7 +48,9 @@ class StatsJsonTest {
     @Test
     void writesTheWholeFileAndNothingElse() throws IOException {
         Path file = dir.resolve("stats.json");
-        StatsJson.write(file, Map.of("rows_out", 3L));
+        try (AtomicOutputFile output = AtomicOutputFile.create(file, "the stats file")) {
+            StatsJson.write(output, Map.of("rows_out", 3L));
+        }
         assertThat(Files.readString(file)).isEqualTo("{\n  \"rows_out\": 3\n}\n");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(files).containsExactly(file);
