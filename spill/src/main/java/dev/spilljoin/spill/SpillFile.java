@@ -226,7 +226,15 @@ public final class SpillFile {
      * Closes the writer and reader (unmapping synchronously) and deletes the file; idempotent. A caller may use it
      * to drop a file it will not read (e.g. a partition whose other side is empty).
      */
-    public synchronized void delete() throws IOException {
+    public void delete() throws IOException {
+        try {
+            deleteOnce();
+        } finally {
+            space.forget(this);
+        }
+    }
+
+    private synchronized void deleteOnce() throws IOException {
         if (state == State.DELETED) {
             return;
         }

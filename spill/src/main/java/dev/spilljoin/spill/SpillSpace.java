@@ -8,11 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
@@ -51,7 +51,8 @@ public final class SpillSpace implements AutoCloseable {
     private final Path directory;
     private final int windowBytes;
     private final SpillCounters counters = new SpillCounters();
-    private final List<SpillFile> files = new ArrayList<>();
+    /** The files not deleted yet: a deleted file leaves the set, so that a long join's files do not pile up. */
+    private final Set<SpillFile> files = ConcurrentHashMap.newKeySet();
     private volatile boolean cancelled;
     private long blocksUntilInjectedFailure = -1;
     private int nextFileId;
@@ -243,6 +244,11 @@ public final class SpillSpace implements AutoCloseable {
 
     public SpillCounters counters() {
         return counters;
+    }
+
+    /** Called by a file once it is deleted (any thread; takes no lock, so a file never waits on the space). */
+    void forget(SpillFile file) {
+        files.remove(file);
     }
 
     /** Files created and not yet deleted (a file is deleted once read, or when the space closes). */
