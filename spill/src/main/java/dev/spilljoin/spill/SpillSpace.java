@@ -30,8 +30,8 @@ import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
  *   <li>{@link #close()} is the single cleanup path and is idempotent: it closes every file's writer and reader
  *       (unmapping synchronously, freeing their memory), deletes every file, the lock file and the directory. The
  *       join calls it on success, failure and cancellation alike.</li>
- *   <li>A file's disk space is reserved (fallocate) before any of it is mapped; a refusal is an {@link IOException}
- *       naming the directory, the bytes needed and the bytes free, never a SIGBUS.</li>
+ *   <li>A full disk is an {@link IOException} naming the directory, the bytes needed and the bytes free, never a
+ *       SIGBUS: files are written with {@code write(2)} and only mapped to be read ({@link SpillFile}).</li>
  *   <li>Every block boundary (writes and reads) checks {@link #cancel()} and the thread's interrupt flag and throws
  *       {@link CancellationException}; the join catches it and closes the space.</li>
  * </ul>
@@ -39,7 +39,8 @@ import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
  */
 public final class SpillSpace implements AutoCloseable {
     /**
-     * Default size of a mapped window. Every active writer and open reader holds one against the memory budget,
+     * Default size of a mapped window. Every open reader holds one, and every active writer a share of one (see
+     * {@link PartitionWriter}), against the memory budget,
      * so the join picks smaller windows for high fanouts under small budgets; but each window costs one munmap,
      * which dominated at 64 KiB (about 60 MB/s here) and stopped mattering around 1 MiB (see the benchmark).
      */
