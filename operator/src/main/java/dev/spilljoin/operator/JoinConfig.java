@@ -13,7 +13,8 @@ import java.nio.file.Path;
  * @param spillDirectory      root under which the join's private spill directory is made (null = java.io.tmpdir)
  * @param fanoutLog2          partitions per level as a power of two (1..10), 0 = automatic (4..10)
  * @param spillBufferBytes    write-combining buffer per spilled partition (at least 64), 0 = automatic
- * @param spillWindowBytes    mapped window of each spill writer and reader (a multiple of 4096), 0 = automatic
+ * @param spillWindowBytes    mapped window of each spill reader, and the share each writer reserves beside its buffer
+ *                            (a multiple of 4096), 0 = automatic
  * @param maxRecursionDepth   the deepest re-partitioning level (at least 1); deeper, a pair takes the nested loop
  *                            ({@link #DEFAULT_MAX_RECURSION_DEPTH}; tests lower it to reach the nested loop)
  * @param forceSpill          test knob: every partition spills during the build (none stays resident)
