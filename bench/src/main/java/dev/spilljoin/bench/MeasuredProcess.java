@@ -19,7 +19,8 @@ public record MeasuredProcess(double seconds, long peakRssBytes) {
     private static final long SAMPLE_MILLIS = 20;
 
     /** Runs {@code command}; an exit code other than 0, or no exit within {@code timeoutMinutes}, is an IOException. */
-    public static MeasuredProcess run(List<String> command, long timeoutMinutes) throws IOException, InterruptedException {
+    public static MeasuredProcess run(List<String> command, long timeoutMinutes)
+            throws IOException, InterruptedException {
         long start = System.nanoTime();
         Process process = new ProcessBuilder(command).inheritIO().start();
         Path status = Path.of("/proc", Long.toString(process.pid()), "status");
