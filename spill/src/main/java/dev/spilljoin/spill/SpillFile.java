@@ -37,7 +37,8 @@ public final class SpillFile {
     private enum State { NEW, WRITING, SEALED, READING, DELETED }
 
     static final int BLOCK_HEADER_BYTES = 8;
-    /** Linux's errno values of a full disk and of an exhausted quota. */
+    /** Linux's errno values of an interrupted call, a full disk and an exhausted quota. */
+    private static final int EINTR = 4;
     private static final int ENOSPC = 28;
     private static final int EDQUOT = 122;
 
@@ -137,6 +138,9 @@ public final class SpillFile {
         }
         while (count > 0) {
             long written = PosixAPI.posix().write(fd, source, count);
+            if (written < 0 && PosixAPI.posix().lastError() == EINTR) {
+                continue;
+            }
             if (written <= 0) {
                 throw writeFailed(count);
             }
