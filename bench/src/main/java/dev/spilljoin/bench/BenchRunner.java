@@ -1,5 +1,6 @@
 package dev.spilljoin.bench;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -65,6 +66,13 @@ public final class BenchRunner implements Callable<Integer> {
             description = "the CSV case also runs spilljoin at this memory limit in bytes; default ${DEFAULT-VALUE} (16 MB)")
     long csvLowMemoryLimit;
 
+    @Option(names = "--minimum-budget-case",
+            description = "run only the smallest-budget case: W1 at --scale as CSV files (5000000x5000000 for the"
+                    + " README's figure), the spilljoin command at the operator's minimum budget (64kB) and at 1 MB,"
+                    + " times, peak RSS and stats; fails if an output is wrong, an RSS above its bound or the minimum"
+                    + " budget more than 10x slower")
+    boolean minimumBudgetCase;
+
     @Option(names = "--csv-memory-limit", defaultValue = "134217728", description = "memory limit of the CSV case in bytes; default ${DEFAULT-VALUE} (128 MB)")
     long csvMemoryLimit;
 
@@ -100,6 +108,9 @@ public final class BenchRunner implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--runs must be at least 1, got " + runs);
         }
         Scale scale = Scale.named(scaleName);
+        if (minimumBudgetCase) {
+            return runMinimumBudgetCase(scale);
+        }
         List<Workload> workloadList = Workload.parseList(workloads);
         Map<MemorySetting, Long> budgets = new LinkedHashMap<>();
         for (String name : settings.split(",")) {
@@ -171,6 +182,27 @@ public final class BenchRunner implements Callable<Integer> {
                 engine.close();
             }
         }
+    }
+
+    private int runMinimumBudgetCase(Scale scale) throws IOException, InterruptedException {
+        if (!Files.isExecutable(spilljoinCommand)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "the minimum-budget case runs "
+                    + spilljoinCommand + ", which is not an executable: run from the repository root after"
+                    + " mvn -B -q package -pl cli -am -DskipTests, or name it with --spilljoin-command");
+        }
+        MinimumBudgetCase minimumCase = new MinimumBudgetCase(scale, out);
+        List<MinimumBudgetCase.Outcome> outcomes = minimumCase.run(spilljoinCommand);
+        out.println();
+        outcomes.forEach(o -> out.println(minimumCase.describe(o)));
+        MinimumBudgetCase.Outcome first = outcomes.get(0);
+        MinimumBudgetCase.Outcome last = outcomes.get(outcomes.size() - 1);
+        out.printf(Locale.ROOT, "minimum budget / 1 MB: %.1fx (at most %.0fx)%n", first.seconds() / last.seconds(),
+                MinimumBudgetCase.MAX_SLOWDOWN);
+        if (MinimumBudgetCase.passes(outcomes)) {
+            return 0;
+        }
+        out.println("!!!! the minimum-budget case failed (see above) !!!!");
+        return 1;
     }
 
     private Optional<String> postgresUnavailable(boolean large) {

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The end-to-end CSV case: W1 written as {@code r.csv} and {@code s.csv} (header {@code k,p}), joined by each engine
@@ -54,8 +53,7 @@ public final class CsvCase {
             Path r = work.resolve("r.csv");
             Path s = work.resolve("s.csv");
             long start = System.nanoTime();
-            CsvWorkloadWriter.write(generator.buildTable(), r);
-            CsvWorkloadWriter.write(generator.probeTable(), s);
+            CsvWorkloadWriter.writeBoth(generator, work);
             log.printf(Locale.ROOT, "CSV case: wrote W1 %s as CSV in %.1f s%n", scale.name(), (System.nanoTime() - start) / 1e9);
             List<Outcome> outcomes = new ArrayList<>();
             outcomes.add(timed("duckdb", memoryLimitBytes, expected, work, duckDbCommand(r, s, memoryLimitBytes, work)));
@@ -99,16 +97,6 @@ public final class CsvCase {
     }
 
     private static double timeProcess(List<String> command) throws IOException, InterruptedException {
-        long start = System.nanoTime();
-        Process process = new ProcessBuilder(command).inheritIO().start();
-        if (!process.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
-            process.destroyForcibly();
-            throw new IOException("no exit within " + TIMEOUT_MINUTES + " minutes: " + String.join(" ", command));
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        if (process.exitValue() != 0) {
-            throw new IOException("exit code " + process.exitValue() + " from " + String.join(" ", command));
-        }
-        return seconds;
+        return MeasuredProcess.run(command, TIMEOUT_MINUTES).seconds();
     }
 }

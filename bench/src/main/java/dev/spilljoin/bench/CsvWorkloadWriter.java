@@ -20,6 +20,12 @@ public final class CsvWorkloadWriter {
     private CsvWorkloadWriter() {
     }
 
+    /** Writes the generator's build table as {@code r.csv} and its probe table as {@code s.csv} in {@code dir}. */
+    public static void writeBoth(WorkloadGenerator generator, Path dir) throws IOException {
+        write(generator.buildTable(), dir.resolve("r.csv"));
+        write(generator.probeTable(), dir.resolve("s.csv"));
+    }
+
     public static void write(TableSource table, Path file) throws IOException {
         try (OutputStream out = Files.newOutputStream(file)) {
             byte[] buffer = new byte[BUFFER_BYTES];

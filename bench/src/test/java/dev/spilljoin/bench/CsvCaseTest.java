@@ -58,18 +58,8 @@ class CsvCaseTest {
      */
     @Test
     void bothEnginesJoinTheCsvFilesInFreshProcessesAndEverythingIsDeleted() throws Exception {
-        Path launcher = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
-        boolean cliBuilt;
-        try (var jars = Files.list(launcher.getParent().resolveSibling("cli").resolve("target"))) {
-            cliBuilt = jars.anyMatch(j -> j.getFileName().toString().matches("spilljoin-cli-.*\\.jar"));
-        } catch (IOException noTarget) {
-            cliBuilt = false;
-        }
-        Assumptions.assumeTrue(cliBuilt, "the cli jar is not built (mvn -B -q package -pl cli -am -DskipTests)");
-        Path base = Files.createTempDirectory("csv-case-test");
-        String previous = System.getProperty("bench.tmpdir");
-        System.setProperty("bench.tmpdir", base.toString());
-        try {
+        Path launcher = builtLauncher();
+        inBenchTmpdir(base -> {
             ByteArrayOutputStream log = new ByteArrayOutputStream();
             Scale tiny = new Scale("tiny", 1_000, 10_000);
             List<CsvCase.Outcome> outcomes = new CsvCase(tiny, new PrintStream(log, true, StandardCharsets.UTF_8))
@@ -83,6 +73,40 @@ class CsvCaseTest {
                 assertThat(outcome.agrees()).isTrue();
                 assertThat(outcome.seconds()).isPositive();
             }
+        });
+    }
+
+    /**
+     * The real {@code bin/spilljoin} launcher; it needs the cli module's jar, which {@code mvn verify} packages
+     * before this module's tests; built alone, the calling test is skipped and says why.
+     */
+    static Path builtLauncher() throws IOException {
+        Path launcher = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
+        boolean cliBuilt;
+        try (var jars = Files.list(launcher.getParent().resolveSibling("cli").resolve("target"))) {
+            cliBuilt = jars.anyMatch(j -> j.getFileName().toString().matches("spilljoin-cli-.*\\.jar"));
+        } catch (IOException noTarget) {
+            cliBuilt = false;
+        }
+        Assumptions.assumeTrue(cliBuilt, "the cli jar is not built (mvn -B -q package -pl cli -am -DskipTests)");
+        return launcher;
+    }
+
+    /** A step of a test that works in the bench's temporary root. */
+    interface InTmpdir {
+        void run(Path base) throws Exception;
+    }
+
+    /**
+     * Runs {@code step} with {@code bench.tmpdir} set to a fresh directory, then checks that the step left nothing
+     * there and deletes it.
+     */
+    static void inBenchTmpdir(InTmpdir step) throws Exception {
+        Path base = Files.createTempDirectory("csv-case-test");
+        String previous = System.getProperty("bench.tmpdir");
+        System.setProperty("bench.tmpdir", base.toString());
+        try {
+            step.run(base);
             try (var left = Files.list(base)) {
                 assertThat(left).isEmpty();
             }

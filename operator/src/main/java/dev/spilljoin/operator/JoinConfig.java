@@ -13,8 +13,10 @@ import java.nio.file.Path;
  * @param spillDirectory      root under which the join's private spill directory is made (null = java.io.tmpdir)
  * @param fanoutLog2          partitions per level as a power of two (1..10), 0 = automatic (4..10)
  * @param spillBufferBytes    write-combining buffer per spilled partition (at least 64), 0 = automatic
- * @param spillWindowBytes    mapped window of each spill writer and reader (a multiple of 4096), 0 = automatic
+ * @param spillWindowBytes    mapped window of each spill reader, and the share each writer reserves beside its buffer
+ *                            (a multiple of 4096), 0 = automatic
  * @param maxRecursionDepth   the deepest re-partitioning level (at least 1); deeper, a pair takes the nested loop
+ *                            ({@link #DEFAULT_MAX_RECURSION_DEPTH}; tests lower it to reach the nested loop)
  * @param forceSpill          test knob: every partition spills during the build (none stays resident)
  * @param roleReversal        whether a spilled pair whose probe file is the smaller is joined with the roles reversed
  *                            (default true; tests turn it off to reach the nested-loop path with a small probe side)
@@ -32,8 +34,15 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
                          int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth, boolean forceSpill,
                          boolean roleReversal, long pairMemoryLimit, int faultDropUnmatchedBuildRowsOfPartition,
                          long faultFailSpillWritesAfterBlocks) {
-    /** The default maximum recursion depth: 4 levels of re-partitioning below level 0. */
-    public static final int DEFAULT_MAX_RECURSION_DEPTH = 4;
+    /**
+     * The default maximum recursion depth: 32 levels of re-partitioning below level 0, a safety bound only. A pair
+     * that does not fit is re-partitioned for as long as it splits (see {@code SpilledPairs}): at the smallest
+     * budget (64kB, fanout 2) an input needs one level per doubling beyond a partition's capacity of some 40 kB, 12
+     * levels for 5M rows, and 32 levels reach some 10^14 bytes. Pairs that stop splitting (heavy keys) take the
+     * nested loop at once, whatever the depth. A low bound sends large inputs to the nested loop, whose cost grows
+     * with the square of a pair's size.
+     */
+    public static final int DEFAULT_MAX_RECURSION_DEPTH = 32;
     /**
      * The defaults. Row pages of up to 4 MiB: from 2 MiB up, pages are mapped on transparent huge pages
      * ({@code NativeMemory}), which halves the cost of the random loads of probing a large table on a VM; small

@@ -7,7 +7,7 @@ import dev.spilljoin.spill.SpillFile;
 import java.io.IOException;
 
 /**
- * A {@link PartitionedSpillWriter} whose partitions draw their writer memory (buffer plus mapped window) from a
+ * A {@link PartitionedSpillWriter} whose partitions draw their writer memory (buffer plus window share) from a
  * share the join set aside in advance, so that spilling can never be refused for want of memory: just before a
  * partition's first record, one writer share moves from {@code share} back to the budget, and the partition's
  * writer reserves it at once (single-threaded: nothing can take it in between). Rows are appended encoded in one side's

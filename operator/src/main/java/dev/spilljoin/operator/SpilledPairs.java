@@ -28,10 +28,14 @@ import java.util.List;
  * streams the probe file once per chunk of build rows, so reversing would pay off only when the probe file is the
  * smaller, which is the case the in-memory reversal already takes whenever the probe rows fit).
  *
- * <p>Maximum recursion depth: {@link JoinConfig#maxRecursionDepth()} (default 4) re-partitioning levels below level
- * 0; each level splits a pair into the parts the planner expects to fit (2 to 1024 of them), so a pair that still
- * does not fit after them takes the nested loop — which only a hot key (or an input far larger than the budget)
- * reaches.
+ * <p>Invariant: the nested loop gets only pairs that no longer split. A pair that does not fit is re-partitioned
+ * while it is not stuck, that is while the split that made it left less than 9/10 of its parent's build rows in
+ * it, so the build rows of each pair on the path shrink by a tenth or more per level and the descent ends; each
+ * level splits a pair into the parts the planner expects to fit (2 to 1024 of them). The depth bound
+ * {@link JoinConfig#maxRecursionDepth()} ({@link JoinConfig#DEFAULT_MAX_RECURSION_DEPTH}) is a safety net that
+ * only tests lower: the nested loop streams a pair's probe rows once per budget-sized chunk of its build rows, a
+ * cost that grows with the square of the pair's size, so it is kept for the keys re-partitioning cannot separate
+ * (hot keys), where it is the only way.
  */
 final class SpilledPairs implements OutputTask {
     private final JoinContext ctx;

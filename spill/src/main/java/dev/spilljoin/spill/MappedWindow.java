@@ -11,8 +11,8 @@ import net.openhft.chronicle.core.io.ReferenceOwner;
  * <p>Invariants: the window's bytes are recorded against the reservation before the mapping exists (the
  * {@link NativeMemory.Allocation} constructor refuses unreserved bytes), and {@link #close()} unmaps in the calling
  * thread before the reservation counts them free: the store is a {@link SynchronouslyUnmappedStore}, which opts out
- * of Chronicle's background releaser. The caller has reserved the file's disk space under the chunk (fallocate)
- * before mapping it, so no access through the window can raise SIGBUS on a full disk.
+ * of Chronicle's background releaser. Only sealed files are mapped (to be read), and never past their length, so
+ * no access through the window can raise SIGBUS.
  */
 final class MappedWindow extends NativeMemory.Allocation implements ReferenceOwner {
     private final SpillCounters counters;

@@ -41,7 +41,7 @@ public final class PartitionReader implements AutoCloseable {
         this.maxPayload = file.maxBlockPayload();
         this.windowBytes = windowBytes;
         this.blockBuffer = NativeMemory.allocate(memory, Math.max(maxPayload, HEADER));
-        this.window = new WindowCursor(memory, windowBytes, file.space().counters(), false);
+        this.window = new WindowCursor(memory, windowBytes, file.space().counters());
     }
 
     /**

@@ -13,14 +13,15 @@ import java.io.IOException;
  * block of its own, straight from the caller's memory. The buffer is reserved and allocated on the first record
  * and can be given back between records with {@link #releaseBuffer()}.
  *
- * <p>Invariants: a record is never split across blocks; every block's CRC32C covers its payload; the buffer's and
- * the mapped window's bytes are reserved before they exist; every block boundary checks cancellation and the
- * space's fault injection. After a failed write the writer refuses further records (the file is incomplete and is
- * deleted with the space).
+ * <p>Invariants: a record is never split across blocks; every block's CRC32C covers its payload; the buffer's
+ * bytes are reserved before they exist; every block boundary checks cancellation and the space's fault injection.
+ * After a failed write the writer refuses further records (the file is incomplete and is deleted with the space).
  *
  * <p>Memory: {@link #memoryBytes(int, int)} = {@code bufferBytes + windowBytes}, reserved with the first record
  * and given back by {@link #releaseBuffer()}, {@link #finish()} and {@link #close()}; nothing while no buffer is
- * held. The window stays mapped between blocks (one munmap per window of file, not per block).
+ * held. Blocks go to the file with {@code write(2)} ({@link SpillFile}), so the window's share is not mapped while
+ * writing; it stays in a writer's share because the join's sizing plans one share per spilled partition, and that
+ * share is also what reading the file back takes (a window and a block).
  */
 public final class PartitionWriter implements AutoCloseable {
     /** Smallest accepted buffer: a header and a little payload. */
@@ -29,7 +30,6 @@ public final class PartitionWriter implements AutoCloseable {
 
     private final SpillFile file;
     private final MemoryReservation memory;
-    private final WindowCursor window;
     private final int bufferBytes;
     private final BlockChecksum checksum = new BlockChecksum();
     private NativeMemory.NativePage buffer;
@@ -48,11 +48,10 @@ public final class PartitionWriter implements AutoCloseable {
         }
         this.file = file;
         this.memory = memory;
-        this.window = new WindowCursor(memory, file.space().windowBytes(), file.space().counters(), true);
         this.bufferBytes = bufferBytes;
     }
 
-    /** Bytes a writer reserves while it holds its buffer: the buffer and one mapped window. */
+    /** Bytes a writer reserves while it holds its buffer: the buffer and a window's share (see the class comment). */
     public static long memoryBytes(int bufferBytes, int windowBytes) {
         return (long) bufferBytes + windowBytes;
     }
@@ -102,7 +101,7 @@ public final class PartitionWriter implements AutoCloseable {
         if (!memory.tryGrow(needed)) {
             throw new MemoryExhaustedException("spill writer for " + file.path() + " needs "
                     + ByteSize.format(needed) + " (a " + ByteSize.format(bufferBytes) + " buffer and a "
-                    + ByteSize.format(file.space().windowBytes()) + " mapped window) but '" + memory.name()
+                    + ByteSize.format(file.space().windowBytes()) + " window's share) but '" + memory.name()
                     + "' has only " + ByteSize.format(memory.headroom())
                     + " left: release other partitions' buffers, spill first, or use smaller buffers and windows");
         }
@@ -144,10 +143,10 @@ public final class PartitionWriter implements AutoCloseable {
             NativeMemory.putInt(header, length);
             NativeMemory.putInt(header + 4, checksum.of(payload, length));
             if (contiguous) {
-                file.append(header, HEADER + (long) length, window);
+                file.append(header, HEADER + (long) length);
             } else {
-                file.append(header, HEADER, window);
-                file.append(payload, length, window);
+                file.append(header, HEADER);
+                file.append(payload, length);
             }
             file.blockWritten(length);
             done = true;
@@ -170,7 +169,6 @@ public final class PartitionWriter implements AutoCloseable {
 
     private void freeBuffer() {
         if (buffer != null) {
-            window.release();
             buffer.close();
             buffer = null;
             memory.shrink(memoryBytes(bufferBytes, file.space().windowBytes()));
@@ -223,7 +221,6 @@ public final class PartitionWriter implements AutoCloseable {
         }
         closed = true;
         buffer = null;
-        window.release();
         memory.close();
     }
 }

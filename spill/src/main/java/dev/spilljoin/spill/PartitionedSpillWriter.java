@@ -5,8 +5,8 @@ import java.io.IOException;
 /**
  * Spills one input into N partition files at once: one {@link PartitionWriter} per partition.
  *
- * <p>Memory: a partition's buffer and mapped window are reserved on its first record and given back with
- * {@link #releaseBuffer(int)} (flushing it), so the footprint is
+ * <p>Memory: a partition's buffer and window share ({@link PartitionWriter#memoryBytes}) are reserved on its first
+ * record and given back with {@link #releaseBuffer(int)} (flushing it), so the footprint is
  * {@code memoryBytes(partitionsHeld, bufferBytes, windowBytes) = partitionsHeld × (bufferBytes + windowBytes)},
  * at most {@code partitions × (bufferBytes + windowBytes)}. All of it lives in one child of the reservation handed
  * in, each partition's share in a grandchild.

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import net.openhft.chronicle.bytes.MappedFile;
-import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.posix.OpenFlag;
 import net.openhft.posix.PosixAPI;
 import net.openhft.posix.PosixRuntimeException;
@@ -14,16 +13,22 @@ import net.openhft.posix.PosixRuntimeException;
  * once by one {@link PartitionReader}, then deleted.
  *
  * <p>Format: a sequence of blocks, each {@code [payload length:int][crc32c of payload:int][payload]} (native byte
- * order; the file never leaves the machine). The file is a Chronicle {@link MappedFile} cut into chunks of the
- * space's window size; writing copies whole blocks into the writer's current mapped chunk, which stays mapped
- * until the file grows past it.
+ * order; the file never leaves the machine). The writer's whole blocks go to the file with {@code write(2)}, in
+ * order; the reader maps it back as a Chronicle {@link MappedFile} cut into chunks of its window size.
+ *
+ * <p>Why writes are not mapped: a mapped write needs its disk blocks allocated first ({@code fallocate}; a write
+ * through a mapping the disk cannot back is a SIGBUS), and every allocated block must be freed again when the file
+ * is trimmed or deleted. Freeing costs milliseconds per call on a disk mounted with {@code discard} (each free is
+ * a trim), more than writing and reading a small file; at the smallest budgets a join makes tens of thousands of
+ * small files, and this cost, not the bytes, set its time. Written with {@code write(2)}, a file's blocks are
+ * allocated only when the page cache writes it back (delayed allocation), so a spill file read and deleted before
+ * then never allocates or frees a block, and a full disk is the write's {@code ENOSPC}.
  *
  * <p>Invariants:
  * <ul>
- *   <li>Disk space under a chunk is reserved with {@code fallocate} before the chunk is mapped
- *       (in whole chunks, while writing), so a full disk is an {@link IOException}, not a
- *       SIGBUS. While writing, the file is longer on disk than its logical {@link #length()}, which this class keeps
- *       and which bounds every read; sealing trims the file to it.</li>
+ *   <li>A full disk is an {@link IOException} naming the directory, the bytes needed and the bytes free, never a
+ *       SIGBUS: nothing is mapped while writing, and a mapped read never passes the logical {@link #length()}
+ *       (the bytes of whole blocks written), which is also the file's size.</li>
  *   <li>Life cycle: NEW → WRITING → SEALED → READING → DELETED; a second writer or a second read is refused, and
  *       only a sealed (finished) file can be read.</li>
  * </ul>
@@ -32,13 +37,15 @@ public final class SpillFile {
     private enum State { NEW, WRITING, SEALED, READING, DELETED }
 
     static final int BLOCK_HEADER_BYTES = 8;
+    /** Linux's errno values of an interrupted call, a full disk and an exhausted quota. */
+    private static final int EINTR = 4;
+    private static final int ENOSPC = 28;
+    private static final int EDQUOT = 122;
 
     private final SpillSpace space;
     private final Path path;
     private State state = State.NEW;
-    private MappedFile mapped;
     private int fd = -1;
-    private long allocatedBytes;
     private long length;
     private long rows;
     private long blocks;
@@ -53,7 +60,7 @@ public final class SpillFile {
 
     /**
      * Opens the one writer of this file. On its first record it reserves, in a child of {@code reservation}, a
-     * write-combining buffer of {@code bufferBytes} and one mapped window ({@link PartitionWriter#memoryBytes}).
+     * write-combining buffer of {@code bufferBytes} and a window's share ({@link PartitionWriter#memoryBytes}).
      */
     public synchronized PartitionWriter openWriter(MemoryReservation reservation, int bufferBytes) {
         if (state != State.NEW) {
@@ -122,61 +129,49 @@ public final class SpillFile {
     }
 
     /**
-     * Appends {@code count} bytes at {@code source} to the end of the file: reserves disk under each chunk first,
-     * then maps the chunk through the writer's {@code cursor} (which keeps it mapped for the next block) and
-     * copies.
+     * Appends {@code count} bytes at {@code source} to the end of the file with {@code write(2)}, creating the file
+     * at the first call; {@code ENOSPC} (or a quota) is the disk-full {@link IOException}.
      */
-    void append(long source, long count, WindowCursor cursor) throws IOException {
-        if (mapped == null) {
+    void append(long source, long count) throws IOException {
+        if (fd < 0) {
             openForWriting();
         }
-        long window = space.windowBytes();
-        long position = length;
-        long remaining = count;
-        while (remaining > 0) {
-            long chunkStart = position - position % window;
-            long chunkEnd = chunkStart + window;
-            reserveDisk(chunkEnd);
-            long n = Math.min(remaining, chunkEnd - position);
-            NativeMemory.copy(source, cursor.map(mapped, chunkStart, window) + (position - chunkStart), n);
-            source += n;
-            position += n;
-            remaining -= n;
+        while (count > 0) {
+            long written = PosixAPI.posix().write(fd, source, count);
+            if (written < 0 && PosixAPI.posix().lastError() == EINTR) {
+                continue;
+            }
+            if (written <= 0) {
+                throw writeFailed(count);
+            }
+            source += written;
+            count -= written;
+            length += written;
         }
-        length = position;
     }
 
     private void openForWriting() throws IOException {
-        mapped = MappedFile.of(path.toFile(), space.windowBytes(), 0, false);
-        mapped.syncMode(SyncMode.NONE);
+        Files.createFile(path);
         try {
             fd = PosixAPI.posix().open(path.toString(), OpenFlag.O_RDWR, 0);
         } catch (PosixRuntimeException e) {
-            throw new IOException("cannot open " + path + " for fallocate: spill files need the native POSIX API"
+            throw new IOException("cannot open " + path + " for writing: spill files need the native POSIX API"
                     + " (Linux, with JNR available): " + e.getMessage(), e);
         }
         if (fd < 0) {
-            throw new IOException("cannot open " + path + " for fallocate: " + PosixAPI.posix().lastErrorStr());
+            throw new IOException("cannot open " + path + " for writing: " + PosixAPI.posix().lastErrorStr());
         }
     }
 
-    /** Reserves disk blocks for the file up to {@code end} (a chunk boundary) before anything there is mapped. */
-    private void reserveDisk(long end) throws IOException {
-        if (end <= allocatedBytes) {
-            return;
+    private IOException writeFailed(long needed) throws IOException {
+        int errno = PosixAPI.posix().lastError();
+        String reason = PosixAPI.posix().lastErrorStr();
+        long free = space.usableSpace();
+        if (errno == ENOSPC || errno == EDQUOT || free < needed) {
+            return space.diskFull(needed, free, null);
         }
-        long needed = end - allocatedBytes;
-        int rc = PosixAPI.posix().fallocate(fd, 0, allocatedBytes, needed);
-        if (rc != 0) {
-            long free = space.usableSpace();
-            if (free < needed) {
-                throw space.diskFull(needed, free, null);
-            }
-            throw new IOException("could not reserve " + ByteSize.format(needed) + " for " + path
-                    + " (fallocate returned " + rc + ") although " + ByteSize.format(free)
-                    + " are free: the file system may not support fallocate; use a local ext4/xfs spill directory");
-        }
-        allocatedBytes = end;
+        return new IOException("writing " + ByteSize.format(needed) + " to " + path + " failed (" + reason
+                + ") although " + ByteSize.format(free) + " are free");
     }
 
     /** Records one written block of {@code payload} bytes (its header included in the on-disk count). */
@@ -192,27 +187,11 @@ public final class SpillFile {
             throw new IllegalStateException("spill file " + path + " cannot be finished in state " + state);
         }
         rows = rowCount;
-        trimReservedTail();
         closeWritingHandles();
         state = State.SEALED;
     }
 
-    /** Gives back the disk reserved past the logical length (up to a window per file); nothing is mapped now. */
-    private void trimReservedTail() throws IOException {
-        if (fd >= 0 && allocatedBytes > length) {
-            if (PosixAPI.posix().ftruncate(fd, length) != 0) {
-                throw new IOException("could not trim " + path + " to " + length + " bytes: "
-                        + PosixAPI.posix().lastErrorStr());
-            }
-            allocatedBytes = length;
-        }
-    }
-
     private void closeWritingHandles() throws IOException {
-        if (mapped != null) {
-            mapped.releaseLast();
-            mapped = null;
-        }
         if (fd >= 0) {
             int rc = PosixAPI.posix().close(fd);
             fd = -1;
@@ -226,7 +205,15 @@ public final class SpillFile {
      * Closes the writer and reader (unmapping synchronously) and deletes the file; idempotent. A caller may use it
      * to drop a file it will not read (e.g. a partition whose other side is empty).
      */
-    public synchronized void delete() throws IOException {
+    public void delete() throws IOException {
+        try {
+            deleteOnce();
+        } finally {
+            space.forget(this);
+        }
+    }
+
+    private synchronized void deleteOnce() throws IOException {
         if (state == State.DELETED) {
             return;
         }

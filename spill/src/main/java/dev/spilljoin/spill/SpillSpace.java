@@ -8,11 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
@@ -30,8 +30,8 @@ import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
  *   <li>{@link #close()} is the single cleanup path and is idempotent: it closes every file's writer and reader
  *       (unmapping synchronously, freeing their memory), deletes every file, the lock file and the directory. The
  *       join calls it on success, failure and cancellation alike.</li>
- *   <li>A file's disk space is reserved (fallocate) before any of it is mapped; a refusal is an {@link IOException}
- *       naming the directory, the bytes needed and the bytes free, never a SIGBUS.</li>
+ *   <li>A full disk is an {@link IOException} naming the directory, the bytes needed and the bytes free, never a
+ *       SIGBUS: files are written with {@code write(2)} and only mapped to be read ({@link SpillFile}).</li>
  *   <li>Every block boundary (writes and reads) checks {@link #cancel()} and the thread's interrupt flag and throws
  *       {@link CancellationException}; the join catches it and closes the space.</li>
  * </ul>
@@ -39,7 +39,8 @@ import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
  */
 public final class SpillSpace implements AutoCloseable {
     /**
-     * Default size of a mapped window. Every active writer and open reader holds one against the memory budget,
+     * Default size of a mapped window. Every open reader holds one, and every active writer a share of one (see
+     * {@link PartitionWriter}), against the memory budget,
      * so the join picks smaller windows for high fanouts under small budgets; but each window costs one munmap,
      * which dominated at 64 KiB (about 60 MB/s here) and stopped mattering around 1 MiB (see the benchmark).
      */
@@ -51,7 +52,8 @@ public final class SpillSpace implements AutoCloseable {
     private final Path directory;
     private final int windowBytes;
     private final SpillCounters counters = new SpillCounters();
-    private final List<SpillFile> files = new ArrayList<>();
+    /** The files not deleted yet: a deleted file leaves the set, so that a long join's files do not pile up. */
+    private final Set<SpillFile> files = ConcurrentHashMap.newKeySet();
     private volatile boolean cancelled;
     private long blocksUntilInjectedFailure = -1;
     private int nextFileId;
@@ -243,6 +245,11 @@ public final class SpillSpace implements AutoCloseable {
 
     public SpillCounters counters() {
         return counters;
+    }
+
+    /** Called by a file once it is deleted (any thread; takes no lock, so a file never waits on the space). */
+    void forget(SpillFile file) {
+        files.remove(file);
     }
 
     /** Files created and not yet deleted (a file is deleted once read, or when the space closes). */

@@ -5,11 +5,11 @@ import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.posix.PosixAPI;
 
 /**
- * The one mapped window of a writer or reader: keeps the chunk it last mapped until a position outside it is
+ * The one mapped window of a {@link PartitionReader}: keeps the chunk it last mapped until a position outside it is
  * asked for, because unmapping is the expensive part of memory-mapped I/O (milliseconds per munmap were measured
  * on a busy 2-vCPU VM), so a window is unmapped once per chunk, not once per block.
  *
- * <p>A fresh window's page tables are filled in one {@code madvise(MADV_POPULATE_READ/WRITE)} call (Linux 5.14+)
+ * <p>A fresh window's page tables are filled in one {@code madvise(MADV_POPULATE_READ)} call (Linux 5.14+)
  * instead of one page fault per 4 KiB page, which costs far more on a busy VM; if the kernel refuses the advice,
  * pages simply fault in as usual.
  *
@@ -18,21 +18,18 @@ import net.openhft.posix.PosixAPI;
  */
 final class WindowCursor {
     private static final int MADV_POPULATE_READ = 22;
-    private static final int MADV_POPULATE_WRITE = 23;
 
     private final MemoryReservation owner;
     private final long windowBytes;
     private final SpillCounters counters;
-    private final int populateAdvice;
     private MappedWindow window;
     private long windowStart = -1;
 
-    /** A cursor for a writer ({@code forWriting}) or a reader; its windows are reserved from {@code owner}. */
-    WindowCursor(MemoryReservation owner, long windowBytes, SpillCounters counters, boolean forWriting) {
+    /** A reader's cursor; its windows are reserved from {@code owner}. */
+    WindowCursor(MemoryReservation owner, long windowBytes, SpillCounters counters) {
         this.owner = owner;
         this.windowBytes = windowBytes;
         this.counters = counters;
-        this.populateAdvice = forWriting ? MADV_POPULATE_WRITE : MADV_POPULATE_READ;
     }
 
     /**
@@ -44,7 +41,7 @@ final class WindowCursor {
             release();
             window = new MappedWindow(owner, file, chunkStart, windowBytes, counters);
             windowStart = chunkStart;
-            PosixAPI.posix().madvise(window.address(), Math.min(usedBytes, windowBytes), populateAdvice);
+            PosixAPI.posix().madvise(window.address(), Math.min(usedBytes, windowBytes), MADV_POPULATE_READ);
         }
         return window.address();
     }

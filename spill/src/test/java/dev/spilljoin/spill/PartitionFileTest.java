@@ -280,7 +280,7 @@ class PartitionFileTest {
             PartitionWriter writer = space.newFile("refused").openWriter(tiny, BUFFER);
             assertThatThrownBy(() -> records.append(writer, new byte[10]))
                     .isInstanceOf(MemoryExhaustedException.class)
-                    .hasMessageContaining("needs 20kB (a 4kB buffer and a 16kB mapped window)");
+                    .hasMessageContaining("needs 20kB (a 4kB buffer and a 16kB window's share)");
             assertThat(tiny.reserved()).isZero();
             writer.close();
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -84,6 +85,30 @@ class SpillSpaceTest {
             assertThat(space.liveFiles()).isEqualTo(2);
         }
         assertThat(entries(root)).isZero();
+    }
+
+    /**
+     * A file that is gone lets go of everything: the space must not keep a deleted file (with its writer's and
+     * reader's handles) for the rest of the join, which made a long join's heap grow with every file it ever made.
+     * Checked through a weak reference, with a few collections to give the collector its chance.
+     */
+    @Test
+    void aDeletedFileIsNoLongerHeldByItsSpace() throws IOException, InterruptedException {
+        try (SpillSpace space = SpillSpace.create(root, 16 * 1024)) {
+            WeakReference<SpillFile> deleted = new WeakReference<>(droppedFile(space));
+            for (int i = 0; i < 20 && deleted.get() != null; i++) {
+                System.gc();
+                Thread.sleep(10);
+            }
+            assertThat(deleted.get()).as("the deleted file, collected").isNull();
+            assertThat(space.liveFiles()).isZero();
+        }
+    }
+
+    private static SpillFile droppedFile(SpillSpace space) throws IOException {
+        SpillFile file = space.newFile("dropped");
+        file.delete();
+        return file;
     }
 
     static long entries(Path directory) throws IOException {
