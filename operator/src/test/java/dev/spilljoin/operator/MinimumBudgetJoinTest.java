@@ -4,6 +4,7 @@ import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.workloads.W1Rows;
 import java.math.BigInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -76,10 +77,10 @@ class MinimumBudgetJoinTest {
         long inverse = BigInteger.valueOf(2654435761L).modInverse(BigInteger.valueOf(nR)).longValueExact();
         long sum = 0;
         for (long i = 0; i < nS; i++) {
-            long key = GeneratedSource.uniform(0x21, i, nR);
+            long key = W1Rows.probeKey(i, nR);
             long j = Math.floorMod(key * inverse, nR);
-            assertThat(GeneratedSource.perm(j, nR)).isEqualTo(key);
-            sum += GeneratedSource.payload(0x22, i) + GeneratedSource.payload(0x11, j);
+            assertThat(W1Rows.buildKey(j, nR)).isEqualTo(key);
+            sum += W1Rows.probePayload(i) + W1Rows.buildPayload(j);
         }
         return new long[] {nS, sum};
     }
