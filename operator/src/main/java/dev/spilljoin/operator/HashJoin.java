@@ -76,6 +76,8 @@ public final class HashJoin implements AutoCloseable {
     }
 
     private final JoinSpec spec;
+    /** The test-only fault points ({@link JoinFaults#NONE} outside tests). */
+    private final JoinFaults faults;
     private final MemoryReservation memory;
     private final JoinStats stats = new JoinStats();
     private Phase phase = Phase.CREATED;
@@ -95,8 +97,9 @@ public final class HashJoin implements AutoCloseable {
     private long estimatedDistinctKeys = EstimatesVsActuals.UNKNOWN;
     private String estimateSource = "none";
 
-    private HashJoin(JoinSpec spec) {
+    private HashJoin(JoinSpec spec, JoinFaults faults) {
         this.spec = spec;
+        this.faults = faults;
         this.memory = spec.reservation() != null
                 ? spec.reservation().newChild("hash-join")
                 : MemoryReservation.root("hash-join", spec.budgetBytes());
@@ -113,7 +116,12 @@ public final class HashJoin implements AutoCloseable {
     }
 
     public static HashJoin create(JoinSpec spec) {
-        return new HashJoin(spec);
+        return new HashJoin(spec, JoinFaults.NONE);
+    }
+
+    /** A join with the test-only fault points {@code faults} bound (tests only). */
+    static HashJoin create(JoinSpec spec, JoinFaults faults) {
+        return new HashJoin(spec, faults);
     }
 
     /** The smallest budget a join with {@code config} accepts (automatic sizing at its smallest). */
@@ -467,7 +475,7 @@ public final class HashJoin implements AutoCloseable {
         stats.fanout = sizing.fanout();
         stats.plannedFanoutLog2PerLevel = sizing.plan().fanoutLog2PerLevel();
         stats.plannedResidentPartitions = sizing.plan().residentPartitions();
-        ctx = new JoinContext(spec, strategy, sizing, memory, stats);
+        ctx = new JoinContext(spec, strategy, sizing, memory, stats, faults);
         ctx.sketches = sketches;
         ctx.keyFilter = keyFilter;
         if (cancelRequested) {

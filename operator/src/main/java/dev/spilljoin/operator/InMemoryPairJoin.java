@@ -76,7 +76,7 @@ final class InMemoryPairJoin implements OutputTask {
                     orientation.encoder(ctx.hashIsKey), orientation.buildLayout(), orientation.buildEmpty(),
                     orientation.buildHasNullKey());
             this.probeReader = streamed == null ? null : streamed.openReader(memory, ctx.sizing.readWindowBytes());
-            boolean dropped = pair.level() == 0 && pair.index() == ctx.config.faultDropUnmatchedBuildRowsOfPartition();
+            boolean dropped = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
             this.scan = dropped ? null : new BuildRowScan(arena, orientation.strategy().finish(),
                     orientation.probeEmpty(), orientation.probeHasNullKey());
         } catch (IOException | RuntimeException e) {

@@ -20,18 +20,10 @@ import java.nio.file.Path;
  *                            (default true; tests turn it off to reach the nested-loop path with a small probe side)
  * @param pairMemoryLimit     test knob: the most bytes a spilled pair (or a nested-loop chunk) may load, 0 = the
  *                            budget; small values force re-partitioning and the nested-loop path
- * @param faultDropUnmatchedBuildRowsOfPartition TEST-ONLY fault injection, -1 (off) by default: the finish pass
- *                            of the level-0 spilled partition with this index emits nothing, so outer/anti results
- *                            lose rows (that partition is never joined with its roles reversed, so the rows really
- *                            are dropped). Exists only to prove that integration tests' oracle comparisons have teeth.
- * @param faultFailSpillWritesAfterBlocks TEST-ONLY fault injection, -1 (off) by default: after this many spill
- *                            blocks are written, the next block write fails as a failing disk would
- *                            ({@code SpillSpace.failWritesAfterBlocks}); for tests of failure cleanup.
  */
 public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path spillDirectory, int fanoutLog2,
                          int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth, boolean forceSpill,
-                         boolean roleReversal, long pairMemoryLimit, int faultDropUnmatchedBuildRowsOfPartition,
-                         long faultFailSpillWritesAfterBlocks) {
+                         boolean roleReversal, long pairMemoryLimit) {
     /** The default maximum recursion depth: 4 levels of re-partitioning below level 0. */
     public static final int DEFAULT_MAX_RECURSION_DEPTH = 4;
     /**
@@ -69,78 +61,55 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
 
     /** The original three knobs; everything else automatic. */
     public JoinConfig(int pageSize, int outputBatchRows, Side buildSide) {
-        this(pageSize, outputBatchRows, buildSide, null, 0, 0, 0, DEFAULT_MAX_RECURSION_DEPTH, false, true, 0, -1, -1);
+        this(pageSize, outputBatchRows, buildSide, null, 0, 0, 0, DEFAULT_MAX_RECURSION_DEPTH, false, true, 0);
     }
 
     public JoinConfig withPageSize(int bytes) {
         return new JoinConfig(bytes, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
     }
 
     public JoinConfig withOutputBatchRows(int rows) {
         return new JoinConfig(pageSize, rows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
     }
 
     public JoinConfig withBuildSide(Side side) {
         return new JoinConfig(pageSize, outputBatchRows, side, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
     }
 
     public JoinConfig withSpillDirectory(Path directory) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, directory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
     }
 
     /** Forces the fanout (partitions per level = 2^log2) and the spill buffer and window sizes (0 = automatic). */
     public JoinConfig withSpillSizes(int fanoutLog2, int bufferBytes, int windowBytes) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, bufferBytes,
-                windowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
+                windowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
     }
 
     public JoinConfig withMaxRecursionDepth(int depth) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, depth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
+                spillWindowBytes, depth, forceSpill, roleReversal, pairMemoryLimit);
     }
 
     /** Test knob: every partition spills during the build. */
     public JoinConfig withForceSpill(boolean force) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, force, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
+                spillWindowBytes, maxRecursionDepth, force, roleReversal, pairMemoryLimit);
     }
 
     /** Whether spilled pairs may be joined with their roles reversed when the probe file is the smaller. */
     public JoinConfig withRoleReversal(boolean reverse) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, reverse, pairMemoryLimit,
-                faultDropUnmatchedBuildRowsOfPartition, faultFailSpillWritesAfterBlocks);
+                spillWindowBytes, maxRecursionDepth, forceSpill, reverse, pairMemoryLimit);
     }
 
     /** Test knob: the most bytes a spilled pair or nested-loop chunk may load (forces recursion when small). */
     public JoinConfig withPairMemoryLimit(long bytes) {
         return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, bytes, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
-    }
-
-    /** TEST-ONLY fault injection (see the record header); -1 turns it off. */
-    public JoinConfig withFaultDropUnmatchedBuildRowsOfPartition(int partition) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, partition,
-                faultFailSpillWritesAfterBlocks);
-    }
-
-    /** TEST-ONLY fault injection (see the record header); -1 turns it off. */
-    public JoinConfig withFaultFailSpillWritesAfterBlocks(long blocks) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                blocks);
+                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, bytes);
     }
 }

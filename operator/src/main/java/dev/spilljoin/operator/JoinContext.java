@@ -23,6 +23,8 @@ final class JoinContext {
     final SpillSizing sizing;
     final MemoryReservation memory;
     final JoinStats stats;
+    /** The test-only fault points ({@link JoinFaults#NONE} outside tests). */
+    final JoinFaults faults;
     /** Layout of build rows: build keys plus the build columns the output needs. */
     final RowLayout buildLayout;
     /** Layout of spilled probe rows: probe keys plus the probe columns the output needs. */
@@ -46,13 +48,15 @@ final class JoinContext {
     private volatile boolean cancelled;
     private SpillSpace space;
 
-    JoinContext(JoinSpec spec, JoinStrategy strategy, SpillSizing sizing, MemoryReservation memory, JoinStats stats) {
+    JoinContext(JoinSpec spec, JoinStrategy strategy, SpillSizing sizing, MemoryReservation memory, JoinStats stats,
+                JoinFaults faults) {
         this.spec = spec;
         this.config = spec.config();
         this.strategy = strategy;
         this.sizing = sizing;
         this.memory = memory;
         this.stats = stats;
+        this.faults = faults;
         Side build = strategy.buildSide();
         Side probe = build.other();
         this.buildLayout = layoutOf(spec, build);
@@ -111,9 +115,7 @@ final class JoinContext {
                 throw new UncheckedIOException("hash join: cannot create a spill directory under " + root
                         + ": " + e.getMessage() + "; point the spill directory at a writable disk", e);
             }
-            if (config.faultFailSpillWritesAfterBlocks() >= 0) {
-                space.failWritesAfterBlocks(config.faultFailSpillWritesAfterBlocks());
-            }
+            faults.spillSpaceCreated(space);
             if (cancelled) {
                 space.cancel();
             }

@@ -79,7 +79,7 @@ final class SpilledPairs implements OutputTask {
         }
         long limit = ctx.config.pairMemoryLimit() > 0
                 ? Math.min(ctx.config.pairMemoryLimit(), ctx.memory.headroom()) : ctx.memory.headroom();
-        boolean faulted = pair.level() == 0 && pair.index() == ctx.config.faultDropUnmatchedBuildRowsOfPartition();
+        boolean faulted = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
         if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null && pair.probe().length() < pair.build().length()
                 && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
             ctx.stats.roleReversals++;
