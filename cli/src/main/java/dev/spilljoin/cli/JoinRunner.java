@@ -96,7 +96,7 @@ final class JoinRunner {
 
     /** The operator's knobs: all automatic, spill files under {@code --spill-dir}. */
     static JoinConfig config(JoinPlan plan) {
-        return JoinConfig.DEFAULT.withSpillDirectory(plan.spillDir());
+        return JoinConfig.builder().spillDirectory(plan.spillDir()).build();
     }
 
     /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */

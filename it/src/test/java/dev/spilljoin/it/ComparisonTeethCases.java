@@ -26,7 +26,7 @@ interface ComparisonTeethCases extends OracleTest {
     default void aLostUnmatchedBuildRowFailsTheComparison() throws SQLException {
         // Small enough that the result (at most 1,500 + 1,000 rows plus duplicate matches) is compared row by row.
         JoinCase c = InputGenerator.generate(KeyDistribution.UNIFORM, KeyShape.BIGINT, 1_500, 1_000, 0.0, SEED);
-        JoinConfig config = JoinConfig.DEFAULT.withBuildSide(Side.RIGHT);
+        JoinConfig config = JoinConfig.builder().buildSide(Side.RIGHT).build();
         try (OracleTables tables = new OracleTables(oracle())) {
             String l = tables.load("l", c.leftSchema(), c.left());
             String r = tables.load("r", c.rightSchema(), c.right());
@@ -50,7 +50,7 @@ interface ComparisonTeethCases extends OracleTest {
     default void droppingTheUnmatchedBuildRowsOfOneSpilledPartitionFailsTheComparison() throws SQLException {
         JoinCase c = InputGenerator.generate(KeyDistribution.UNIFORM, KeyShape.BIGINT, SpillingJoinCases.ROWS,
                 SpillingJoinCases.ROWS, 0.0, SEED);
-        JoinConfig spilling = JoinConfig.DEFAULT.withBuildSide(Side.RIGHT).withSpillSizes(4, 0, 0).withForceSpill(true);
+        JoinConfig spilling = JoinConfig.builder().buildSide(Side.RIGHT).fanoutLog2(4).forceSpill(true).build();
         try (OracleTables tables = new OracleTables(oracle())) {
             String l = tables.load("l", c.leftSchema(), c.left());
             String r = tables.load("r", c.rightSchema(), c.right());

@@ -85,7 +85,7 @@ final class SpilljoinRun {
     }
 
     private static JoinSpec withSpillDirectory(JoinSpec s, Path directory) {
-        return s.withConfig(s.config().withSpillDirectory(directory));
+        return s.withConfig(s.config().toBuilder().spillDirectory(directory).build());
     }
 
     private static Path createSpillRoot() {

@@ -75,8 +75,8 @@ class BuildKeyFilterTest {
                     : List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1));
             List<Object[]> expected = NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type, projection);
             for (Side build : Side.values()) {
-                JoinConfig config = new JoinConfig(4096, 1024, build).withSpillDirectory(spillRoot.path())
-                        .withForceSpill(spill);
+                JoinConfig config = JoinConfig.builder().pageSize(4096).outputBatchRows(1024).buildSide(build)
+                        .spillDirectory(spillRoot.path()).forceSpill(spill).build();
                 JoinRunner.Result result;
                 try (MemoryReservation root = MemoryReservation.root("filter", 4 * MB)) {
                     JoinSpec spec = JoinSpec.builder(leftSchema, rightSchema).on(0, 0).joinType(type)
@@ -117,7 +117,8 @@ class BuildKeyFilterTest {
         for (int i = 0; i < 200_000; i++) {
             right.add(new Object[] {(long) (i % 10_000), 1L});
         }
-        JoinConfig config = new JoinConfig(4096, 1024, Side.LEFT).withSpillDirectory(spillRoot.path()).withForceSpill(true);
+        JoinConfig config = JoinConfig.builder().pageSize(4096).outputBatchRows(1024).buildSide(Side.LEFT)
+                .spillDirectory(spillRoot.path()).forceSpill(true).build();
         JoinRunner.Result result;
         try (MemoryReservation root = MemoryReservation.root("filter-off", 4 * MB)) {
             JoinSpec spec = JoinSpec.builder(LEFT, RIGHT).on(0, 0).project(Side.RIGHT, "b")

@@ -84,7 +84,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("wrong-hint", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path())).build();
+                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).build()).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(left, right, result);
                 stats = join.stats();
@@ -178,7 +178,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("planned", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withBuildSide(Side.LEFT)).build();
+                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build()).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(GeneratedSource.w1Build(nR), GeneratedSource.w1Probe(nS, nR), result);
                 stats = join.stats();
@@ -244,7 +244,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("cached", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).statistics(lookup)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path())).build();
+                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).build()).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(left, right, result);
                 stats = join.stats();
@@ -312,9 +312,9 @@ class SketchPlannedJoinTest {
             }
             List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
             for (boolean nestedLoop : new boolean[] {false, true}) {
-                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withBuildSide(Side.LEFT);
+                JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build();
                 if (nestedLoop) {
-                    config = config.withPairMemoryLimit(1).withMaxRecursionDepth(1);
+                    config = config.toBuilder().pairMemoryLimit(1).maxRecursionDepth(1).build();
                 }
                 try (MemoryReservation root = MemoryReservation.root("heavy-" + type, 384 * 1024)) {
                     JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
@@ -337,7 +337,7 @@ class SketchPlannedJoinTest {
     /** At the join's minimum budget the sketches do not fit: the join runs without them and says so. */
     @Test
     void aBudgetTooSmallForSketchesRunsWithoutThemAndSaysSo() {
-        JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path());
+        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).build();
         long budget = HashJoin.minimumBudget(config);
         GeneratedSource left = GeneratedSource.w1Build(20_000);
         GeneratedSource right = GeneratedSource.w1Probe(40_000, 20_000);

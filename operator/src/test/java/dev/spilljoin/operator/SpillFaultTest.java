@@ -30,7 +30,8 @@ class SpillFaultTest {
     void aFailedSpillWriteAnywhereLeavesNothingReservedOrOnDisk() {
         for (long blocks : new long[]{0, 3, 40, 400, 1500}) {
             try (MemoryReservation budget = MemoryReservation.root("fault", 1 << 20)) {
-                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withPairMemoryLimit(64 * 1024);
+                JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).pairMemoryLimit(64 * 1024)
+                        .build();
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).config(config).build();
                 try (HashJoin join = FaultInjection.failingSpillWritesAfterBlocks(blocks).apply(spec)) {
@@ -61,8 +62,8 @@ class SpillFaultTest {
         var expected = Rows.multiset(NestedLoopOracle.join(left, right, new int[]{0}, new int[]{0},
                 JoinType.LEFT_OUTER, projection));
         for (int fault : new int[]{-1, 1}) {
-            JoinConfig config = new JoinConfig(4096, 100, Side.LEFT).withSpillDirectory(spillRoot.path())
-                    .withSpillSizes(2, 256, 4096).withForceSpill(true);
+            JoinConfig config = JoinConfig.builder().pageSize(4096).outputBatchRows(100).buildSide(Side.LEFT)
+                    .spillDirectory(spillRoot.path()).fanoutLog2(2).spillBufferBytes(256).spillWindowBytes(4096).forceSpill(true).build();
             try (MemoryReservation budget = MemoryReservation.root("hook", 1 << 20)) {
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .joinType(JoinType.LEFT_OUTER).projection(projection).reservation(budget).config(config)

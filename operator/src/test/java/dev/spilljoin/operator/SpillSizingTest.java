@@ -78,7 +78,7 @@ class SpillSizingTest {
 
     @Test
     void configuredSizesWinAndTheMinimumFollowsThem() {
-        JoinConfig config = JoinConfig.DEFAULT.withSpillSizes(1, 64, 4096);
+        JoinConfig config = JoinConfig.builder().fanoutLog2(1).spillBufferBytes(64).spillWindowBytes(4096).build();
         SpillSizing s = SpillSizing.choose(config, 64 * KB, 64 * KB, null, ROW);
         assertThat(s.fanout()).isEqualTo(2);
         assertThat(s.bufferBytes()).isEqualTo(64);
