@@ -26,8 +26,8 @@ import dev.spilljoin.spill.NativeMemory;
  * equal build key, whatever partition, heavy or not, its key went to); NULL-key rows are neither added nor checked
  * (the probe pass never spills them). Memory: the Bloom words are reserved in a child of the join's reservation
  * before the first row, only when the budget holds them beside the join's minimum ({@link #reserve} returns null
- * otherwise); {@link #close()} gives them back, which the probe pass does as soon as the filter stops paying, and
- * the build does first when the resident table would not fit beside it while nothing has spilled yet (keeping every
+ * otherwise); {@link #close()} gives them back, which the probe pass (its owner then) does as soon as the filter
+ * stops paying, and the build (its first owner) does when the resident table would not fit beside it while nothing has spilled yet (keeping every
  * partition resident is worth more than faster misses; once partitions spill, the filter keeps their misses off disk).
  *
  * <p>Adaptive: the probe pass counts the rows it checks and the rows excluded; once {@value #JUDGE_AFTER_ROWS}
@@ -154,8 +154,8 @@ final class BuildKeyFilter implements AutoCloseable {
      * Finds, among the rows of {@code batch} with their bit set in {@code candidates} (none NULL-key), those that
      * surely have no equal build key: their bits are cleared in {@code candidates} and set in {@code sureMisses}
      * (every other bit of its first {@code ceil(rows / 64)} words is cleared). Then, once enough rows were checked,
-     * switches the filter off (and frees it) if it excluded too few of them to pay for its checks. Call only while
-     * {@link #isOn()}.
+     * switches the filter off ({@link #isOn()} false: its owner closes it) if it excluded too few of them to pay for
+     * its checks. Call only while {@link #isOn()}.
      */
     void markSureMisses(Batch batch, long[] hashes, long[] candidates, long[] sureMisses) {
         int words = (batch.rowCount() + 63) >>> 6;
@@ -206,21 +206,17 @@ final class BuildKeyFilter implements AutoCloseable {
         excludedByRange += rangeOut;
         excludedByBloom += bloomOut;
         if (checked >= JUDGE_AFTER_ROWS && (excludedByRange + excludedByBloom) * MIN_EXCLUDED_ONE_IN < checked) {
-            close();
+            on = false;
         }
     }
 
-    long excludedByRange() {
-        return excludedByRange;
+    /** Copies the filter's counts into {@code stats}. */
+    void recordTo(JoinStats stats) {
+        stats.probeRowsFilterChecked = checked;
+        stats.probeRowsExcludedByRange = excludedByRange;
+        stats.probeRowsExcludedByBloom = excludedByBloom;
     }
 
-    long excludedByBloom() {
-        return excludedByBloom;
-    }
-
-    long checked() {
-        return checked;
-    }
 
     @Override
     public void close() {

@@ -1,8 +1,6 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.estimator.EstimatesVsActuals;
 import dev.spilljoin.estimator.InputStatistics;
-import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
@@ -12,9 +10,7 @@ import dev.spilljoin.spill.MemoryReservation;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
@@ -28,14 +24,20 @@ import java.util.NoSuchElementException;
  * BUILD ({@link PartitionedBuild}) partitions the build side by h1 into 2^k partitions (k from the estimator's
  * partition planner, fed the size hints or cached statistics: {@link SpillSizing}); partitions stay resident until
  * a reservation is refused, then the largest spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes
- * rows of resident partitions at once and spills the others' beside their build rows. FINISH emits the resident build rows by their MATCHED flags
- * ({@link BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins each spilled pair with its own
- * table (on the smaller of its two files: role reversal), re-partitioning with the next level's h1 what does not
- * fit and sending what will not split to the nested-loop path ({@link HeavyHitterNestedLoop}). The build side is the smaller input by the sources' size hints (bytes if both give them, else
- * rows; the right side when unknown or equal), unless {@link JoinConfig#buildSide()} forces it; the join type is
- * mapped to that orientation by {@link JoinStrategy}.
+ * rows of resident partitions at once and spills the others' beside their build rows. FINISH emits the resident
+ * build rows by their MATCHED flags ({@link BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins
+ * each spilled pair with its own table (on the smaller of its two files: role reversal), re-partitioning with the
+ * next level's h1 what does not fit and sending what will not split to the nested-loop path
+ * ({@link HeavyHitterNestedLoop}). The build side is chosen by {@link BuildSideChoice}; the join type is mapped to
+ * that orientation by {@link JoinStrategy}.
  *
- * <p>Estimates (issue 5, {@link JoinSketches}): when the budget holds them beside the minimum, key sketches are
+ * <p>Ownership: each phase is an object ({@link JoinPhase}) that owns what it creates and what it is handed, and
+ * hands what outlives it to the next phase in one call ({@code PartitionedBuild.finish} returns the
+ * {@code PartitionedProbe}, which owns the table, the key filter, the sketches and the writer share from then on;
+ * {@code PartitionedProbe.finish} returns the {@code SpilledPairs}). The join holds only the current phase, the
+ * shared {@link JoinContext} (which owns the spill space) and its result batch.
+ *
+ * <p>Estimates ({@link JoinSketches}): when the budget holds them beside the minimum, key sketches are
  * reserved first and fed the hashes each pass computes anyway: every build batch, every 8th probe batch. While
  * partitioning, keys the sketch finds heavy and the partition planner expects to overflow their partition go to
  * their own pair (see {@link PartitionedBuild}), which never re-partitions. With a {@link StatisticsLookup} in the
@@ -81,21 +83,19 @@ public final class HashJoin implements AutoCloseable {
     private final MemoryReservation memory;
     private final JoinStats stats = new JoinStats();
     private Phase phase = Phase.CREATED;
+    /** What the phases share; owns the spill space (closed last). Null before the build side is chosen. */
     private JoinContext ctx;
-    private PartitionedBuild build;
-    private PartitionedProbe probe;
-    private SpilledPairs spilled;
+    /**
+     * The current phase object, sole owner of every other byte the join holds: a {@link PartitionedBuild} in BUILD,
+     * a {@link PartitionedProbe} in PROBE and FINISH, {@link SpilledPairs} in JOIN_SPILLED (and DONE).
+     */
+    private JoinPhase current;
+    /** The result batch being filled (on-heap; the join's own, handed out until the next call). */
     private OutputWriter output;
-    private int residentScanPartition;
-    private BuildRowScan residentScan;
     private boolean probeInProgress;
     private boolean outputHandedOut;
     private BatchSink pushSink;
     private volatile boolean cancelRequested;
-    private long buildHintRows = -1;
-    private long buildHintBytes = -1;
-    private long estimatedDistinctKeys = EstimatesVsActuals.UNKNOWN;
-    private String estimateSource = "none";
 
     private HashJoin(JoinSpec spec, JoinFaults faults) {
         this.spec = spec;
@@ -207,6 +207,7 @@ public final class HashJoin implements AutoCloseable {
             switch (phase) {
                 case BUILD -> {
                     long t = System.nanoTime();
+                    PartitionedBuild build = building();
                     for (Batch b = buildSource.next(); b != null; b = buildSource.next()) {
                         build.add(b);
                     }
@@ -217,7 +218,7 @@ public final class HashJoin implements AutoCloseable {
                     long t = System.nanoTime();
                     try {
                         if (probeInProgress) {
-                            HashProbe p = probe.probe();
+                            HashProbe p = probing().probe();
                             boolean done = p.fill(output);
                             output.materialize(p.batch());
                             probeInProgress = !done;
@@ -229,7 +230,7 @@ public final class HashJoin implements AutoCloseable {
                             if (b == null) {
                                 finishProbe();
                             } else {
-                                probe.start(b);
+                                probing().start(b);
                                 probeInProgress = true;
                             }
                         }
@@ -260,25 +261,10 @@ public final class HashJoin implements AutoCloseable {
         if (phase == Phase.FINISH) {
             long t = System.nanoTime();
             try {
-                while (residentScanPartition < stats.fanout) {
-                    if (build.isSpilled(residentScanPartition)) {
-                        residentScanPartition++;
-                        continue;
-                    }
-                    if (residentScan == null) {
-                        residentScan = new BuildRowScan(build.residentArena(residentScanPartition),
-                                ctx.strategy.finish(), ctx.probeRowsTotal == 0, ctx.probeNullKeyRows > 0);
-                    }
-                    boolean done = residentScan.fill(output);
-                    output.materialize(null);
-                    if (!done) {
-                        return false;
-                    }
-                    residentScan = null;
-                    residentScanPartition++;
+                if (!probing().fillResident(output)) {
+                    return false;
                 }
-                build.releaseResident();
-                spilled = new SpilledPairs(ctx, spilledPairs());
+                current = probing().finish();
                 phase = Phase.JOIN_SPILLED;
             } finally {
                 stats.probeNanos += System.nanoTime() - t;
@@ -286,24 +272,18 @@ public final class HashJoin implements AutoCloseable {
         }
         long t = System.nanoTime();
         try {
-            return spilled.fill(output);
+            return ((SpilledPairs) current).fill(output);
         } finally {
             stats.spilledPairsNanos += System.nanoTime() - t;
         }
     }
 
-    private List<SpillPair> spilledPairs() {
-        List<SpillPair> pairs = new ArrayList<>();
-        for (int p = 0; p < stats.fanout; p++) {
-            if (build.isSpilled(p)) {
-                pairs.add(new SpillPair(build.file(p), probe.file(p), 0, p, false, false));
-            }
-        }
-        int heavy = build.heavyPartition();
-        if (build.file(heavy) != null || probe.file(heavy) != null) {
-            pairs.add(new SpillPair(build.file(heavy), probe.file(heavy), 0, heavy, true, true));
-        }
-        return pairs;
+    private PartitionedBuild building() {
+        return (PartitionedBuild) current;
+    }
+
+    private PartitionedProbe probing() {
+        return (PartitionedProbe) current;
     }
 
     private Batch handOut() {
@@ -331,7 +311,7 @@ public final class HashJoin implements AutoCloseable {
             requirePhase(Phase.BUILD, "push a build-side (" + side + ") batch");
             guarded(() -> {
                 long t = System.nanoTime();
-                build.add(batch);
+                building().add(batch);
                 stats.buildNanos += System.nanoTime() - t;
                 return null;
             });
@@ -341,6 +321,7 @@ public final class HashJoin implements AutoCloseable {
                 + ctx.strategy.buildSide() + ") first");
         guarded(() -> {
             long t = System.nanoTime();
+            PartitionedProbe probe = probing();
             probe.start(batch);
             HashProbe p = probe.probe();
             while (!p.fill(output)) {
@@ -432,92 +413,67 @@ public final class HashJoin implements AutoCloseable {
         if (phase != Phase.CREATED) {
             throw new IllegalStateException("a HashJoin runs once; it is in phase " + phase);
         }
-        InputStatistics leftKnown = known(Side.LEFT);
-        InputStatistics rightKnown = known(Side.RIGHT);
-        if (leftKnown != null) {
-            leftRows = leftKnown.rows();
-            leftBytes = leftKnown.bytes();
-        }
-        if (rightKnown != null) {
-            rightRows = rightKnown.rows();
-            rightBytes = rightKnown.bytes();
-        }
-        Side build;
-        if (spec.config().buildSide() != null) {
-            build = spec.config().buildSide();
-        } else if (leftBytes >= 0 && rightBytes >= 0) {
-            build = leftBytes < rightBytes ? Side.LEFT : Side.RIGHT;
-        } else if (leftRows >= 0 && rightRows >= 0) {
-            build = leftRows < rightRows ? Side.LEFT : Side.RIGHT;
-        } else {
-            build = Side.RIGHT;
-        }
-        JoinStrategy strategy = JoinStrategy.of(spec.joinType(), build);
+        BuildSideChoice choice = BuildSideChoice.choose(spec.config().buildSide(),
+                BuildSideChoice.InputSize.of(leftBytes, leftRows, known(Side.LEFT)),
+                BuildSideChoice.InputSize.of(rightBytes, rightRows, known(Side.RIGHT)));
+        Side build = choice.side();
         stats.buildSide = build;
-        buildHintRows = Math.max(-1, build == Side.LEFT ? leftRows : rightRows);
-        buildHintBytes = Math.max(-1, build == Side.LEFT ? leftBytes : rightBytes);
-        InputStatistics chosenKnown = build == Side.LEFT ? leftKnown : rightKnown;
-        if (chosenKnown != null) {
-            estimatedDistinctKeys = chosenKnown.distinctKeys();
-        }
         long minimum = SpillSizing.absoluteMinimum(spec.config());
         JoinSketches sketches = JoinSketches.reserve(memory, minimum, stats);
-        // beside the minimum and the sketches, so that the partitioning keeps at least the minimum
-        BuildKeyFilter keyFilter = BuildKeyFilter.reserve(spec, build, memory, minimum + stats.sketchBytes,
-                buildHintRows, buildHintBytes, stats);
-        int minRowBytes = JoinContext.layoutOf(spec, build).minRowLength();
-        // the sketches and the key filter are held through the probe pass: the partitioning is planned without them
-        SpillSizing sizing = SpillSizing.choose(spec.config(),
-                memory.limit() - stats.sketchBytes - stats.keyFilterBytes, memory.limit(),
-                SpillSizing.expectedBuild(chosenKnown, buildHintRows, buildHintBytes, minRowBytes), minRowBytes);
+        BuildKeyFilter keyFilter = null;
+        SpillSizing sizing;
+        try {
+            // beside the minimum and the sketches, so that the partitioning keeps at least the minimum
+            keyFilter = BuildKeyFilter.reserve(spec, build, memory, minimum + stats.sketchBytes, choice.hintRows(),
+                    choice.hintBytes(), stats);
+            int minRowBytes = JoinContext.layoutOf(spec, build).minRowLength();
+            // the sketches and the key filter are held through the probe pass: the partitioning is planned without them
+            sizing = SpillSizing.choose(spec.config(), memory.limit() - stats.sketchBytes - stats.keyFilterBytes,
+                    memory.limit(), SpillSizing.expectedBuild(choice.known(), choice.hintRows(), choice.hintBytes(),
+                            minRowBytes), minRowBytes);
+        } catch (RuntimeException e) {
+            PartitionedBuild.closeAll(sketches, keyFilter);
+            throw e;
+        }
         stats.spillBufferBytes = sizing.bufferBytes();
         stats.spillWindowBytes = sizing.windowBytes();
         stats.fanout = sizing.fanout();
         stats.plannedFanoutLog2PerLevel = sizing.plan().fanoutLog2PerLevel();
         stats.plannedResidentPartitions = sizing.plan().residentPartitions();
-        ctx = new JoinContext(spec, strategy, sizing, memory, stats, faults);
-        ctx.sketches = sketches;
-        ctx.keyFilter = keyFilter;
+        ctx = new JoinContext(spec, choice, sizing, memory, stats, faults);
         if (cancelRequested) {
             ctx.cancel();
         }
         output = new OutputWriter(spec.outputSchema(), spec.projection(), build, ctx.buildLayout,
                 spec.config().outputBatchRows());
-        this.build = new PartitionedBuild(ctx);
-        estimateSource = chosenKnown != null ? "cache" : buildHintRows >= 0 || buildHintBytes >= 0 ? "hint" : "none";
-        this.build.routeKnownHeavyKeys(sizing.plan().nestedLoopKeys());
+        current = new PartitionedBuild(ctx, sketches, keyFilter, sizing.plan().nestedLoopKeys());
         phase = Phase.BUILD;
-        return strategy.buildSide();
+        return ctx.strategy.buildSide();
     }
 
     private void finishBuild() throws IOException {
         long t = System.nanoTime();
-        build.finish(PartitionedProbe.stagingBytes(ctx.sizing));
-        ctx.buildRowsTotal = build.rowsIn();
-        ctx.buildNullKeyRows = build.nullKeyRows();
+        PartitionedProbe probe = building().finish(PartitionedProbe.stagingBytes(ctx.sizing));
+        current = probe;
         if (ctx.strategy.buildSide() == Side.LEFT) {
-            stats.leftRows = build.rowsIn();
+            stats.leftRows = probe.totals().buildRows();
         } else {
-            stats.rightRows = build.rowsIn();
+            stats.rightRows = probe.totals().buildRows();
         }
-        probe = new PartitionedProbe(ctx, build);
         stats.buildNanos += System.nanoTime() - t;
         phase = Phase.PROBE;
     }
 
     private void finishProbe() throws IOException {
         long t = System.nanoTime();
-        probe.finish();
-        HashProbe p = probe.probe();
-        ctx.probeRowsTotal = p.probeRows();
-        ctx.probeNullKeyRows = p.probeNullKeyRows();
+        PartitionedProbe probe = probing();
+        probe.endOfInput();
+        long probeRows = probe.totals().probeRows();
         if (ctx.strategy.probeSide() == Side.LEFT) {
-            stats.leftRows = p.probeRows();
+            stats.leftRows = probeRows;
         } else {
-            stats.rightRows = p.probeRows();
+            stats.rightRows = probeRows;
         }
-        residentScanPartition = 0;
-        recordEstimates();
         stats.probeNanos += System.nanoTime() - t;
         phase = Phase.FINISH;
     }
@@ -537,25 +493,6 @@ public final class HashJoin implements AutoCloseable {
         return s;
     }
 
-    /** Copies the sketches' figures into the stats and returns their memory (they are not needed after the probe). */
-    private void recordEstimates() {
-        if (ctx.sketches == null) {
-            return;
-        }
-        KeySketches b = ctx.sketches.build;
-        KeySketches p = ctx.sketches.probe;
-        stats.estimates = new EstimatesVsActuals(estimateSource, buildHintRows, b.rows(), buildHintBytes, b.bytes(),
-                estimatedDistinctKeys, b.distinctEstimate());
-        StatisticsLookup lookup = spec.statistics();
-        if (lookup != null) {
-            lookup.cache().put(lookup.identity(ctx.strategy.buildSide()), b.statistics(build.heavyCandidateRows()));
-        }
-        stats.probeSampleRows = p.sketchedRows();
-        stats.probeSampleDistinctKeys = p.distinctEstimate();
-        ctx.sketches.close();
-        ctx.sketches = null;
-    }
-
     /** Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase. */
     @Override
     public void close() {
@@ -565,33 +502,21 @@ public final class HashJoin implements AutoCloseable {
         stats.peakReservedBytes = memory.peakReserved();
         phase = Phase.CLOSED;
         try {
-            if (spilled != null) {
+            if (current != null) {
                 try {
-                    spilled.close();
+                    current.close();
                 } catch (IOException e) {
-                    throw new UncheckedIOException("hash join: closing its spilled pairs failed: " + e.getMessage(), e);
+                    throw new UncheckedIOException("hash join: closing its " + current.getClass().getSimpleName()
+                            + " phase failed: " + e.getMessage(), e);
                 }
             }
         } finally {
             try {
-                if (probe != null) {
-                    probe.close();
-                }
-                if (build != null) {
-                    build.close();
+                if (ctx != null) {
+                    ctx.closeSpace();
                 }
             } finally {
-                try {
-                    if (ctx != null) {
-                        if (ctx.sketches != null) {
-                            ctx.sketches.close();
-                        }
-                        ctx.closeKeyFilter();
-                        ctx.closeSpace();
-                    }
-                } finally {
-                    memory.close();
-                }
+                memory.close();
             }
         }
     }

@@ -40,6 +40,8 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private static final int SUMMARY_SLOTS = 16;
 
     private final JoinContext ctx;
+    /** The join's own orientation (this path never reverses a pair) with the join-wide facts. */
+    private final JoinContext.PairOrientation orientation;
     private final SpillPair pair;
     private final MemoryReservation memory;
     private final SpilledRowDecoder decoder;
@@ -72,8 +74,10 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private long chunkRows;
     private boolean closed;
 
-    HeavyHitterNestedLoop(JoinContext ctx, SpillPair pair, SpilledRowDecoder decoder) throws IOException {
+    HeavyHitterNestedLoop(JoinContext ctx, SpillPair pair, JoinContext.PairOrientation orientation,
+                          SpilledRowDecoder decoder) throws IOException {
         this.ctx = ctx;
+        this.orientation = orientation;
         this.pair = pair;
         this.decoder = decoder;
         this.buildFormat = ctx.buildFormat;
@@ -179,13 +183,13 @@ final class HeavyHitterNestedLoop implements OutputTask {
         }
         table.insertAll(arena);
         probe = new HashProbe(table, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(), ctx.buildLayout,
-                ctx.buildRowsTotal == 0, ctx.buildNullKeyRows > 0);
+                orientation.buildEmpty(), orientation.buildHasNullKey());
         probeReader = probeFile == null ? null : probeFile.openReader(memory, ctx.sizing.readWindowBytes());
         if (!lastChunk && probeFile != null) {
             nextProbeFile = ctx.space().newFile("nested-loop-probe-L" + pair.level() + "-p" + pair.index());
             nextProbe = nextProbeFile.openWriter(memory, ctx.sizing.bufferBytes());
         }
-        scan = new BuildRowScan(arena, ctx.strategy.finish(), ctx.probeRowsTotal == 0, ctx.probeNullKeyRows > 0);
+        scan = new BuildRowScan(arena, ctx.strategy.finish(), orientation.probeEmpty(), orientation.probeHasNullKey());
         blockOffset = 0;
         blockLength = 0;
         probeDone = false;

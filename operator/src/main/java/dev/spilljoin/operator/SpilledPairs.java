@@ -33,15 +33,18 @@ import java.util.List;
  * does not fit after them takes the nested loop — which only a hot key (or an input far larger than the budget)
  * reaches.
  */
-final class SpilledPairs implements OutputTask {
+final class SpilledPairs implements OutputTask, JoinPhase {
     private final JoinContext ctx;
+    private final InputTotals totals;
     private final Deque<SpillPair> pending = new ArrayDeque<>();
     private final SpilledRowDecoder decoder;
     private final SpilledRowDecoder reversedDecoder;
     private OutputTask current;
 
-    SpilledPairs(JoinContext ctx, List<SpillPair> pairs) {
+    /** The phase joining {@code pairs} (level 0's, in order), with the join-wide facts {@code totals}. */
+    SpilledPairs(JoinContext ctx, List<SpillPair> pairs, InputTotals totals) {
         this.ctx = ctx;
+        this.totals = totals;
         for (int i = pairs.size() - 1; i >= 0; i--) {
             pending.push(pairs.get(i));
         }
@@ -83,10 +86,10 @@ final class SpilledPairs implements OutputTask {
         if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null && pair.probe().length() < pair.build().length()
                 && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
             ctx.stats.roleReversals++;
-            return new InMemoryPairJoin(ctx, pair, ctx.orientation(true), reversedDecoder);
+            return new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, true), reversedDecoder);
         }
         if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
-            return new InMemoryPairJoin(ctx, pair, ctx.orientation(false), decoder);
+            return new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, false), decoder);
         }
         if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
             List<SpillPair> children = Repartitioner.split(ctx, pair,
@@ -96,7 +99,7 @@ final class SpilledPairs implements OutputTask {
             }
             return null;
         }
-        return new HeavyHitterNestedLoop(ctx, pair, decoder);
+        return new HeavyHitterNestedLoop(ctx, pair, ctx.orientation(totals, false), decoder);
     }
 
     /** Whether the pair cannot produce output: no build rows for a probe action that needs them, or no probe rows. */
