@@ -67,33 +67,29 @@ final class BuildKeyFilter implements AutoCloseable {
 
     /**
      * A filter for an expected {@code buildRows} build rows (negative: unknown, then sized from {@code buildBytes},
-     * else from the budget), reserved from {@code memory}; null (with the reason in the stats) when the budget cannot
+     * else from the budget), reserved from {@code memory}; none (with the reason) when the budget cannot
      * hold it beside {@code minimumBudget} and what is already reserved, keeping at least 7/8 of the free budget for
      * the build.
      */
-    static BuildKeyFilter reserve(JoinSpec spec, Side buildSide, MemoryReservation memory, long minimumBudget,
-                                  long buildRows, long buildBytes, JoinStats stats) {
+    static Reserved<BuildKeyFilter> reserve(JoinSpec spec, Side buildSide, MemoryReservation memory,
+                                            long minimumBudget, long buildRows, long buildBytes) {
         long rows = buildRows >= 0 ? buildRows : buildBytes >= 0 ? buildBytes / 16 : memory.limit() / 64;
         long free = memory.limit() - Math.max(minimumBudget, memory.reserved());
         long bytes = Math.min(Long.highestOneBit(Math.max(MIN_BYTES, rows * BITS_PER_KEY_TARGET * 3 / 16)),
                 Long.highestOneBit(Math.max(1, free / 8)));
         if (bytes < MIN_BYTES) {
-            stats.keyFilterNote = "off: the budget of " + ByteSize.format(memory.limit()) + " has no "
-                    + ByteSize.format(MIN_BYTES) + " to spare for a Bloom filter beside the join's minimum";
-            return null;
+            return Reserved.off("the budget of " + ByteSize.format(memory.limit()) + " has no "
+                    + ByteSize.format(MIN_BYTES) + " to spare for a Bloom filter beside the join's minimum");
         }
         MemoryReservation child = memory.newChild("build-key-filter");
         if (!child.tryGrow(bytes)) {
             child.close();
-            stats.keyFilterNote = "off: " + ByteSize.format(bytes) + " of Bloom filter were refused by the budget";
-            return null;
+            return Reserved.off(ByteSize.format(bytes) + " of Bloom filter were refused by the budget");
         }
         int[] buildKeys = spec.keys(buildSide);
         int[] probeKeys = spec.keys(buildSide.other());
         boolean range = buildKeys.length == 1 && isInteger(spec.schema(buildSide).type(buildKeys[0]));
-        stats.keyFilterNote = "on";
-        stats.keyFilterBytes = bytes;
-        return new BuildKeyFilter(child, bytes, range ? buildKeys[0] : -1, range ? probeKeys[0] : -1);
+        return Reserved.on(new BuildKeyFilter(child, bytes, range ? buildKeys[0] : -1, range ? probeKeys[0] : -1), bytes);
     }
 
     private static boolean isInteger(ColumnType type) {
@@ -210,11 +206,19 @@ final class BuildKeyFilter implements AutoCloseable {
         }
     }
 
-    /** Copies the filter's counts into {@code stats}. */
-    void recordTo(JoinStats stats) {
-        stats.probeRowsFilterChecked = checked;
-        stats.probeRowsExcludedByRange = excludedByRange;
-        stats.probeRowsExcludedByBloom = excludedByBloom;
+    /** Probe rows checked so far. */
+    long checked() {
+        return checked;
+    }
+
+    /** Of them, ruled out by the key range. */
+    long excludedByRange() {
+        return excludedByRange;
+    }
+
+    /** Of them, ruled out by the Bloom filter. */
+    long excludedByBloom() {
+        return excludedByBloom;
     }
 
 

@@ -19,10 +19,12 @@ import dev.spilljoin.spill.SpillFile;
  * @param probeWriter        the level-0 probe spill writer, holding one writer share per spilled partition
  * @param keyFilter          the build keys' filter, or null
  * @param sketches           the key sketches, or null
+ * @param report             what the build pass did, for the stats
  */
 record BuildOutput(int fanoutLog2, JoinHashTable table, RowArena[] resident, boolean[] spilled, SpillFile[] files,
                    long[] heavyKeys, int heavyKeyCount, long rows, long nullKeyRows, long heavyCandidateRows,
-                   ReservedSpillWriter probeWriter, BuildKeyFilter keyFilter, JoinSketches sketches) {
+                   ReservedSpillWriter probeWriter, BuildKeyFilter keyFilter, JoinSketches sketches,
+                   BuildReport report) {
     /** The index of the extra, always spilled partition holding the rows of the heavy keys. */
     int heavyPartition() {
         return 1 << fanoutLog2;

@@ -81,7 +81,18 @@ public final class HashJoin implements AutoCloseable {
     /** The test-only fault points ({@link JoinFaults#NONE} outside tests). */
     private final JoinFaults faults;
     private final MemoryReservation memory;
+    /** The report: the join folds each phase's figures into it when the phase ends (see {@link JoinStats}). */
     private final JoinStats stats = new JoinStats();
+    // The join's own counts, folded into the stats whenever they are asked for.
+    private long buildNanos;
+    private long probeNanos;
+    private long pairsNanos;
+    private long outputRows;
+    private long outputBatches;
+    /** Whether the spilled-pairs phase's counters are in the stats (folded once, when that phase ends). */
+    private boolean pairsRecorded;
+    private long cacheHits;
+    private long cacheMisses;
     private Phase phase = Phase.CREATED;
     /** What the phases share; owns the spill space (closed last). Null before the build side is chosen. */
     private JoinContext ctx;
@@ -103,8 +114,7 @@ public final class HashJoin implements AutoCloseable {
         this.memory = spec.reservation() != null
                 ? spec.reservation().newChild("hash-join")
                 : MemoryReservation.root("hash-join", spec.budgetBytes());
-        stats.joinType = spec.joinType().name();
-        stats.budgetBytes = memory.limit();
+        stats.recordStart(spec.joinType().name(), memory.limit());
         long minimum = SpillSizing.absoluteMinimum(spec.config());
         if (memory.limit() < minimum) {
             memory.close();
@@ -134,7 +144,7 @@ public final class HashJoin implements AutoCloseable {
     }
 
     public JoinStats stats() {
-        stats.peakReservedBytes = memory.peakReserved();
+        stats.recordRun(outputRows, outputBatches, buildNanos, probeNanos, pairsNanos, memory.peakReserved());
         return stats;
     }
 
@@ -211,7 +221,7 @@ public final class HashJoin implements AutoCloseable {
                     for (Batch b = buildSource.next(); b != null; b = buildSource.next()) {
                         build.add(b);
                     }
-                    stats.buildNanos += System.nanoTime() - t;
+                    buildNanos += System.nanoTime() - t;
                     finishBuild();
                 }
                 case PROBE -> {
@@ -235,7 +245,7 @@ public final class HashJoin implements AutoCloseable {
                             }
                         }
                     } finally {
-                        stats.probeNanos += System.nanoTime() - t;
+                        probeNanos += System.nanoTime() - t;
                     }
                 }
                 case FINISH, JOIN_SPILLED -> {
@@ -267,14 +277,26 @@ public final class HashJoin implements AutoCloseable {
                 current = probing().finish();
                 phase = Phase.JOIN_SPILLED;
             } finally {
-                stats.probeNanos += System.nanoTime() - t;
+                probeNanos += System.nanoTime() - t;
             }
         }
         long t = System.nanoTime();
         try {
-            return ((SpilledPairs) current).fill(output);
+            boolean done = ((SpilledPairs) current).fill(output);
+            if (done) {
+                recordPairs();
+            }
+            return done;
         } finally {
-            stats.spilledPairsNanos += System.nanoTime() - t;
+            pairsNanos += System.nanoTime() - t;
+        }
+    }
+
+    /** Folds the spilled-pairs phase's counters into the stats, once (when the phase ends or the join closes). */
+    private void recordPairs() {
+        if (!pairsRecorded && current instanceof SpilledPairs pairs) {
+            pairsRecorded = true;
+            stats.recordPairs(pairs.counters());
         }
     }
 
@@ -288,8 +310,8 @@ public final class HashJoin implements AutoCloseable {
 
     private Batch handOut() {
         outputHandedOut = true;
-        stats.outputRows += output.rowCount();
-        stats.outputBatches++;
+        outputRows += output.rowCount();
+        outputBatches++;
         return output.batch();
     }
 
@@ -312,7 +334,7 @@ public final class HashJoin implements AutoCloseable {
             guarded(() -> {
                 long t = System.nanoTime();
                 building().add(batch);
-                stats.buildNanos += System.nanoTime() - t;
+                buildNanos += System.nanoTime() - t;
                 return null;
             });
             return;
@@ -332,7 +354,7 @@ public final class HashJoin implements AutoCloseable {
             if (output.isFull()) {
                 emitToSink();
             }
-            stats.probeNanos += System.nanoTime() - t;
+            probeNanos += System.nanoTime() - t;
             return null;
         });
     }
@@ -350,7 +372,9 @@ public final class HashJoin implements AutoCloseable {
         }
         requirePhase(Phase.PROBE, "end the probe side (" + side + ")");
         guarded(() -> {
+            long t = System.nanoTime();
             finishProbe();
+            probeNanos += System.nanoTime() - t;
             while (!fillAfterProbe()) {
                 emitToSink();
             }
@@ -363,8 +387,8 @@ public final class HashJoin implements AutoCloseable {
     }
 
     private void emitToSink() {
-        stats.outputRows += output.rowCount();
-        stats.outputBatches++;
+        outputRows += output.rowCount();
+        outputBatches++;
         pushSink.accept(output.batch());
         output.clear();
     }
@@ -417,36 +441,31 @@ public final class HashJoin implements AutoCloseable {
                 BuildSideChoice.InputSize.of(leftBytes, leftRows, known(Side.LEFT)),
                 BuildSideChoice.InputSize.of(rightBytes, rightRows, known(Side.RIGHT)));
         Side build = choice.side();
-        stats.buildSide = build;
         long minimum = SpillSizing.absoluteMinimum(spec.config());
-        JoinSketches sketches = JoinSketches.reserve(memory, minimum, stats);
-        BuildKeyFilter keyFilter = null;
+        Reserved<JoinSketches> sketches = JoinSketches.reserve(memory, minimum);
+        Reserved<BuildKeyFilter> keyFilter = Reserved.off("not reserved");
         SpillSizing sizing;
         try {
             // beside the minimum and the sketches, so that the partitioning keeps at least the minimum
-            keyFilter = BuildKeyFilter.reserve(spec, build, memory, minimum + stats.sketchBytes, choice.hintRows(),
-                    choice.hintBytes(), stats);
+            keyFilter = BuildKeyFilter.reserve(spec, build, memory, minimum + sketches.bytes(), choice.hintRows(),
+                    choice.hintBytes());
             int minRowBytes = JoinContext.layoutOf(spec, build).minRowLength();
             // the sketches and the key filter are held through the probe pass: the partitioning is planned without them
-            sizing = SpillSizing.choose(spec.config(), memory.limit() - stats.sketchBytes - stats.keyFilterBytes,
+            sizing = SpillSizing.choose(spec.config(), memory.limit() - sketches.bytes() - keyFilter.bytes(),
                     memory.limit(), SpillSizing.expectedBuild(choice.known(), choice.hintRows(), choice.hintBytes(),
                             minRowBytes), minRowBytes);
         } catch (RuntimeException e) {
-            PartitionedBuild.closeAll(sketches, keyFilter);
+            PartitionedBuild.closeAll(sketches.value(), keyFilter.value());
             throw e;
         }
-        stats.spillBufferBytes = sizing.bufferBytes();
-        stats.spillWindowBytes = sizing.windowBytes();
-        stats.fanout = sizing.fanout();
-        stats.plannedFanoutLog2PerLevel = sizing.plan().fanoutLog2PerLevel();
-        stats.plannedResidentPartitions = sizing.plan().residentPartitions();
-        ctx = new JoinContext(spec, choice, sizing, memory, stats, faults);
+        stats.recordPlan(build, cacheHits, cacheMisses, sketches, keyFilter, sizing);
+        ctx = new JoinContext(spec, choice, sizing, memory, faults);
         if (cancelRequested) {
             ctx.cancel();
         }
         output = new OutputWriter(spec.outputSchema(), spec.projection(), build, ctx.buildLayout,
                 spec.config().outputBatchRows());
-        current = new PartitionedBuild(ctx, sketches, keyFilter, sizing.plan().nestedLoopKeys());
+        current = new PartitionedBuild(ctx, sketches.value(), keyFilter.value(), sizing.plan().nestedLoopKeys());
         phase = Phase.BUILD;
         return ctx.strategy.buildSide();
     }
@@ -455,30 +474,18 @@ public final class HashJoin implements AutoCloseable {
         long t = System.nanoTime();
         PartitionedProbe probe = building().finish(PartitionedProbe.stagingBytes(ctx.sizing));
         current = probe;
-        if (ctx.strategy.buildSide() == Side.LEFT) {
-            stats.leftRows = probe.totals().buildRows();
-        } else {
-            stats.rightRows = probe.totals().buildRows();
-        }
-        stats.buildNanos += System.nanoTime() - t;
+        stats.recordBuild(probe.buildReport());
+        buildNanos += System.nanoTime() - t;
         phase = Phase.PROBE;
     }
 
+    /** Ends the probe input (timed by the caller, as part of the probe phase). */
     private void finishProbe() throws IOException {
-        long t = System.nanoTime();
-        PartitionedProbe probe = probing();
-        probe.endOfInput();
-        long probeRows = probe.totals().probeRows();
-        if (ctx.strategy.probeSide() == Side.LEFT) {
-            stats.leftRows = probeRows;
-        } else {
-            stats.rightRows = probeRows;
-        }
-        stats.probeNanos += System.nanoTime() - t;
+        stats.recordProbe(probing().endOfInput());
         phase = Phase.FINISH;
     }
 
-    /** The cached statistics of {@code side}'s input (a hit or a miss in the stats), or null. */
+    /** The cached statistics of {@code side}'s input (counted as a hit or a miss), or null. */
     private InputStatistics known(Side side) {
         StatisticsLookup lookup = spec.statistics();
         if (lookup == null) {
@@ -486,9 +493,9 @@ public final class HashJoin implements AutoCloseable {
         }
         InputStatistics s = lookup.cache().get(lookup.identity(side)).orElse(null);
         if (s == null) {
-            stats.statisticsCacheMisses++;
+            cacheMisses++;
         } else {
-            stats.statisticsCacheHits++;
+            cacheHits++;
         }
         return s;
     }
@@ -499,8 +506,9 @@ public final class HashJoin implements AutoCloseable {
         if (phase == Phase.CLOSED) {
             return;
         }
-        stats.peakReservedBytes = memory.peakReserved();
         phase = Phase.CLOSED;
+        recordPairs();
+        stats.recordRun(outputRows, outputBatches, buildNanos, probeNanos, pairsNanos, memory.peakReserved());
         try {
             if (current != null) {
                 try {

@@ -40,6 +40,8 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private static final int SUMMARY_SLOTS = 16;
 
     private final JoinContext ctx;
+    /** The pair phase's counters this path adds to. */
+    private final PairCounters counters;
     /** The join's own orientation (this path never reverses a pair) with the join-wide facts. */
     private final JoinContext.PairOrientation orientation;
     private final SpillPair pair;
@@ -74,9 +76,10 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private long chunkRows;
     private boolean closed;
 
-    HeavyHitterNestedLoop(JoinContext ctx, SpillPair pair, JoinContext.PairOrientation orientation,
-                          SpilledRowDecoder decoder) throws IOException {
+    HeavyHitterNestedLoop(JoinContext ctx, PairCounters counters, SpillPair pair,
+                          JoinContext.PairOrientation orientation, SpilledRowDecoder decoder) throws IOException {
         this.ctx = ctx;
+        this.counters = counters;
         this.orientation = orientation;
         this.pair = pair;
         this.decoder = decoder;
@@ -106,7 +109,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             memory.close();
             throw e;
         }
-        ctx.stats.heavyHitterRows += pair.buildRows() + pair.probeRows();
+        counters.heavyHitterRows += pair.buildRows() + pair.probeRows();
     }
 
     @Override
@@ -174,7 +177,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             pendingBlock = false;
         }
         lastChunk = buildEnded;
-        ctx.stats.nestedLoopChunks++;
+        counters.nestedLoopChunks++;
         table = JoinHashTable.tryCreate(memory, chunkRows);
         if (table == null) {
             throw new MemoryExhaustedException("hash join: the nested-loop chunk's table of "
@@ -252,7 +255,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             }
             if (nextProbe != null) {
                 nextProbe.finish();
-                ctx.stats.spilledBytesProbe += nextProbeFile.length();
+                counters.spilledBytesProbe += nextProbeFile.length();
                 nextProbe.close();
                 nextProbe = null;
                 probeFile = nextProbeFile;
@@ -332,9 +335,9 @@ final class HeavyHitterNestedLoop implements OutputTask {
         closed = true;
         try {
             long keys = heavyKeys();
-            ctx.stats.heavyHitterKeys += keys;
+            counters.heavyHitterKeys += keys;
             if (!pair.fromSketch()) {
-                ctx.stats.heavyHitterKeysFromRepartitioning += keys;
+                counters.heavyHitterKeysFromRepartitioning += keys;
             }
             if (probeReader != null) {
                 probeReader.close();

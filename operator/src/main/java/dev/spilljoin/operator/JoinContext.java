@@ -13,7 +13,7 @@ import java.util.concurrent.CancellationException;
 /**
  * What every phase of one hybrid join shares, fixed before the build: the spec, the build-side choice and its
  * {@link JoinStrategy}, the memory plan ({@link SpillSizing}), the join's reservation, both sides' row layouts and
- * spill formats, the stats, the test-only fault points, cancellation, and the spill space, created at the first
+ * spill formats, the test-only fault points, cancellation, and the spill space, created at the first
  * spill (a join that fits in memory never touches the disk). Nothing here is filled in later by a phase: what a
  * phase learns travels to the next phase in its hand-over. The context owns the spill space: closing it
  * ({@link #closeSpace}, by the join) is the single cleanup path for every spill file.
@@ -26,7 +26,6 @@ final class JoinContext {
     final JoinStrategy strategy;
     final SpillSizing sizing;
     final MemoryReservation memory;
-    final JoinStats stats;
     /** The test-only fault points ({@link JoinFaults#NONE} outside tests). */
     final JoinFaults faults;
     /** Layout of build rows: build keys plus the build columns the output needs. */
@@ -43,7 +42,7 @@ final class JoinContext {
     private volatile boolean cancelled;
     private SpillSpace space;
 
-    JoinContext(JoinSpec spec, BuildSideChoice choice, SpillSizing sizing, MemoryReservation memory, JoinStats stats,
+    JoinContext(JoinSpec spec, BuildSideChoice choice, SpillSizing sizing, MemoryReservation memory,
                 JoinFaults faults) {
         this.spec = spec;
         this.config = spec.config();
@@ -51,7 +50,6 @@ final class JoinContext {
         this.strategy = JoinStrategy.of(spec.joinType(), choice.side());
         this.sizing = sizing;
         this.memory = memory;
-        this.stats = stats;
         this.faults = faults;
         Side build = strategy.buildSide();
         Side probe = build.other();

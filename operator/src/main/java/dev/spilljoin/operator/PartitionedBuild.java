@@ -86,6 +86,8 @@ final class PartitionedBuild implements JoinPhase {
     private long[] heavyKeys = new long[0];
     private int heavyKeyCount;
     private boolean heavyRoutingOff;
+    /** Heavy keys routed from the first row because the statistics cache knew them. */
+    private long heavyKeysFromCache;
     private long batches;
 
     /**
@@ -220,7 +222,7 @@ final class PartitionedBuild implements JoinPhase {
     private void routeKnownHeavyKeys(HeavyHitters planned) {
         for (int i = 0; i < planned.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
             if (addHeavyKey(planned.hash(i))) {
-                ctx.stats.heavyHitterKeysFromCache++;
+                heavyKeysFromCache++;
             }
         }
     }
@@ -363,7 +365,6 @@ final class PartitionedBuild implements JoinPhase {
             }
             if (keyFilter != null && residentPartitions() == fanout && heavyKeyCount == 0) {
                 // Nothing spilled yet: the filter would only speed up misses, keeping every partition is worth more.
-                keyFilter.recordTo(ctx.stats);
                 keyFilter.close();
                 keyFilter = null;
                 continue;
@@ -383,29 +384,26 @@ final class PartitionedBuild implements JoinPhase {
             }
         }
         spill.finish();
+        long spilledBytes = 0;
+        long heavyRows = 0;
         if (spill.started()) {
             for (int p = 0; p < fanout; p++) {
                 if (spilled[p]) {
                     files[p] = spill.file(p);
-                    ctx.stats.spilledBytesBuild += files[p].length();
+                    spilledBytes += files[p].length();
                 }
             }
             if (spill.used(fanout)) {
                 files[fanout] = spill.file(fanout);
-                ctx.stats.spilledBytesBuild += files[fanout].length();
-                ctx.stats.heavyHitterRowsFromSketch = files[fanout].rowCount();
+                spilledBytes += files[fanout].length();
+                heavyRows = files[fanout].rowCount();
             }
         }
         if (heavyKeyCount > 0) {
             spilledCount++;
         }
-        ctx.stats.heavyHitterKeysFromSketch = heavyKeyCount - ctx.stats.heavyHitterKeysFromCache;
         ReservedSpillWriter probeWriter = spill.handOver("probe-L0", fanout + 1, spilledCount, ctx.probeFormat);
         spill.close();
-        ctx.stats.countPartitions(0, spilledCount);
-        ctx.stats.residentPartitions = residentPartitions();
-        ctx.stats.fanout = fanout;
-        ctx.stats.recordFanout(0, fanout);
         long residentRows = 0;
         long residentBytes = 0;
         for (int p = 0; p < fanout; p++) {
@@ -414,13 +412,12 @@ final class PartitionedBuild implements JoinPhase {
                 residentBytes += resident[p].reservedBytes();
             }
         }
-        ctx.stats.buildRowsStored = residentRows;
-        ctx.stats.rowBytes = residentBytes;
-        ctx.stats.tableBuckets = table.bucketCount();
-        ctx.stats.tableBytes = table.directoryBytes();
+        BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
+                residentBytes, table.bucketCount(), table.directoryBytes(), spilledBytes,
+                heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows);
         staging.close();
         BuildOutput out = new BuildOutput(bits, table, resident, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
-                nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches);
+                nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
         PartitionedProbe probe;
         try {
             probe = new PartitionedProbe(ctx, out);

@@ -30,7 +30,8 @@ import java.util.List;
  *
  * <p>Ownership: everything {@link PartitionedBuild#finish} handed over ({@link BuildOutput}): the resident table and
  * arenas (freed by {@link #finish}), the probe spill writer and its writer share, the key filter and the sketches
- * (all three closed at the end of the input, once their figures are in the stats), plus its own staging arena.
+ * (all three closed at the end of the input, once their figures are taken for its report), plus its own staging
+ * arena.
  *
  * <p>Invariants: a deferred row is neither probed nor emitted now (the {@code deferred} mask of
  * {@link HashProbe#start(Batch, long[], long[], long[], long[], long[])}); the probe writers' memory is the share the build
@@ -60,6 +61,13 @@ final class PartitionedProbe implements JoinPhase {
     private int[] partitionOfRow = new int[0];
     private long[] candidates = new long[0];
     private long[] sureMisses = new long[0];
+    private long spilledBytes;
+    private long filterChecked;
+    private long filterExcludedByRange;
+    private long filterExcludedByBloom;
+    private EstimatesVsActuals estimates;
+    private long sampleRows;
+    private long sampleDistinctKeys;
     private int residentScanPartition;
     private BuildRowScan residentScan;
     /** Set when the resident rows were freed and the pairs handed on (or the phase closed). */
@@ -192,20 +200,27 @@ final class PartitionedProbe implements JoinPhase {
 
     /**
      * Ends the probe input: seals the probe spill files (the writers' memory and the writer share go back to the
-     * budget), closes the key filter and the sketches (their figures copied into the stats first).
+     * budget), closes the key filter and the sketches (their figures taken first) and reports what the pass did.
      */
-    void endOfInput() throws IOException {
+    ProbeReport endOfInput() throws IOException {
         spill.finish();
         for (int p = 0; p < files.length; p++) {
             if (spill.used(p)) {
                 files[p] = spill.file(p);
-                ctx.stats.spilledBytesProbe += files[p].length();
+                spilledBytes += files[p].length();
             }
         }
         staging[0].close();
         spill.close();
         closeKeyFilter();
-        recordEstimates();
+        takeEstimates();
+        return new ProbeReport(probe.probeRows(), spilledBytes, filterChecked, filterExcludedByRange,
+                filterExcludedByBloom, estimates, sampleRows, sampleDistinctKeys);
+    }
+
+    /** What the build pass reported (handed over with its output). */
+    BuildReport buildReport() {
+        return build.report();
     }
 
     /** The join-wide input facts (after {@link #endOfInput}). */
@@ -262,30 +277,32 @@ final class PartitionedProbe implements JoinPhase {
         return new SpilledPairs(ctx, pairs, totals);
     }
 
-    /** Copies the sketches' figures into the stats (and the build's statistics into the cache) and closes them. */
-    private void recordEstimates() {
+    /** Takes the sketches' figures (and stores the build's statistics in the cache) and closes them. */
+    private void takeEstimates() {
         if (sketches == null) {
             return;
         }
         KeySketches b = sketches.build;
         KeySketches p = sketches.probe;
         BuildSideChoice choice = ctx.choice;
-        ctx.stats.estimates = new EstimatesVsActuals(choice.estimateSource(), choice.hintRows(), b.rows(),
-                choice.hintBytes(), b.bytes(), choice.estimatedDistinctKeys(), b.distinctEstimate());
+        estimates = new EstimatesVsActuals(choice.estimateSource(), choice.hintRows(), b.rows(), choice.hintBytes(),
+                b.bytes(), choice.estimatedDistinctKeys(), b.distinctEstimate());
         StatisticsLookup lookup = ctx.spec.statistics();
         if (lookup != null) {
             lookup.cache().put(lookup.identity(ctx.strategy.buildSide()), b.statistics(build.heavyCandidateRows()));
         }
-        ctx.stats.probeSampleRows = p.sketchedRows();
-        ctx.stats.probeSampleDistinctKeys = p.distinctEstimate();
+        sampleRows = p.sketchedRows();
+        sampleDistinctKeys = p.distinctEstimate();
         sketches.close();
         sketches = null;
     }
 
-    /** Gives the build-key filter's memory back, its counts copied into the stats; idempotent. */
+    /** Gives the build-key filter's memory back, its counts taken first; idempotent. */
     private void closeKeyFilter() {
         if (keyFilter != null) {
-            keyFilter.recordTo(ctx.stats);
+            filterChecked = keyFilter.checked();
+            filterExcludedByRange = keyFilter.excludedByRange();
+            filterExcludedByBloom = keyFilter.excludedByBloom();
             keyFilter.close();
             keyFilter = null;
         }

@@ -36,6 +36,8 @@ import java.util.List;
 final class SpilledPairs implements OutputTask, JoinPhase {
     private final JoinContext ctx;
     private final InputTotals totals;
+    /** This phase's own counts (its tasks write them), folded into the stats when it ends. */
+    private final PairCounters counters = new PairCounters();
     private final Deque<SpillPair> pending = new ArrayDeque<>();
     private final SpilledRowDecoder decoder;
     private final SpilledRowDecoder reversedDecoder;
@@ -85,21 +87,21 @@ final class SpilledPairs implements OutputTask, JoinPhase {
         boolean faulted = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
         if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null && pair.probe().length() < pair.build().length()
                 && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
-            ctx.stats.roleReversals++;
+            counters.roleReversals++;
             return new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, true), reversedDecoder);
         }
         if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
             return new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, false), decoder);
         }
         if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
-            List<SpillPair> children = Repartitioner.split(ctx, pair,
+            List<SpillPair> children = Repartitioner.split(ctx, counters, pair,
                     ctx.sizing.repartitionFanoutLog2(ctx.config, pair, ctx.memory.headroom()));
             for (int i = children.size() - 1; i >= 0; i--) {
                 pending.push(children.get(i));
             }
             return null;
         }
-        return new HeavyHitterNestedLoop(ctx, pair, ctx.orientation(totals, false), decoder);
+        return new HeavyHitterNestedLoop(ctx, counters, pair, ctx.orientation(totals, false), decoder);
     }
 
     /** Whether the pair cannot produce output: no build rows for a probe action that needs them, or no probe rows. */
@@ -123,6 +125,11 @@ final class SpilledPairs implements OutputTask, JoinPhase {
         if (pair.probe() != null && pair.probe().isSealed()) {
             pair.probe().delete();
         }
+    }
+
+    /** What this phase did so far. */
+    PairCounters counters() {
+        return counters;
     }
 
     @Override

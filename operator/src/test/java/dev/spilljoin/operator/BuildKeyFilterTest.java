@@ -138,10 +138,10 @@ class BuildKeyFilterTest {
     void theBloomFilterHasNoFalseNegativesAndFewFalsePositives() {
         Schema schema = Schema.of(Column.of("k", ColumnType.VARCHAR));
         JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).budgetBytes(64 * MB).build();
-        JoinStats stats = new JoinStats();
         int n = 100_000;
-        try (MemoryReservation memory = MemoryReservation.root("bloom", 64 * MB);
-             BuildKeyFilter filter = BuildKeyFilter.reserve(spec, Side.RIGHT, memory, 0, n, -1, stats)) {
+        try (MemoryReservation memory = MemoryReservation.root("bloom", 64 * MB)) {
+            Reserved<BuildKeyFilter> reserved = BuildKeyFilter.reserve(spec, Side.RIGHT, memory, 0, n, -1);
+            BuildKeyFilter filter = reserved.value();
             SplittableRandom random = new SplittableRandom(42);
             Batch batch = new Batch(schema, n);
             batch.setRowCount(n);
@@ -164,10 +164,11 @@ class BuildKeyFilterTest {
             filter.markSureMisses(batch, added, all, misses);
             assertThat(java.util.Arrays.stream(all).map(Long::bitCount).sum()).as("every added key passes").isEqualTo(n);
             assertThat(misses).as("no added key is a sure miss").containsOnly(0L);
-            System.out.println("Bloom filter of " + stats.keyFilterBytes() + " bytes for " + n + " keys: "
+            System.out.println("Bloom filter of " + reserved.bytes() + " bytes for " + n + " keys: "
                     + passed + " false positives in " + n);
-            assertThat(stats.keyFilterBytes() * 8 / n).as("bits per key").isBetween(7L, 13L);
+            assertThat(reserved.bytes() * 8 / n).as("bits per key").isBetween(7L, 13L);
             assertThat(passed).as("false positives").isLessThan(n / 10);
+            filter.close();
         }
     }
 

@@ -202,7 +202,7 @@ class SketchPlannedJoinTest {
 
     /** The planner as the join built it: its layout's writer share per partition buffer, the directory per row. */
     private static PartitionPlanner plannerOf(JoinStats stats) {
-        return new PartitionPlanner(PlannerConfig.defaults(stats.spillBufferBytes + stats.spillWindowBytes,
+        return new PartitionPlanner(PlannerConfig.defaults(stats.spillBufferBytes() + stats.spillWindowBytes(),
                 JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW));
     }
 
