@@ -180,7 +180,7 @@ public final class HashJoin implements AutoCloseable {
      * as results are pulled, then the spilled pairs. A returned batch is valid until the next call.
      */
     public Iterator<Batch> iterator(BatchSource left, BatchSource right) {
-        Side build = guarded(() -> chooseBuildSide(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(),
+        Side build = guarded(() -> beginJoin(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(),
                 right.sizeHintRows()));
         BatchSource buildSource = build == Side.LEFT ? left : right;
         BatchSource probeSource = build == Side.LEFT ? right : left;
@@ -323,7 +323,7 @@ public final class HashJoin implements AutoCloseable {
      */
     public Side start(long leftSizeHintBytes, long rightSizeHintBytes, BatchSink sink) {
         this.pushSink = sink;
-        return guarded(() -> chooseBuildSide(leftSizeHintBytes, -1, rightSizeHintBytes, -1));
+        return guarded(() -> beginJoin(leftSizeHintBytes, -1, rightSizeHintBytes, -1));
     }
 
     /** Pushes one batch of {@code side}; the build side must be complete ({@link #endOfInput}) before the other. */
@@ -433,41 +433,57 @@ public final class HashJoin implements AutoCloseable {
 
     // ------------------------------------------------------------------ phases
 
-    private Side chooseBuildSide(long leftBytes, long leftRows, long rightBytes, long rightRows) {
+    /**
+     * Starts the join: chooses the build side ({@link #chooseBuildSide}), reserves and plans ({@link BuildPlan}) and
+     * begins the build phase ({@link #beginBuild}); returns the build side.
+     */
+    private Side beginJoin(long leftBytes, long leftRows, long rightBytes, long rightRows) {
         if (phase != Phase.CREATED) {
             throw new IllegalStateException("a HashJoin runs once; it is in phase " + phase);
         }
-        BuildSideChoice choice = BuildSideChoice.choose(spec.config().buildSide(),
+        BuildSideChoice choice = chooseBuildSide(leftBytes, leftRows, rightBytes, rightRows);
+        BuildPlan plan = BuildPlan.make(spec, memory, choice);
+        stats.recordPlan(choice.side(), cacheHits, cacheMisses, plan.sketches(), plan.keyFilter(), plan.sizing());
+        beginBuild(choice, plan);
+        return choice.side();
+    }
+
+    /** The build side from the size hints (-1 = unknown), replaced by the inputs' cached statistics where known. */
+    private BuildSideChoice chooseBuildSide(long leftBytes, long leftRows, long rightBytes, long rightRows) {
+        return BuildSideChoice.choose(spec.config().buildSide(),
                 BuildSideChoice.InputSize.of(leftBytes, leftRows, known(Side.LEFT)),
                 BuildSideChoice.InputSize.of(rightBytes, rightRows, known(Side.RIGHT)));
-        Side build = choice.side();
-        long minimum = SpillSizing.absoluteMinimum(spec.config());
-        Reserved<JoinSketches> sketches = JoinSketches.reserve(memory, minimum);
-        Reserved<BuildKeyFilter> keyFilter = Reserved.off("not reserved");
-        SpillSizing sizing;
-        try {
-            // beside the minimum and the sketches, so that the partitioning keeps at least the minimum
-            keyFilter = BuildKeyFilter.reserve(spec, build, memory, minimum + sketches.bytes(), choice.hintRows(),
-                    choice.hintBytes());
-            int minRowBytes = JoinContext.layoutOf(spec, build).minRowLength();
-            // the sketches and the key filter are held through the probe pass: the partitioning is planned without them
-            sizing = SpillSizing.choose(spec.config(), memory.limit() - sketches.bytes() - keyFilter.bytes(),
-                    memory.limit(), SpillSizing.expectedBuild(choice.known(), choice.hintRows(), choice.hintBytes(),
-                            minRowBytes), minRowBytes);
-        } catch (RuntimeException e) {
-            PartitionedBuild.closeAll(sketches.value(), keyFilter.value());
-            throw e;
+    }
+
+    /** The cached statistics of {@code side}'s input (counted as a hit or a miss), or null. */
+    private InputStatistics known(Side side) {
+        StatisticsLookup lookup = spec.statistics();
+        if (lookup == null) {
+            return null;
         }
-        stats.recordPlan(build, cacheHits, cacheMisses, sketches, keyFilter, sizing);
-        ctx = new JoinContext(spec, choice, sizing, memory, faults);
+        InputStatistics s = lookup.known(side);
+        if (s == null) {
+            cacheMisses++;
+        } else {
+            cacheHits++;
+        }
+        return s;
+    }
+
+    /**
+     * Makes the shared context, the result batch and the build phase, which takes over the plan's sketches and key
+     * filter and routes the heavy keys the level-0 plan already knows.
+     */
+    private void beginBuild(BuildSideChoice choice, BuildPlan plan) {
+        ctx = new JoinContext(spec, choice, plan.sizing(), memory, faults);
         if (cancelRequested) {
             ctx.cancel();
         }
-        output = new OutputWriter(spec.outputSchema(), spec.projection(), build, ctx.buildLayout,
+        output = new OutputWriter(spec.outputSchema(), spec.projection(), choice.side(), ctx.buildLayout,
                 spec.config().outputBatchRows());
-        current = new PartitionedBuild(ctx, sketches.value(), keyFilter.value(), sizing.plan().nestedLoopKeys());
+        current = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
+                plan.sizing().plan().nestedLoopKeys());
         phase = Phase.BUILD;
-        return ctx.strategy.buildSide();
     }
 
     private void finishBuild() throws IOException {
@@ -483,21 +499,6 @@ public final class HashJoin implements AutoCloseable {
     private void finishProbe() throws IOException {
         stats.recordProbe(probing().endOfInput());
         phase = Phase.FINISH;
-    }
-
-    /** The cached statistics of {@code side}'s input (counted as a hit or a miss), or null. */
-    private InputStatistics known(Side side) {
-        StatisticsLookup lookup = spec.statistics();
-        if (lookup == null) {
-            return null;
-        }
-        InputStatistics s = lookup.cache().get(lookup.identity(side)).orElse(null);
-        if (s == null) {
-            cacheMisses++;
-        } else {
-            cacheHits++;
-        }
-        return s;
     }
 
     /** Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase. */
