@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.spill.ByteSize;
@@ -102,7 +103,7 @@ final class BuildKeyFilter implements AutoCloseable {
         long b = base;
         long mask = wordMask;
         for (int i = 0; i < n; i++) {
-            if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+            if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
                 long h = hashes[i];
                 long at = b + (((h >>> WORD_SHIFT) & mask) << 3);
                 NativeMemory.putLong(at, NativeMemory.getLong(at) | bitsOf(h));
@@ -119,7 +120,7 @@ final class BuildKeyFilter implements AutoCloseable {
         if (keys.type() == ColumnType.BIGINT) {
             long[] v = keys.longs();
             for (int i = 0; i < n; i++) {
-                if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+                if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
                     lo = Math.min(lo, v[i]);
                     hi = Math.max(hi, v[i]);
                 }
@@ -127,7 +128,7 @@ final class BuildKeyFilter implements AutoCloseable {
         } else {
             int[] v = keys.ints();
             for (int i = 0; i < n; i++) {
-                if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+                if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
                     lo = Math.min(lo, v[i]);
                     hi = Math.max(hi, v[i]);
                 }

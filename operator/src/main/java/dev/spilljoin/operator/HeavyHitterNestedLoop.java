@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
@@ -30,8 +31,9 @@ import java.io.IOException;
  * row is never emitted as unmatched by one chunk and matched by another.
  *
  * <p>Heavy-hitter keys for the stats: a small Misra–Gries summary of the chunk rows' hashes; keys holding at least a
- * tenth of the pair's build rows are counted. Later (issue 5) a sketch over the build can send known heavy keys
- * here directly, as their own pair, without waiting for re-partitioning to fail: this class takes any pair.
+ * tenth of the pair's build rows are counted. Besides pairs that re-partitioning could not split, this path takes
+ * the heavy keys' pair the build routed from its sketch or the statistics cache ({@link SpillPair#fromSketch()})
+ * when that pair does not fit in memory; its keys are counted apart from those found after re-partitioning.
  *
  * <p>Memory: one child reservation: the build reader, the chunk's pages and table, the probe reader and the next
  * probe file's writer; chunk limit = what is left after the readers and the writer (or the configured pair limit).
@@ -241,7 +243,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             blockOffset = decoder.decode(block, blockLength, blockOffset);
             int n = decoder.batch().rowCount();
             long[] noTail = lastChunk ? decoder.matchedBefore() : allOnes(n);
-            probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), null, noTail, null);
+            probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), HashProbe.RowMasks.noTail(noTail));
             probing = true;
         } else if (probeReader != null && probeReader.nextBlock()) {
             block = probeReader.blockAddress();
@@ -283,7 +285,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         int capacity = ctx.sizing.recordCapacity();
         SpillRowFormat format = decoder.format();
         for (int i = 0; i < n; i++) {
-            boolean matched = probe.matched(i) || (before[i >>> 6] & (1L << i)) != 0;
+            boolean matched = probe.matched(i) || Bitmaps.isSet(before, i);
             if (matched && dropsMatched) {
                 continue;
             }

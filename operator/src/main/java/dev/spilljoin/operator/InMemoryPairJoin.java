@@ -115,7 +115,7 @@ final class InMemoryPairJoin implements OutputTask {
             } else if (blockOffset < blockLength) {
                 ctx.checkCancelled();
                 blockOffset = decoder.decode(block, blockLength, blockOffset);
-                probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), null, null, null);
+                probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), HashProbe.RowMasks.NONE);
                 probing = true;
             } else if (probeReader != null && probeReader.nextBlock()) {
                 block = probeReader.blockAddress();

@@ -4,6 +4,7 @@ import dev.spilljoin.estimator.HeavyHitters;
 import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.NativeMemory;
@@ -26,7 +27,7 @@ import java.util.Arrays;
  * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the
  * probe pass's staging pages) does not fit, more partitions spill.
  *
- * <p>Heavy keys (issue 5): every build batch's hashes also feed the join's {@link KeySketches}. Every
+ * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches}. Every
  * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
  * the candidates: keys above their partition's fair share of the rows so far ({@link #heavyCandidateRows()}; a key
  * at or below it cannot be what makes its partition overflow, and re-partitioning splits such partitions). Which of
@@ -165,13 +166,13 @@ final class PartitionedBuild implements JoinPhase {
             }
         }
         for (int i = 0; i < n; i++) {
-            partitionOfRow[i] = (nullKeys[i >>> 6] & (1L << i)) != 0 ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
+            partitionOfRow[i] = Bitmaps.isSet(nullKeys, i) ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
         }
         if (heavyKeyCount > 0) {
             long[] keys = heavyKeys;
             int count = heavyKeyCount;
             for (int i = 0; i < n; i++) {
-                if ((nullKeys[i >>> 6] & (1L << i)) == 0 && Arrays.binarySearch(keys, 0, count, hashes[i]) >= 0) {
+                if (!Bitmaps.isSet(nullKeys, i) && Arrays.binarySearch(keys, 0, count, hashes[i]) >= 0) {
                     partitionOfRow[i] = fanout;
                 }
             }

@@ -3,6 +3,7 @@ package dev.spilljoin.operator;
 import dev.spilljoin.estimator.EstimatesVsActuals;
 import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.SpillFile;
@@ -34,7 +35,7 @@ import java.util.List;
  * arena.
  *
  * <p>Invariants: a deferred row is neither probed nor emitted now (the {@code deferred} mask of
- * {@link HashProbe#start(Batch, long[], long[], long[], long[], long[])}); the probe writers' memory is the share the build
+ * {@link HashProbe.RowMasks}); the probe writers' memory is the share the build
  * set aside, one writer per spilled partition; the staging pages were left free by the build.
  */
 final class PartitionedProbe implements JoinPhase {
@@ -117,7 +118,7 @@ final class PartitionedProbe implements JoinPhase {
         }
         long[] misses = markSureMisses(batch, n, words);
         if (!anySpilled) {
-            probe.start(batch, hashes, nullKeys, null, null, misses);
+            probe.start(batch, hashes, nullKeys, HashProbe.RowMasks.deferredAndSureMisses(null, misses));
             return;
         }
         Arrays.fill(deferred, 0, words, 0L);
@@ -127,13 +128,13 @@ final class PartitionedProbe implements JoinPhase {
         int heavy = build.heavyPartition();
         boolean[] spilled = build.spilled();
         for (int i = 0; i < n; i++) {
-            if (((nullKeys[i >>> 6] | (misses == null ? 0L : misses[i >>> 6])) & (1L << i)) == 0) {
+            if (!Bitmaps.isSet(nullKeys, i) && (misses == null || !Bitmaps.isSet(misses, i))) {
                 int p = HashFunctions.partitionOf(hashes[i], 0, bits);
                 if (heavyCount > 0 && Arrays.binarySearch(heavyKeys, 0, heavyCount, hashes[i]) >= 0) {
                     p = heavy;
                 }
                 if (spilled[p]) {
-                    deferred[i >>> 6] |= 1L << i;
+                    Bitmaps.set(deferred, i);
                     partitionOfRow[i] = p;
                     anyDeferred = true;
                 }
@@ -145,7 +146,8 @@ final class PartitionedProbe implements JoinPhase {
             }
             spillDeferred(batch, n);
         }
-        probe.start(batch, hashes, nullKeys, anyDeferred ? deferred : null, null, misses);
+        probe.start(batch, hashes, nullKeys,
+                HashProbe.RowMasks.deferredAndSureMisses(anyDeferred ? deferred : null, misses));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.data.Schema;
 
 import java.util.Arrays;
@@ -60,10 +61,10 @@ final class SpilledRowDecoder {
             hashes[n] = SpillRowFormat.hash(row);
             byte flags = SpillRowFormat.flags(row);
             if ((flags & RowLayout.NULL_KEY) != 0) {
-                nullKeys[n >>> 6] |= 1L << n;
+                Bitmaps.set(nullKeys, n);
             }
             if ((flags & RowLayout.MATCHED) != 0) {
-                matchedBefore[n >>> 6] |= 1L << n;
+                Bitmaps.set(matchedBefore, n);
             }
             offset += format.rowLength(row);
             n++;

@@ -85,4 +85,14 @@ class SpillSizingTest {
         assertThat(s.windowBytes()).isEqualTo(4096);
         assertThat(SpillSizing.absoluteMinimum(config)).isLessThan(SpillSizing.absoluteMinimum(JoinConfig.DEFAULT));
     }
+
+    @Test
+    void theWritersTakeHalfTheBudgetForALargeInputTheSmallestSharesForASmallOneElseAThird() {
+        long budget = 3 * MB;
+        assertThat(SpillSizing.writersBudget(4 * budget + 1, budget, 16)).as("larger than 4 budgets").isEqualTo(budget / 2);
+        assertThat(SpillSizing.writersBudget(4 * budget, budget, 16)).as("4 budgets").isEqualTo(budget / 3);
+        assertThat(SpillSizing.writersBudget(budget / 2, budget, 16)).as("half the budget: fits")
+                .isEqualTo(16 * 8 * KB);
+        assertThat(SpillSizing.writersBudget(-1, budget, 16)).as("unknown").isEqualTo(budget / 3);
+    }
 }
