@@ -1,5 +1,8 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.table.BuildKeyFilter;
+import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.spill.SpillFile;
 
 /**

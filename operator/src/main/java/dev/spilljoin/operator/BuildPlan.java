@@ -1,5 +1,7 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.table.BuildKeyFilter;
+import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryReservation;
 
 /**
@@ -21,8 +23,8 @@ record BuildPlan(Reserved<JoinSketches> sketches, Reserved<BuildKeyFilter> keyFi
         Reserved<JoinSketches> sketches = JoinSketches.reserve(memory, minimum);
         Reserved<BuildKeyFilter> keyFilter = null;
         try {
-            keyFilter = BuildKeyFilter.reserve(spec, choice.side(), memory, minimum + sketches.bytes(),
-                    choice.hintRows(), choice.hintBytes());
+            keyFilter = reserveKeyFilter(spec, choice.side(), memory, minimum + sketches.bytes(), choice.hintRows(),
+                    choice.hintBytes());
             int minRowBytes = JoinContext.layoutOf(spec, choice.side()).minRowLength();
             SpillSizing sizing = SpillSizing.choose(spec.config(),
                     partitioningBudget(memory.limit(), sketches.bytes(), keyFilter.bytes()), memory.limit(),
@@ -33,6 +35,26 @@ record BuildPlan(Reserved<JoinSketches> sketches, Reserved<BuildKeyFilter> keyFi
             PartitionedBuild.closeAll(sketches.value(), keyFilter == null ? null : keyFilter.value());
             throw e;
         }
+    }
+
+    /**
+     * A build-key filter for an expected {@code buildRows} build rows ({@link BuildKeyFilter#bytesFor}) reserved from
+     * {@code memory} beside {@code minimumBudget}, or none (and why).
+     */
+    static Reserved<BuildKeyFilter> reserveKeyFilter(JoinSpec spec, Side buildSide, MemoryReservation memory,
+                                                     long minimumBudget, long buildRows, long buildBytes) {
+        long bytes = BuildKeyFilter.bytesFor(memory.limit(), memory.reserved(), minimumBudget, buildRows, buildBytes);
+        if (bytes < BuildKeyFilter.MIN_BYTES) {
+            return Reserved.off("the budget of " + ByteSize.format(memory.limit()) + " has no "
+                    + ByteSize.format(BuildKeyFilter.MIN_BYTES) + " to spare for a Bloom filter beside the join's"
+                    + " minimum");
+        }
+        MemoryReservation child = memory.newChild("build-key-filter");
+        if (!child.tryGrow(bytes)) {
+            child.close();
+            return Reserved.off(ByteSize.format(bytes) + " of Bloom filter were refused by the budget");
+        }
+        return Reserved.on(BuildKeyFilter.over(child, bytes, spec, buildSide), bytes);
     }
 
     /** The budget the partitioning is planned with: the join's, less the sketches and the filter it holds. */

@@ -5,6 +5,8 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.table.HashProbe;
+import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryReservation;
 
@@ -25,11 +27,11 @@ import java.util.NoSuchElementException;
  * partition planner, fed the size hints or cached statistics: {@link SpillSizing}); partitions stay resident until
  * a reservation is refused, then the largest spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes
  * rows of resident partitions at once and spills the others' beside their build rows. FINISH emits the resident
- * build rows by their MATCHED flags ({@link BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins
+ * build rows by their MATCHED flags ({@link dev.spilljoin.operator.table.BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins
  * each spilled pair with its own table (on the smaller of its two files: role reversal), re-partitioning with the
  * next level's h1 what does not fit and sending what will not split to the nested-loop path
  * ({@link HeavyHitterNestedLoop}). The build side is chosen by {@link BuildSideChoice}; the join type is mapped to
- * that orientation by {@link JoinStrategy}.
+ * that orientation by {@link dev.spilljoin.operator.table.JoinStrategy}.
  *
  * <p>Ownership: each phase is an object ({@link JoinPhase}) that owns what it creates and what it is handed, and
  * hands what outlives it to the next phase in one call ({@code PartitionedBuild.finish} returns the

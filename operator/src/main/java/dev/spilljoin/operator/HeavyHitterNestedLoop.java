@@ -1,7 +1,16 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.operator.JoinStrategy.ProbeAction;
 import dev.spilljoin.operator.data.Bitmaps;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.row.SpilledRowDecoder;
+import dev.spilljoin.operator.table.BuildRowScan;
+import dev.spilljoin.operator.table.HashProbe;
+import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.table.JoinStrategy;
+import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;

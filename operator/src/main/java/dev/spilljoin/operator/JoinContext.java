@@ -1,6 +1,10 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.KeyEncoder;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.SpillSpace;
 

@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.estimator.EstimatesVsActuals;
+import dev.spilljoin.operator.table.BuildKeyFilter;
 
 import java.util.ArrayList;
 import java.util.List;

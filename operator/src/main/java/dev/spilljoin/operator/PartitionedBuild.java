@@ -5,6 +5,13 @@ import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Bitmaps;
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.RowWriter;
+import dev.spilljoin.operator.table.BuildKeyFilter;
+import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.NativeMemory;
@@ -21,7 +28,7 @@ import java.util.Arrays;
  *
  * <p>Algorithm, per batch: hash once ({@link KeyHasher}), pick each row's partition, serialize the rows with one
  * {@link RowWriter} call straight into their partitions' arenas; rows of spilled partitions go into a small staging
- * arena and from there, encoded ({@link SpillRowFormat}), to their
+ * arena and from there, encoded ({@link dev.spilljoin.operator.row.SpillRowFormat}), to their
  * partition's write-combining buffer. When a page is refused (the budget is full)
  * and no progress was made, the largest resident partition is spilled (its rows encoded out, its pages freed), and
  * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the

@@ -4,6 +4,14 @@ import dev.spilljoin.estimator.EstimatesVsActuals;
 import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Bitmaps;
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowWriter;
+import dev.spilljoin.operator.table.BuildKeyFilter;
+import dev.spilljoin.operator.table.BuildRowScan;
+import dev.spilljoin.operator.table.HashProbe;
+import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.SpillFile;
@@ -17,9 +25,9 @@ import java.util.List;
  * The probe pass of the hybrid hash join: each probe batch is hashed once; rows the build-key filter rules out
  * ({@link BuildKeyFilter}, while it pays) are joined at once as misses, without a table lookup or a spill; rows
  * whose level-0 partition stayed resident are probed at once against the resident table ({@link HashProbe},
- * batched); rows of spilled partitions are serialized in the probe side's {@link RowLayout} (their hash H stored
+ * batched); rows of spilled partitions are serialized in the probe side's {@link dev.spilljoin.operator.row.RowLayout} (their hash H stored
  * with them, never recomputed) into a staging arena and encoded from there into their partition's probe spill file
- * ({@link SpillRowFormat}), to be joined with the partition's build rows later ({@link SpilledPairs}). NULL-key
+ * ({@link dev.spilljoin.operator.row.SpillRowFormat}), to be joined with the partition's build rows later ({@link SpilledPairs}). NULL-key
  * probe rows never enter a partition: the resident probe emits (pads) or drops them at once, as the join type says.
  *
  * <p>Rows whose hash is one of the build's accepted heavy keys ({@link BuildOutput#heavyKeys()}) go to the

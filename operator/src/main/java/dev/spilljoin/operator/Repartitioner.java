@@ -1,5 +1,7 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.spill.PartitionReader;
 import dev.spilljoin.spill.PartitionedSpillWriter;
 import dev.spilljoin.spill.SpillFile;

@@ -5,6 +5,8 @@ import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.PartitionPlan;
 import dev.spilljoin.estimator.PartitionPlanner;
 import dev.spilljoin.estimator.PlannerConfig;
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.PartitionWriter;
 
@@ -21,7 +23,7 @@ import dev.spilljoin.spill.PartitionWriter;
  * <p>The planner's costs are the operator's real ones, so that plan and memory accounting agree: its buffer cost
  * {@code O} is the writer share {@code w} below (what a spilled partition's writer reserves, {@link #writerShare()}),
  * its table cost per row is the hash table's directory share ({@link JoinHashTable#MAX_DIRECTORY_BYTES_PER_ROW}),
- * and the row bytes it plans with are {@link RowLayout} rows (measured by the sketches, or the layout's shortest row
+ * and the row bytes it plans with are {@link dev.spilljoin.operator.row.RowLayout} rows (measured by the sketches, or the layout's shortest row
  * times the rows hinted).
  *
  * <pre>
@@ -246,7 +248,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     /**
      * The most new page memory {@code rows} rows of {@code bytes} in all, none longer than {@code largestRow}, take
-     * when allocated one after the other in pages of pairPageSize() (a {@link RowArena}): one page if they fit one
+     * when allocated one after the other in pages of pairPageSize() (a {@link dev.spilljoin.operator.row.RowArena}): one page if they fit one
      * (or a row longer than a page: its own length); with rows of at most half a page, every page but the last holds
      * more than {@code page − largestRow}; else a page and the next page's first row together exceed a page, and
      * rows longer than a page take exactly their own length.

@@ -1,7 +1,10 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.operator.JoinStrategy.FinishAction;
-import dev.spilljoin.operator.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.row.SpilledRowDecoder;
+import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
+import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.table.JoinStrategy;
+import dev.spilljoin.operator.table.OutputWriter;
 
 import java.io.IOException;
 import java.util.ArrayDeque;

@@ -4,10 +4,11 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.testing.JoinRunner;
-import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -140,7 +141,7 @@ class BuildKeyFilterTest {
         JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).budgetBytes(64 * MB).build();
         int n = 100_000;
         try (MemoryReservation memory = MemoryReservation.root("bloom", 64 * MB)) {
-            Reserved<BuildKeyFilter> reserved = BuildKeyFilter.reserve(spec, Side.RIGHT, memory, 0, n, -1);
+            Reserved<BuildKeyFilter> reserved = BuildPlan.reserveKeyFilter(spec, Side.RIGHT, memory, 0, n, -1);
             BuildKeyFilter filter = reserved.value();
             SplittableRandom random = new SplittableRandom(42);
             Batch batch = new Batch(schema, n);

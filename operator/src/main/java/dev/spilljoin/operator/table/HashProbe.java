@@ -1,8 +1,11 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.table;
 
-import dev.spilljoin.operator.JoinStrategy.ProbeAction;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Bitmaps;
+import dev.spilljoin.operator.row.KeyEncoder;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
 
 import java.util.Arrays;
 
@@ -20,7 +23,7 @@ import java.util.Arrays;
  *   <li>walk all chains in lock-step rounds: each round advances every still-active row by one chain element, so
  *       the row loads of one round are independent of each other. A candidate matches when its stored 64-bit hash
  *       equals the probe hash and, unless the key is a single fixed-width column (then equal hashes mean equal
- *       keys, see {@link HashFunctions}), its key bytes are equal;</li>
+ *       keys, see {@link dev.spilljoin.operator.row.HashFunctions}), its key bytes are equal;</li>
  *   <li>a tail pass emits the rows that had no match where the join type wants them (outer padding, ANTI).</li>
  * </ol>
  * SEMI and ANTI stop a row's walk at its first match; MARK stops at a build row already marked, because the first
