@@ -125,8 +125,8 @@ final class JoinRunner {
      * the result's rows are wide ({@link BatchSizing#outputRows}), as the input batches.
      */
     static JoinConfig config(JoinPlan plan) {
-        return JoinConfig.DEFAULT.withSpillDirectory(plan.spillDir()).withOutputBatchRows(
-                BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows()));
+        return JoinConfig.builder().spillDirectory(plan.spillDir())
+                .outputBatchRows(BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows())).build();
     }
 
     /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */

@@ -63,7 +63,7 @@ class ProgressLineTest {
         }
         List<Batch> batches = rows.build();
         JoinSpec spec = JoinSpec.builder(schema, schema).on("k", "k").budgetBytes(1 << 20)
-                .config(JoinConfig.DEFAULT.withSpillDirectory(dir).withForceSpill(true)).build();
+                .config(JoinConfig.builder().spillDirectory(dir).forceSpill(true).build()).build();
         try (HashJoin join = HashJoin.create(spec)) {
             join.run(BatchSources.of(batches), BatchSources.of(batches), batch -> { });
             assertThat(join.stats().partitions()).isPositive();

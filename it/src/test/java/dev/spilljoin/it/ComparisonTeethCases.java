@@ -1,5 +1,6 @@
 package dev.spilljoin.it;
 
+import dev.spilljoin.operator.FaultInjection;
 import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.JoinType;
 import dev.spilljoin.operator.Side;
@@ -16,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Proof that the oracle comparison has teeth: a wrong operator result must make it fail. (1) The operator loses one
  * unmatched build row (simulated by withholding it from the operator's input while the oracle has it): the FULL
- * join's comparison must report one row missing. (2) Through the spilling join's test-only fault hook, the operator
+ * join's comparison must report one row missing. (2) Through the spilling join's test-only fault point ({@link FaultInjection}), the operator
  * drops the unmatched build rows of one spilled partition: the comparison must fail.
  */
 interface ComparisonTeethCases extends OracleTest {
@@ -25,7 +26,7 @@ interface ComparisonTeethCases extends OracleTest {
     default void aLostUnmatchedBuildRowFailsTheComparison() throws SQLException {
         // Small enough that the result (at most 1,500 + 1,000 rows plus duplicate matches) is compared row by row.
         JoinCase c = InputGenerator.generate(KeyDistribution.UNIFORM, KeyShape.BIGINT, 1_500, 1_000, 0.0, SEED);
-        JoinConfig config = JoinConfig.DEFAULT.withBuildSide(Side.RIGHT);
+        JoinConfig config = JoinConfig.builder().buildSide(Side.RIGHT).build();
         try (OracleTables tables = new OracleTables(oracle())) {
             String l = tables.load("l", c.leftSchema(), c.left());
             String r = tables.load("r", c.rightSchema(), c.right());
@@ -49,8 +50,7 @@ interface ComparisonTeethCases extends OracleTest {
     default void droppingTheUnmatchedBuildRowsOfOneSpilledPartitionFailsTheComparison() throws SQLException {
         JoinCase c = InputGenerator.generate(KeyDistribution.UNIFORM, KeyShape.BIGINT, SpillingJoinCases.ROWS,
                 SpillingJoinCases.ROWS, 0.0, SEED);
-        JoinConfig spilling = JoinConfig.DEFAULT.withBuildSide(Side.RIGHT).withSpillSizes(4, 0, 0).withForceSpill(true);
-        JoinConfig faulty = spilling.withFaultDropUnmatchedBuildRowsOfPartition(3);
+        JoinConfig spilling = JoinConfig.builder().buildSide(Side.RIGHT).fanoutLog2(4).forceSpill(true).build();
         try (OracleTables tables = new OracleTables(oracle())) {
             String l = tables.load("l", c.leftSchema(), c.left());
             String r = tables.load("r", c.rightSchema(), c.right());
@@ -58,7 +58,8 @@ interface ComparisonTeethCases extends OracleTest {
                     c.fullProjection(JoinType.FULL_OUTER), SpillingJoinCases.SPILL_BUDGET, spilling);
             assertThat(healthy.differences()).as("the same spilling join without the fault").isEmpty();
             OracleCheck.Comparison cmp = OracleCheck.compare(tables, l, r, c, JoinType.FULL_OUTER,
-                    c.fullProjection(JoinType.FULL_OUTER), SpillingJoinCases.SPILL_BUDGET, faulty);
+                    c.fullProjection(JoinType.FULL_OUTER), SpillingJoinCases.SPILL_BUDGET, spilling,
+                    FaultInjection.droppingUnmatchedBuildRowsOfPartition(3));
             assertThat(cmp.actual().stats().partitionsPerLevel().get(0)).as("spilled level-0 partitions").isEqualTo(16L);
             assertThat(cmp.actual().digest().rowCount()).as("rows with the fault").isLessThan(cmp.expected().rowCount());
             assertThat(cmp.differences()).contains("row counts differ").contains("row checksums differ");

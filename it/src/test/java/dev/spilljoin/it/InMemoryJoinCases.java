@@ -55,7 +55,7 @@ interface InMemoryJoinCases extends OracleTest {
                     }
                     List<ColumnRef> projection = in.randomProjection(type);
                     for (Side build : Side.values()) {
-                        JoinConfig config = JoinConfig.DEFAULT.withBuildSide(build).withOutputBatchRows(1 + r.nextInt(300));
+                        JoinConfig config = JoinConfig.builder().buildSide(build).outputBatchRows(1 + r.nextInt(300)).build();
                         OracleCheck.assertSame(tables, l, rt, c, type, projection, BUDGET, config,
                                 "-Dseed=" + OracleTest.SEED + " (case " + i + ")");
                         joins++;

@@ -44,7 +44,7 @@ interface ManyOutputRowsCases extends OracleTest {
                                 ArithmeticSource.schema("s_"))
                         .on("r_k", "s_k").joinType(JoinType.INNER).reservation(memory)
                         .projection(List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1)))
-                        .config(JoinConfig.DEFAULT.withBuildSide(Side.LEFT)).build(),
+                        .config(JoinConfig.builder().buildSide(Side.LEFT).build()).build(),
                 budget, r, s, spec -> {
                     sample[0] = new ResultDigest(spec.outputSchema());
                     return (BatchSink) batch -> fold(batch, count, sum, productSum, sample[0], view);

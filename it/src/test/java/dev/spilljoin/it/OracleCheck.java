@@ -1,12 +1,15 @@
 package dev.spilljoin.it;
 
 import dev.spilljoin.operator.ColumnRef;
+import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.JoinStats;
 import dev.spilljoin.operator.JoinType;
 
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,7 +32,14 @@ final class OracleCheck {
 
     static Comparison compare(OracleTables tables, String leftTable, String rightTable, JoinCase c, JoinType type,
                               List<ColumnRef> projection, long budgetBytes, JoinConfig config) throws SQLException {
-        SpilljoinRun.Outcome actual = SpilljoinRun.digest(c, type, projection, budgetBytes, config);
+        return compare(tables, leftTable, rightTable, c, type, projection, budgetBytes, config, HashJoin::create);
+    }
+
+    /** As above, with spilljoin's join made by {@code create} (e.g. with a test-only fault bound). */
+    static Comparison compare(OracleTables tables, String leftTable, String rightTable, JoinCase c, JoinType type,
+                              List<ColumnRef> projection, long budgetBytes, JoinConfig config,
+                              Function<JoinSpec, HashJoin> create) throws SQLException {
+        SpilljoinRun.Outcome actual = SpilljoinRun.digest(c, type, projection, budgetBytes, config, create);
         String sql = JoinSql.query(c, type, projection, leftTable, rightTable);
         ResultDigest expected = tables.oracle().digest(sql, actual.digest().schema());
         return new Comparison(sql, expected, actual);

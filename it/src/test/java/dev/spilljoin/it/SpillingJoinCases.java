@@ -95,9 +95,9 @@ interface SpillingJoinCases extends OracleTest {
                 if (!c.supports(type)) {
                     continue;
                 }
-                JoinConfig config = JoinConfig.DEFAULT.withBuildSide(fullRowBuildSide(type))
-                        .withSpillSizes(Integer.numberOfTrailingZeros(recursion.fanout), 0, 0)
-                        .withRoleReversal(recursion.roleReversal);
+                JoinConfig config = JoinConfig.builder().buildSide(fullRowBuildSide(type))
+                        .fanoutLog2(Integer.numberOfTrailingZeros(recursion.fanout))
+                        .roleReversal(recursion.roleReversal).build();
                 JoinStats stats = OracleCheck.assertSame(tables, l, r, c, type, c.fullProjection(type), SPILL_BUDGET,
                         config, "-Dseed=" + SEED);
                 assertThat(stats.partitions()).as("%s spilled partitions: %s", type, stats).isPositive();

@@ -36,7 +36,8 @@ final class SpilljoinRun {
     }
 
     /** Joins the case's inputs and digests every result row. */
-    static Outcome digest(JoinCase c, JoinType type, List<ColumnRef> projection, long budgetBytes, JoinConfig config) {
+    static Outcome digest(JoinCase c, JoinType type, List<ColumnRef> projection, long budgetBytes, JoinConfig config,
+                          Function<JoinSpec, HashJoin> create) {
         ResultDigest[] digest = new ResultDigest[1];
         BatchRowView view = new BatchRowView();
         JoinStats stats = run(memory -> c.spec(type, projection, memory, config), budgetBytes,
@@ -48,7 +49,7 @@ final class SpilljoinRun {
                             digest[0].add(view);
                         }
                     };
-                });
+                }, create);
         assertThat(stats.outputRows()).as("stats' output rows").isEqualTo(digest[0].rowCount());
         return new Outcome(digest[0], stats);
     }
@@ -59,12 +60,18 @@ final class SpilljoinRun {
      */
     static JoinStats run(Function<MemoryReservation, JoinSpec> specFor, long budgetBytes, BatchSource left,
                          BatchSource right, Function<JoinSpec, BatchSink> sinkFor) {
+        return run(specFor, budgetBytes, left, right, sinkFor, HashJoin::create);
+    }
+
+    /** As above, with the join made by {@code create} (e.g. with a test-only fault bound). */
+    static JoinStats run(Function<MemoryReservation, JoinSpec> specFor, long budgetBytes, BatchSource left,
+                         BatchSource right, Function<JoinSpec, BatchSink> sinkFor, Function<JoinSpec, HashJoin> create) {
         JoinStats stats;
         Path spillRoot = createSpillRoot();
         try (MemoryReservation root = MemoryReservation.root("it-join", budgetBytes)) {
             JoinSpec spec = withSpillDirectory(specFor.apply(root), spillRoot);
             BatchSink sink = sinkFor.apply(spec);
-            try (HashJoin join = HashJoin.create(spec)) {
+            try (HashJoin join = create.apply(spec)) {
                 join.run(left, right, sink);
                 stats = join.stats();
             }
@@ -78,7 +85,7 @@ final class SpilljoinRun {
     }
 
     private static JoinSpec withSpillDirectory(JoinSpec s, Path directory) {
-        return s.withConfig(s.config().withSpillDirectory(directory));
+        return s.withConfig(s.config().toBuilder().spillDirectory(directory).build());
     }
 
     private static Path createSpillRoot() {

@@ -1,20 +1,18 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.estimator.EstimatesVsActuals;
 import dev.spilljoin.estimator.InputStatistics;
-import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.table.HashProbe;
+import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
@@ -28,14 +26,20 @@ import java.util.NoSuchElementException;
  * BUILD ({@link PartitionedBuild}) partitions the build side by h1 into 2^k partitions (k from the estimator's
  * partition planner, fed the size hints or cached statistics: {@link SpillSizing}); partitions stay resident until
  * a reservation is refused, then the largest spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes
- * rows of resident partitions at once and spills the others' beside their build rows. FINISH emits the resident build rows by their MATCHED flags
- * ({@link BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins each spilled pair with its own
- * table (on the smaller of its two files: role reversal), re-partitioning with the next level's h1 what does not
- * fit and sending what will not split to the nested-loop path ({@link HeavyHitterNestedLoop}). The build side is the smaller input by the sources' size hints (bytes if both give them, else
- * rows; the right side when unknown or equal), unless {@link JoinConfig#buildSide()} forces it; the join type is
- * mapped to that orientation by {@link JoinStrategy}.
+ * rows of resident partitions at once and spills the others' beside their build rows. FINISH emits the resident
+ * build rows by their MATCHED flags ({@link dev.spilljoin.operator.table.BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins
+ * each spilled pair with its own table (on the smaller of its two files: role reversal), re-partitioning with the
+ * next level's h1 what does not fit and sending what will not split to the nested-loop path
+ * ({@link HeavyHitterNestedLoop}). The build side is chosen by {@link BuildSideChoice}; the join type is mapped to
+ * that orientation by {@link dev.spilljoin.operator.table.JoinStrategy}.
  *
- * <p>Estimates (issue 5, {@link JoinSketches}): when the budget holds them beside the minimum, key sketches are
+ * <p>Ownership: each phase is an object ({@link JoinPhase}) that owns what it creates and what it is handed, and
+ * hands what outlives it to the next phase in one call ({@code PartitionedBuild.finish} returns the
+ * {@code PartitionedProbe}, which owns the table, the key filter, the sketches and the writer share from then on;
+ * {@code PartitionedProbe.finish} returns the {@code SpilledPairs}). The join holds only the current phase, the
+ * shared {@link JoinContext} (which owns the spill space) and its result batch.
+ *
+ * <p>Estimates ({@link JoinSketches}): when the budget holds them beside the minimum, key sketches are
  * reserved first and fed the hashes each pass computes anyway: every build batch, every 8th probe batch. While
  * partitioning, keys the sketch finds heavy and the partition planner expects to overflow their partition go to
  * their own pair (see {@link PartitionedBuild}), which never re-partitions. With a {@link StatisticsLookup} in the
@@ -76,32 +80,43 @@ public final class HashJoin implements AutoCloseable {
     }
 
     private final JoinSpec spec;
+    /** The test-only fault points ({@link JoinFaults#NONE} outside tests). */
+    private final JoinFaults faults;
     private final MemoryReservation memory;
+    /** The report: the join folds each phase's figures into it when the phase ends (see {@link JoinStats}). */
     private final JoinStats stats = new JoinStats();
+    // The join's own counts, folded into the stats whenever they are asked for.
+    private long buildNanos;
+    private long probeNanos;
+    private long pairsNanos;
+    private long outputRows;
+    private long outputBatches;
+    /** Whether the spilled-pairs phase's counters are in the stats (folded once, when that phase ends). */
+    private boolean pairsRecorded;
+    private long cacheHits;
+    private long cacheMisses;
     private Phase phase = Phase.CREATED;
+    /** What the phases share; owns the spill space (closed last). Null before the build side is chosen. */
     private JoinContext ctx;
-    private PartitionedBuild build;
-    private PartitionedProbe probe;
-    private SpilledPairs spilled;
+    /**
+     * The current phase object, sole owner of every other byte the join holds: a {@link PartitionedBuild} in BUILD,
+     * a {@link PartitionedProbe} in PROBE and FINISH, {@link SpilledPairs} in JOIN_SPILLED (and DONE).
+     */
+    private JoinPhase current;
+    /** The result batch being filled (on-heap; the join's own, handed out until the next call). */
     private OutputWriter output;
-    private int residentScanPartition;
-    private BuildRowScan residentScan;
     private boolean probeInProgress;
     private boolean outputHandedOut;
     private BatchSink pushSink;
     private volatile boolean cancelRequested;
-    private long buildHintRows = -1;
-    private long buildHintBytes = -1;
-    private long estimatedDistinctKeys = EstimatesVsActuals.UNKNOWN;
-    private String estimateSource = "none";
 
-    private HashJoin(JoinSpec spec) {
+    private HashJoin(JoinSpec spec, JoinFaults faults) {
         this.spec = spec;
+        this.faults = faults;
         this.memory = spec.reservation() != null
                 ? spec.reservation().newChild("hash-join")
                 : MemoryReservation.root("hash-join", spec.budgetBytes());
-        stats.joinType = spec.joinType().name();
-        stats.budgetBytes = memory.limit();
+        stats.recordStart(spec.joinType().name(), memory.limit());
         long minimum = SpillSizing.absoluteMinimum(spec.config());
         if (memory.limit() < minimum) {
             memory.close();
@@ -113,7 +128,12 @@ public final class HashJoin implements AutoCloseable {
     }
 
     public static HashJoin create(JoinSpec spec) {
-        return new HashJoin(spec);
+        return new HashJoin(spec, JoinFaults.NONE);
+    }
+
+    /** A join with the test-only fault points {@code faults} bound (tests only). */
+    static HashJoin create(JoinSpec spec, JoinFaults faults) {
+        return new HashJoin(spec, faults);
     }
 
     /** The smallest budget a join with {@code config} accepts (automatic sizing at its smallest). */
@@ -153,7 +173,7 @@ public final class HashJoin implements AutoCloseable {
     }
 
     public JoinStats stats() {
-        stats.peakReservedBytes = memory.peakReserved();
+        stats.recordRun(outputRows, outputBatches, buildNanos, probeNanos, pairsNanos, memory.peakReserved());
         return stats;
     }
 
@@ -189,7 +209,7 @@ public final class HashJoin implements AutoCloseable {
      * as results are pulled, then the spilled pairs. A returned batch is valid until the next call.
      */
     public Iterator<Batch> iterator(BatchSource left, BatchSource right) {
-        Side build = guarded(() -> chooseBuildSide(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(),
+        Side build = guarded(() -> beginJoin(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(),
                 right.sizeHintRows()));
         BatchSource buildSource = build == Side.LEFT ? left : right;
         BatchSource probeSource = build == Side.LEFT ? right : left;
@@ -226,17 +246,18 @@ public final class HashJoin implements AutoCloseable {
             switch (phase) {
                 case BUILD -> {
                     long t = System.nanoTime();
+                    PartitionedBuild build = building();
                     for (Batch b = buildSource.next(); b != null; b = buildSource.next()) {
                         build.add(b);
                     }
-                    stats.buildNanos += System.nanoTime() - t;
+                    buildNanos += System.nanoTime() - t;
                     finishBuild();
                 }
                 case PROBE -> {
                     long t = System.nanoTime();
                     try {
                         if (probeInProgress) {
-                            HashProbe p = probe.probe();
+                            HashProbe p = probing().probe();
                             boolean done = p.fill(output);
                             output.materialize(p.batch());
                             probeInProgress = !done;
@@ -248,12 +269,12 @@ public final class HashJoin implements AutoCloseable {
                             if (b == null) {
                                 finishProbe();
                             } else {
-                                probe.start(b);
+                                probing().start(b);
                                 probeInProgress = true;
                             }
                         }
                     } finally {
-                        stats.probeNanos += System.nanoTime() - t;
+                        probeNanos += System.nanoTime() - t;
                     }
                 }
                 case FINISH, JOIN_SPILLED -> {
@@ -279,56 +300,47 @@ public final class HashJoin implements AutoCloseable {
         if (phase == Phase.FINISH) {
             long t = System.nanoTime();
             try {
-                while (residentScanPartition < stats.fanout) {
-                    if (build.isSpilled(residentScanPartition)) {
-                        residentScanPartition++;
-                        continue;
-                    }
-                    if (residentScan == null) {
-                        residentScan = new BuildRowScan(build.residentArena(residentScanPartition),
-                                ctx.strategy.finish(), ctx.probeRowsTotal == 0, ctx.probeNullKeyRows > 0);
-                    }
-                    boolean done = residentScan.fill(output);
-                    output.materialize(null);
-                    if (!done) {
-                        return false;
-                    }
-                    residentScan = null;
-                    residentScanPartition++;
+                if (!probing().fillResident(output)) {
+                    return false;
                 }
-                build.releaseResident();
-                spilled = new SpilledPairs(ctx, spilledPairs());
+                current = probing().finish();
                 phase = Phase.JOIN_SPILLED;
             } finally {
-                stats.probeNanos += System.nanoTime() - t;
+                probeNanos += System.nanoTime() - t;
             }
         }
         long t = System.nanoTime();
         try {
-            return spilled.fill(output);
+            boolean done = ((SpilledPairs) current).fill(output);
+            if (done) {
+                recordPairs();
+            }
+            return done;
         } finally {
-            stats.spilledPairsNanos += System.nanoTime() - t;
+            pairsNanos += System.nanoTime() - t;
         }
     }
 
-    private List<SpillPair> spilledPairs() {
-        List<SpillPair> pairs = new ArrayList<>();
-        for (int p = 0; p < stats.fanout; p++) {
-            if (build.isSpilled(p)) {
-                pairs.add(new SpillPair(build.file(p), probe.file(p), 0, p, false, false));
-            }
+    /** Folds the spilled-pairs phase's counters into the stats, once (when the phase ends or the join closes). */
+    private void recordPairs() {
+        if (!pairsRecorded && current instanceof SpilledPairs pairs) {
+            pairsRecorded = true;
+            stats.recordPairs(pairs.counters());
         }
-        int heavy = build.heavyPartition();
-        if (build.file(heavy) != null || probe.file(heavy) != null) {
-            pairs.add(new SpillPair(build.file(heavy), probe.file(heavy), 0, heavy, true, true));
-        }
-        return pairs;
+    }
+
+    private PartitionedBuild building() {
+        return (PartitionedBuild) current;
+    }
+
+    private PartitionedProbe probing() {
+        return (PartitionedProbe) current;
     }
 
     private Batch handOut() {
         outputHandedOut = true;
-        stats.outputRows += output.rowCount();
-        stats.outputBatches++;
+        outputRows += output.rowCount();
+        outputBatches++;
         return output.batch();
     }
 
@@ -340,7 +352,7 @@ public final class HashJoin implements AutoCloseable {
      */
     public Side start(long leftSizeHintBytes, long rightSizeHintBytes, BatchSink sink) {
         this.pushSink = sink;
-        return guarded(() -> chooseBuildSide(leftSizeHintBytes, -1, rightSizeHintBytes, -1));
+        return guarded(() -> beginJoin(leftSizeHintBytes, -1, rightSizeHintBytes, -1));
     }
 
     /** Pushes one batch of {@code side}; the build side must be complete ({@link #endOfInput}) before the other. */
@@ -350,8 +362,8 @@ public final class HashJoin implements AutoCloseable {
             requirePhase(Phase.BUILD, "push a build-side (" + side + ") batch");
             guarded(() -> {
                 long t = System.nanoTime();
-                build.add(batch);
-                stats.buildNanos += System.nanoTime() - t;
+                building().add(batch);
+                buildNanos += System.nanoTime() - t;
                 return null;
             });
             return;
@@ -360,6 +372,7 @@ public final class HashJoin implements AutoCloseable {
                 + ctx.strategy.buildSide() + ") first");
         guarded(() -> {
             long t = System.nanoTime();
+            PartitionedProbe probe = probing();
             probe.start(batch);
             HashProbe p = probe.probe();
             while (!p.fill(output)) {
@@ -370,7 +383,7 @@ public final class HashJoin implements AutoCloseable {
             if (output.isFull()) {
                 emitToSink();
             }
-            stats.probeNanos += System.nanoTime() - t;
+            probeNanos += System.nanoTime() - t;
             return null;
         });
     }
@@ -388,7 +401,9 @@ public final class HashJoin implements AutoCloseable {
         }
         requirePhase(Phase.PROBE, "end the probe side (" + side + ")");
         guarded(() -> {
+            long t = System.nanoTime();
             finishProbe();
+            probeNanos += System.nanoTime() - t;
             while (!fillAfterProbe()) {
                 emitToSink();
             }
@@ -401,8 +416,8 @@ public final class HashJoin implements AutoCloseable {
     }
 
     private void emitToSink() {
-        stats.outputRows += output.rowCount();
-        stats.outputBatches++;
+        outputRows += output.rowCount();
+        outputBatches++;
         pushSink.accept(output.batch());
         output.clear();
     }
@@ -447,132 +462,72 @@ public final class HashJoin implements AutoCloseable {
 
     // ------------------------------------------------------------------ phases
 
-    private Side chooseBuildSide(long leftBytes, long leftRows, long rightBytes, long rightRows) {
+    /**
+     * Starts the join: chooses the build side ({@link #chooseBuildSide}), reserves and plans ({@link BuildPlan}) and
+     * begins the build phase ({@link #beginBuild}); returns the build side.
+     */
+    private Side beginJoin(long leftBytes, long leftRows, long rightBytes, long rightRows) {
         if (phase != Phase.CREATED) {
             throw new IllegalStateException("a HashJoin runs once; it is in phase " + phase);
         }
-        InputStatistics leftKnown = known(Side.LEFT);
-        InputStatistics rightKnown = known(Side.RIGHT);
-        if (leftKnown != null) {
-            leftRows = leftKnown.rows();
-            leftBytes = leftKnown.bytes();
-        }
-        if (rightKnown != null) {
-            rightRows = rightKnown.rows();
-            rightBytes = rightKnown.bytes();
-        }
-        Side build;
-        if (spec.config().buildSide() != null) {
-            build = spec.config().buildSide();
-        } else if (leftBytes >= 0 && rightBytes >= 0) {
-            build = leftBytes < rightBytes ? Side.LEFT : Side.RIGHT;
-        } else if (leftRows >= 0 && rightRows >= 0) {
-            build = leftRows < rightRows ? Side.LEFT : Side.RIGHT;
-        } else {
-            build = Side.RIGHT;
-        }
-        JoinStrategy strategy = JoinStrategy.of(spec.joinType(), build);
-        stats.buildSide = build;
-        buildHintRows = Math.max(-1, build == Side.LEFT ? leftRows : rightRows);
-        buildHintBytes = Math.max(-1, build == Side.LEFT ? leftBytes : rightBytes);
-        InputStatistics chosenKnown = build == Side.LEFT ? leftKnown : rightKnown;
-        if (chosenKnown != null) {
-            estimatedDistinctKeys = chosenKnown.distinctKeys();
-        }
-        long minimum = SpillSizing.absoluteMinimum(spec.config());
-        JoinSketches sketches = JoinSketches.reserve(memory, minimum, stats);
-        // beside the minimum and the sketches, so that the partitioning keeps at least the minimum
-        BuildKeyFilter keyFilter = BuildKeyFilter.reserve(spec, build, memory, minimum + stats.sketchBytes,
-                buildHintRows, buildHintBytes, stats);
-        int minRowBytes = JoinContext.layoutOf(spec, build).minRowLength();
-        // the sketches and the key filter are held through the probe pass: the partitioning is planned without them
-        SpillSizing sizing = SpillSizing.choose(spec.config(),
-                memory.limit() - stats.sketchBytes - stats.keyFilterBytes, memory.limit(),
-                SpillSizing.expectedBuild(chosenKnown, buildHintRows, buildHintBytes, minRowBytes), minRowBytes);
-        stats.spillBufferBytes = sizing.bufferBytes();
-        stats.spillWindowBytes = sizing.windowBytes();
-        stats.fanout = sizing.fanout();
-        stats.plannedFanoutLog2PerLevel = sizing.plan().fanoutLog2PerLevel();
-        stats.plannedResidentPartitions = sizing.plan().residentPartitions();
-        ctx = new JoinContext(spec, strategy, sizing, memory, stats);
-        ctx.sketches = sketches;
-        ctx.keyFilter = keyFilter;
-        if (cancelRequested) {
-            ctx.cancel();
-        }
-        output = new OutputWriter(spec.outputSchema(), spec.projection(), build, ctx.buildLayout,
-                spec.config().outputBatchRows());
-        this.build = new PartitionedBuild(ctx);
-        estimateSource = chosenKnown != null ? "cache" : buildHintRows >= 0 || buildHintBytes >= 0 ? "hint" : "none";
-        this.build.routeKnownHeavyKeys(sizing.plan().nestedLoopKeys());
-        phase = Phase.BUILD;
-        return strategy.buildSide();
+        BuildSideChoice choice = chooseBuildSide(leftBytes, leftRows, rightBytes, rightRows);
+        BuildPlan plan = BuildPlan.make(spec, memory, choice);
+        stats.recordPlan(choice.side(), cacheHits, cacheMisses, plan.sketches(), plan.keyFilter(), plan.sizing());
+        beginBuild(choice, plan);
+        return choice.side();
     }
 
-    private void finishBuild() throws IOException {
-        long t = System.nanoTime();
-        build.finish(PartitionedProbe.stagingBytes(ctx.sizing));
-        ctx.buildRowsTotal = build.rowsIn();
-        ctx.buildNullKeyRows = build.nullKeyRows();
-        if (ctx.strategy.buildSide() == Side.LEFT) {
-            stats.leftRows = build.rowsIn();
-        } else {
-            stats.rightRows = build.rowsIn();
-        }
-        probe = new PartitionedProbe(ctx, build);
-        stats.buildNanos += System.nanoTime() - t;
-        phase = Phase.PROBE;
+    /** The build side from the size hints (-1 = unknown), replaced by the inputs' cached statistics where known. */
+    private BuildSideChoice chooseBuildSide(long leftBytes, long leftRows, long rightBytes, long rightRows) {
+        return BuildSideChoice.choose(spec.config().buildSide(),
+                BuildSideChoice.InputSize.of(leftBytes, leftRows, known(Side.LEFT)),
+                BuildSideChoice.InputSize.of(rightBytes, rightRows, known(Side.RIGHT)));
     }
 
-    private void finishProbe() throws IOException {
-        long t = System.nanoTime();
-        probe.finish();
-        HashProbe p = probe.probe();
-        ctx.probeRowsTotal = p.probeRows();
-        ctx.probeNullKeyRows = p.probeNullKeyRows();
-        if (ctx.strategy.probeSide() == Side.LEFT) {
-            stats.leftRows = p.probeRows();
-        } else {
-            stats.rightRows = p.probeRows();
-        }
-        residentScanPartition = 0;
-        recordEstimates();
-        stats.probeNanos += System.nanoTime() - t;
-        phase = Phase.FINISH;
-    }
-
-    /** The cached statistics of {@code side}'s input (a hit or a miss in the stats), or null. */
+    /** The cached statistics of {@code side}'s input (counted as a hit or a miss), or null. */
     private InputStatistics known(Side side) {
         StatisticsLookup lookup = spec.statistics();
         if (lookup == null) {
             return null;
         }
-        InputStatistics s = lookup.cache().get(lookup.identity(side)).orElse(null);
+        InputStatistics s = lookup.known(side);
         if (s == null) {
-            stats.statisticsCacheMisses++;
+            cacheMisses++;
         } else {
-            stats.statisticsCacheHits++;
+            cacheHits++;
         }
         return s;
     }
 
-    /** Copies the sketches' figures into the stats and returns their memory (they are not needed after the probe). */
-    private void recordEstimates() {
-        if (ctx.sketches == null) {
-            return;
+    /**
+     * Makes the shared context, the result batch and the build phase, which takes over the plan's sketches and key
+     * filter and routes the heavy keys the level-0 plan already knows.
+     */
+    private void beginBuild(BuildSideChoice choice, BuildPlan plan) {
+        ctx = new JoinContext(spec, choice, plan.sizing(), memory, faults);
+        if (cancelRequested) {
+            ctx.cancel();
         }
-        KeySketches b = ctx.sketches.build;
-        KeySketches p = ctx.sketches.probe;
-        stats.estimates = new EstimatesVsActuals(estimateSource, buildHintRows, b.rows(), buildHintBytes, b.bytes(),
-                estimatedDistinctKeys, b.distinctEstimate());
-        StatisticsLookup lookup = spec.statistics();
-        if (lookup != null) {
-            lookup.cache().put(lookup.identity(ctx.strategy.buildSide()), b.statistics(build.heavyCandidateRows()));
-        }
-        stats.probeSampleRows = p.sketchedRows();
-        stats.probeSampleDistinctKeys = p.distinctEstimate();
-        ctx.sketches.close();
-        ctx.sketches = null;
+        output = new OutputWriter(spec.outputSchema(), spec.projection(), choice.side(), ctx.buildLayout,
+                spec.config().outputBatchRows());
+        current = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
+                plan.sizing().plan().nestedLoopKeys());
+        phase = Phase.BUILD;
+    }
+
+    private void finishBuild() throws IOException {
+        long t = System.nanoTime();
+        PartitionedProbe probe = building().finish(PartitionedProbe.stagingBytes(ctx.sizing));
+        current = probe;
+        stats.recordBuild(probe.buildReport());
+        buildNanos += System.nanoTime() - t;
+        phase = Phase.PROBE;
+    }
+
+    /** Ends the probe input (timed by the caller, as part of the probe phase). */
+    private void finishProbe() throws IOException {
+        stats.recordProbe(probing().endOfInput());
+        phase = Phase.FINISH;
     }
 
     /** Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase. */
@@ -581,36 +536,25 @@ public final class HashJoin implements AutoCloseable {
         if (phase == Phase.CLOSED) {
             return;
         }
-        stats.peakReservedBytes = memory.peakReserved();
         phase = Phase.CLOSED;
+        recordPairs();
+        stats.recordRun(outputRows, outputBatches, buildNanos, probeNanos, pairsNanos, memory.peakReserved());
         try {
-            if (spilled != null) {
+            if (current != null) {
                 try {
-                    spilled.close();
+                    current.close();
                 } catch (IOException e) {
-                    throw new UncheckedIOException("hash join: closing its spilled pairs failed: " + e.getMessage(), e);
+                    throw new UncheckedIOException("hash join: closing its " + current.getClass().getSimpleName()
+                            + " phase failed: " + e.getMessage(), e);
                 }
             }
         } finally {
             try {
-                if (probe != null) {
-                    probe.close();
-                }
-                if (build != null) {
-                    build.close();
+                if (ctx != null) {
+                    ctx.closeSpace();
                 }
             } finally {
-                try {
-                    if (ctx != null) {
-                        if (ctx.sketches != null) {
-                            ctx.sketches.close();
-                        }
-                        ctx.closeKeyFilter();
-                        ctx.closeSpace();
-                    }
-                } finally {
-                    memory.close();
-                }
+                memory.close();
             }
         }
     }

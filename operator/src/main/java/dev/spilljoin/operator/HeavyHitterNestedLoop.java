@@ -1,6 +1,16 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.operator.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.data.Bitmaps;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.row.SpilledRowDecoder;
+import dev.spilljoin.operator.table.BuildRowScan;
+import dev.spilljoin.operator.table.HashProbe;
+import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.table.JoinStrategy;
+import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
@@ -30,8 +40,9 @@ import java.io.IOException;
  * row is never emitted as unmatched by one chunk and matched by another.
  *
  * <p>Heavy-hitter keys for the stats: a small Misra–Gries summary of the chunk rows' hashes; keys holding at least a
- * tenth of the pair's build rows are counted. Later (issue 5) a sketch over the build can send known heavy keys
- * here directly, as their own pair, without waiting for re-partitioning to fail: this class takes any pair.
+ * tenth of the pair's build rows are counted. Besides pairs that re-partitioning could not split, this path takes
+ * the heavy keys' pair the build routed from its sketch or the statistics cache ({@link SpillPair#fromSketch()})
+ * when that pair does not fit in memory; its keys are counted apart from those found after re-partitioning.
  *
  * <p>Memory: one child reservation: the build reader, the chunk's pages and table, the probe reader, the next
  * probe file's writer and, when the probe file holds rows too large for the writer's buffer, a scratch page for one
@@ -41,6 +52,10 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private static final int SUMMARY_SLOTS = 16;
 
     private final JoinContext ctx;
+    /** The pair phase's counters this path adds to. */
+    private final PairCounters counters;
+    /** The join's own orientation (this path never reverses a pair) with the join-wide facts. */
+    private final JoinContext.PairOrientation orientation;
     private final SpillPair pair;
     private final MemoryReservation memory;
     private final SpilledRowDecoder decoder;
@@ -73,8 +88,11 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private long chunkRows;
     private boolean closed;
 
-    HeavyHitterNestedLoop(JoinContext ctx, SpillPair pair, SpilledRowDecoder decoder) throws IOException {
+    HeavyHitterNestedLoop(JoinContext ctx, PairCounters counters, SpillPair pair,
+                          JoinContext.PairOrientation orientation, SpilledRowDecoder decoder) throws IOException {
         this.ctx = ctx;
+        this.counters = counters;
+        this.orientation = orientation;
         this.pair = pair;
         this.decoder = decoder;
         this.buildFormat = ctx.buildFormat;
@@ -106,7 +124,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             memory.close();
             throw e;
         }
-        ctx.stats.heavyHitterRows += pair.buildRows() + pair.probeRows();
+        counters.heavyHitterRows += pair.buildRows() + pair.probeRows();
     }
 
     @Override
@@ -174,7 +192,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             pendingBlock = false;
         }
         lastChunk = buildEnded;
-        ctx.stats.nestedLoopChunks++;
+        counters.nestedLoopChunks++;
         table = JoinHashTable.tryCreate(memory, chunkRows);
         if (table == null) {
             throw new MemoryExhaustedException("hash join: the nested-loop chunk's table of "
@@ -183,13 +201,13 @@ final class HeavyHitterNestedLoop implements OutputTask {
         }
         table.insertAll(arena);
         probe = new HashProbe(table, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(), ctx.buildLayout,
-                ctx.buildRowsTotal == 0, ctx.buildNullKeyRows > 0);
+                orientation.buildEmpty(), orientation.buildHasNullKey());
         probeReader = probeFile == null ? null : probeFile.openReader(memory, ctx.sizing.readWindowBytes());
         if (!lastChunk && probeFile != null) {
             nextProbeFile = ctx.space().newFile("nested-loop-probe-L" + pair.level() + "-p" + pair.index());
             nextProbe = nextProbeFile.openWriter(memory, ctx.sizing.bufferBytes());
         }
-        scan = new BuildRowScan(arena, ctx.strategy.finish(), ctx.probeRowsTotal == 0, ctx.probeNullKeyRows > 0);
+        scan = new BuildRowScan(arena, ctx.strategy.finish(), orientation.probeEmpty(), orientation.probeHasNullKey());
         blockOffset = 0;
         blockLength = 0;
         probeDone = false;
@@ -238,7 +256,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             blockOffset = decoder.decode(block, blockLength, blockOffset);
             int n = decoder.batch().rowCount();
             long[] noTail = lastChunk ? decoder.matchedBefore() : allOnes(n);
-            probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), null, noTail, null);
+            probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), HashProbe.RowMasks.noTail(noTail));
             probing = true;
         } else if (probeReader != null && probeReader.nextBlock()) {
             block = probeReader.blockAddress();
@@ -252,7 +270,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             }
             if (nextProbe != null) {
                 nextProbe.finish();
-                ctx.stats.spilledBytesProbe += nextProbeFile.length();
+                counters.spilledBytesProbe += nextProbeFile.length();
                 nextProbe.close();
                 nextProbe = null;
                 probeFile = nextProbeFile;
@@ -280,7 +298,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         int capacity = ctx.sizing.recordCapacity();
         SpillRowFormat format = decoder.format();
         for (int i = 0; i < n; i++) {
-            boolean matched = probe.matched(i) || (before[i >>> 6] & (1L << i)) != 0;
+            boolean matched = probe.matched(i) || Bitmaps.isSet(before, i);
             if (matched && dropsMatched) {
                 continue;
             }
@@ -332,9 +350,9 @@ final class HeavyHitterNestedLoop implements OutputTask {
         closed = true;
         try {
             long keys = heavyKeys();
-            ctx.stats.heavyHitterKeys += keys;
+            counters.heavyHitterKeys += keys;
             if (!pair.fromSketch()) {
-                ctx.stats.heavyHitterKeysFromRepartitioning += keys;
+                counters.heavyHitterKeysFromRepartitioning += keys;
             }
             if (probeReader != null) {
                 probeReader.close();

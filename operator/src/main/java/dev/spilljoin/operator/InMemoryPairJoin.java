@@ -1,5 +1,13 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.row.SpilledRowDecoder;
+import dev.spilljoin.operator.table.BuildRowScan;
+import dev.spilljoin.operator.table.HashProbe;
+import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
@@ -10,7 +18,7 @@ import java.io.IOException;
 
 /**
  * Joins one spilled partition pair whose build rows fit in memory: loads the build file into an arena, expanding
- * its rows from the {@link SpillRowFormat} back into in-memory {@link RowLayout} rows (walkable rows again), builds an independent table over it
+ * its rows from the {@link SpillRowFormat} back into in-memory {@link dev.spilljoin.operator.row.RowLayout} rows (walkable rows again), builds an independent table over it
  * (h2 = the top bits of the stored hash; h1 chose the partition from other bits), streams the probe file through
  * {@link SpilledRowDecoder} and the shared {@link HashProbe}, then runs the finish pass over the loaded rows
  * ({@link BuildRowScan}). Resumable at every output batch.
@@ -76,7 +84,7 @@ final class InMemoryPairJoin implements OutputTask {
                     orientation.encoder(ctx.hashIsKey), orientation.buildLayout(), orientation.buildEmpty(),
                     orientation.buildHasNullKey());
             this.probeReader = streamed == null ? null : streamed.openReader(memory, ctx.sizing.readWindowBytes());
-            boolean dropped = pair.level() == 0 && pair.index() == ctx.config.faultDropUnmatchedBuildRowsOfPartition();
+            boolean dropped = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
             this.scan = dropped ? null : new BuildRowScan(arena, orientation.strategy().finish(),
                     orientation.probeEmpty(), orientation.probeHasNullKey());
         } catch (IOException | RuntimeException e) {
@@ -115,7 +123,7 @@ final class InMemoryPairJoin implements OutputTask {
             } else if (blockOffset < blockLength) {
                 ctx.checkCancelled();
                 blockOffset = decoder.decode(block, blockLength, blockOffset);
-                probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), null, null, null);
+                probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), HashProbe.RowMasks.NONE);
                 probing = true;
             } else if (probeReader != null && probeReader.nextBlock()) {
                 block = probeReader.blockAddress();

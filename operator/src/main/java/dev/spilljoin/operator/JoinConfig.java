@@ -3,8 +3,9 @@ package dev.spilljoin.operator;
 import java.nio.file.Path;
 
 /**
- * Tuning and test knobs of a join, immutable. Zero (or null) means "choose automatically from the budget and the
- * size hints"; tests set the knobs to force spilling, recursion and the nested-loop path on small inputs.
+ * Tuning and test knobs of a join, immutable; made with {@link #builder()} (or {@link #toBuilder()} of another
+ * configuration). Zero (or null) means "choose automatically from the budget and the size hints"; tests set the knobs
+ * to force spilling, recursion and the nested-loop path on small inputs.
  *
  * @param pageSize            bytes of an off-heap row page (a multiple of 8, at least 64); an upper bound: the join
  *                            uses smaller pages when the budget is small (see {@link SpillSizing})
@@ -22,18 +23,10 @@ import java.nio.file.Path;
  *                            (default true; tests turn it off to reach the nested-loop path with a small probe side)
  * @param pairMemoryLimit     test knob: the most bytes a spilled pair (or a nested-loop chunk) may load, 0 = the
  *                            budget; small values force re-partitioning and the nested-loop path
- * @param faultDropUnmatchedBuildRowsOfPartition TEST-ONLY fault injection, -1 (off) by default: the finish pass
- *                            of the level-0 spilled partition with this index emits nothing, so outer/anti results
- *                            lose rows (that partition is never joined with its roles reversed, so the rows really
- *                            are dropped). Exists only to prove that integration tests' oracle comparisons have teeth.
- * @param faultFailSpillWritesAfterBlocks TEST-ONLY fault injection, -1 (off) by default: after this many spill
- *                            blocks are written, the next block write fails as a failing disk would
- *                            ({@code SpillSpace.failWritesAfterBlocks}); for tests of failure cleanup.
  */
 public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path spillDirectory, int fanoutLog2,
                          int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth, boolean forceSpill,
-                         boolean roleReversal, long pairMemoryLimit, int faultDropUnmatchedBuildRowsOfPartition,
-                         long faultFailSpillWritesAfterBlocks) {
+                         boolean roleReversal, long pairMemoryLimit) {
     /**
      * The default maximum recursion depth: 32 levels of re-partitioning below level 0, a safety bound only. A pair
      * that does not fit is re-partitioned for as long as it splits (see {@code SpilledPairs}): at the smallest
@@ -48,7 +41,8 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
      * ({@code NativeMemory}), which halves the cost of the random loads of probing a large table on a VM; small
      * budgets still get small pages ({@link SpillSizing}: at most an eighth of the budget in partially filled pages).
      */
-    public static final JoinConfig DEFAULT = new JoinConfig(4 << 20, 1024, null);
+    public static final JoinConfig DEFAULT = new JoinConfig(4 << 20, 1024, null, null, 0, 0, 0,
+            DEFAULT_MAX_RECURSION_DEPTH, false, true, 0);
 
     public JoinConfig {
         if (pageSize < 64 || (pageSize & 7) != 0) {
@@ -76,80 +70,109 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
         }
     }
 
-    /** The original three knobs; everything else automatic. */
-    public JoinConfig(int pageSize, int outputBatchRows, Side buildSide) {
-        this(pageSize, outputBatchRows, buildSide, null, 0, 0, 0, DEFAULT_MAX_RECURSION_DEPTH, false, true, 0, -1, -1);
+    /** A builder starting from {@link #DEFAULT}. */
+    public static Builder builder() {
+        return DEFAULT.toBuilder();
     }
 
-    public JoinConfig withPageSize(int bytes) {
-        return new JoinConfig(bytes, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
+    /** A builder starting from this configuration. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    public JoinConfig withOutputBatchRows(int rows) {
-        return new JoinConfig(pageSize, rows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
-    }
+    /** Builds a {@link JoinConfig}; each setter names one knob of the record header, {@link #build()} validates. */
+    public static final class Builder {
+        private int pageSize;
+        private int outputBatchRows;
+        private Side buildSide;
+        private Path spillDirectory;
+        private int fanoutLog2;
+        private int spillBufferBytes;
+        private int spillWindowBytes;
+        private int maxRecursionDepth;
+        private boolean forceSpill;
+        private boolean roleReversal;
+        private long pairMemoryLimit;
 
-    public JoinConfig withBuildSide(Side side) {
-        return new JoinConfig(pageSize, outputBatchRows, side, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
-    }
+        private Builder(JoinConfig from) {
+            pageSize = from.pageSize;
+            outputBatchRows = from.outputBatchRows;
+            buildSide = from.buildSide;
+            spillDirectory = from.spillDirectory;
+            fanoutLog2 = from.fanoutLog2;
+            spillBufferBytes = from.spillBufferBytes;
+            spillWindowBytes = from.spillWindowBytes;
+            maxRecursionDepth = from.maxRecursionDepth;
+            forceSpill = from.forceSpill;
+            roleReversal = from.roleReversal;
+            pairMemoryLimit = from.pairMemoryLimit;
+        }
 
-    public JoinConfig withSpillDirectory(Path directory) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, directory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
-    }
+        public Builder pageSize(int bytes) {
+            this.pageSize = bytes;
+            return this;
+        }
 
-    /** Forces the fanout (partitions per level = 2^log2) and the spill buffer and window sizes (0 = automatic). */
-    public JoinConfig withSpillSizes(int fanoutLog2, int bufferBytes, int windowBytes) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, bufferBytes,
-                windowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
-    }
+        public Builder outputBatchRows(int rows) {
+            this.outputBatchRows = rows;
+            return this;
+        }
 
-    public JoinConfig withMaxRecursionDepth(int depth) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, depth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
-    }
+        /** The build side, or null to choose it from the size hints. */
+        public Builder buildSide(Side side) {
+            this.buildSide = side;
+            return this;
+        }
 
-    /** Test knob: every partition spills during the build. */
-    public JoinConfig withForceSpill(boolean force) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, force, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
-    }
+        public Builder spillDirectory(Path directory) {
+            this.spillDirectory = directory;
+            return this;
+        }
 
-    /** Whether spilled pairs may be joined with their roles reversed when the probe file is the smaller. */
-    public JoinConfig withRoleReversal(boolean reverse) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, reverse, pairMemoryLimit,
-                faultDropUnmatchedBuildRowsOfPartition, faultFailSpillWritesAfterBlocks);
-    }
+        /** Partitions per level as a power of two (1..10), 0 = automatic. */
+        public Builder fanoutLog2(int log2) {
+            this.fanoutLog2 = log2;
+            return this;
+        }
 
-    /** Test knob: the most bytes a spilled pair or nested-loop chunk may load (forces recursion when small). */
-    public JoinConfig withPairMemoryLimit(long bytes) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, bytes, faultDropUnmatchedBuildRowsOfPartition,
-                faultFailSpillWritesAfterBlocks);
-    }
+        /** The write-combining buffer per spilled partition, 0 = automatic. */
+        public Builder spillBufferBytes(int bytes) {
+            this.spillBufferBytes = bytes;
+            return this;
+        }
 
-    /** TEST-ONLY fault injection (see the record header); -1 turns it off. */
-    public JoinConfig withFaultDropUnmatchedBuildRowsOfPartition(int partition) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, partition,
-                faultFailSpillWritesAfterBlocks);
-    }
+        /** The mapped window of each spill writer and reader, 0 = automatic. */
+        public Builder spillWindowBytes(int bytes) {
+            this.spillWindowBytes = bytes;
+            return this;
+        }
 
-    /** TEST-ONLY fault injection (see the record header); -1 turns it off. */
-    public JoinConfig withFaultFailSpillWritesAfterBlocks(long blocks) {
-        return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit, faultDropUnmatchedBuildRowsOfPartition,
-                blocks);
+        public Builder maxRecursionDepth(int depth) {
+            this.maxRecursionDepth = depth;
+            return this;
+        }
+
+        /** Test knob: every partition spills during the build. */
+        public Builder forceSpill(boolean force) {
+            this.forceSpill = force;
+            return this;
+        }
+
+        /** Whether spilled pairs may be joined with their roles reversed when the probe file is the smaller. */
+        public Builder roleReversal(boolean reverse) {
+            this.roleReversal = reverse;
+            return this;
+        }
+
+        /** Test knob: the most bytes a spilled pair or nested-loop chunk may load (forces recursion when small). */
+        public Builder pairMemoryLimit(long bytes) {
+            this.pairMemoryLimit = bytes;
+            return this;
+        }
+
+        public JoinConfig build() {
+            return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
+                    spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
+        }
     }
 }

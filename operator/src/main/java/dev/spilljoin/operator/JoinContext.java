@@ -1,6 +1,10 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.KeyEncoder;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.SpillSpace;
 
@@ -11,18 +15,23 @@ import java.nio.file.Paths;
 import java.util.concurrent.CancellationException;
 
 /**
- * What every phase of one hybrid join shares: the spec and its {@link JoinStrategy}, the memory plan
- * ({@link SpillSizing}), the join's reservation, both sides' row layouts and spill formats, the stats, cancellation, and the spill
- * space, created at the first spill (a join that fits in memory never touches the disk). Closing the join closes
- * the space: the single cleanup path for every spill file.
+ * What every phase of one hybrid join shares, fixed before the build: the spec, the build-side choice and its
+ * {@link JoinStrategy}, the memory plan ({@link SpillSizing}), the join's reservation, both sides' row layouts and
+ * spill formats, the test-only fault points, cancellation, and the spill space, created at the first
+ * spill (a join that fits in memory never touches the disk). Nothing here is filled in later by a phase: what a
+ * phase learns travels to the next phase in its hand-over. The context owns the spill space: closing it
+ * ({@link #closeSpace}, by the join) is the single cleanup path for every spill file.
  */
 final class JoinContext {
     final JoinSpec spec;
     final JoinConfig config;
+    /** The build side and what was known of its input before the first row. */
+    final BuildSideChoice choice;
     final JoinStrategy strategy;
     final SpillSizing sizing;
     final MemoryReservation memory;
-    final JoinStats stats;
+    /** The test-only fault points ({@link JoinFaults#NONE} outside tests). */
+    final JoinFaults faults;
     /** Layout of build rows: build keys plus the build columns the output needs. */
     final RowLayout buildLayout;
     /** Layout of spilled probe rows: probe keys plus the probe columns the output needs. */
@@ -34,25 +43,18 @@ final class JoinContext {
     final int[] probeKeys;
     /** Whether equal stored hashes mean equal keys (a single fixed-width key column; see HashFunctions). */
     final boolean hashIsKey;
-    /** Join-wide facts the pair phase needs (set when the build and the probe pass end). */
-    long buildRowsTotal;
-    long buildNullKeyRows;
-    long probeRowsTotal;
-    long probeNullKeyRows;
-    /** The join's key sketches, or null when the budget had no room for them. */
-    JoinSketches sketches;
-    /** The build keys' filter, consulted before a probe row is spilled; null when off or no longer useful. */
-    BuildKeyFilter keyFilter;
     private volatile boolean cancelled;
     private SpillSpace space;
 
-    JoinContext(JoinSpec spec, JoinStrategy strategy, SpillSizing sizing, MemoryReservation memory, JoinStats stats) {
+    JoinContext(JoinSpec spec, BuildSideChoice choice, SpillSizing sizing, MemoryReservation memory,
+                JoinFaults faults) {
         this.spec = spec;
         this.config = spec.config();
-        this.strategy = strategy;
+        this.choice = choice;
+        this.strategy = JoinStrategy.of(spec.joinType(), choice.side());
         this.sizing = sizing;
         this.memory = memory;
-        this.stats = stats;
+        this.faults = faults;
         Side build = strategy.buildSide();
         Side probe = build.other();
         this.buildLayout = layoutOf(spec, build);
@@ -78,7 +80,7 @@ final class JoinContext {
     /**
      * How a spilled pair is joined: the join's own orientation, or (reversed) with the probe side's rows loaded into
      * the table and the build side's rows streamed, the join type mapped to that orientation by
-     * {@link JoinStrategy} and the join-wide facts swapped with the sides.
+     * {@link JoinStrategy} and the join-wide facts ({@code totals}) swapped with the sides.
      */
     record PairOrientation(boolean reversed, JoinStrategy strategy, Side buildSide, RowLayout buildLayout,
                            RowLayout probeLayout, Schema probeSchema, int[] probeKeys, boolean buildEmpty,
@@ -88,16 +90,19 @@ final class JoinContext {
         }
     }
 
-    PairOrientation orientation(boolean reversed) {
+    PairOrientation orientation(InputTotals totals, boolean reversed) {
         Side build = strategy.buildSide();
+        boolean buildEmpty = totals.buildRows() == 0;
+        boolean buildHasNullKey = totals.buildNullKeyRows() > 0;
+        boolean probeEmpty = totals.probeRows() == 0;
+        boolean probeHasNullKey = totals.probeNullKeyRows() > 0;
         if (!reversed) {
             return new PairOrientation(false, strategy, build, buildLayout, probeLayout, probeSchema, probeKeys,
-                    buildRowsTotal == 0, buildNullKeyRows > 0, probeRowsTotal == 0, probeNullKeyRows > 0);
+                    buildEmpty, buildHasNullKey, probeEmpty, probeHasNullKey);
         }
         Side flipped = build.other();
         return new PairOrientation(true, JoinStrategy.of(spec.joinType(), flipped), flipped, probeLayout, buildLayout,
-                spec.schema(build), spec.keys(build), probeRowsTotal == 0, probeNullKeyRows > 0, buildRowsTotal == 0,
-                buildNullKeyRows > 0);
+                spec.schema(build), spec.keys(build), probeEmpty, probeHasNullKey, buildEmpty, buildHasNullKey);
     }
 
     /** The join's spill space, created on first use under the configured directory. */
@@ -111,25 +116,12 @@ final class JoinContext {
                 throw new UncheckedIOException("hash join: cannot create a spill directory under " + root
                         + ": " + e.getMessage() + "; point the spill directory at a writable disk", e);
             }
-            if (config.faultFailSpillWritesAfterBlocks() >= 0) {
-                space.failWritesAfterBlocks(config.faultFailSpillWritesAfterBlocks());
-            }
+            faults.spillSpaceCreated(space);
             if (cancelled) {
                 space.cancel();
             }
         }
         return space;
-    }
-
-    /** Gives the build-key filter's memory back (it is not needed once nothing more can spill); idempotent. */
-    void closeKeyFilter() {
-        if (keyFilter != null) {
-            stats.probeRowsFilterChecked = keyFilter.checked();
-            stats.probeRowsExcludedByRange = keyFilter.excludedByRange();
-            stats.probeRowsExcludedByBloom = keyFilter.excludedByBloom();
-            keyFilter.close();
-            keyFilter = null;
-        }
     }
 
     /** Asks the join to stop at its next batch or block boundary (any thread). */

@@ -11,7 +11,7 @@ import dev.spilljoin.spill.MemoryReservation;
  *
  * <p>Memory: both sketches' peak ({@link KeySketches#memoryBytes()}) is reserved in a child reservation of the join
  * before the first row; when the budget cannot hold that beside the join's minimum, the join runs without sketches
- * ({@link #reserve} returns null and says why in the stats). The sketches live on the heap; the reservation only
+ * ({@link #reserve} returns none and says why). The sketches live on the heap; the reservation only
  * accounts for them. {@link #close()} returns the bytes (after the probe pass; the statistics are copied out first).
  */
 final class JoinSketches implements AutoCloseable {
@@ -35,26 +35,22 @@ final class JoinSketches implements AutoCloseable {
     }
 
     /**
-     * Sketches reserved from {@code memory}, or null (with the reason in {@code stats}) when its limit cannot hold
-     * them beside {@code minimumBudget}.
+     * Sketches reserved from {@code memory}, or none (with the reason) when its limit cannot hold them beside
+     * {@code minimumBudget}.
      */
-    static JoinSketches reserve(MemoryReservation memory, long minimumBudget, JoinStats stats) {
+    static Reserved<JoinSketches> reserve(MemoryReservation memory, long minimumBudget) {
         long bytes = memoryBytes();
         if (memory.limit() - minimumBudget < bytes) {
-            stats.sketchNote = "off: the budget of " + ByteSize.format(memory.limit()) + " cannot hold "
+            return Reserved.off("the budget of " + ByteSize.format(memory.limit()) + " cannot hold "
                     + ByteSize.format(bytes) + " of sketches beside the join's minimum of "
-                    + ByteSize.format(minimumBudget);
-            return null;
+                    + ByteSize.format(minimumBudget));
         }
         MemoryReservation child = memory.newChild("key-sketches");
         if (!child.tryGrow(bytes)) {
             child.close();
-            stats.sketchNote = "off: " + ByteSize.format(bytes) + " of sketches were refused by the budget";
-            return null;
+            return Reserved.off(ByteSize.format(bytes) + " of sketches were refused by the budget");
         }
-        stats.sketchNote = "on";
-        stats.sketchBytes = bytes;
-        return new JoinSketches(child);
+        return Reserved.on(new JoinSketches(child), bytes);
     }
 
     @Override

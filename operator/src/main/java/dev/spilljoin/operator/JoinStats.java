@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.estimator.EstimatesVsActuals;
+import dev.spilljoin.operator.table.BuildKeyFilter;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,56 +12,60 @@ import java.util.Locale;
  * (fanout planned and used per level, resident partitions planned and kept, spill buffer and window sizes), what
  * spilled (partitions per level, bytes per side), the recursion depth
  * reached, the nested-loop path (heavy-hitter keys and rows), the peak memory reserved and the time per phase.
- * Rendered as JSON by {@link #toJson()} with the CLI's field names (snake case). Filled by the join as it runs;
- * read it after.
+ * Rendered as JSON by {@link #toJson()} with the CLI's field names (snake case).
+ *
+ * <p>A report, not live state: no phase writes it and no loop reads it. Each phase counts in its own plain fields
+ * and the join folds them in here when the phase ends ({@link #recordPlan}, {@link #recordBuild},
+ * {@link #recordProbe}, {@link #recordPairs}) and its own totals whenever the stats are asked for
+ * ({@link #recordRun}). Read it after the join, or between phases.
  */
 public final class JoinStats {
-    Side buildSide;
-    String joinType;
-    long leftRows;
-    long rightRows;
-    long buildRowsStored;
-    long outputRows;
-    long outputBatches;
-    long rowBytes;
-    long tableBuckets;
-    long tableBytes;
-    long peakReservedBytes;
-    long budgetBytes;
-    int fanout;
-    int spillBufferBytes;
-    int spillWindowBytes;
-    int residentPartitions;
-    List<Integer> plannedFanoutLog2PerLevel = List.of();
-    int plannedResidentPartitions;
-    final List<Integer> fanoutPerLevel = new ArrayList<>();
-    long spilledBytesBuild;
-    long spilledBytesProbe;
-    final List<Long> partitionsPerLevel = new ArrayList<>();
-    int maxRecursionDepth;
-    long heavyHitterKeys;
-    long heavyHitterRows;
-    long nestedLoopChunks;
-    long roleReversals;
-    long heavyHitterKeysFromSketch;
-    long heavyHitterKeysFromCache;
-    long statisticsCacheHits;
-    long statisticsCacheMisses;
-    long heavyHitterRowsFromSketch;
-    long heavyHitterKeysFromRepartitioning;
-    String sketchNote = "off";
-    long sketchBytes;
-    String keyFilterNote = "off";
-    long keyFilterBytes;
-    long probeRowsFilterChecked;
-    long probeRowsExcludedByRange;
-    long probeRowsExcludedByBloom;
-    long probeSampleRows;
-    long probeSampleDistinctKeys;
-    EstimatesVsActuals estimates;
-    long buildNanos;
-    long probeNanos;
-    long spilledPairsNanos;
+    private Side buildSide;
+    private String joinType;
+    private long leftRows;
+    private long rightRows;
+    private long buildRowsStored;
+    private long outputRows;
+    private long outputBatches;
+    private long rowBytes;
+    private long tableBuckets;
+    private long tableBytes;
+    private long peakReservedBytes;
+    private long budgetBytes;
+    private int fanout;
+    private int spillBufferBytes;
+    private int spillWindowBytes;
+    private int residentPartitions;
+    private List<Integer> plannedFanoutLog2PerLevel = List.of();
+    private int plannedResidentPartitions;
+    private final List<Integer> fanoutPerLevel = new ArrayList<>();
+    private long spilledBytesBuild;
+    private long spilledBytesProbe;
+    private final List<Long> partitionsPerLevel = new ArrayList<>();
+    private int maxRecursionDepth;
+    private long heavyHitterKeys;
+    private long heavyHitterRows;
+    private long nestedLoopChunks;
+    private long roleReversals;
+    private long heavyHitterKeysFromSketch;
+    private long heavyHitterKeysFromCache;
+    private long statisticsCacheHits;
+    private long statisticsCacheMisses;
+    private long heavyHitterRowsFromSketch;
+    private long heavyHitterKeysFromRepartitioning;
+    private String sketchNote = "off";
+    private long sketchBytes;
+    private String keyFilterNote = "off";
+    private long keyFilterBytes;
+    private long probeRowsFilterChecked;
+    private long probeRowsExcludedByRange;
+    private long probeRowsExcludedByBloom;
+    private long probeSampleRows;
+    private long probeSampleDistinctKeys;
+    private EstimatesVsActuals estimates;
+    private long buildNanos;
+    private long probeNanos;
+    private long spilledPairsNanos;
 
     public Side buildSide() {
         return buildSide;
@@ -249,18 +254,110 @@ public final class JoinStats {
         return estimates;
     }
 
-    void countPartitions(int level, long count) {
-        while (partitionsPerLevel.size() <= level) {
-            partitionsPerLevel.add(0L);
-        }
-        partitionsPerLevel.set(level, partitionsPerLevel.get(level) + count);
+    /** Spill buffer bytes per partition writer (for tests that re-plan). */
+    int spillBufferBytes() {
+        return spillBufferBytes;
     }
 
-    void recordFanout(int level, int partitions) {
-        while (fanoutPerLevel.size() <= level) {
-            fanoutPerLevel.add(0);
+    /** Mapped window bytes per partition writer (for tests that re-plan). */
+    int spillWindowBytes() {
+        return spillWindowBytes;
+    }
+
+    /** The join's type and budget, known at its creation. */
+    void recordStart(String type, long budget) {
+        this.joinType = type;
+        this.budgetBytes = budget;
+    }
+
+    /**
+     * The plan made before the first row: the build side, the statistics-cache lookups, the sketches and the key
+     * filter (on, or why not, and their bytes) and the memory layout with the planner's level-0 plan.
+     */
+    void recordPlan(Side side, long cacheHits, long cacheMisses, Reserved<JoinSketches> sketches,
+                    Reserved<BuildKeyFilter> keyFilter, SpillSizing sizing) {
+        this.buildSide = side;
+        this.statisticsCacheHits = cacheHits;
+        this.statisticsCacheMisses = cacheMisses;
+        this.sketchNote = sketches.note();
+        this.sketchBytes = sketches.bytes();
+        this.keyFilterNote = keyFilter.note();
+        this.keyFilterBytes = keyFilter.bytes();
+        this.spillBufferBytes = sizing.bufferBytes();
+        this.spillWindowBytes = sizing.windowBytes();
+        this.fanout = sizing.fanout();
+        this.plannedFanoutLog2PerLevel = sizing.plan().fanoutLog2PerLevel();
+        this.plannedResidentPartitions = sizing.plan().residentPartitions();
+    }
+
+    /** The build pass's report (level 0). */
+    void recordBuild(BuildReport r) {
+        if (buildSide == Side.LEFT) {
+            leftRows = r.rows();
+        } else {
+            rightRows = r.rows();
         }
-        fanoutPerLevel.set(level, Math.max(fanoutPerLevel.get(level), partitions));
+        heavyHitterRowsFromSketch = r.heavyRowsFromSketch();
+        heavyHitterKeysFromSketch = r.heavyKeysFromSketch();
+        heavyHitterKeysFromCache = r.heavyKeysFromCache();
+        spilledBytesBuild += r.spilledBytes();
+        PairCounters.addAt(partitionsPerLevel, 0, r.spilledPartitions());
+        residentPartitions = r.residentPartitions();
+        fanout = r.fanout();
+        PairCounters.maxAt(fanoutPerLevel, 0, r.fanout());
+        buildRowsStored = r.residentRows();
+        rowBytes = r.residentBytes();
+        tableBuckets = r.tableBuckets();
+        tableBytes = r.tableBytes();
+    }
+
+    /** The probe pass's report (level 0). */
+    void recordProbe(ProbeReport r) {
+        if (buildSide == Side.LEFT) {
+            rightRows = r.rows();
+        } else {
+            leftRows = r.rows();
+        }
+        spilledBytesProbe += r.spilledBytes();
+        probeRowsFilterChecked = r.filterChecked();
+        probeRowsExcludedByRange = r.excludedByRange();
+        probeRowsExcludedByBloom = r.excludedByBloom();
+        estimates = r.estimates();
+        probeSampleRows = r.sampleRows();
+        probeSampleDistinctKeys = r.sampleDistinctKeys();
+    }
+
+    /** The spilled-pairs phase's counters (every level below 0); fold once, when the phase ends. */
+    void recordPairs(PairCounters c) {
+        spilledBytesBuild += c.spilledBytesBuild;
+        spilledBytesProbe += c.spilledBytesProbe;
+        for (int level = 0; level < c.partitionsPerLevel.size(); level++) {
+            PairCounters.addAt(partitionsPerLevel, level, c.partitionsPerLevel.get(level));
+        }
+        for (int level = 0; level < c.fanoutPerLevel.size(); level++) {
+            PairCounters.maxAt(fanoutPerLevel, level, c.fanoutPerLevel.get(level));
+        }
+        maxRecursionDepth = Math.max(maxRecursionDepth, c.maxRecursionDepth);
+        heavyHitterKeys += c.heavyHitterKeys;
+        heavyHitterRows += c.heavyHitterRows;
+        nestedLoopChunks += c.nestedLoopChunks;
+        roleReversals += c.roleReversals;
+        heavyHitterKeysFromRepartitioning += c.heavyHitterKeysFromRepartitioning;
+    }
+
+    /** The join's own running totals: result rows and batches, the time per phase and the peak reserved. */
+    void recordRun(long rowsOut, long batchesOut, long buildTime, long probeTime, long pairsTime, long peakReserved) {
+        this.outputRows = rowsOut;
+        this.outputBatches = batchesOut;
+        this.buildNanos = buildTime;
+        this.probeNanos = probeTime;
+        this.spilledPairsNanos = pairsTime;
+        this.peakReservedBytes = peakReserved;
+    }
+
+    /** The time of the build, probe and spilled-pairs phases together, in nanoseconds. */
+    long phaseNanos() {
+        return buildNanos + probeNanos + spilledPairsNanos;
     }
 
     public String toJson() {

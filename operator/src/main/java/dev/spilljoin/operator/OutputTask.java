@@ -1,5 +1,7 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.table.OutputWriter;
+
 import java.io.IOException;
 
 /**

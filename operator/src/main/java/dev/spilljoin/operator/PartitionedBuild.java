@@ -4,9 +4,16 @@ import dev.spilljoin.estimator.HeavyHitters;
 import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.RowWriter;
+import dev.spilljoin.operator.table.BuildKeyFilter;
+import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
-import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.SpillFile;
 
@@ -21,13 +28,13 @@ import java.util.Arrays;
  *
  * <p>Algorithm, per batch: hash once ({@link KeyHasher}), pick each row's partition, serialize the rows with one
  * {@link RowWriter} call straight into their partitions' arenas; rows of spilled partitions go into a small staging
- * arena and from there, encoded ({@link SpillRowFormat}), to their
+ * arena and from there, encoded ({@link dev.spilljoin.operator.row.SpillRowFormat}), to their
  * partition's write-combining buffer. When a page is refused (the budget is full)
  * and no progress was made, the largest resident partition is spilled (its rows encoded out, its pages freed), and
  * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the
  * probe pass's staging pages) does not fit, more partitions spill.
  *
- * <p>Heavy keys (issue 5): every build batch's hashes also feed the join's {@link KeySketches}. Every
+ * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches}. Every
  * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
  * the candidates: keys above their partition's fair share of the rows so far ({@link #heavyCandidateRows()}; a key
  * at or below it cannot be what makes its partition overflow, and re-partitioning splits such partitions). Which of
@@ -35,21 +42,26 @@ import java.util.Arrays;
  * ({@link SpillSizing#nestedLoopKeys}): those whose rows, projected to the whole input, would overflow their
  * partition beside its share of the other keys. A routed key whose partition is still resident is accepted: its rows
  * already in that partition's arena are moved out (the arena's pages are compacted in place) to the extra partition
- * {@link #heavyPartition()}, which is always spilled, and every later build row of it goes there too; the probe pass
+ * {@link BuildOutput#heavyPartition()}, which is always spilled, and every later build row of it goes there too; the probe pass
  * sends all probe rows with that hash there as well, so the heavy pair holds every row of its keys; it is a stuck
  * pair (joined in memory if it fits, else straight on the nested-loop path, never re-partitioned). Keys the level-0
- * plan already routes (a statistics-cache hit) go there from the first row ({@link #routeKnownHeavyKeys}). A routed
+ * plan already routes (a statistics-cache hit) go there from the first row (given to the constructor). A routed
  * key whose partition has already spilled is not accepted (its early rows are on disk; splitting them from its later
  * rows would part build rows of one key): re-partitioning remains the fallback for it and for keys the sketch
  * missed. Periodic detection, not a pre-pass: the input streams once. NULL-key rows are sketched with the rest (their
  * hash is a constant), but never routed as heavy.
  *
+ * <p>Ownership: this phase owns the resident arenas, the staging arena, the build spill writer with its writer share,
+ * and the key filter and sketches it was given; {@link #finish} hands all that outlives the build to the probe pass
+ * in one {@link BuildOutput} (the writer share moved to the probe's writer) and owns nothing afterwards.
+ *
  * <p>Invariants: partition 0 spills last, and only when a reservation is refused (or {@link JoinConfig#forceSpill});
- * memory for every spilled partition's writer was set aside before the first row ({@code writerShare}), so spilling
+ * memory for every spilled partition's writer was set aside before the first row (the share its
+ * {@link ReservedSpillWriter} owns), so spilling
  * never needs memory it cannot get; NULL-key build rows never match and never enter a table: they are kept only when
  * the finish pass may emit them, and travel with partition 0 so that the pass holding partition 0 emits them.
  */
-final class PartitionedBuild implements AutoCloseable {
+final class PartitionedBuild implements JoinPhase {
     static final int HEAVY_CHECK_EVERY_BATCHES = 4;
     static final int MAX_HEAVY_KEYS = 64;
     private final JoinContext ctx;
@@ -59,25 +71,39 @@ final class PartitionedBuild implements AutoCloseable {
     private final RowArena[] target;
     private final boolean[] spilled;
     private final RowArena staging;
-    private final MemoryReservation writerShare;
+    /** The level-0 build spill writer and the writer share it owns (set aside before the first row). */
+    private final ReservedSpillWriter spill;
     private final RowWriter rowWriter;
     private final KeyHasher hasher;
     private final boolean keepNullKeys;
-    private ReservedSpillWriter spill;
+    /** The join's key sketches (null without them): fed here, handed to the probe pass. */
+    private final JoinSketches sketches;
+    /** The build keys' filter (null when off or dropped): fed here, handed to the probe pass. */
+    private BuildKeyFilter keyFilter;
+    /** Set when {@link #finish} handed everything on: this phase then owns nothing. */
+    private boolean handedOver;
     private long[] hashes = new long[0];
     private long[] nullKeys = new long[0];
     private int[] partitionOfRow = new int[0];
     private long rowsIn;
     private long nullKeyRows;
+    /** The resident table, once {@link #finish} created it. */
     private JoinHashTable table;
     private final SpillFile[] files;
-    private final KeySketches sketches;
+    private final KeySketches buildSketch;
     private long[] heavyKeys = new long[0];
     private int heavyKeyCount;
     private boolean heavyRoutingOff;
+    /** Heavy keys routed from the first row because the statistics cache knew them. */
+    private long heavyKeysFromCache;
     private long batches;
 
-    PartitionedBuild(JoinContext ctx) {
+    /**
+     * The build pass of {@code ctx}'s join; it takes over {@code sketches} and {@code keyFilter} (either may be null;
+     * closed here if this constructor fails) and routes {@code knownHeavyKeys} (the level-0 plan's nested-loop keys,
+     * known from an earlier join over this input) to the heavy partition from the first row.
+     */
+    PartitionedBuild(JoinContext ctx, JoinSketches sketches, BuildKeyFilter keyFilter, HeavyHitters knownHeavyKeys) {
         this.ctx = ctx;
         this.bits = ctx.sizing.fanoutLog2();
         this.fanout = 1 << bits;
@@ -85,14 +111,14 @@ final class PartitionedBuild implements AutoCloseable {
         this.target = new RowArena[fanout + 1];
         this.spilled = new boolean[fanout + 1];
         this.files = new SpillFile[fanout + 1];
-        this.sketches = ctx.sketches == null ? null : ctx.sketches.build;
-        this.writerShare = ctx.memory.newChild("spill-writer-share");
-        long share = fanout * ctx.sizing.writerShare();
-        if (!writerShare.tryGrow(share)) {
-            writerShare.close();
-            throw new MemoryExhaustedException("hash join: cannot set aside " + ByteSize.format(share)
-                    + " for its spill writers (" + ctx.sizing.describe() + "): only "
-                    + ByteSize.format(ctx.memory.headroom()) + " of the budget is free");
+        this.sketches = sketches;
+        this.keyFilter = keyFilter;
+        this.buildSketch = sketches == null ? null : sketches.build;
+        try {
+            this.spill = ReservedSpillWriter.setAside(ctx, "build-L0", fanout + 1, fanout, ctx.buildFormat);
+        } catch (RuntimeException e) {
+            closeAll(sketches, keyFilter);
+            throw e;
         }
         this.staging = new RowArena(ctx.memory, ctx.sizing.pageSize());
         for (int p = 0; p <= fanout; p++) {
@@ -108,6 +134,20 @@ final class PartitionedBuild implements AutoCloseable {
                 markSpilled(p);
             }
         }
+        routeKnownHeavyKeys(knownHeavyKeys);
+    }
+
+    /** Closes the sketches and the key filter (either may be null). */
+    static void closeAll(JoinSketches sketches, BuildKeyFilter keyFilter) {
+        try {
+            if (sketches != null) {
+                sketches.close();
+            }
+        } finally {
+            if (keyFilter != null) {
+                keyFilter.close();
+            }
+        }
     }
 
     void add(Batch batch) throws IOException {
@@ -119,13 +159,13 @@ final class PartitionedBuild implements AutoCloseable {
             partitionOfRow = new int[n];
         }
         boolean anyNull = hasher.hash(batch, hashes, nullKeys);
-        if (sketches != null && !heavyRoutingOff && batches > 0 && batches % HEAVY_CHECK_EVERY_BATCHES == 0) {
+        if (buildSketch != null && !heavyRoutingOff && batches > 0 && batches % HEAVY_CHECK_EVERY_BATCHES == 0) {
             acceptHeavyKeys();
         }
         batches++;
         rowsIn += n;
-        if (ctx.keyFilter != null) {
-            ctx.keyFilter.add(batch, hashes, nullKeys, anyNull);
+        if (keyFilter != null) {
+            keyFilter.add(batch, hashes, nullKeys, anyNull);
         }
         if (anyNull) {
             for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
@@ -133,13 +173,13 @@ final class PartitionedBuild implements AutoCloseable {
             }
         }
         for (int i = 0; i < n; i++) {
-            partitionOfRow[i] = (nullKeys[i >>> 6] & (1L << i)) != 0 ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
+            partitionOfRow[i] = Bitmaps.isSet(nullKeys, i) ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
         }
         if (heavyKeyCount > 0) {
             long[] keys = heavyKeys;
             int count = heavyKeyCount;
             for (int i = 0; i < n; i++) {
-                if ((nullKeys[i >>> 6] & (1L << i)) == 0 && Arrays.binarySearch(keys, 0, count, hashes[i]) >= 0) {
+                if (!Bitmaps.isSet(nullKeys, i) && Arrays.binarySearch(keys, 0, count, hashes[i]) >= 0) {
                     partitionOfRow[i] = fanout;
                 }
             }
@@ -152,8 +192,8 @@ final class PartitionedBuild implements AutoCloseable {
             bytes += rowWriter.writtenBytes();
             flushStaging();
             if (stop == n) {
-                if (sketches != null) {
-                    sketches.update(hashes, n, bytes);
+                if (buildSketch != null) {
+                    buildSketch.update(hashes, n, bytes);
                 }
                 return;
             }
@@ -175,12 +215,12 @@ final class PartitionedBuild implements AutoCloseable {
      * routing stays off.
      */
     private void acceptHeavyKeys() throws IOException {
-        HeavyHitters candidates = HeavyHitters.find(sketches, heavyCandidateRows());
+        HeavyHitters candidates = HeavyHitters.find(buildSketch, heavyCandidateRows());
         if (candidates.isEmpty()) {
             return;
         }
-        HeavyHitters routed = ctx.sizing.nestedLoopKeys(ctx.config, new InputStatistics(sketches.rows(),
-                sketches.bytes(), sketches.distinctEstimate(), candidates));
+        HeavyHitters routed = ctx.sizing.nestedLoopKeys(ctx.config, new InputStatistics(buildSketch.rows(),
+                buildSketch.bytes(), buildSketch.distinctEstimate(), candidates));
         for (int i = 0; i < routed.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
             long h = routed.hash(i);
             int p = HashFunctions.partitionOf(h, 0, bits);
@@ -190,20 +230,17 @@ final class PartitionedBuild implements AutoCloseable {
         }
     }
 
-    /**
-     * Routes the keys of {@code planned} (the level-0 plan's nested-loop keys, known from an earlier join over this
-     * input) to the heavy partition from the first row; call before the first batch.
-     */
-    void routeKnownHeavyKeys(HeavyHitters planned) {
+    /** Routes the keys of {@code planned} to the heavy partition from the first row. */
+    private void routeKnownHeavyKeys(HeavyHitters planned) {
         for (int i = 0; i < planned.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
             if (addHeavyKey(planned.hash(i))) {
-                ctx.stats.heavyHitterKeysFromCache++;
+                heavyKeysFromCache++;
             }
         }
     }
 
     /** Rows above a partition's fair share of the build so far: the heavy-key candidates' threshold. */
-    long heavyCandidateRows() {
+    private long heavyCandidateRows() {
         return Math.max(1, rowsIn / fanout);
     }
 
@@ -216,7 +253,7 @@ final class PartitionedBuild implements AutoCloseable {
         if (at >= 0) {
             return false;
         }
-        if (heavyKeyCount == 0 && !writerShare.tryGrow(ctx.sizing.writerShare())) {
+        if (heavyKeyCount == 0 && !spill.setAsideOneMore()) {
             heavyRoutingOff = true;
             return false;
         }
@@ -245,7 +282,7 @@ final class PartitionedBuild implements AutoCloseable {
             for (long row = start; row < end; ) {
                 int length = RowLayout.rowLength(row);
                 if (RowLayout.hash(row) == h && !RowLayout.hasNullKey(row)) {
-                    spillWriter().spill(fanout, row);
+                    spill.spill(fanout, row);
                     removed++;
                 } else {
                     if (to != row) {
@@ -261,20 +298,6 @@ final class PartitionedBuild implements AutoCloseable {
         }
     }
 
-    /** The index of the extra, always spilled partition holding the rows of the heavy keys. */
-    int heavyPartition() {
-        return fanout;
-    }
-
-    /** The accepted heavy key hashes, ascending, in {@code [0, heavyKeyCount())}. */
-    long[] heavyKeys() {
-        return heavyKeys;
-    }
-
-    int heavyKeyCount() {
-        return heavyKeyCount;
-    }
-
     /** Sends the staged rows of spilled partitions to their writers and empties the staging arena. */
     private void flushStaging() throws IOException {
         if (staging.rowCount() == 0) {
@@ -286,17 +309,10 @@ final class PartitionedBuild implements AutoCloseable {
         for (int j = 0; j < m; j++) {
             int p = partitionOfRow[rows[j]];
             if (spilled[p]) {
-                spillWriter().spill(p, addresses[j]);
+                spill.spill(p, addresses[j]);
             }
         }
         staging.clear();
-    }
-
-    private ReservedSpillWriter spillWriter() {
-        if (spill == null) {
-            spill = new ReservedSpillWriter(ctx, "build-L0", fanout + 1, writerShare, ctx.buildFormat);
-        }
-        return spill;
     }
 
     /** Spills the resident partition holding the most memory (partition 0 only when it is the last). */
@@ -322,7 +338,7 @@ final class PartitionedBuild implements AutoCloseable {
             long end = row + arena.pageUsed(page);
             while (row < end) {
                 int length = RowLayout.rowLength(row);
-                spillWriter().spill(victim, row);
+                spill.spill(victim, row);
                 row += length;
             }
         }
@@ -337,10 +353,13 @@ final class PartitionedBuild implements AutoCloseable {
 
     /**
      * Ends the build pass: reserves the resident partitions' table (spilling more partitions while it and
-     * {@code probeStagingBytes} do not fit), fills it, and seals the spilled partitions' files. The writer share
-     * then covers the probe pass's writers (one per spilled partition).
+     * {@code probeStagingBytes} do not fit), fills it, seals the spilled partitions' files, and hands everything that
+     * outlives the build to the probe pass it returns: the table and the resident rows, the spilled files, the heavy
+     * keys, the key filter, the sketches and the writer share (now covering the probe pass's writers, one per spilled
+     * partition). This phase owns nothing afterwards.
      */
-    void finish(long probeStagingBytes) throws IOException {
+    PartitionedProbe finish(long probeStagingBytes) throws IOException {
+        JoinHashTable table;
         while (true) {
             long rows = 0;
             for (int p = 0; p < fanout; p++) {
@@ -356,13 +375,15 @@ final class PartitionedBuild implements AutoCloseable {
                 }
                 break;
             }
-            if (ctx.keyFilter != null && residentPartitions() == fanout && heavyKeyCount == 0) {
+            if (keyFilter != null && residentPartitions() == fanout && heavyKeyCount == 0) {
                 // Nothing spilled yet: the filter would only speed up misses, keeping every partition is worth more.
-                ctx.closeKeyFilter();
+                keyFilter.close();
+                keyFilter = null;
                 continue;
             }
             spillLargestResident("the resident table needs " + ByteSize.format(need));
         }
+        this.table = table;
         for (int p = 0; p < fanout; p++) {
             if (!spilled[p]) {
                 table.insertAll(resident[p]);
@@ -374,34 +395,27 @@ final class PartitionedBuild implements AutoCloseable {
                 spilledCount++;
             }
         }
-        if (spill != null) {
-            int opened = spill.finish();
+        spill.finish();
+        long spilledBytes = 0;
+        long heavyRows = 0;
+        if (spill.started()) {
             for (int p = 0; p < fanout; p++) {
                 if (spilled[p]) {
                     files[p] = spill.file(p);
-                    ctx.stats.spilledBytesBuild += files[p].length();
+                    spilledBytes += files[p].length();
                 }
             }
             if (spill.used(fanout)) {
                 files[fanout] = spill.file(fanout);
-                ctx.stats.spilledBytesBuild += files[fanout].length();
-                ctx.stats.heavyHitterRowsFromSketch = files[fanout].rowCount();
-            }
-            long back = opened * ctx.sizing.writerShare();
-            if (!writerShare.tryGrow(back)) {
-                throw new MemoryExhaustedException("hash join: could not take back " + ByteSize.format(back)
-                        + " of spill writer memory for the probe pass");
+                spilledBytes += files[fanout].length();
+                heavyRows = files[fanout].rowCount();
             }
         }
         if (heavyKeyCount > 0) {
             spilledCount++;
         }
-        ctx.stats.heavyHitterKeysFromSketch = heavyKeyCount - ctx.stats.heavyHitterKeysFromCache;
-        writerShare.shrink(writerShare.reserved() - spilledCount * ctx.sizing.writerShare());
-        ctx.stats.countPartitions(0, spilledCount);
-        ctx.stats.residentPartitions = residentPartitions();
-        ctx.stats.fanout = fanout;
-        ctx.stats.recordFanout(0, fanout);
+        ReservedSpillWriter probeWriter = spill.handOver("probe-L0", fanout + 1, spilledCount, ctx.probeFormat);
+        spill.close();
         long residentRows = 0;
         long residentBytes = 0;
         for (int p = 0; p < fanout; p++) {
@@ -410,14 +424,24 @@ final class PartitionedBuild implements AutoCloseable {
                 residentBytes += resident[p].reservedBytes();
             }
         }
-        ctx.stats.buildRowsStored = residentRows;
-        ctx.stats.rowBytes = residentBytes;
-        ctx.stats.tableBuckets = table.bucketCount();
-        ctx.stats.tableBytes = table.directoryBytes();
+        BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
+                residentBytes, table.bucketCount(), table.directoryBytes(), spilledBytes,
+                heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows);
         staging.close();
+        BuildOutput out = new BuildOutput(bits, table, resident, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
+                nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
+        PartitionedProbe probe;
+        try {
+            probe = new PartitionedProbe(ctx, out);
+        } catch (RuntimeException e) {
+            probeWriter.close();
+            throw e;
+        }
+        handedOver = true;
+        return probe;
     }
 
-    int residentPartitions() {
+    private int residentPartitions() {
         int count = 0;
         for (int p = 0; p < fanout; p++) {
             if (!spilled[p]) {
@@ -427,59 +451,27 @@ final class PartitionedBuild implements AutoCloseable {
         return count;
     }
 
-    boolean isSpilled(int p) {
-        return spilled[p];
-    }
-
-    /** The sealed spill file of spilled partition {@code p}, or null if no row was ever spilled. */
-    SpillFile file(int p) {
-        return files[p];
-    }
-
-    int fanoutLog2() {
-        return bits;
-    }
-
-    JoinHashTable table() {
-        return table;
-    }
-
-    RowArena residentArena(int p) {
-        return resident[p];
-    }
-
-    MemoryReservation writerShare() {
-        return writerShare;
-    }
-
-    long rowsIn() {
-        return rowsIn;
-    }
-
-    long nullKeyRows() {
-        return nullKeyRows;
-    }
-
-    /** Frees the resident rows and table (after the resident finish pass). */
-    void releaseResident() {
-        if (table != null) {
-            table.close();
-        }
-        for (RowArena arena : resident) {
-            arena.close();
-        }
-    }
-
+    /** Releases what this phase still owns (everything, unless {@link #finish} handed it on); idempotent. */
     @Override
     public void close() {
+        if (handedOver) {
+            return;
+        }
+        handedOver = true;
         try {
-            if (spill != null) {
-                spill.close();
-            }
+            spill.close();
         } finally {
-            releaseResident();
-            staging.close();
-            writerShare.close();
+            try {
+                if (table != null) {
+                    table.close();
+                }
+                for (RowArena arena : resident) {
+                    arena.close();
+                }
+                staging.close();
+            } finally {
+                closeAll(sketches, keyFilter);
+            }
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.spill.PartitionReader;
 import dev.spilljoin.spill.PartitionedSpillWriter;
 import dev.spilljoin.spill.SpillFile;
@@ -24,7 +26,8 @@ final class Repartitioner {
     }
 
     /** The children of {@code pair} at level + 1, with their stuck marks (see {@link SpillPair}). */
-    static List<SpillPair> split(JoinContext ctx, SpillPair pair, int bits) throws IOException {
+    static List<SpillPair> split(JoinContext ctx, PairCounters counters, SpillPair pair, int bits)
+            throws IOException {
         int level = pair.level() + 1;
         int fanout = 1 << bits;
         SpillFile[] build = splitFile(ctx, pair.build(), ctx.buildFormat, level, bits, "build");
@@ -40,15 +43,15 @@ final class Repartitioner {
             boolean stuck = parentRows > 0 && rows * 10 >= parentRows * 9;
             children.add(new SpillPair(build[p], probe[p], level, p, stuck, false));
             if (build[p] != null) {
-                ctx.stats.spilledBytesBuild += build[p].length();
+                counters.spilledBytesBuild += build[p].length();
             }
             if (probe[p] != null) {
-                ctx.stats.spilledBytesProbe += probe[p].length();
+                counters.spilledBytesProbe += probe[p].length();
             }
         }
-        ctx.stats.countPartitions(level, created);
-        ctx.stats.recordFanout(level, fanout);
-        ctx.stats.maxRecursionDepth = Math.max(ctx.stats.maxRecursionDepth, level);
+        counters.countPartitions(level, created);
+        counters.recordFanout(level, fanout);
+        counters.maxRecursionDepth = Math.max(counters.maxRecursionDepth, level);
         return children;
     }
 

@@ -1,5 +1,8 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.spill.ByteSize;
+import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.PartitionedSpillWriter;
 import dev.spilljoin.spill.SpillFile;
@@ -8,28 +11,56 @@ import java.io.IOException;
 
 /**
  * A {@link PartitionedSpillWriter} whose partitions draw their writer memory (buffer plus window share) from a
- * share the join set aside in advance, so that spilling can never be refused for want of memory: just before a
- * partition's first record, one writer share moves from {@code share} back to the budget, and the partition's
- * writer reserves it at once (single-threaded: nothing can take it in between). Rows are appended encoded in one side's
- * {@link SpillRowFormat}.
+ * share set aside in advance, so that spilling can never be refused for want of memory. The share is this object's
+ * own child reservation: it alone grows it ({@link #setAside}, {@link #setAsideOneMore}), gives one writer share of
+ * it back to the budget just before a partition's first record (the partition's writer reserves it at once;
+ * single-threaded, so nothing can take it in between), hands it on to the next pass's writer
+ * ({@link #handOver}) and closes it. The spill writer itself (and so the join's spill space) is created at the
+ * first record. Rows are appended encoded in one side's {@link SpillRowFormat}.
  */
 final class ReservedSpillWriter implements AutoCloseable {
-    private final PartitionedSpillWriter writer;
-    private final MemoryReservation share;
-    private final long perPartition;
+    private final JoinContext ctx;
+    private final String label;
     private final SpillRowFormat format;
+    private final long perPartition;
     private final int recordCapacity;
     private final boolean[] opened;
+    /** The writer share; null once handed over. */
+    private MemoryReservation share;
+    private PartitionedSpillWriter writer;
     private int openedCount;
 
-    ReservedSpillWriter(JoinContext ctx, String label, int partitions, MemoryReservation share,
-                        SpillRowFormat format) {
-        this.writer = ctx.space().newPartitionedWriter(label, partitions, ctx.memory, ctx.sizing.bufferBytes());
+    private ReservedSpillWriter(JoinContext ctx, String label, int partitions, MemoryReservation share,
+                                SpillRowFormat format) {
+        this.ctx = ctx;
+        this.label = label;
         this.format = format;
-        this.recordCapacity = ctx.sizing.recordCapacity();
         this.share = share;
         this.perPartition = ctx.sizing.writerShare();
+        this.recordCapacity = ctx.sizing.recordCapacity();
         this.opened = new boolean[partitions];
+    }
+
+    /**
+     * A writer of {@code partitions} partitions with {@code shares} writer shares set aside from the join's budget;
+     * fails naming the shortfall when the budget cannot hold them.
+     */
+    static ReservedSpillWriter setAside(JoinContext ctx, String label, int partitions, int shares,
+                                        SpillRowFormat format) {
+        MemoryReservation share = ctx.memory.newChild("spill-writer-share");
+        long bytes = shares * ctx.sizing.writerShare();
+        if (!share.tryGrow(bytes)) {
+            share.close();
+            throw new MemoryExhaustedException("hash join: cannot set aside " + ByteSize.format(bytes)
+                    + " for its spill writers (" + ctx.sizing.describe() + "): only "
+                    + ByteSize.format(ctx.memory.headroom()) + " of the budget is free");
+        }
+        return new ReservedSpillWriter(ctx, label, partitions, share, format);
+    }
+
+    /** Sets one more writer share aside; false (nothing changed) when the budget refuses it. */
+    boolean setAsideOneMore() {
+        return share.tryGrow(perPartition);
     }
 
     /**
@@ -43,6 +74,9 @@ final class ReservedSpillWriter implements AutoCloseable {
             openedCount++;
             share.shrink(Math.min(perPartition, share.reserved()));
         }
+        if (writer == null) {
+            writer = ctx.space().newPartitionedWriter(label, opened.length, ctx.memory, ctx.sizing.bufferBytes());
+        }
         int length = format.encodedLength(row);
         if (length <= recordCapacity) {
             format.encode(row, writer.reserveRecord(p, length), length);
@@ -52,22 +86,60 @@ final class ReservedSpillWriter implements AutoCloseable {
         }
     }
 
-    /** Seals every partition's file; the writers' memory goes back to the budget. Returns the partitions used. */
-    int finish() throws IOException {
-        writer.finish();
-        return openedCount;
+    /** Seals every partition's file; the writers' memory goes back to the budget. */
+    void finish() throws IOException {
+        if (writer != null) {
+            writer.finish();
+        }
     }
 
+    /** Whether partition {@code p} received a record. */
     boolean used(int p) {
         return opened[p];
     }
 
+    /** Whether any record was written (the spill writer, and its files, exist). */
+    boolean started() {
+        return writer != null;
+    }
+
+    /** The sealed file of partition {@code p} (after {@link #finish()}; empty if it received no record). */
     SpillFile file(int p) {
         return writer.file(p);
     }
 
+    /**
+     * After {@link #finish()}: moves the share to a new writer of {@code partitions} partitions holding
+     * {@code shares} writer shares: it takes back the shares this writer's opened partitions used (their writers
+     * have returned them to the budget) and gives back the rest beyond {@code shares}. This writer owns no share
+     * afterwards.
+     */
+    ReservedSpillWriter handOver(String nextLabel, int partitions, int shares, SpillRowFormat nextFormat) {
+        if (writer != null) {
+            long back = openedCount * perPartition;
+            if (!share.tryGrow(back)) {
+                throw new MemoryExhaustedException("hash join: could not take back " + ByteSize.format(back)
+                        + " of spill writer memory for the " + nextLabel + " writers");
+            }
+        }
+        share.shrink(share.reserved() - shares * perPartition);
+        ReservedSpillWriter next = new ReservedSpillWriter(ctx, nextLabel, partitions, share, nextFormat);
+        share = null;
+        return next;
+    }
+
+    /** Closes the writer (deleting nothing: its sealed files belong to the spill space) and the share; idempotent. */
     @Override
     public void close() {
-        writer.close();
+        try {
+            if (writer != null) {
+                writer.close();
+            }
+        } finally {
+            if (share != null) {
+                share.close();
+                share = null;
+            }
+        }
     }
 }

@@ -5,21 +5,25 @@ import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.PartitionPlan;
 import dev.spilljoin.estimator.PartitionPlanner;
 import dev.spilljoin.estimator.PlannerConfig;
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.PartitionWriter;
 
 /**
  * The memory layout of one hybrid join's spilling (the spill buffer and mapped window of each spilled partition's
  * writer, the read window, the row page size, the minimum budget they need) and the level-0 {@link PartitionPlan},
- * which it asks of the estimator's {@link PartitionPlanner}: the one model of fanout, resident partitions and heavy
- * keys (see its header). Chosen once, before the build, from the budget {@code B} (the join's, less its sketches),
+ * which it asks of the estimator's {@link PartitionPlanner}: the fanout per level and the heavy keys sent to the
+ * nested loop come from it. Its count of resident partitions is reported beside what ran
+ * ({@code planned_resident_partitions}) but does not steer the build: which partitions stay resident is decided at
+ * run time, by refused reservations ({@link PartitionedBuild}). Chosen once, before the build, from the budget {@code B} (the join's, less its sketches),
  * what is expected of the build input ({@link #expectedBuild}: a statistics-cache hit, else the size hints, else
  * nothing) and the {@link JoinConfig} overrides.
  *
  * <p>The planner's costs are the operator's real ones, so that plan and memory accounting agree: its buffer cost
  * {@code O} is the writer share {@code w} below (what a spilled partition's writer reserves, {@link #writerShare()}),
  * its table cost per row is the hash table's directory share ({@link JoinHashTable#MAX_DIRECTORY_BYTES_PER_ROW}),
- * and the row bytes it plans with are {@link RowLayout} rows (measured by the sketches, or the layout's shortest row
+ * and the row bytes it plans with are {@link dev.spilljoin.operator.row.RowLayout} rows (measured by the sketches, or the layout's shortest row
  * times the rows hinted).
  *
  * <pre>
@@ -34,7 +38,7 @@ import dev.spilljoin.spill.PartitionWriter;
  *                so this ends; the last plan was made with the O it is used with)
  * read window  = max(window, min(1 MiB, 2^⌊log2(B'/8)⌋)), halved while the minimum exceeds B: readers of sealed
  *                files map larger windows (the pair phase has the budget B' to itself, the sketches' bytes included;
- *                each mapping costs ~1 ms here)
+ *                every mapping has a fixed cost, see docs/PERFORMANCE.md)
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
  * minimum(B)   = max(planner: 8·w (a fanout of 2 and two extra buffers in half the budget),
  *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w,
@@ -45,8 +49,8 @@ import dev.spilljoin.spill.PartitionWriter;
  *
  * <p>Re-partitioning levels ask the planner too ({@link #repartitionFanoutLog2}), from the spilled pair's actual
  * rows and bytes, and so does the build's heavy-key check ({@link #nestedLoopKeys}), from the rows sketched so far
- * projected to the whole input. Windows are as large as the share allows (1 MiB windows write about 8× faster than 64 KiB ones
- * here), but 1 MB budgets must work, so they shrink to 4 KiB.
+ * projected to the whole input. Windows are as large as the share allows (large windows write much faster than small
+ * ones, docs/PERFORMANCE.md), but 1 MB budgets must work, so they shrink to 4 KiB.
  */
 record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expectedBuild, int minRowBytes,
                    int bufferBytes, int windowBytes, int readWindowBytes, int pageSize, long minimumBudget) {
@@ -56,6 +60,24 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     private static final int MAX_WINDOW = 1 << 20;
     private static final long MIN_SHARE = MIN_BUFFER + MIN_WINDOW;
     private static final long TABLE_MIN = JoinHashTable.directoryBytes(0);
+    /**
+     * An input expected above this many budgets is "large": few of its partitions can stay resident, so the spill
+     * writers may take {@code 1 / LARGE_INPUT_WRITERS_DIVISOR} of the budget (larger windows, fewer mappings).
+     */
+    private static final long LARGE_INPUT_BUDGETS = 4;
+    private static final long LARGE_INPUT_WRITERS_DIVISOR = 2;
+    /**
+     * An input expected at or below {@code 1 / SMALL_INPUT_DIVISOR} of the budget is not expected to spill: each
+     * writer gets the smallest share, leaving the budget to the resident rows.
+     */
+    private static final long SMALL_INPUT_DIVISOR = 2;
+    /** Between the two, or with nothing known, the writers may take a third of the budget. */
+    private static final long DEFAULT_WRITERS_DIVISOR = 3;
+    /**
+     * Row pages are at most {@code budget / (PAGE_BUDGET_DIVISOR × fanout)}: the fanout's partially filled pages
+     * (one per partition) then hold at most an eighth of the budget.
+     */
+    private static final long PAGE_BUDGET_DIVISOR = 8;
     /** The planner's bounds and shares (its costs are set per layout, {@link #planner(JoinConfig, int, int)}). */
     private static final PlannerConfig DEFAULTS =
             PlannerConfig.defaults(MIN_SHARE, JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW);
@@ -72,8 +94,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
                 : expected.bytes() + JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW * expected.rows();
         while (true) {
             int fanout = 1 << log2;
-            long writers = estimate > 4 * budget ? budget / 2
-                    : estimate >= 0 && estimate <= budget / 2 ? fanout * MIN_SHARE : budget / 3;
+            long writers = writersBudget(estimate, budget, fanout);
             long share = Math.max(MIN_SHARE,
                     Math.min(writers / fanout, (long) (DEFAULTS.bufferShare() * budget) / (fanout + 2)));
             int buffer = config.spillBufferBytes() > 0 ? config.spillBufferBytes()
@@ -88,7 +109,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
                 continue;
             }
             int planned = plan.fanout();
-            int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (8L * planned)) & ~7L));
+            int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (PAGE_BUDGET_DIVISOR * planned)) & ~7L));
             int readWindow = (int) Math.max(window,
                     clamp(Long.highestOneBit(pairBudget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
             while (readWindow > window && minimum(planner, planned, buffer, window, readWindow, page) > budget) {
@@ -97,6 +118,20 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
             return new SpillSizing(plan, budget, expected, minRowBytes, buffer, window, readWindow, page,
                     minimum(planner, planned, buffer, window, readWindow, page));
         }
+    }
+
+    /**
+     * The budget all {@code fanout} spill writers may take together, for an input whose footprint is expected to
+     * be {@code estimate} bytes (-1 = unknown): the {@code W} of the header.
+     */
+    static long writersBudget(long estimate, long budget, int fanout) {
+        if (estimate > LARGE_INPUT_BUDGETS * budget) {
+            return budget / LARGE_INPUT_WRITERS_DIVISOR;
+        }
+        if (estimate >= 0 && estimate <= budget / SMALL_INPUT_DIVISOR) {
+            return fanout * MIN_SHARE;
+        }
+        return budget / DEFAULT_WRITERS_DIVISOR;
     }
 
     /**
@@ -213,7 +248,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     /**
      * The most new page memory {@code rows} rows of {@code bytes} in all, none longer than {@code largestRow}, take
-     * when allocated one after the other in pages of pairPageSize() (a {@link RowArena}): one page if they fit one
+     * when allocated one after the other in pages of pairPageSize() (a {@link dev.spilljoin.operator.row.RowArena}): one page if they fit one
      * (or a row longer than a page: its own length); with rows of at most half a page, every page but the last holds
      * more than {@code page − largestRow}; else a page and the next page's first row together exceed a page, and
      * rows longer than a page take exactly their own length.

@@ -1,7 +1,10 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.operator.JoinStrategy.FinishAction;
-import dev.spilljoin.operator.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.row.SpilledRowDecoder;
+import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
+import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
+import dev.spilljoin.operator.table.JoinStrategy;
+import dev.spilljoin.operator.table.OutputWriter;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -37,15 +40,20 @@ import java.util.List;
  * cost that grows with the square of the pair's size, so it is kept for the keys re-partitioning cannot separate
  * (hot keys), where it is the only way.
  */
-final class SpilledPairs implements OutputTask {
+final class SpilledPairs implements OutputTask, JoinPhase {
     private final JoinContext ctx;
+    private final InputTotals totals;
+    /** This phase's own counts (its tasks write them), folded into the stats when it ends. */
+    private final PairCounters counters = new PairCounters();
     private final Deque<SpillPair> pending = new ArrayDeque<>();
     private final SpilledRowDecoder decoder;
     private final SpilledRowDecoder reversedDecoder;
     private OutputTask current;
 
-    SpilledPairs(JoinContext ctx, List<SpillPair> pairs) {
+    /** The phase joining {@code pairs} (level 0's, in order), with the join-wide facts {@code totals}. */
+    SpilledPairs(JoinContext ctx, List<SpillPair> pairs, InputTotals totals) {
         this.ctx = ctx;
+        this.totals = totals;
         for (int i = pairs.size() - 1; i >= 0; i--) {
             pending.push(pairs.get(i));
         }
@@ -83,24 +91,24 @@ final class SpilledPairs implements OutputTask {
         }
         long limit = ctx.config.pairMemoryLimit() > 0
                 ? Math.min(ctx.config.pairMemoryLimit(), ctx.memory.headroom()) : ctx.memory.headroom();
-        boolean faulted = pair.level() == 0 && pair.index() == ctx.config.faultDropUnmatchedBuildRowsOfPartition();
+        boolean faulted = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
         if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null && pair.probe().length() < pair.build().length()
                 && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
-            ctx.stats.roleReversals++;
-            return new InMemoryPairJoin(ctx, pair, ctx.orientation(true), reversedDecoder);
+            counters.roleReversals++;
+            return new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, true), reversedDecoder);
         }
         if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
-            return new InMemoryPairJoin(ctx, pair, ctx.orientation(false), decoder);
+            return new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, false), decoder);
         }
         if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
-            List<SpillPair> children = Repartitioner.split(ctx, pair,
+            List<SpillPair> children = Repartitioner.split(ctx, counters, pair,
                     ctx.sizing.repartitionFanoutLog2(ctx.config, pair, ctx.memory.headroom()));
             for (int i = children.size() - 1; i >= 0; i--) {
                 pending.push(children.get(i));
             }
             return null;
         }
-        return new HeavyHitterNestedLoop(ctx, pair, decoder);
+        return new HeavyHitterNestedLoop(ctx, counters, pair, ctx.orientation(totals, false), decoder);
     }
 
     /** Whether the pair cannot produce output: no build rows for a probe action that needs them, or no probe rows. */
@@ -124,6 +132,11 @@ final class SpilledPairs implements OutputTask {
         if (pair.probe() != null && pair.probe().isSealed()) {
             pair.probe().delete();
         }
+    }
+
+    /** What this phase did so far. */
+    PairCounters counters() {
+        return counters;
     }
 
     @Override

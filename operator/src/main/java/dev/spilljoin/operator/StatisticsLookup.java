@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.estimator.InputIdentity;
+import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.StatisticsCache;
 
 import java.util.Objects;
@@ -21,5 +22,10 @@ public record StatisticsLookup(StatisticsCache cache, InputIdentity left, InputI
 
     InputIdentity identity(Side side) {
         return side == Side.LEFT ? left : right;
+    }
+
+    /** The cached statistics of {@code side}'s input, or null. */
+    InputStatistics known(Side side) {
+        return cache.get(identity(side)).orElse(null);
     }
 }

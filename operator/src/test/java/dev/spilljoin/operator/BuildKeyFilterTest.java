@@ -4,10 +4,11 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.testing.JoinRunner;
-import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -75,8 +76,8 @@ class BuildKeyFilterTest {
                     : List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1));
             List<Object[]> expected = NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type, projection);
             for (Side build : Side.values()) {
-                JoinConfig config = new JoinConfig(4096, 1024, build).withSpillDirectory(spillRoot.path())
-                        .withForceSpill(spill);
+                JoinConfig config = JoinConfig.builder().pageSize(4096).outputBatchRows(1024).buildSide(build)
+                        .spillDirectory(spillRoot.path()).forceSpill(spill).build();
                 JoinRunner.Result result;
                 try (MemoryReservation root = MemoryReservation.root("filter", 4 * MB)) {
                     JoinSpec spec = JoinSpec.builder(leftSchema, rightSchema).on(0, 0).joinType(type)
@@ -117,7 +118,8 @@ class BuildKeyFilterTest {
         for (int i = 0; i < 200_000; i++) {
             right.add(new Object[] {(long) (i % 10_000), 1L});
         }
-        JoinConfig config = new JoinConfig(4096, 1024, Side.LEFT).withSpillDirectory(spillRoot.path()).withForceSpill(true);
+        JoinConfig config = JoinConfig.builder().pageSize(4096).outputBatchRows(1024).buildSide(Side.LEFT)
+                .spillDirectory(spillRoot.path()).forceSpill(true).build();
         JoinRunner.Result result;
         try (MemoryReservation root = MemoryReservation.root("filter-off", 4 * MB)) {
             JoinSpec spec = JoinSpec.builder(LEFT, RIGHT).on(0, 0).project(Side.RIGHT, "b")
@@ -137,10 +139,10 @@ class BuildKeyFilterTest {
     void theBloomFilterHasNoFalseNegativesAndFewFalsePositives() {
         Schema schema = Schema.of(Column.of("k", ColumnType.VARCHAR));
         JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).budgetBytes(64 * MB).build();
-        JoinStats stats = new JoinStats();
         int n = 100_000;
-        try (MemoryReservation memory = MemoryReservation.root("bloom", 64 * MB);
-             BuildKeyFilter filter = BuildKeyFilter.reserve(spec, Side.RIGHT, memory, 0, n, -1, stats)) {
+        try (MemoryReservation memory = MemoryReservation.root("bloom", 64 * MB)) {
+            Reserved<BuildKeyFilter> reserved = BuildPlan.reserveKeyFilter(spec, Side.RIGHT, memory, 0, n, -1);
+            BuildKeyFilter filter = reserved.value();
             SplittableRandom random = new SplittableRandom(42);
             Batch batch = new Batch(schema, n);
             batch.setRowCount(n);
@@ -163,10 +165,11 @@ class BuildKeyFilterTest {
             filter.markSureMisses(batch, added, all, misses);
             assertThat(java.util.Arrays.stream(all).map(Long::bitCount).sum()).as("every added key passes").isEqualTo(n);
             assertThat(misses).as("no added key is a sure miss").containsOnly(0L);
-            System.out.println("Bloom filter of " + stats.keyFilterBytes() + " bytes for " + n + " keys: "
+            System.out.println("Bloom filter of " + reserved.bytes() + " bytes for " + n + " keys: "
                     + passed + " false positives in " + n);
-            assertThat(stats.keyFilterBytes() * 8 / n).as("bits per key").isBetween(7L, 13L);
+            assertThat(reserved.bytes() * 8 / n).as("bits per key").isBetween(7L, 13L);
             assertThat(passed).as("false positives").isLessThan(n / 10);
+            filter.close();
         }
     }
 

@@ -5,6 +5,9 @@ import dev.spilljoin.operator.data.BatchBuilder;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.table.JoinHashTable;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

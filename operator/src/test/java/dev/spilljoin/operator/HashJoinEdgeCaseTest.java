@@ -44,7 +44,7 @@ class HashJoinEdgeCaseTest {
         List<Object[]> last = null;
         for (Side build : Side.values()) {
             JoinSpec.Builder b = JoinSpec.builder(left, right).joinType(type).reservation(root)
-                    .config(config.withBuildSide(build));
+                    .config(config.toBuilder().buildSide(build).build());
             for (int i = 0; i < keyPairs.length; i += 2) {
                 b.on(keyPairs[i], keyPairs[i + 1]);
             }
@@ -116,7 +116,8 @@ class HashJoinEdgeCaseTest {
         String bigToo = "x".repeat((1 << 20) - 1) + "y";
         List<Object[]> l = List.of(new Object[]{big, 1}, new Object[]{bigToo, 2}, new Object[]{"small", 3});
         List<Object[]> r = List.of(new Object[]{big, 10}, new Object[]{big, 11}, new Object[]{"small", 30});
-        List<Object[]> rows = joinAndCheck(s, l, s, r, JoinType.INNER, JoinConfig.DEFAULT.withPageSize(4096), "s", "s");
+        List<Object[]> rows = joinAndCheck(s, l, s, r, JoinType.INNER, JoinConfig.builder().pageSize(4096).build(),
+                "s", "s");
         assertThat(rows).hasSize(3);
     }
 
@@ -130,7 +131,7 @@ class HashJoinEdgeCaseTest {
                 new Object[]{"small", 3, "s"}, new Object[]{null, 4, big});
         List<Object[]> r = List.of(new Object[]{big, 10, big}, new Object[]{big, 11, ""},
                 new Object[]{"small", 30, null}, new Object[]{"other", 40, big});
-        JoinConfig config = JoinConfig.DEFAULT.withPageSize(4096).withForceSpill(true).withSpillDirectory(spillRoot);
+        JoinConfig config = JoinConfig.builder().pageSize(4096).forceSpill(true).spillDirectory(spillRoot).build();
         assertThat(joinAndCheck(s, l, s, r, JoinType.INNER, config, "s", "s")).hasSize(3);
         joinAndCheck(s, l, s, r, JoinType.FULL_OUTER, config, "s", "s");
     }
@@ -146,7 +147,7 @@ class HashJoinEdgeCaseTest {
             r.add(new Object[]{42L, i});
         }
         r.add(new Object[]{43L, 0L});
-        JoinConfig config = JoinConfig.DEFAULT.withOutputBatchRows(777);
+        JoinConfig config = JoinConfig.builder().outputBatchRows(777).build();
         for (JoinRunner.Mode mode : JoinRunner.Mode.values()) {
             JoinSpec spec = JoinSpec.builder(LONG_KV, LONG_KV).on("k", "k").reservation(root).config(config).build();
             JoinRunner.Result result = JoinRunner.run(spec, Rows.toBatches(LONG_KV, l, 64), Rows.toBatches(LONG_KV, r, 64),
@@ -198,7 +199,7 @@ class HashJoinEdgeCaseTest {
         List<Batch> batches = Rows.toBatches(LONG_KV, rows, 1024);
         try (MemoryReservation small = MemoryReservation.root("small", 1 << 20)) {
             JoinSpec spec = JoinSpec.builder(LONG_KV, LONG_KV).on("k", "k").reservation(small)
-                    .config(JoinConfig.DEFAULT.withPageSize(64 * 1024).withSpillDirectory(spillRoot)).build();
+                    .config(JoinConfig.builder().pageSize(64 * 1024).spillDirectory(spillRoot).build()).build();
             long[] count = new long[1];
             JoinStats stats;
             try (HashJoin join = HashJoin.create(spec)) {

@@ -51,7 +51,8 @@ class HashJoinPropertyTest {
                                   SplittableRandom r, String where) {
         List<Batch> left = Rows.toBatches(in.left, in.leftRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
         List<Batch> right = Rows.toBatches(in.right, in.rightRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
-        JoinConfig config = new JoinConfig(64 + 8 * r.nextInt(64), 1 + r.nextInt(r.nextBoolean() ? 5 : 300), build);
+        JoinConfig config = JoinConfig.builder().pageSize(64 + 8 * r.nextInt(64))
+                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300)).buildSide(build).build();
         JoinRunner.Mode mode = JoinRunner.Mode.values()[r.nextInt(3)];
         try (MemoryReservation root = MemoryReservation.root("test", 64L << 20)) {
             JoinSpec.Builder spec = JoinSpec.builder(in.left, in.right).joinType(type).projection(projection)

@@ -34,7 +34,7 @@ class LargeSpillingJoinTest {
     private JoinSpec w1Spec(MemoryReservation budget, JoinConfig config) {
         return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                 .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                .config(config.withSpillDirectory(spillRoot.path())).build();
+                .config(config.toBuilder().spillDirectory(spillRoot.path()).build()).build();
     }
 
     @Test
@@ -68,7 +68,7 @@ class LargeSpillingJoinTest {
         CountAndSum result = new CountAndSum();
         JoinStats stats;
         try (MemoryReservation budget = MemoryReservation.root("compact", 32 * MB)) {
-            try (HashJoin join = HashJoin.create(w1Spec(budget, JoinConfig.DEFAULT.withForceSpill(true)))) {
+            try (HashJoin join = HashJoin.create(w1Spec(budget, JoinConfig.builder().forceSpill(true).build()))) {
                 join.run(GeneratedSource.w1Build(100_000), GeneratedSource.w1Probe(1_000_000, 100_000), result);
                 stats = join.stats();
             }
@@ -101,7 +101,7 @@ class LargeSpillingJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("skew", 8 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withRoleReversal(false)).build();
+                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).roleReversal(false).build()).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(inputs.build(), inputs.probe(), result);
                 stats = join.stats();

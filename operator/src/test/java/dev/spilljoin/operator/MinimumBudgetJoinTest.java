@@ -37,7 +37,7 @@ class MinimumBudgetJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("minimum budget", budgetBytes)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path())).build();
+                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).build()).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(GeneratedSource.w1Build(ROWS), GeneratedSource.w1Probe(ROWS, ROWS), result);
                 stats = join.stats();

@@ -27,7 +27,7 @@ class RowTooLargeTest {
 
     private static JoinSpec spec(Side build, MemoryReservation root, Path spillRoot) {
         return JoinSpec.builder(WIDE, WIDE).on("id", "id").joinType(JoinType.LEFT_OUTER).reservation(root)
-                .config(JoinConfig.DEFAULT.withBuildSide(build).withSpillDirectory(spillRoot)).build();
+                .config(JoinConfig.builder().buildSide(build).spillDirectory(spillRoot).build()).build();
     }
 
     @Test

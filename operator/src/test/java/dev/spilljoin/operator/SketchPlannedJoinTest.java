@@ -6,16 +6,17 @@ import dev.spilljoin.estimator.PartitionPlan;
 import dev.spilljoin.estimator.PartitionPlanner;
 import dev.spilljoin.estimator.PlannerConfig;
 import dev.spilljoin.estimator.StatisticsCache;
-import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.JoinRunner;
-import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.workloads.WorkloadMath;
 import org.junit.jupiter.api.Test;
@@ -85,7 +86,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("wrong-hint", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path())).build();
+                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).build()).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(left, right, result);
                 stats = join.stats();
@@ -179,7 +180,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("planned", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withBuildSide(Side.LEFT)).build();
+                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build()).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(GeneratedSource.w1Build(nR), GeneratedSource.w1Probe(nS, nR), result);
                 stats = join.stats();
@@ -203,7 +204,7 @@ class SketchPlannedJoinTest {
 
     /** The planner as the join built it: its layout's writer share per partition buffer, the directory per row. */
     private static PartitionPlanner plannerOf(JoinStats stats) {
-        return new PartitionPlanner(PlannerConfig.defaults(stats.spillBufferBytes + stats.spillWindowBytes,
+        return new PartitionPlanner(PlannerConfig.defaults(stats.spillBufferBytes() + stats.spillWindowBytes(),
                 JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW));
     }
 
@@ -245,7 +246,7 @@ class SketchPlannedJoinTest {
         try (MemoryReservation budget = MemoryReservation.root("cached", 2 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).statistics(lookup)
-                    .config(JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path())).build();
+                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).build()).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(left, right, result);
                 stats = join.stats();
@@ -313,9 +314,9 @@ class SketchPlannedJoinTest {
             }
             List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
             for (boolean nestedLoop : new boolean[] {false, true}) {
-                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withBuildSide(Side.LEFT);
+                JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build();
                 if (nestedLoop) {
-                    config = config.withPairMemoryLimit(1).withMaxRecursionDepth(1);
+                    config = config.toBuilder().pairMemoryLimit(1).maxRecursionDepth(1).build();
                 }
                 try (MemoryReservation root = MemoryReservation.root("heavy-" + type, 384 * 1024)) {
                     JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
@@ -338,7 +339,7 @@ class SketchPlannedJoinTest {
     /** At the join's minimum budget the sketches do not fit: the join runs without them and says so. */
     @Test
     void aBudgetTooSmallForSketchesRunsWithoutThemAndSaysSo() {
-        JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path());
+        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).build();
         long budget = HashJoin.minimumBudget(config);
         GeneratedSource left = GeneratedSource.w1Build(20_000);
         GeneratedSource right = GeneratedSource.w1Probe(40_000, 20_000);

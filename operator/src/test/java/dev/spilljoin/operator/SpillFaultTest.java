@@ -30,11 +30,11 @@ class SpillFaultTest {
     void aFailedSpillWriteAnywhereLeavesNothingReservedOrOnDisk() {
         for (long blocks : new long[]{0, 3, 40, 400, 1500}) {
             try (MemoryReservation budget = MemoryReservation.root("fault", 1 << 20)) {
-                JoinConfig config = JoinConfig.DEFAULT.withSpillDirectory(spillRoot.path()).withPairMemoryLimit(64 * 1024)
-                        .withFaultFailSpillWritesAfterBlocks(blocks);
+                JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).pairMemoryLimit(64 * 1024)
+                        .build();
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).config(config).build();
-                try (HashJoin join = HashJoin.create(spec)) {
+                try (HashJoin join = FaultInjection.failingSpillWritesAfterBlocks(blocks).apply(spec)) {
                     assertThatThrownBy(() -> join.run(GeneratedSource.w1Build(100_000),
                             GeneratedSource.w1Probe(400_000, 100_000), b -> { }))
                             .as("failure after %d blocks", blocks)
@@ -62,13 +62,14 @@ class SpillFaultTest {
         var expected = Rows.multiset(NestedLoopOracle.join(left, right, new int[]{0}, new int[]{0},
                 JoinType.LEFT_OUTER, projection));
         for (int fault : new int[]{-1, 1}) {
-            JoinConfig config = new JoinConfig(4096, 100, Side.LEFT).withSpillDirectory(spillRoot.path())
-                    .withSpillSizes(2, 256, 4096).withForceSpill(true).withFaultDropUnmatchedBuildRowsOfPartition(fault);
+            JoinConfig config = JoinConfig.builder().pageSize(4096).outputBatchRows(100).buildSide(Side.LEFT)
+                    .spillDirectory(spillRoot.path()).fanoutLog2(2).spillBufferBytes(256).spillWindowBytes(4096).forceSpill(true).build();
             try (MemoryReservation budget = MemoryReservation.root("hook", 1 << 20)) {
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .joinType(JoinType.LEFT_OUTER).projection(projection).reservation(budget).config(config)
                         .build();
-                JoinRunner.Result result = JoinRunner.run(spec, Rows.toBatches(GeneratedSource.SCHEMA, left, 128),
+                JoinRunner.Result result = JoinRunner.run(spec, fault < 0 ? HashJoin::create
+                        : FaultInjection.droppingUnmatchedBuildRowsOfPartition(fault), Rows.toBatches(GeneratedSource.SCHEMA, left, 128),
                         Rows.toBatches(GeneratedSource.SCHEMA, right, 128), JoinRunner.Mode.SINK, budget);
                 if (fault < 0) {
                     assertThat(Rows.multiset(result.rows())).isEqualTo(expected);

@@ -4,6 +4,7 @@ import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.PartitionPlan;
 import dev.spilljoin.estimator.PartitionPlanner;
 import dev.spilljoin.estimator.PlannerConfig;
+import dev.spilljoin.operator.table.JoinHashTable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,11 +79,21 @@ class SpillSizingTest {
 
     @Test
     void configuredSizesWinAndTheMinimumFollowsThem() {
-        JoinConfig config = JoinConfig.DEFAULT.withSpillSizes(1, 64, 4096);
+        JoinConfig config = JoinConfig.builder().fanoutLog2(1).spillBufferBytes(64).spillWindowBytes(4096).build();
         SpillSizing s = SpillSizing.choose(config, 64 * KB, 64 * KB, null, ROW);
         assertThat(s.fanout()).isEqualTo(2);
         assertThat(s.bufferBytes()).isEqualTo(64);
         assertThat(s.windowBytes()).isEqualTo(4096);
         assertThat(SpillSizing.absoluteMinimum(config)).isLessThan(SpillSizing.absoluteMinimum(JoinConfig.DEFAULT));
+    }
+
+    @Test
+    void theWritersTakeHalfTheBudgetForALargeInputTheSmallestSharesForASmallOneElseAThird() {
+        long budget = 3 * MB;
+        assertThat(SpillSizing.writersBudget(4 * budget + 1, budget, 16)).as("larger than 4 budgets").isEqualTo(budget / 2);
+        assertThat(SpillSizing.writersBudget(4 * budget, budget, 16)).as("4 budgets").isEqualTo(budget / 3);
+        assertThat(SpillSizing.writersBudget(budget / 2, budget, 16)).as("half the budget: fits")
+                .isEqualTo(16 * 8 * KB);
+        assertThat(SpillSizing.writersBudget(-1, budget, 16)).as("unknown").isEqualTo(budget / 3);
     }
 }

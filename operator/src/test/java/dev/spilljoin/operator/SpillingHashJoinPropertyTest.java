@@ -107,12 +107,12 @@ class SpillingHashJoinPropertyTest {
                                 SplittableRandom r, String where) throws IOException {
         List<Batch> left = Rows.toBatches(in.left, in.leftRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
         List<Batch> right = Rows.toBatches(in.right, in.rightRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
-        JoinConfig config = new JoinConfig(64 + 8 * r.nextInt(64), 1 + r.nextInt(r.nextBoolean() ? 5 : 300), build)
-                .withSpillDirectory(spillRoot)
-                .withSpillSizes(1 + r.nextInt(3), 64 + 8 * r.nextInt(57), 4096)
-                .withForceSpill(path != Path0.SPILL_ON_REFUSAL);
+        JoinConfig config = JoinConfig.builder().pageSize(64 + 8 * r.nextInt(64))
+                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300)).buildSide(build).spillDirectory(spillRoot)
+                .fanoutLog2(1 + r.nextInt(3)).spillBufferBytes(64 + 8 * r.nextInt(57)).spillWindowBytes(4096)
+                .forceSpill(path != Path0.SPILL_ON_REFUSAL).build();
         if (path == Path0.RECURSION || path == Path0.NESTED_LOOP) {
-            config = config.withPairMemoryLimit(1).withMaxRecursionDepth(path == Path0.RECURSION ? 2 : 1);
+            config = config.toBuilder().pairMemoryLimit(1).maxRecursionDepth(path == Path0.RECURSION ? 2 : 1).build();
         }
         long budget = HashJoin.minimumBudget(config)
                 + r.nextInt(path == Path0.SPILL_ON_REFUSAL ? 16 * 1024 : 64 * 1024);

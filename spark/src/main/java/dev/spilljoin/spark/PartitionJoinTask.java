@@ -66,7 +66,7 @@ final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterat
         Schema left = SparkTypes.toSchema(leftStruct);
         Schema right = SparkTypes.toSchema(rightStruct);
         JoinSpec.Builder b = JoinSpec.builder(left, right).joinType(joinType).budgetBytes(budgetBytes)
-                .config(config().withSpillDirectory(spillRoot));
+                .config(config().toBuilder().spillDirectory(spillRoot).build());
         for (int k = 0; k < leftKeys.length; k++) {
             b.on(leftKeys[k], rightKeys[k]);
         }
@@ -75,7 +75,7 @@ final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterat
 
     /** The join's knobs: the build side fixed on the driver, the batch size of the options. */
     static JoinConfig config(Side buildSide, int batchRows) {
-        return JoinConfig.DEFAULT.withBuildSide(buildSide).withOutputBatchRows(batchRows);
+        return JoinConfig.builder().buildSide(buildSide).outputBatchRows(batchRows).build();
     }
 
     private JoinConfig config() {

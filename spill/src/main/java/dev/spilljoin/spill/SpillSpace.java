@@ -42,7 +42,7 @@ public final class SpillSpace implements AutoCloseable {
      * Default size of a mapped window. Every open reader holds one, and every active writer a share of one (see
      * {@link PartitionWriter}), against the memory budget,
      * so the join picks smaller windows for high fanouts under small budgets; but each window costs one munmap,
-     * which dominated at 64 KiB (about 60 MB/s here) and stopped mattering around 1 MiB (see the benchmark).
+     * which dominates with small windows and stops mattering around 1 MiB (docs/PERFORMANCE.md, spill files).
      */
     public static final int DEFAULT_WINDOW_BYTES = 1 << 20;
     static final String DIRECTORY_PREFIX = "spilljoin-";
@@ -153,7 +153,7 @@ public final class SpillSpace implements AutoCloseable {
 
     /**
      * Throws an {@link IOException} naming the directory, the bytes needed and the bytes free unless the file
-     * system has {@code bytesNeeded} usable bytes now. The join calls it with its spill estimate before spilling.
+     * system has {@code bytesNeeded} usable bytes now. {@link #create} calls it with one window's bytes.
      */
     public void checkFreeSpace(long bytesNeeded) throws IOException {
         long free = Files.getFileStore(directory).getUsableSpace();

@@ -1,7 +1,7 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.RowArena;
-import dev.spilljoin.operator.RowLayout;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.SpillSpace;
 

@@ -1,6 +1,6 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.KeyHasher;
+import dev.spilljoin.operator.row.KeyHasher;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;

@@ -1,9 +1,9 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.KeyHasher;
-import dev.spilljoin.operator.RowArena;
-import dev.spilljoin.operator.RowLayout;
-import dev.spilljoin.operator.RowWriter;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;

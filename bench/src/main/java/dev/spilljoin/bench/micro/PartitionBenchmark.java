@@ -1,9 +1,9 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.HashFunctions;
-import dev.spilljoin.operator.KeyHasher;
-import dev.spilljoin.operator.RowArena;
-import dev.spilljoin.operator.RowWriter;
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.spill.MemoryReservation;
 

@@ -1,13 +1,13 @@
 package dev.spilljoin.bench.micro;
 
 import dev.spilljoin.operator.ColumnRef;
-import dev.spilljoin.operator.HashProbe;
-import dev.spilljoin.operator.JoinHashTable;
-import dev.spilljoin.operator.JoinStrategy;
+import dev.spilljoin.operator.table.HashProbe;
+import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.JoinType;
-import dev.spilljoin.operator.KeyHasher;
-import dev.spilljoin.operator.OutputWriter;
-import dev.spilljoin.operator.RowArena;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.spill.MemoryReservation;

@@ -1,8 +1,8 @@
 package dev.spilljoin.bench.micro;
 
 import dev.spilljoin.bench.TempDirectories;
-import dev.spilljoin.operator.RowArena;
-import dev.spilljoin.operator.RowLayout;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.PartitionWriter;
 import dev.spilljoin.spill.SpillSpace;

@@ -1,7 +1,7 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.JoinHashTable;
-import dev.spilljoin.operator.RowArena;
+import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.concurrent.TimeUnit;

@@ -2,9 +2,9 @@ package dev.spilljoin.bench.micro;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spilljoin.operator.HashFunctions;
-import dev.spilljoin.operator.RowArena;
-import dev.spilljoin.operator.RowLayout;
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.SpillFile;

@@ -81,12 +81,12 @@ public final class ColumnVector {
     }
 
     public boolean isNull(int row) {
-        return mayHaveNulls && (nulls[row >>> 6] & (1L << row)) != 0;
+        return mayHaveNulls && Bitmaps.isSet(nulls, row);
     }
 
     /** Marks {@code row} NULL (a variable-width row is written as empty, keeping the offsets in order). */
     public void setNull(int row) {
-        nulls[row >>> 6] |= 1L << row;
+        Bitmaps.set(nulls, row);
         mayHaveNulls = true;
         if (offsets != null) {
             offsets[row + 1] = offsets[row];

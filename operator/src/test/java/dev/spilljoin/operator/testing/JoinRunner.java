@@ -12,6 +12,7 @@ import dev.spilljoin.spill.MemoryReservation;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,10 +36,16 @@ public final class JoinRunner {
      * batches. {@code root} is checked for zero reserved bytes and peak within its limit afterwards.
      */
     public static Result run(JoinSpec spec, List<Batch> left, List<Batch> right, Mode mode, MemoryReservation root) {
+        return run(spec, HashJoin::create, left, right, mode, root);
+    }
+
+    /** As {@link #run(JoinSpec, List, List, Mode, MemoryReservation)}, with the join made by {@code create}. */
+    public static Result run(JoinSpec spec, Function<JoinSpec, HashJoin> create, List<Batch> left, List<Batch> right,
+                             Mode mode, MemoryReservation root) {
         List<Object[]> rows = new ArrayList<>();
         JoinStats stats;
         int capacity = spec.config().outputBatchRows();
-        try (HashJoin join = HashJoin.create(spec)) {
+        try (HashJoin join = create.apply(spec)) {
             BatchSource l = BatchSources.of(left);
             BatchSource r = BatchSources.of(right);
             switch (mode) {

@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A fresh directory per test for joins to make their spill directories in ({@code JoinConfig.withSpillDirectory});
+ * A fresh directory per test for joins to make their spill directories in ({@code JoinConfig.Builder.spillDirectory});
  * after the test it must be empty (no join may leave a file behind), and it is deleted. Register with
  * {@code @RegisterExtension final SpillRoot spillRoot = new SpillRoot();}.
  */

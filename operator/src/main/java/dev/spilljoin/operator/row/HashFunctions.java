@@ -1,4 +1,4 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.row;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -28,7 +28,7 @@ import java.nio.ByteOrder;
 public final class HashFunctions {
     /** Seed of the key hash H. */
     public static final long KEY_SEED = 0x2545F4914F6CDD1DL;
-    static final long GOLDEN = 0x9E3779B97F4A7C15L;
+    public static final long GOLDEN = 0x9E3779B97F4A7C15L;
     private static final long LEVEL_SEED = 0xD6E8FEB86659FD93L;
     private static final long P1 = 0x9E3779B185EBCA87L;
     private static final long P2 = 0xC2B2AE3D27D4EB4FL;
@@ -107,15 +107,15 @@ public final class HashFunctions {
     }
 
     /** A native-order long of {@code bytes} at {@code offset} (used by key comparison). */
-    static long longAt(byte[] bytes, int offset) {
+    public static long longAt(byte[] bytes, int offset) {
         return (long) LONGS.get(bytes, offset);
     }
 
-    static void putLongAt(byte[] bytes, int offset, long value) {
+    public static void putLongAt(byte[] bytes, int offset, long value) {
         LONGS.set(bytes, offset, value);
     }
 
-    static void putIntAt(byte[] bytes, int offset, int value) {
+    public static void putIntAt(byte[] bytes, int offset, int value) {
         INTS.set(bytes, offset, value);
     }
 }

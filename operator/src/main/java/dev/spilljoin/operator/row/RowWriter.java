@@ -1,6 +1,7 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.row;
 
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.spill.NativeMemory;
 
@@ -54,10 +55,10 @@ public final class RowWriter {
         int stop = n;
         long bytes = 0;
         for (int i = from; i < n; i++) {
-            if (exclude != null && (exclude[i >>> 6] & (1L << i)) != 0) {
+            if (exclude != null && Bitmaps.isSet(exclude, i)) {
                 continue;
             }
-            boolean nullKey = (nullKeys[i >>> 6] & (1L << i)) != 0;
+            boolean nullKey = Bitmaps.isSet(nullKeys, i);
             long address = arenas[partitionOfRow == null ? 0 : partitionOfRow[i]].tryAllocate(lengths[i]);
             if (address == 0) {
                 stop = i;

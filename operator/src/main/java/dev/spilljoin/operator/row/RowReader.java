@@ -1,4 +1,4 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.row;
 
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
@@ -37,7 +37,7 @@ public final class RowReader {
      * Writes the values of type {@code type} at {@code at[0..count)} (for variable-width types: an int length, then
      * the bytes; 0 = NULL) into {@code out} rows {@code [outStart, outStart+count)}.
      */
-    static void gatherValues(ColumnType type, long[] at, int count, ColumnVector out, int outStart) {
+    public static void gatherValues(ColumnType type, long[] at, int count, ColumnVector out, int outStart) {
         out.ensureCapacity(outStart + count);
         switch (type) {
             case BIGINT -> {

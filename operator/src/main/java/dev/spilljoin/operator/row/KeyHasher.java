@@ -1,4 +1,4 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.row;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnVector;

@@ -1,8 +1,11 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.table;
 
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.spill.MemoryReservation;
-import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.NativeMemory.NativePage;
+import dev.spilljoin.spill.NativeMemory;
 
 /**
  * A flat, off-heap chained hash table over serialized rows ({@link RowLayout}) that live in {@link RowArena} pages.
@@ -26,8 +29,8 @@ import dev.spilljoin.spill.NativeMemory.NativePage;
  * independent loads, so the CPU overlaps their cache misses; the caller then walks the chains in rounds.
  */
 public final class JoinHashTable implements AutoCloseable {
-    static final long ADDRESS_MASK = (1L << 48) - 1;
-    static final long FILTER_MASK = ~ADDRESS_MASK;
+    public static final long ADDRESS_MASK = (1L << 48) - 1;
+    public static final long FILTER_MASK = ~ADDRESS_MASK;
 
     private final MemoryReservation reservation;
     private final NativePage directory;
@@ -48,7 +51,7 @@ public final class JoinHashTable implements AutoCloseable {
      * The directory's bytes per row at most (beyond its 16-bucket minimum): 2 buckets per row rounded up to a power of
      * two is at most 4 buckets of 8 bytes. The partition planner's table cost per row.
      */
-    static final long MAX_DIRECTORY_BYTES_PER_ROW = 32;
+    public static final long MAX_DIRECTORY_BYTES_PER_ROW = 32;
 
     /** log2 of the bucket count for {@code rows} rows (at least 2 buckets per row, at least 16 buckets). */
     public static int bucketBits(long rows) {

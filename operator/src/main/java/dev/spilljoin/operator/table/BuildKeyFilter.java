@@ -1,9 +1,11 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.table;
 
+import dev.spilljoin.operator.JoinSpec;
+import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
-import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 
@@ -15,7 +17,7 @@ import dev.spilljoin.spill.NativeMemory;
  * <ul>
  *   <li>a min/max range of the key values, for a single BIGINT or INTEGER key (free; catches probe keys outside the
  *       build's range);</li>
- *   <li>a blocked Bloom filter over the key hashes H ({@link HashFunctions}): one 64-bit word per key, chosen by H's
+ *   <li>a blocked Bloom filter over the key hashes H ({@link dev.spilljoin.operator.row.HashFunctions}): one 64-bit word per key, chosen by H's
  *       bits 8..8+w, with {@value #BITS_PER_KEY} bits set in it chosen by three 6-bit fields of H from bit 40 (disjoint
  *       from the word index, so independent of it). {@value #BITS_PER_KEY_TARGET} bits per expected build key, rounded to a power of two of bytes (7 to 13 bits):
  *       a false-positive rate of a few percent, and a probe costs one load from a filter that is small enough to
@@ -25,21 +27,22 @@ import dev.spilljoin.spill.NativeMemory;
  * <p>Invariants: every non-NULL build key is in both filters (no false negatives: a row the filter excludes has no
  * equal build key, whatever partition, heavy or not, its key went to); NULL-key rows are neither added nor checked
  * (the probe pass never spills them). Memory: the Bloom words are reserved in a child of the join's reservation
- * before the first row, only when the budget holds them beside the join's minimum ({@link #reserve} returns null
- * otherwise); {@link #close()} gives them back, which the probe pass does as soon as the filter stops paying, and
- * the build does first when the resident table would not fit beside it while nothing has spilled yet (keeping every
+ * before the first row, only when the budget holds them beside the join's minimum ({@link #bytesFor}; the join's
+ * plan reserves them); {@link #close()} gives them back, which the probe pass (its owner then) does as soon as the filter
+ * stops paying, and the build (its first owner) does when the resident table would not fit beside it while nothing has spilled yet (keeping every
  * partition resident is worth more than faster misses; once partitions spill, the filter keeps their misses off disk).
  *
  * <p>Adaptive: the probe pass counts the rows it checks and the rows excluded; once {@value #JUDGE_AFTER_ROWS}
  * rows were checked and fewer than 1 in {@value #MIN_EXCLUDED_ONE_IN} was excluded (e.g. a foreign-key join, where
  * every probe key exists), the filter is switched off for the rest of the pass, so it costs next to nothing there.
  */
-final class BuildKeyFilter implements AutoCloseable {
-    static final int BITS_PER_KEY_TARGET = 10;
-    static final int BITS_PER_KEY = 3;
-    static final long JUDGE_AFTER_ROWS = 1 << 16;
-    static final int MIN_EXCLUDED_ONE_IN = 20;
-    private static final long MIN_BYTES = 8 * 1024;
+public final class BuildKeyFilter implements AutoCloseable {
+    public static final int BITS_PER_KEY_TARGET = 10;
+    public static final int BITS_PER_KEY = 3;
+    public static final long JUDGE_AFTER_ROWS = 1 << 16;
+    public static final int MIN_EXCLUDED_ONE_IN = 20;
+    /** The smallest filter worth having. */
+    public static final long MIN_BYTES = 8 * 1024;
     private static final int WORD_SHIFT = 8;
 
     private final MemoryReservation reservation;
@@ -66,34 +69,27 @@ final class BuildKeyFilter implements AutoCloseable {
     }
 
     /**
-     * A filter for an expected {@code buildRows} build rows (negative: unknown, then sized from {@code buildBytes},
-     * else from the budget), reserved from {@code memory}; null (with the reason in the stats) when the budget cannot
-     * hold it beside {@code minimumBudget} and what is already reserved, keeping at least 7/8 of the free budget for
-     * the build.
+     * The Bloom words to reserve for an expected {@code buildRows} build rows (negative: unknown, then sized from
+     * {@code buildBytes}, else from the budget {@code limit}) when {@code reserved} bytes are held and
+     * {@code minimumBudget} must stay free for the join: at least 7/8 of the free budget is kept for the build. Below
+     * {@link #MIN_BYTES} the join runs without a filter.
      */
-    static BuildKeyFilter reserve(JoinSpec spec, Side buildSide, MemoryReservation memory, long minimumBudget,
-                                  long buildRows, long buildBytes, JoinStats stats) {
-        long rows = buildRows >= 0 ? buildRows : buildBytes >= 0 ? buildBytes / 16 : memory.limit() / 64;
-        long free = memory.limit() - Math.max(minimumBudget, memory.reserved());
-        long bytes = Math.min(Long.highestOneBit(Math.max(MIN_BYTES, rows * BITS_PER_KEY_TARGET * 3 / 16)),
+    public static long bytesFor(long limit, long reserved, long minimumBudget, long buildRows, long buildBytes) {
+        long rows = buildRows >= 0 ? buildRows : buildBytes >= 0 ? buildBytes / 16 : limit / 64;
+        long free = limit - Math.max(minimumBudget, reserved);
+        return Math.min(Long.highestOneBit(Math.max(MIN_BYTES, rows * BITS_PER_KEY_TARGET * 3 / 16)),
                 Long.highestOneBit(Math.max(1, free / 8)));
-        if (bytes < MIN_BYTES) {
-            stats.keyFilterNote = "off: the budget of " + ByteSize.format(memory.limit()) + " has no "
-                    + ByteSize.format(MIN_BYTES) + " to spare for a Bloom filter beside the join's minimum";
-            return null;
-        }
-        MemoryReservation child = memory.newChild("build-key-filter");
-        if (!child.tryGrow(bytes)) {
-            child.close();
-            stats.keyFilterNote = "off: " + ByteSize.format(bytes) + " of Bloom filter were refused by the budget";
-            return null;
-        }
+    }
+
+    /**
+     * A filter of {@code bytes} (from {@link #bytesFor}) in {@code reservation}, which already reserves them and
+     * which the filter owns from now on, for {@code spec}'s join building on {@code buildSide}.
+     */
+    public static BuildKeyFilter over(MemoryReservation reservation, long bytes, JoinSpec spec, Side buildSide) {
         int[] buildKeys = spec.keys(buildSide);
         int[] probeKeys = spec.keys(buildSide.other());
         boolean range = buildKeys.length == 1 && isInteger(spec.schema(buildSide).type(buildKeys[0]));
-        stats.keyFilterNote = "on";
-        stats.keyFilterBytes = bytes;
-        return new BuildKeyFilter(child, bytes, range ? buildKeys[0] : -1, range ? probeKeys[0] : -1);
+        return new BuildKeyFilter(reservation, bytes, range ? buildKeys[0] : -1, range ? probeKeys[0] : -1);
     }
 
     private static boolean isInteger(ColumnType type) {
@@ -101,12 +97,12 @@ final class BuildKeyFilter implements AutoCloseable {
     }
 
     /** Adds the keys of the build batch's {@code n} rows with hashes {@code hashes}, skipping NULL keys. */
-    void add(Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) {
+    public void add(Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) {
         int n = batch.rowCount();
         long b = base;
         long mask = wordMask;
         for (int i = 0; i < n; i++) {
-            if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+            if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
                 long h = hashes[i];
                 long at = b + (((h >>> WORD_SHIFT) & mask) << 3);
                 NativeMemory.putLong(at, NativeMemory.getLong(at) | bitsOf(h));
@@ -123,7 +119,7 @@ final class BuildKeyFilter implements AutoCloseable {
         if (keys.type() == ColumnType.BIGINT) {
             long[] v = keys.longs();
             for (int i = 0; i < n; i++) {
-                if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+                if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
                     lo = Math.min(lo, v[i]);
                     hi = Math.max(hi, v[i]);
                 }
@@ -131,7 +127,7 @@ final class BuildKeyFilter implements AutoCloseable {
         } else {
             int[] v = keys.ints();
             for (int i = 0; i < n; i++) {
-                if (!anyNull || (nullKeys[i >>> 6] & (1L << i)) == 0) {
+                if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
                     lo = Math.min(lo, v[i]);
                     hi = Math.max(hi, v[i]);
                 }
@@ -146,7 +142,7 @@ final class BuildKeyFilter implements AutoCloseable {
     }
 
     /** Whether the filter is still in use for this probe pass. */
-    boolean isOn() {
+    public boolean isOn() {
         return on;
     }
 
@@ -154,10 +150,10 @@ final class BuildKeyFilter implements AutoCloseable {
      * Finds, among the rows of {@code batch} with their bit set in {@code candidates} (none NULL-key), those that
      * surely have no equal build key: their bits are cleared in {@code candidates} and set in {@code sureMisses}
      * (every other bit of its first {@code ceil(rows / 64)} words is cleared). Then, once enough rows were checked,
-     * switches the filter off (and frees it) if it excluded too few of them to pay for its checks. Call only while
-     * {@link #isOn()}.
+     * switches the filter off ({@link #isOn()} false: its owner closes it) if it excluded too few of them to pay for
+     * its checks. Call only while {@link #isOn()}.
      */
-    void markSureMisses(Batch batch, long[] hashes, long[] candidates, long[] sureMisses) {
+    public void markSureMisses(Batch batch, long[] hashes, long[] candidates, long[] sureMisses) {
         int words = (batch.rowCount() + 63) >>> 6;
         long[] longKeys = null;
         int[] intKeys = null;
@@ -206,21 +202,25 @@ final class BuildKeyFilter implements AutoCloseable {
         excludedByRange += rangeOut;
         excludedByBloom += bloomOut;
         if (checked >= JUDGE_AFTER_ROWS && (excludedByRange + excludedByBloom) * MIN_EXCLUDED_ONE_IN < checked) {
-            close();
+            on = false;
         }
     }
 
-    long excludedByRange() {
+    /** Probe rows checked so far. */
+    public long checked() {
+        return checked;
+    }
+
+    /** Of them, ruled out by the key range. */
+    public long excludedByRange() {
         return excludedByRange;
     }
 
-    long excludedByBloom() {
+    /** Of them, ruled out by the Bloom filter. */
+    public long excludedByBloom() {
         return excludedByBloom;
     }
 
-    long checked() {
-        return checked;
-    }
 
     @Override
     public void close() {

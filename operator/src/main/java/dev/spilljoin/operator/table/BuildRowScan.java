@@ -1,6 +1,8 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.table;
 
-import dev.spilljoin.operator.JoinStrategy.FinishAction;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
 
 /**
  * The finish pass: walks every build row in its arena once and emits those the {@link FinishAction} selects by

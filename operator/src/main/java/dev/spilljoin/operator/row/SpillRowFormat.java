@@ -1,4 +1,4 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.row;
 
 import dev.spilljoin.spill.NativeMemory;
 
@@ -28,12 +28,12 @@ import dev.spilljoin.spill.NativeMemory;
  * (the NEXT link of an expanded row is 0). Walking rows needs only {@link #rowLength} and the fixed offsets of the
  * hash and the bits, which is all re-partitioning and the nested-loop path read.
  */
-final class SpillRowFormat {
-    static final int HASH = 0;
-    static final int BITS = 8;
+public final class SpillRowFormat {
+    public static final int HASH = 0;
+    public static final int BITS = 8;
     private static final int FIELD_BITS_SHIFT = 2;
     /** The shortest encoded row: a hash, one byte of bits and a one-byte (BOOLEAN) key. */
-    static final int MIN_ROW_BYTES = 8 + 1 + 1;
+    public static final int MIN_ROW_BYTES = 8 + 1 + 1;
     /** Bodies up to this many bytes are copied word by word rather than with one block copy. */
     private static final int SMALL_COPY = 64;
 
@@ -48,7 +48,7 @@ final class SpillRowFormat {
     /** Bytes an in-memory row's header has more than an encoded row's. */
     private final int headerGrowth;
 
-    SpillRowFormat(RowLayout layout) {
+    public SpillRowFormat(RowLayout layout) {
         this.layout = layout;
         int fields = layout.fieldCount();
         this.bitBytes = (FIELD_BITS_SHIFT + fields + 7) >>> 3;
@@ -67,43 +67,43 @@ final class SpillRowFormat {
         this.headerGrowth = layout.keyOffset() - headerBytes;
     }
 
-    RowLayout layout() {
+    public RowLayout layout() {
         return layout;
     }
 
     /** Offset of the body (key region, then payload region) in an encoded row. */
-    int headerBytes() {
+    public int headerBytes() {
         return headerBytes;
     }
 
-    boolean isFixedWidth() {
+    public boolean isFixedWidth() {
         return !variableWidth;
     }
 
     // ---- reading an encoded row at an address
 
-    int rowLength(long row) {
+    public int rowLength(long row) {
         return variableWidth ? NativeMemory.getInt(row + BITS + bitBytes) : fixedLength;
     }
 
-    static long hash(long row) {
+    public static long hash(long row) {
         return NativeMemory.getLong(row + HASH);
     }
 
     /** The row's MATCHED and NULL_KEY flags ({@link RowLayout#MATCHED}, {@link RowLayout#NULL_KEY}). */
-    static byte flags(long row) {
+    public static byte flags(long row) {
         return (byte) (NativeMemory.getByte(row + BITS) & (RowLayout.MATCHED | RowLayout.NULL_KEY));
     }
 
-    static boolean hasNullKey(long row) {
+    public static boolean hasNullKey(long row) {
         return (NativeMemory.getByte(row + BITS) & RowLayout.NULL_KEY) != 0;
     }
 
-    static boolean isMatched(long row) {
+    public static boolean isMatched(long row) {
         return (NativeMemory.getByte(row + BITS) & RowLayout.MATCHED) != 0;
     }
 
-    static void setMatched(long row) {
+    public static void setMatched(long row) {
         NativeMemory.putByte(row + BITS, (byte) (NativeMemory.getByte(row + BITS) | RowLayout.MATCHED));
     }
 
@@ -130,7 +130,7 @@ final class SpillRowFormat {
      * For rows {@code rows[0..count)}, the address of field {@code field}'s value (for a variable-width field, of
      * its int length), or 0 where the field is NULL: the input of {@link RowReader#gatherValues}.
      */
-    void valueAddresses(int field, long[] rows, int count, long[] out) {
+    public void valueAddresses(int field, long[] rows, int count, long[] out) {
         boolean key = layout.isKey(field);
         int pos = layout.position(field);
         if (!layout.fieldType(field).isVariableWidth()) {
@@ -165,7 +165,7 @@ final class SpillRowFormat {
     // ---- encoding an in-memory row
 
     /** The encoded length of the in-memory ({@link RowLayout}) row at {@code row}. */
-    int encodedLength(long row) {
+    public int encodedLength(long row) {
         if (!variableWidth) {
             return fixedLength;
         }
@@ -182,7 +182,7 @@ final class SpillRowFormat {
      * Writes the in-memory row at {@code row} encoded ({@code length} = {@link #encodedLength} bytes) at
      * {@code target}, which may be {@code row} itself (every byte is read before a byte at or after it is written).
      */
-    void encode(long row, long target, int length) {
+    public void encode(long row, long target, int length) {
         NativeMemory.putLong(target + HASH, RowLayout.hash(row));
         int carry = RowLayout.flags(row) & (RowLayout.MATCHED | RowLayout.NULL_KEY);
         int nullBytes = layout.nullBytes();
@@ -224,17 +224,17 @@ final class SpillRowFormat {
     }
 
     /** The most in-memory bytes {@code rows} encoded rows of {@code bytes} bytes in all can take. */
-    long expandedBytesBound(long bytes, long rows) {
+    public long expandedBytesBound(long bytes, long rows) {
         return variableWidth ? bytes + rows * (headerGrowth + 7) : rows * expandedLength(fixedLength);
     }
 
     /** The most in-memory bytes one encoded row of at most {@code largestRow} bytes can take. */
-    long expandedRowBound(long largestRow) {
+    public long expandedRowBound(long largestRow) {
         return variableWidth ? largestRow + headerGrowth + 7 : expandedLength(fixedLength);
     }
 
     /** The in-memory bytes the encoded rows of {@code [block, block + length)} take. */
-    long expandedBytes(long block, int length) {
+    public long expandedBytes(long block, int length) {
         if (!variableWidth) {
             return (long) (length / fixedLength) * expandedLength(fixedLength);
         }
@@ -251,7 +251,7 @@ final class SpillRowFormat {
      * Expands the encoded rows of {@code [block, block + length)} into in-memory rows in {@code arena}; false if the
      * arena was refused a page (the rows before it stay in the arena).
      */
-    boolean expandBlock(RowArena arena, long block, int length) {
+    public boolean expandBlock(RowArena arena, long block, int length) {
         for (long row = block, end = block + length; row < end; ) {
             int rowLength = rowLength(row);
             int expanded = expandedLength(rowLength);

@@ -1,6 +1,7 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.row;
 
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.data.Schema;
 
 import java.util.Arrays;
@@ -8,7 +9,7 @@ import java.util.Arrays;
 /**
  * Turns a block of spilled probe rows (as read back from a spill file, in the {@link SpillRowFormat}) into a
  * {@link Batch} of the probe side's schema, with the rows' stored hashes and NULL-key bits beside it, so that
- * spilled probe rows go through the very same {@link HashProbe} and {@link OutputWriter} as the probe pass's rows —
+ * spilled probe rows go through the very same {@link dev.spilljoin.operator.table.HashProbe} and {@link dev.spilljoin.operator.table.OutputWriter} as the probe pass's rows —
  * one probe path, no re-hashing.
  *
  * <p>Algorithm: walk the block's rows by their lengths, collecting up to a batch of row addresses, hashes and
@@ -17,7 +18,7 @@ import java.util.Arrays;
  * projected columns) are filled; the others are left empty. The row addresses stay valid while the block does (the
  * nested-loop path copies the rows on from there).
  */
-final class SpilledRowDecoder {
+public final class SpilledRowDecoder {
     private final SpillRowFormat format;
     private final Batch batch;
     private final int capacity;
@@ -28,7 +29,7 @@ final class SpilledRowDecoder {
     private final long[] nullKeys;
     private final long[] matchedBefore;
 
-    SpilledRowDecoder(SpillRowFormat format, Schema schema, int capacity) {
+    public SpilledRowDecoder(SpillRowFormat format, Schema schema, int capacity) {
         RowLayout layout = format.layout();
         this.format = format;
         this.batch = new Batch(schema, capacity);
@@ -49,7 +50,7 @@ final class SpilledRowDecoder {
      * Decodes rows from {@code offset} of the block at {@code block} ({@code length} bytes) into the batch, up to its
      * capacity; returns the offset after the last row decoded.
      */
-    int decode(long block, int length, int offset) {
+    public int decode(long block, int length, int offset) {
         batch.reset();
         int n = 0;
         Arrays.fill(nullKeys, 0L);
@@ -60,10 +61,10 @@ final class SpilledRowDecoder {
             hashes[n] = SpillRowFormat.hash(row);
             byte flags = SpillRowFormat.flags(row);
             if ((flags & RowLayout.NULL_KEY) != 0) {
-                nullKeys[n >>> 6] |= 1L << n;
+                Bitmaps.set(nullKeys, n);
             }
             if ((flags & RowLayout.MATCHED) != 0) {
-                matchedBefore[n >>> 6] |= 1L << n;
+                Bitmaps.set(matchedBefore, n);
             }
             offset += format.rowLength(row);
             n++;
@@ -79,28 +80,28 @@ final class SpilledRowDecoder {
         return offset;
     }
 
-    SpillRowFormat format() {
+    public SpillRowFormat format() {
         return format;
     }
 
-    Batch batch() {
+    public Batch batch() {
         return batch;
     }
 
-    long[] hashes() {
+    public long[] hashes() {
         return hashes;
     }
 
-    long[] nullKeys() {
+    public long[] nullKeys() {
         return nullKeys;
     }
 
     /** Rows whose MATCHED flag was set when they were written (the nested-loop path's earlier chunks). */
-    long[] matchedBefore() {
+    public long[] matchedBefore() {
         return matchedBefore;
     }
 
-    long rowAddress(int i) {
+    public long rowAddress(int i) {
         return rows[i];
     }
 }

@@ -1,4 +1,7 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.table;
+
+import dev.spilljoin.operator.JoinType;
+import dev.spilljoin.operator.Side;
 
 /**
  * How a join type runs once the build side is chosen: what the probe pass does with each probe row, and what the

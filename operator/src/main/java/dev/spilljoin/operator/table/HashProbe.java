@@ -1,7 +1,11 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.table;
 
-import dev.spilljoin.operator.JoinStrategy.ProbeAction;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
+import dev.spilljoin.operator.row.KeyEncoder;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
 
 import java.util.Arrays;
 
@@ -9,7 +13,8 @@ import java.util.Arrays;
  * Probes a {@link JoinHashTable} with one batch at a time and appends the results to an {@link OutputWriter};
  * resumable, so that a result batch can be handed out whenever it is full (one key may produce n×m rows).
  *
- * <p>Algorithm (batched for memory-level parallelism; a dependent random load costs ~440 ns here):
+ * <p>Algorithm (batched for memory-level parallelism: a dependent random load costs hundreds of nanoseconds, see
+ * docs/PERFORMANCE.md):
  * <ol>
  *   <li>hash the batch's keys ({@link KeyHasher}); for composite or variable-width keys also encode them into key
  *       bytes ({@link KeyEncoder});</li>
@@ -18,7 +23,7 @@ import java.util.Arrays;
  *   <li>walk all chains in lock-step rounds: each round advances every still-active row by one chain element, so
  *       the row loads of one round are independent of each other. A candidate matches when its stored 64-bit hash
  *       equals the probe hash and, unless the key is a single fixed-width column (then equal hashes mean equal
- *       keys, see {@link HashFunctions}), its key bytes are equal;</li>
+ *       keys, see {@link dev.spilljoin.operator.row.HashFunctions}), its key bytes are equal;</li>
  *   <li>a tail pass emits the rows that had no match where the join type wants them (outer padding, ANTI).</li>
  * </ol>
  * SEMI and ANTI stop a row's walk at its first match; MARK stops at a build row already marked, because the first
@@ -75,20 +80,41 @@ public final class HashProbe {
         int rows = probe.rowCount();
         ensureCapacity(rows);
         hasher.hash(probe, ownHashes, ownNullKeys);
-        start(probe, ownHashes, ownNullKeys, null, null, null);
+        start(probe, ownHashes, ownNullKeys, RowMasks.NONE);
+    }
+
+    /**
+     * Which rows of a probe batch are treated apart (any mask may be null: no such row). Rows with their bit set in
+     * {@code deferred} are neither probed nor emitted (they belong to a spilled partition); rows with their bit set
+     * in {@code noTail} are probed but never emitted as unmatched (the nested-loop path: they matched in an earlier
+     * chunk, or a later chunk decides); rows with their bit set in {@code sureMisses} are known to have no equal
+     * build key ({@link BuildKeyFilter}): they are not looked up, and are emitted as unmatched where the join type
+     * wants that.
+     */
+    public record RowMasks(long[] deferred, long[] noTail, long[] sureMisses) {
+        /** Every row probed and emitted as the join type says. */
+        public static final RowMasks NONE = new RowMasks(null, null, null);
+
+        /** The probe pass's masks: rows of spilled partitions deferred, the key filter's sure misses. */
+        public static RowMasks deferredAndSureMisses(long[] deferred, long[] sureMisses) {
+            return new RowMasks(deferred, null, sureMisses);
+        }
+
+        /** The nested-loop path's mask: rows never emitted as unmatched by this chunk. */
+        public static RowMasks noTail(long[] noTail) {
+            return new RowMasks(null, noTail, null);
+        }
     }
 
     /**
      * Starts probing {@code probe} whose key hashes and NULL-key bitmap are given (rows reloaded from a spill file
-     * carry their stored hash; nothing is re-hashed). Rows with their bit set in {@code deferred} are neither probed
-     * nor emitted (they belong to a spilled partition); rows with their bit set in {@code noTail} are probed but
-     * never emitted as unmatched (the nested-loop path: they matched in an earlier chunk, or a later chunk decides);
-     * rows with their bit set in {@code sureMisses} are known to have no equal build key ({@link BuildKeyFilter}):
-     * they are not looked up, and are emitted as unmatched where the join type wants that. Any mask may be null.
-     * All arrays must stay unchanged until {@link #fill} returned true.
+     * carry their stored hash; nothing is re-hashed), with some rows treated apart as {@code masks} say. All arrays
+     * must stay unchanged until {@link #fill} returned true.
      */
-    public void start(Batch probe, long[] keyHashes, long[] keyNulls, long[] deferred, long[] noTail,
-                      long[] sureMisses) {
+    public void start(Batch probe, long[] keyHashes, long[] keyNulls, RowMasks masks) {
+        long[] deferred = masks.deferred();
+        long[] noTail = masks.noTail();
+        long[] sureMisses = masks.sureMisses();
         batch = probe;
         n = probe.rowCount();
         ensureCapacity(n);
@@ -221,7 +247,7 @@ public final class HashProbe {
             }
             case NULL_AWARE_ANTI -> {
                 for (; tailPos < n; tailPos++) {
-                    boolean nullKey = (nullKeys[tailPos >>> 6] & (1L << tailPos)) != 0;
+                    boolean nullKey = Bitmaps.isSet(nullKeys, tailPos);
                     if (!matched[tailPos] && (buildEmpty || !nullKey) && !excludedFromTail(tailPos)) {
                         if (out.room() == 0) {
                             return false;

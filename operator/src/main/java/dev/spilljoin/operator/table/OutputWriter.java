@@ -1,8 +1,12 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.table;
 
+import dev.spilljoin.operator.ColumnRef;
+import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.RowReader;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.spilljoin.operator;
+package dev.spilljoin.operator.row;
 
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
@@ -107,7 +107,7 @@ public final class RowArena implements AutoCloseable {
      * Shrinks page {@code page} to its first {@code used} bytes after the caller compacted its rows in place and
      * dropped {@code removedRows} of them; the current page then continues at the new end.
      */
-    void shrinkPage(int page, long newUsed, long removedRows) {
+    public void shrinkPage(int page, long newUsed, long removedRows) {
         used[page] = newUsed;
         if (page == currentPage) {
             currentUsed = newUsed;

@@ -1,0 +1,23 @@
+package dev.spilljoin.operator;
+
+/**
+ * What the build pass did, assembled when it ends ({@link PartitionedBuild#finish}) and folded into the join's
+ * {@link JoinStats} ({@link JoinStats#recordBuild}).
+ *
+ * @param rows                 build rows read
+ * @param fanout               level-0 partitions
+ * @param residentPartitions   level-0 partitions kept in memory
+ * @param spilledPartitions    level-0 spilled partitions, the heavy keys' partition included when it was used
+ * @param residentRows         build rows held in memory
+ * @param residentBytes        bytes reserved for them (whole pages)
+ * @param tableBuckets         the resident table's buckets
+ * @param tableBytes           the resident table's directory bytes
+ * @param spilledBytes         bytes of level-0 build spill files
+ * @param heavyKeysFromSketch  heavy keys the sketch found and routed
+ * @param heavyKeysFromCache   heavy keys known from the statistics cache and routed
+ * @param heavyRowsFromSketch  build rows routed to the heavy keys' partition
+ */
+record BuildReport(long rows, int fanout, int residentPartitions, long spilledPartitions, long residentRows,
+                   long residentBytes, long tableBuckets, long tableBytes, long spilledBytes, long heavyKeysFromSketch,
+                   long heavyKeysFromCache, long heavyRowsFromSketch) {
+}

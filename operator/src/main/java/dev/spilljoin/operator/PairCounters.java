@@ -1,0 +1,48 @@
+package dev.spilljoin.operator;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the JOIN_SPILLED phase did, counted in plain fields that only that phase's tasks write ({@link SpilledPairs},
+ * {@link Repartitioner}, {@link InMemoryPairJoin}, {@link HeavyHitterNestedLoop}, all on the join's thread): the
+ * join folds them into its {@link JoinStats} when the phase ends ({@link JoinStats#recordPairs}).
+ */
+final class PairCounters {
+    long spilledBytesBuild;
+    long spilledBytesProbe;
+    /** Spilled partitions created per level (index = level; level 0 is the build's, left at 0 here). */
+    final List<Long> partitionsPerLevel = new ArrayList<>();
+    /** The largest fanout used per level (index = level). */
+    final List<Integer> fanoutPerLevel = new ArrayList<>();
+    int maxRecursionDepth;
+    long heavyHitterKeys;
+    long heavyHitterRows;
+    long nestedLoopChunks;
+    long roleReversals;
+    long heavyHitterKeysFromRepartitioning;
+
+    void countPartitions(int level, long count) {
+        addAt(partitionsPerLevel, level, count);
+    }
+
+    void recordFanout(int level, int partitions) {
+        maxAt(fanoutPerLevel, level, partitions);
+    }
+
+    /** Adds {@code count} to {@code values[level]}, growing the list with zeros. */
+    static void addAt(List<Long> values, int level, long count) {
+        while (values.size() <= level) {
+            values.add(0L);
+        }
+        values.set(level, values.get(level) + count);
+    }
+
+    /** Raises {@code values[level]} to at least {@code value}, growing the list with zeros. */
+    static void maxAt(List<Integer> values, int level, int value) {
+        while (values.size() <= level) {
+            values.add(0);
+        }
+        values.set(level, Math.max(values.get(level), value));
+    }
+}
