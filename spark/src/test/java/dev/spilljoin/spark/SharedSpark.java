@@ -16,6 +16,8 @@ import java.util.stream.Stream;
 /**
  * The one local[2] SparkSession of a test JVM (a session takes seconds to start), with the quiet, loopback-only
  * settings of SPARK.md; memory leaks by a task fail the task ({@code spark.unsafe.exceptionOnMemoryLeak}).
+ * {@link SpillJoinExtensions} is installed but off ({@code spark.spilljoin.joins=off}); tests of the extension turn it
+ * on per query.
  */
 final class SharedSpark {
     private static SparkSession session;
@@ -34,6 +36,8 @@ final class SharedSpark {
                     .config("spark.driver.host", "127.0.0.1")
                     .config("spark.sql.shuffle.partitions", "4")
                     .config("spark.unsafe.exceptionOnMemoryLeak", "true")
+                    .config("spark.sql.extensions", SpillJoinExtensions.class.getName())
+                    .config(SpillJoinRule.JOINS_SETTING, "off")
                     .getOrCreate();
             Runtime.getRuntime().addShutdownHook(new Thread(session::stop));
         }
