@@ -21,13 +21,15 @@ import scala.collection.immutable.Seq;
 import scala.runtime.AbstractPartialFunction;
 
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The physical-plan rule of {@link SpillJoinExtensions}: replaces Spark's shuffled joins by {@link SpillJoinExec},
  * as {@value #JOINS_SETTING} says: {@code shuffled_hash} (the default) takes the shuffled hash joins Spark planned,
  * {@code all_shuffled} also the sort-merge joins (building the side the optimizer estimates smaller), {@code off}
  * none. Broadcast joins stay Spark's. A join spilljoin cannot run (see {@link SpillJoinExec#unsupported}) stays
- * Spark's, and the reason is logged at WARN.
+ * Spark's, and the reason is logged at WARN (once per join, though a plan passes through the rule several times).
  *
  * <p>It runs after Spark's {@code EnsureRequirements} (as a query-stage preparation rule under adaptive execution,
  * after its skew-join split; as a pre-columnar rule without it), so the exchanges the replaced join needed are in
@@ -38,6 +40,9 @@ import java.util.Locale;
 final class SpillJoinRule extends Rule<SparkPlan> {
     static final String JOINS_SETTING = "spark.spilljoin.joins";
     private static final Logger LOG = LoggerFactory.getLogger(SpillJoinRule.class);
+    /** Joins already REPORTED as left to Spark (a query's plan passes through the rule several times). */
+    private static final int REPORTED_LIMIT = 1024;
+    private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
 
     /** Which of Spark's joins are replaced. */
     enum Joins {
@@ -78,22 +83,28 @@ final class SpillJoinRule extends Rule<SparkPlan> {
         return replaced[0] ? new EnsureRequirements(true, Option.empty()).apply(result) : result;
     }
 
-    private static SparkPlan replace(ShuffledHashJoinExec j) {
+    private SparkPlan replace(ShuffledHashJoinExec j) {
         return replace(j, j.leftKeys(), j.rightKeys(), j.joinType(), j.buildSide(), j.condition(), j.left(), j.right(),
                 j.isSkewJoin());
     }
 
-    private static SparkPlan replace(SortMergeJoinExec j) {
+    private SparkPlan replace(SortMergeJoinExec j) {
         return replace(j, j.leftKeys(), j.rightKeys(), j.joinType(), smallerSide(j), j.condition(), unsorted(j.left()),
                 unsorted(j.right()), j.isSkewJoin());
     }
 
-    private static SparkPlan replace(SparkPlan join, Seq<Expression> leftKeys, Seq<Expression> rightKeys, JoinType type,
+    private SparkPlan replace(SparkPlan join, Seq<Expression> leftKeys, Seq<Expression> rightKeys, JoinType type,
                                      BuildSide build, Option<Expression> condition, SparkPlan left, SparkPlan right,
                                      boolean skew) {
         String reason = SpillJoinExec.unsupported(leftKeys, rightKeys, type, condition, left, right);
         if (reason != null) {
-            LOG.warn("spilljoin leaves {} to Spark: {}", join.simpleString(200), reason);
+            String what = join.simpleString(200);
+            if (REPORTED.size() > REPORTED_LIMIT) {
+                REPORTED.clear();
+            }
+            if (REPORTED.add(what)) {
+                LOG.warn("spilljoin leaves {} to Spark: {}", what, reason);
+            }
             return join;
         }
         SpillJoinExec exec = new SpillJoinExec(leftKeys, rightKeys, type, build, condition, left, right, skew);

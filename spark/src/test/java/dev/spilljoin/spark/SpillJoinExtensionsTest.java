@@ -124,6 +124,29 @@ class SpillJoinExtensionsTest {
         assertThat(nodes(SpillJoinExec.class)).hasSize(1);
     }
 
+    @Test
+    void explainShowsTheNodeWithKeysAndJoinType() {
+        spark.conf().set(SpillJoinRule.JOINS_SETTING, "shuffled_hash");
+        spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
+        String sql = "SELECT /*+ SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.k = r.k AND l.k2 = r.k2";
+        String plan = spark.sql("EXPLAIN " + sql).collectAsList().get(0).getString(0);
+        assertThat(plan).containsPattern("SpillJoin \\[k#\\d+L, k2#\\d+], \\[k#\\d+L, k2#\\d+], LeftOuter, BuildRight");
+        String formatted = spark.sql("EXPLAIN FORMATTED " + sql).collectAsList().get(0).getString(0);
+        assertThat(formatted).contains("SpillJoin").containsPattern("Left keys \\[2]: \\[k#\\d+L, k2#\\d+]")
+                .contains("Join type: LeftOuter").contains("Build side: BuildRight");
+    }
+
+    @Test
+    void aSmallTaskBudgetSpillsAndGivesTheSameRows() {
+        spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(dev.spilljoin.operator.HashJoin.minimumBudget(
+                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+        sameRowsWithAndWithoutTheExtension("SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.w, r.x FROM sj_l l"
+                + " FULL JOIN (SELECT r.*, repeat(w, 40) AS pad FROM sj_r r) r ON l.k = r.k", 1, true);
+        SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
+        assertThat(node.metrics().apply("spilledPartitions").value()).as("spilled partitions").isPositive();
+        assertThat(node.metrics().apply("spillSize").value()).as("bytes spilled").isPositive();
+    }
+
     private static SparkPlan lastPlan;
 
     private static void sameRowsWithAndWithoutTheExtension(String sql, int expectedNodes, boolean nonEmpty) {
