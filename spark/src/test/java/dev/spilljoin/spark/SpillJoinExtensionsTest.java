@@ -147,6 +147,27 @@ class SpillJoinExtensionsTest {
         assertThat(node.metrics().apply("spillSize").value()).as("bytes spilled").isPositive();
     }
 
+    /** Adaptive execution's skew-join split of a shuffled hash join is kept: the node runs the split partitions. */
+    @Test
+    void adaptiveSkewJoinSplitIsKept() {
+        spark.conf().set("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "1k");
+        spark.conf().set("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "2");
+        spark.conf().set("spark.sql.adaptive.advisoryPartitionSizeInBytes", "1k");
+        spark.conf().set("spark.sql.adaptive.coalescePartitions.enabled", "false");
+        try {
+            sameRowsWithAndWithoutTheExtension("SELECT /*+ SHUFFLE_HASH(r) */ l.id, r.id FROM"
+                    + " (SELECT IF(id % 10 = 0, id, 7) AS k, id FROM range(0, 4000, 1, 4)) l JOIN"
+                    + " (SELECT id % 500 AS k, id FROM range(0, 1000, 1, 4)) r ON l.k = r.k", 1, true);
+            assertThat(nodes(SpillJoinExec.class).get(0).isSkewJoin()).as("split for skew in\n" + lastPlan).isTrue();
+        } finally {
+            for (String s : List.of("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes",
+                    "spark.sql.adaptive.skewJoin.skewedPartitionFactor", "spark.sql.adaptive.advisoryPartitionSizeInBytes",
+                    "spark.sql.adaptive.coalescePartitions.enabled")) {
+                spark.conf().unset(s);
+            }
+        }
+    }
+
     private static SparkPlan lastPlan;
 
     private static void sameRowsWithAndWithoutTheExtension(String sql, int expectedNodes, boolean nonEmpty) {
