@@ -29,7 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * as {@value #JOINS_SETTING} says: {@code shuffled_hash} (the default) takes the shuffled hash joins Spark planned,
  * {@code all_shuffled} also the sort-merge joins (building the side the optimizer estimates smaller), {@code off}
  * none. Broadcast joins stay Spark's. A join spilljoin cannot run (see {@link SpillJoinExec#unsupported}) stays
- * Spark's, and the reason is logged at WARN (once per join, though a plan passes through the rule several times).
+ * Spark's under a {@link SpillJoinFallbackExec} that shows the reason in the plan, and the reason is logged at WARN
+ * (once per join, though a plan passes through the rule several times, which first removes its earlier notes).
  *
  * <p>It runs after Spark's {@code EnsureRequirements} (as a query-stage preparation rule under adaptive execution,
  * after its skew-join split; as a pre-columnar rule without it), so the exchanges the replaced join needed are in
@@ -40,7 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class SpillJoinRule extends Rule<SparkPlan> {
     static final String JOINS_SETTING = "spark.spilljoin.joins";
     private static final Logger LOG = LoggerFactory.getLogger(SpillJoinRule.class);
-    /** Joins already REPORTED as left to Spark (a query's plan passes through the rule several times). */
+    /** Joins already reported as left to Spark (a query's plan passes through the rule several times). */
     private static final int REPORTED_LIMIT = 1024;
     private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
 
@@ -62,11 +63,22 @@ final class SpillJoinRule extends Rule<SparkPlan> {
     @Override
     public SparkPlan apply(SparkPlan plan) {
         Joins joins = Joins.parse(SQLConf.get().getConfString(JOINS_SETTING, "shuffled_hash"));
+        SparkPlan unnoted = plan.transformUp(new AbstractPartialFunction<SparkPlan, SparkPlan>() {
+            @Override
+            public boolean isDefinedAt(SparkPlan node) {
+                return node instanceof SpillJoinFallbackExec;
+            }
+
+            @Override
+            public SparkPlan apply(SparkPlan node) {
+                return ((SpillJoinFallbackExec) node).child();
+            }
+        });
         if (joins == Joins.OFF) {
-            return plan;
+            return unnoted;
         }
         boolean[] replaced = {false};
-        SparkPlan result = plan.transformUp(new AbstractPartialFunction<SparkPlan, SparkPlan>() {
+        SparkPlan result = unnoted.transformUp(new AbstractPartialFunction<SparkPlan, SparkPlan>() {
             @Override
             public boolean isDefinedAt(SparkPlan node) {
                 return node instanceof ShuffledHashJoinExec
@@ -76,7 +88,7 @@ final class SpillJoinRule extends Rule<SparkPlan> {
             @Override
             public SparkPlan apply(SparkPlan node) {
                 SparkPlan exec = node instanceof ShuffledHashJoinExec shj ? replace(shj) : replace((SortMergeJoinExec) node);
-                replaced[0] |= exec != node;
+                replaced[0] |= exec instanceof SpillJoinExec;
                 return exec;
             }
         });
@@ -105,7 +117,9 @@ final class SpillJoinRule extends Rule<SparkPlan> {
             if (REPORTED.add(what)) {
                 LOG.warn("spilljoin leaves {} to Spark: {}", what, reason);
             }
-            return join;
+            SpillJoinFallbackExec note = new SpillJoinFallbackExec(reason, join);
+            note.copyTagsFrom(join);
+            return note;
         }
         SpillJoinExec exec = new SpillJoinExec(leftKeys, rightKeys, type, build, condition, left, right, skew);
         exec.copyTagsFrom(join);
