@@ -49,6 +49,7 @@ class TaskCleanupTest {
     private static Dataset<Row> sparkMemory;
     private static Dataset<Row> sqlSpilling;
     private static Dataset<Row> sqlSparkMemory;
+    private static String shufflePartitions;
 
     @BeforeAll
     static void inputs() {
@@ -65,6 +66,10 @@ class TaskCleanupTest {
         right.createOrReplaceTempView("tc_r");
         spark.conf().set(SpillJoinRule.JOINS_SETTING, "shuffled_hash");
         spark.conf().set("spark.sql.adaptive.enabled", "false");
+        // Two tasks, both running from the start (as the SpillJoinSpark joins above): no task launched late, while
+        // the job is already failing, starts a join after the test looked.
+        shufflePartitions = spark.conf().get("spark.sql.shuffle.partitions");
+        spark.conf().set("spark.sql.shuffle.partitions", "2");
         String sql = "SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.v FROM tc_l l JOIN tc_r r ON l.k = r.k";
         sqlSparkMemory = planned(spark.sql(sql));
         spark.conf().set(SpillJoinExecTask.BUDGET_SETTING,
@@ -83,6 +88,7 @@ class TaskCleanupTest {
     static void reset() {
         spark.conf().unset(SpillJoinRule.JOINS_SETTING);
         spark.conf().unset("spark.sql.adaptive.enabled");
+        spark.conf().set("spark.sql.shuffle.partitions", shufflePartitions);
         spark.conf().unset(SpillJoinExecTask.BUDGET_SETTING);
     }
 
