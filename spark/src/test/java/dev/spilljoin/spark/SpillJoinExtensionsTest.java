@@ -4,6 +4,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AQEShuffleReadExec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,6 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The same SQL with the extension off (Spark's shuffled hash join) and on gives the same rows (as sorted multisets),
@@ -126,6 +128,16 @@ class SpillJoinExtensionsTest {
                 + " FROM sj_customer c JOIN sj_orders o ON c.c_custkey = o.o_custkey"
                 + " JOIN sj_lineitem li ON o.o_orderkey = li.l_orderkey"
                 + " WHERE li.l_quantity < 40 GROUP BY c.c_nationkey", 2, true);
+        for (SpillJoinExec join : nodes(SpillJoinExec.class)) {
+            assertThat(SparkPlans.nodes(join, AQEShuffleReadExec.class)).as("adaptive reads below " + join.simpleString(99))
+                    .isNotEmpty().allMatch(AQEShuffleReadExec::isCoalescedRead);
+        }
+    }
+
+    @Test
+    void anUnknownJoinsSettingFailsTheQueryWithTheChoices() {
+        assertThatThrownBy(() -> rows("SELECT * FROM sj_l l JOIN sj_r r ON l.k = r.k", "sometimes"))
+                .hasStackTraceContaining("spark.spilljoin.joins is 'sometimes'; set it to shuffled_hash, all_shuffled or off");
     }
 
     @Test
