@@ -48,13 +48,7 @@ public final class SparkJoinBenchmark {
         long nS = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
         int partitions = args.length > 2 ? Integer.parseInt(args[2]) : 8;
         int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
-        SparkSession spark = SparkSession.builder().master("local[2]").appName("spilljoin-spark-benchmark")
-                .config("spark.ui.enabled", "false")
-                .config("spark.ui.showConsoleProgress", "false")
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.sql.shuffle.partitions", String.valueOf(partitions))
-                .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+        SparkSession spark = BenchSession.builder("spilljoin-spark-benchmark", partitions)
                 .getOrCreate();
         spark.sparkContext().setLogLevel("WARN");
         try {

@@ -28,13 +28,7 @@ public final class SparkSqlJoinBenchmark {
         long nO = args.length > 1 ? Long.parseLong(args[1]) : 5_000_000L;
         int partitions = args.length > 2 ? Integer.parseInt(args[2]) : 8;
         int runs = args.length > 3 ? Integer.parseInt(args[3]) : 3;
-        SparkSession spark = SparkSession.builder().master("local[2]").appName("spilljoin-spark-sql-benchmark")
-                .config("spark.ui.enabled", "false")
-                .config("spark.ui.showConsoleProgress", "false")
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.sql.shuffle.partitions", String.valueOf(partitions))
-                .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+        SparkSession spark = BenchSession.builder("spilljoin-spark-sql-benchmark", partitions)
                 .config("spark.sql.extensions", SpillJoinExtensions.class.getName())
                 .getOrCreate();
         spark.sparkContext().setLogLevel("WARN");
