@@ -1,7 +1,6 @@
 package dev.spilljoin.spark;
 
 import dev.spilljoin.operator.data.Batch;
-import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter;
@@ -9,18 +8,19 @@ import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter;
 /**
  * The fast path's output: the rows of a result {@link Batch} as Spark {@code UnsafeRow}s, written one at a time
  * into one reused {@link UnsafeRowWriter} (no object per row; strings and binaries copied from the column's byte
- * array). The row returned by {@link #row(int)} is valid until the next call, as Spark's operators expect of an
- * internal-row iterator.
+ * array), each column back in its Spark representation ({@link SparkColumn}: a compact decimal as its unscaled
+ * long, as {@code UnsafeRow} stores it). The row returned by {@link #row(int)} is valid until the next call, as
+ * Spark's operators expect of an internal-row iterator.
  */
 final class BatchUnsafeRows {
     private final UnsafeRowWriter writer;
-    private final ColumnType[] types;
+    private final SparkColumn[] columns;
     private Batch batch;
     private int rows;
 
-    BatchUnsafeRows(ColumnType[] types) {
-        this.types = types.clone();
-        this.writer = new UnsafeRowWriter(types.length, 64);
+    BatchUnsafeRows(SparkColumn[] columns) {
+        this.columns = columns.clone();
+        this.writer = new UnsafeRowWriter(columns.length, 64);
     }
 
     void load(Batch result) {
@@ -35,18 +35,21 @@ final class BatchUnsafeRows {
     InternalRow row(int r) {
         writer.reset();
         writer.zeroOutNullBytes();
-        for (int c = 0; c < types.length; c++) {
+        for (int c = 0; c < columns.length; c++) {
             ColumnVector v = batch.column(c);
             if (v.isNull(r)) {
                 writer.setNullAt(c);
                 continue;
             }
-            switch (types[c]) {
-                case BIGINT -> writer.write(c, v.getLong(r));
-                case INTEGER -> writer.write(c, v.getInt(r));
+            switch (columns[c]) {
+                case LONG, TIMESTAMP, DECIMAL64 -> writer.write(c, v.getLong(r));
+                case INT, DATE -> writer.write(c, v.getInt(r));
+                case SHORT -> writer.write(c, (short) v.getInt(r));
+                case BYTE -> writer.write(c, (byte) v.getInt(r));
                 case DOUBLE -> writer.write(c, v.getDouble(r));
+                case FLOAT -> writer.write(c, (float) v.getDouble(r));
                 case BOOLEAN -> writer.write(c, v.getBoolean(r));
-                case VARCHAR, VARBINARY -> writer.write(c, v.bytes(), v.byteOffset(r), v.byteLength(r));
+                case STRING, BINARY -> writer.write(c, v.bytes(), v.byteOffset(r), v.byteLength(r));
             }
         }
         return writer.getRow();

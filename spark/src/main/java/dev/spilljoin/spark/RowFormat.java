@@ -2,7 +2,6 @@ package dev.spilljoin.spark;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
-import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -73,16 +72,21 @@ interface RowFormat<T> extends Serializable {
 
         @Override
         public BatchSource source(Iterator<InternalRow> rows, Schema schema, int batchRows) {
-            return new InternalRowBatchSource(rows, schema, batchRows);
+            SparkColumn[] columns = new SparkColumn[schema.size()];
+            for (int c = 0; c < columns.length; c++) {
+                columns[c] = SparkColumn.ofCarrier(schema.type(c));
+            }
+            int[] noDecimals = new int[columns.length];
+            return new InternalRowBatchSource(rows, schema, columns, noDecimals, noDecimals, batchRows);
         }
 
         @Override
         public ResultRows<InternalRow> results(Schema output) {
-            ColumnType[] types = new ColumnType[output.size()];
-            for (int c = 0; c < types.length; c++) {
-                types[c] = output.type(c);
+            SparkColumn[] columns = new SparkColumn[output.size()];
+            for (int c = 0; c < columns.length; c++) {
+                columns[c] = SparkColumn.ofCarrier(output.type(c));
             }
-            BatchUnsafeRows rows = new BatchUnsafeRows(types);
+            BatchUnsafeRows rows = new BatchUnsafeRows(columns);
             return new ResultRows<>() {
                 @Override
                 public void load(Batch batch) {

@@ -16,8 +16,12 @@ import java.util.stream.Stream;
 /**
  * The one local[2] SparkSession of a test JVM (a session takes seconds to start), with the quiet, loopback-only
  * settings of SPARK.md; memory leaks by a task fail the task ({@code spark.unsafe.exceptionOnMemoryLeak}).
+ * Execution memory is a small off-heap pool ({@value #OFF_HEAP_BYTES}), so a test can make one task's hash table
+ * outgrow it with little data. {@link SpillJoinExtensions} is installed but off ({@code spark.spilljoin.joins=off}); tests of the extension turn it
+ * on per query.
  */
 final class SharedSpark {
+    static final String OFF_HEAP_BYTES = "32m";
     private static SparkSession session;
 
     private SharedSpark() {
@@ -34,6 +38,10 @@ final class SharedSpark {
                     .config("spark.driver.host", "127.0.0.1")
                     .config("spark.sql.shuffle.partitions", "4")
                     .config("spark.unsafe.exceptionOnMemoryLeak", "true")
+                    .config("spark.memory.offHeap.enabled", "true")
+                    .config("spark.memory.offHeap.size", OFF_HEAP_BYTES)
+                    .config("spark.sql.extensions", SpillJoinExtensions.class.getName())
+                    .config(SpillJoinRule.JOINS_SETTING, "off")
                     .getOrCreate();
             Runtime.getRuntime().addShutdownHook(new Thread(session::stop));
         }

@@ -11,7 +11,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -49,13 +48,7 @@ public final class SparkJoinBenchmark {
         long nS = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
         int partitions = args.length > 2 ? Integer.parseInt(args[2]) : 8;
         int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
-        SparkSession spark = SparkSession.builder().master("local[2]").appName("spilljoin-spark-benchmark")
-                .config("spark.ui.enabled", "false")
-                .config("spark.ui.showConsoleProgress", "false")
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.sql.shuffle.partitions", String.valueOf(partitions))
-                .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+        SparkSession spark = BenchSession.builder("spilljoin-spark-benchmark", partitions)
                 .getOrCreate();
         spark.sparkContext().setLogLevel("WARN");
         try {
@@ -64,16 +57,17 @@ public final class SparkJoinBenchmark {
             SpillJoinOptions options = SpillJoinOptions.DEFAULT.withPartitions(partitions);
             System.out.printf("W1 %d x %d, local[2], %d partitions, %d rounds after a warm-up, heap %d MiB%n",
                     nR, nS, partitions, runs, Runtime.getRuntime().maxMemory() >> 20);
-            Map<String, Supplier<Dataset<Row>>> contenders = new LinkedHashMap<>();
+            Map<String, Supplier<Row>> contenders = new LinkedHashMap<>();
             contenders.put("spilljoin-in-Spark", () -> aggregate(
                     SpillJoinSpark.join(r, s, List.of("k"), List.of("k"), "inner", options),
-                    col("`left.p`").plus(col("`right.p`"))));
+                    col("`left.p`").plus(col("`right.p`"))).first());
             contenders.put("spilljoin-in-Spark, Row API", () -> aggregate(
                     SpillJoinSpark.join(r, s, List.of("k"), List.of("k"), "inner", options.withInternalRows(false)),
-                    col("`left.p`").plus(col("`right.p`"))));
-            contenders.put("Spark shuffled-hash join", () -> sparkJoin(r, s, "shuffle_hash"));
-            contenders.put("Spark sort-merge join", () -> sparkJoin(r, s, "merge"));
-            measure(contenders, runs, nR, nS);
+                    col("`left.p`").plus(col("`right.p`"))).first());
+            contenders.put("Spark shuffled-hash join", () -> sparkJoin(r, s, "shuffle_hash").first());
+            contenders.put("Spark sort-merge join", () -> sparkJoin(r, s, "merge").first());
+            InterleavedRuns.measure(contenders, runs, (name, result) -> check(name, result.getLong(0), result.getLong(1),
+                    nR, nS));
         } finally {
             spark.stop();
         }
@@ -86,30 +80,6 @@ public final class SparkJoinBenchmark {
 
     private static Dataset<Row> aggregate(Dataset<Row> joined, Column payloadSum) {
         return joined.agg(count(lit(1)), sum(payloadSum));
-    }
-
-    /** Runs every contender once to warm up, then {@code runs} rounds of all contenders in turn (so a busy machine
-     * slows them alike); prints each one's minimum and median. */
-    private static void measure(Map<String, Supplier<Dataset<Row>>> contenders, int runs, long nR, long nS) {
-        Map<String, long[]> millis = new LinkedHashMap<>();
-        contenders.keySet().forEach(name -> millis.put(name, new long[runs]));
-        for (int round = -1; round < runs; round++) {
-            for (Map.Entry<String, Supplier<Dataset<Row>>> c : contenders.entrySet()) {
-                long start = System.nanoTime();
-                Row result = c.getValue().get().first();
-                long elapsed = (System.nanoTime() - start) / 1_000_000;
-                check(c.getKey(), result.getLong(0), result.getLong(1), nR, nS);
-                if (round >= 0) {
-                    millis.get(c.getKey())[round] = elapsed;
-                }
-            }
-        }
-        millis.forEach((name, times) -> {
-            long[] sorted = times.clone();
-            Arrays.sort(sorted);
-            System.out.printf("%-30s min %6d ms  median %6d ms  runs %s%n", name, sorted[0], sorted[runs / 2],
-                    Arrays.toString(times));
-        });
     }
 
     private static void check(String name, long count, long sum, long nR, long nS) {

@@ -11,6 +11,7 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A task that fails or is killed midway through a join's output (the join open, its spill files, memory and spill
  * root held) leaves no spill file or root in Spark's local directories and no execution memory held: the
  * task-completion listener cleaned up. What the task saw midway is recorded, so the tests prove the resources existed
- * before they were gone. One join spills (a per-task budget at the join's minimum), one takes its memory from Spark.
+ * before they were gone. One join spills (a per-task budget at the join's minimum), one takes its memory from Spark;
+ * each through {@link SpillJoinSpark} and as a SQL query planned with {@link SpillJoinExec}.
  */
 class TaskCleanupTest {
     /** The partition that misbehaves, after this many of its output rows. */
@@ -41,10 +43,13 @@ class TaskCleanupTest {
     private static final AtomicInteger spillRootsMidway = new AtomicInteger();
     private static final AtomicLong spillFilesMidway = new AtomicLong();
     private static final AtomicLong taskMemoryMidway = new AtomicLong();
-    private static final CountDownLatch reachedMidway = new CountDownLatch(1);
+    private static volatile CountDownLatch reachedMidway;
     private static SparkSession spark;
     private static Dataset<Row> spilling;
     private static Dataset<Row> sparkMemory;
+    private static Dataset<Row> sqlSpilling;
+    private static Dataset<Row> sqlSparkMemory;
+    private static String shufflePartitions;
 
     @BeforeAll
     static void inputs() {
@@ -57,12 +62,43 @@ class TaskCleanupTest {
         spilling = SpillJoinSpark.join(left, right, List.of("k"), List.of("k"), JoinType.INNER,
                 options.withTaskBudgetBytes(minimum));
         sparkMemory = SpillJoinSpark.join(left, right, List.of("k"), List.of("k"), JoinType.INNER, options);
+        left.createOrReplaceTempView("tc_l");
+        right.createOrReplaceTempView("tc_r");
+        spark.conf().set(SpillJoinRule.JOINS_SETTING, "shuffled_hash");
+        spark.conf().set("spark.sql.adaptive.enabled", "false");
+        // Two tasks, both running from the start (as the SpillJoinSpark joins above): no task launched late, while
+        // the job is already failing, starts a join after the test looked.
+        shufflePartitions = spark.conf().get("spark.sql.shuffle.partitions");
+        spark.conf().set("spark.sql.shuffle.partitions", "2");
+        String sql = "SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.v FROM tc_l l JOIN tc_r r ON l.k = r.k";
+        sqlSparkMemory = planned(spark.sql(sql));
+        spark.conf().set(SpillJoinExecTask.BUDGET_SETTING,
+                Long.toString(HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+        sqlSpilling = planned(spark.sql(sql));
+    }
+
+    /** The query with its plan made now (the settings above are read while planning); it must have the node. */
+    private static Dataset<Row> planned(Dataset<Row> query) {
+        assertThat(SparkPlans.nodes(query.queryExecution().executedPlan(), SpillJoinExec.class)).hasSize(1);
+        query.rdd();
+        return query;
+    }
+
+    @AfterAll
+    static void reset() {
+        spark.conf().unset(SpillJoinRule.JOINS_SETTING);
+        spark.conf().unset("spark.sql.adaptive.enabled");
+        spark.conf().set("spark.sql.shuffle.partitions", shufflePartitions);
+        spark.conf().unset(SpillJoinExecTask.BUDGET_SETTING);
     }
 
     @BeforeEach
     void nothingLeftBefore() throws InterruptedException {
         SharedSpark.awaitIdle();
         assertThat(SharedSpark.tempLocalBlocks()).as("spill roots before the test").isEmpty();
+        spillRootsMidway.set(0);
+        spillFilesMidway.set(0);
+        taskMemoryMidway.set(0);
     }
 
     @Test
@@ -88,9 +124,33 @@ class TaskCleanupTest {
     }
 
     @Test
+    void aSpillJoinExecTaskFailingMidwayLeavesNoSpillFile() throws InterruptedException {
+        failMidwayThroughThe(sqlSpilling);
+        assertThat(spillFilesMidway.get()).as("spill files while the join ran").isPositive();
+        assertNothingLeft();
+    }
+
+    @Test
+    void aSpillJoinExecTaskFailingMidwayReturnsItsExecutionMemory() throws InterruptedException {
+        failMidwayThroughThe(sqlSparkMemory);
+        assertThat(taskMemoryMidway.get()).as("execution memory the failing task held").isPositive();
+        assertNothingLeft();
+    }
+
+    @Test
     void aTaskKilledMidwayLeavesNoSpillFile() throws Exception {
+        killMidwayThroughThe(spilling);
+    }
+
+    @Test
+    void aSpillJoinExecTaskKilledMidwayLeavesNoSpillFile() throws Exception {
+        killMidwayThroughThe(sqlSpilling);
+    }
+
+    private static void killMidwayThroughThe(Dataset<Row> joined) throws Exception {
         SparkContext sc = spark.sparkContext();
-        JavaRDD<Long> blocking = spilling.javaRDD().mapPartitions(TaskCleanupTest::blockMidway);
+        JavaRDD<Long> blocking = joined.javaRDD().mapPartitions(TaskCleanupTest::blockMidway);
+        reachedMidway = new CountDownLatch(1);
         CompletableFuture<Long> job = CompletableFuture.supplyAsync(() -> {
             sc.setJobGroup("kill-midway", "a join task killed midway", true);
             return blocking.count();
