@@ -105,6 +105,21 @@ public final class JoinStats {
         return peakReservedBytes;
     }
 
+    /** The build phase's time (reading the build side, partitioning, spilling), in nanoseconds. */
+    public long buildNanos() {
+        return buildNanos;
+    }
+
+    /** The probe phase's time (reading the probe side, probing, spilling, the finish scan), in nanoseconds. */
+    public long probeNanos() {
+        return probeNanos;
+    }
+
+    /** The spilled-pairs phase's time (every pair, re-partitioning and the nested loop included), in nanoseconds. */
+    public long spilledPairsNanos() {
+        return spilledPairsNanos;
+    }
+
     public long budgetBytes() {
         return budgetBytes;
     }

@@ -72,7 +72,7 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
         TaskJoinResources resources = TaskJoinResources.forTask(context, fixedBudget, expectedBudget,
                 HashJoin.minimumBudget(config), BUDGET_SETTING);
         JoinSpec.Builder b = JoinSpec.builder(left.schema("l"), right.schema("r")).joinType(joinType)
-                .budgetBytes(resources.budget()).config(config.withSpillDirectory(resources.spillRoot()));
+                .budgetBytes(resources.budget()).config(config.toBuilder().spillDirectory(resources.spillRoot()).build());
         int[] lk = left.keys();
         int[] rk = right.keys();
         for (int k = 0; k < lk.length; k++) {

@@ -9,6 +9,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 import java.io.Serializable;
 import java.util.LinkedHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The SQL metrics of a {@link SpillJoinExec} node, shown per node in the Spark UI's SQL tab: created on the driver,
@@ -72,26 +73,9 @@ final class SpillJoinMetrics implements Serializable {
         spilledPartitions.add(stats.partitions());
         maxRecursionDepth.set((long) stats.maxRecursionDepth());
         heavyHitterKeys.add(stats.heavyHitterKeys());
-        String json = stats.toJson();
-        buildTime.add(jsonLong(json, "build_ms"));
-        probeTime.add(jsonLong(json, "probe_ms"));
-        spilledPairsTime.add(jsonLong(json, "spilled_pairs_ms"));
+        buildTime.add(TimeUnit.NANOSECONDS.toMillis(stats.buildNanos()));
+        probeTime.add(TimeUnit.NANOSECONDS.toMillis(stats.probeNanos()));
+        spilledPairsTime.add(TimeUnit.NANOSECONDS.toMillis(stats.spilledPairsNanos()));
     }
 
-    /**
-     * A non-negative integer field of the operator's stats JSON (the phase times are published only there); 0 when
-     * absent.
-     */
-    static long jsonLong(String json, String field) {
-        String key = "\"" + field + "\":";
-        int at = json.indexOf(key);
-        if (at < 0) {
-            return 0;
-        }
-        long value = 0;
-        for (int i = at + key.length(); i < json.length() && Character.isDigit(json.charAt(i)); i++) {
-            value = value * 10 + (json.charAt(i) - '0');
-        }
-        return value;
-    }
 }
