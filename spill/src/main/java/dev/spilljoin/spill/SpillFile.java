@@ -3,6 +3,7 @@ package dev.spilljoin.spill;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.posix.OpenFlag;
@@ -146,7 +147,13 @@ public final class SpillFile {
         length = position;
     }
 
+    /**
+     * Creates the file exclusively (never through a link planted in its place), private to its owner (0600, set
+     * explicitly whatever the umask), then opens it for mapping and for fallocate.
+     */
     private void openForWriting() throws IOException {
+        Files.createFile(path, PosixFilePermissions.asFileAttribute(SpillSpace.PRIVATE_FILE));
+        Files.setPosixFilePermissions(path, SpillSpace.PRIVATE_FILE);
         mapped = MappedFile.of(path.toFile(), space.windowBytes(), 0, false);
         mapped.syncMode(SyncMode.NONE);
         try {
