@@ -6,6 +6,7 @@ import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.spill.ByteSize;
+import dev.spilljoin.spill.LeftoverSweep;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
 import java.io.IOException;
@@ -19,10 +20,13 @@ import java.util.Map;
  * Runs a {@link JoinPlan}: the single place where the CLI hands over to the hash join.
  *
  * <ol>
+ *   <li>sweeps the spill directory's leftovers of ended runs ({@link LeftoverSweep}; every run does, spilling or
+ *       not);</li>
  *   <li>opens the output ({@link ResultOutput}: a temporary file renamed on success, or standard output) and
  *       writes the header; opens a root {@link MemoryReservation} of {@code --work-mem} and the join on it with the
  *       planned key columns and types, the join type ({@link JoinKind#joinType()}) and {@code --spill-dir} as the
- *       root of its spill directory; registers the join with the {@link Cancellation} Ctrl-C goes through;</li>
+ *       root of its spill directory; registers with the {@link Cancellation} a signal goes through what undoes
+ *       them at once (deleting the uncommitted output; cancelling the join and deleting its spill files);</li>
  *   <li>reads both files through {@link CsvBatchSource}s (chunk → batch per column, {@link ChunkConverter}); the
  *       join builds on the smaller file (size hints are the file sizes);</li>
  *   <li>pulls result batches and writes them as they come ({@link BatchCsvWriter}), then commits the output once
@@ -46,16 +50,18 @@ final class JoinRunner {
      */
     static void run(JoinPlan plan, OutputStream stdout, PrintWriter err, long startNanos, Cancellation cancellation) {
         ProgressLine progress = ProgressLine.forStderr(err, !plan.quiet());
+        LeftoverSweep.Result leftovers = LeftoverSweep.sweep(plan.spillDir());
         Map<String, Object> stats;
         try (ResultOutput output = ResultOutput.open(plan.output(), stdout, plan.left().format().delimiter(),
                 plan.outputNames());
+             Cancellation.Registration deleteOutput = cancellation.onCancel(output::close);
              MemoryReservation memory = MemoryReservation.root("spilljoin", plan.workMemBytes());
              CsvBatchSource left = new CsvBatchSource(Side.LEFT, plan.left(), progress);
              CsvBatchSource right = new CsvBatchSource(Side.RIGHT, plan.right(), progress);
              HashJoin join = open(plan, memory);
+             Cancellation.Registration deleteSpillFiles = cancellation.onCancel(join::deleteSpillFilesBeforeExit);
              CsvPipeline pipeline = CsvPipeline.open(plan.threads(), left, right, output.writer(),
                      join.outputSchema(), progress)) {
-            cancellation.onCancel(join::cancel);
             progress.watch(join.stats());
             Iterator<Batch> results = join.iterator(pipeline.left(), pipeline.right());
             try {
@@ -67,14 +73,14 @@ final class JoinRunner {
                 throw output.writeFailed(e);
             }
             output.commit();
-            stats = RunStatistics.of(plan, join.stats(), memory, left, right, output.writer().rowsWritten());
+            stats = RunStatistics.of(plan, join.stats(), memory, left, right, output.writer().rowsWritten(),
+                    leftovers);
         } catch (MemoryExhaustedException e) {
             throw new UsageException("the join does not fit --work-mem " + ByteSize.format(plan.workMemBytes())
                     + ": " + e.getMessage(), e);
         } catch (UncheckedIOException e) {
             throw new ResourceException("--spill-dir " + plan.spillDir() + ": " + e.getMessage(), e.getCause());
         } finally {
-            cancellation.onCancel(null);
             progress.finish();
         }
         if (plan.stats() != null) {

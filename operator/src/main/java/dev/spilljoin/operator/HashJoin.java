@@ -79,7 +79,8 @@ public final class HashJoin implements AutoCloseable {
     private final MemoryReservation memory;
     private final JoinStats stats = new JoinStats();
     private Phase phase = Phase.CREATED;
-    private JoinContext ctx;
+    /** Volatile: {@link #cancel()} and {@link #deleteSpillFilesBeforeExit()} read it from other threads. */
+    private volatile JoinContext ctx;
     private PartitionedBuild build;
     private PartitionedProbe probe;
     private SpilledPairs spilled;
@@ -90,6 +91,7 @@ public final class HashJoin implements AutoCloseable {
     private boolean outputHandedOut;
     private BatchSink pushSink;
     private volatile boolean cancelRequested;
+    private volatile boolean deleteSpillBeforeExitRequested;
     private long buildHintRows = -1;
     private long buildHintBytes = -1;
     private long estimatedDistinctKeys = EstimatesVsActuals.UNKNOWN;
@@ -144,6 +146,20 @@ public final class HashJoin implements AutoCloseable {
         JoinContext c = ctx;
         if (c != null) {
             c.cancel();
+        }
+    }
+
+    /**
+     * For a process about to exit on a signal (any thread): cancels the join and deletes its spill files at once,
+     * without waiting for the running call to stop; files still mapped or open are unlinked, their disk space goes
+     * when the process exits. The running call then fails; the process must exit.
+     */
+    public void deleteSpillFilesBeforeExit() {
+        cancel();
+        deleteSpillBeforeExitRequested = true;
+        JoinContext c = ctx;
+        if (c != null) {
+            c.deleteSpillBeforeExit();
         }
     }
 
@@ -472,6 +488,9 @@ public final class HashJoin implements AutoCloseable {
         ctx.keyFilter = keyFilter;
         if (cancelRequested) {
             ctx.cancel();
+        }
+        if (deleteSpillBeforeExitRequested) {
+            ctx.deleteSpillBeforeExit();
         }
         output = new OutputWriter(spec.outputSchema(), spec.projection(), build, ctx.buildLayout,
                 spec.config().outputBatchRows());

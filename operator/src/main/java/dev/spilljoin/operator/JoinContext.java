@@ -44,7 +44,8 @@ final class JoinContext {
     /** The build keys' filter, consulted before a probe row is spilled; null when off or no longer useful. */
     BuildKeyFilter keyFilter;
     private volatile boolean cancelled;
-    private SpillSpace space;
+    private volatile boolean deletedBeforeExit;
+    private volatile SpillSpace space;
 
     JoinContext(JoinSpec spec, JoinStrategy strategy, SpillSizing sizing, MemoryReservation memory, JoinStats stats) {
         this.spec = spec;
@@ -100,25 +101,37 @@ final class JoinContext {
                 buildNullKeyRows > 0);
     }
 
-    /** The join's spill space, created on first use under the configured directory. */
+    /**
+     * The join's spill space, created on first use under the configured directory (which sweeps that directory's
+     * leftovers first). After {@link #deleteSpillBeforeExit()} no space is created; one created meanwhile is deleted
+     * at once.
+     */
     SpillSpace space() {
-        if (space == null) {
+        SpillSpace s = space;
+        if (s == null) {
+            if (deletedBeforeExit) {
+                throw new CancellationException("hash join cancelled: the process is exiting");
+            }
             Path root = config.spillDirectory() != null ? config.spillDirectory()
                     : Paths.get(System.getProperty("java.io.tmpdir"));
             try {
-                space = SpillSpace.create(root, sizing.windowBytes());
+                s = SpillSpace.create(root, sizing.windowBytes());
             } catch (IOException e) {
-                throw new UncheckedIOException("hash join: cannot create a spill directory under " + root
-                        + ": " + e.getMessage() + "; point the spill directory at a writable disk", e);
+                throw new UncheckedIOException("hash join: cannot create a spill directory under " + root + ": "
+                        + e.getMessage(), e);
             }
             if (config.faultFailSpillWritesAfterBlocks() >= 0) {
-                space.failWritesAfterBlocks(config.faultFailSpillWritesAfterBlocks());
+                s.failWritesAfterBlocks(config.faultFailSpillWritesAfterBlocks());
+            }
+            space = s;
+            if (deletedBeforeExit) {
+                s.deleteBeforeExit(); // the exiting thread looked before this space was published
             }
             if (cancelled) {
-                space.cancel();
+                s.cancel();
             }
         }
-        return space;
+        return s;
     }
 
     /** Gives the build-key filter's memory back (it is not needed once nothing more can spill); idempotent. */
@@ -148,6 +161,19 @@ final class JoinContext {
         }
         if (Thread.currentThread().isInterrupted()) {
             throw new CancellationException("hash join stopped: its thread was interrupted");
+        }
+    }
+
+    /**
+     * For a process about to exit on a signal (any thread): cancels the join and deletes its spill directory at
+     * once ({@link SpillSpace#deleteBeforeExit()}), without waiting for the join's thread, which then fails.
+     */
+    void deleteSpillBeforeExit() {
+        cancel();
+        deletedBeforeExit = true;
+        SpillSpace s = space;
+        if (s != null) {
+            s.deleteBeforeExit();
         }
     }
 

@@ -78,6 +78,18 @@ public final class SpillSpace implements AutoCloseable {
         this.windowBytes = windowBytes;
     }
 
+    /**
+     * Loads the C library binding spill spaces lock and delete with ({@code flock}, {@code open}), which extracts a
+     * native stub into the temporary directory. A process that installs a shutdown hook calls this first, so a
+     * signal cannot interrupt the extraction (leaving the stub's file behind) and the hook never loads it while
+     * the JVM shuts down. Loading is otherwise lazy; calling this twice does nothing more.
+     *
+     * @throws LinkageError if the platform has no such binding (spilling would fail the same way)
+     */
+    public static void loadNativeLibrary() {
+        NativeFiles.libc();
+    }
+
     /** A space under {@code java.io.tmpdir} with {@link #DEFAULT_WINDOW_BYTES} windows. */
     public static SpillSpace create() throws IOException {
         return create(Paths.get(System.getProperty("java.io.tmpdir")), DEFAULT_WINDOW_BYTES);
