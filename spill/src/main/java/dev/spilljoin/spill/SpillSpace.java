@@ -12,13 +12,13 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
@@ -60,6 +60,10 @@ public final class SpillSpace implements AutoCloseable {
     static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
     /** Fresh names drawn before giving up: a collision of random 48-bit names means someone plants them. */
     static final int NAME_ATTEMPTS = 16;
+    /** Unpredictable, so that no one can plant the names a run will draw. */
+    private static final SecureRandom NAMES = new SecureRandom();
+    /** Passes over a directory being deleted while its user may still add a file (it stops at its next block). */
+    private static final int DELETE_PASSES = 16;
     private static final int PAGE = 4096;
 
     private final Path directory;
@@ -102,7 +106,7 @@ public final class SpillSpace implements AutoCloseable {
      * @throws IOException naming the real cause if the root is unusable or has not even one window of space free
      */
     public static SpillSpace create(Path root, int windowBytes) throws IOException {
-        return create(root, windowBytes, () -> ThreadLocalRandom.current().nextLong());
+        return create(root, windowBytes, NAMES::nextLong);
     }
 
     /** As {@link #create(Path, int)}, drawing directory names from {@code randomNames} (tests plant collisions). */
@@ -331,8 +335,7 @@ public final class SpillSpace implements AutoCloseable {
      */
     public void deleteBeforeExit() {
         cancelled = true;
-        for (int attempt = 0; attempt < NAME_ATTEMPTS && Files.exists(directory, LinkOption.NOFOLLOW_LINKS);
-                attempt++) {
+        for (int pass = 0; pass < DELETE_PASSES && Files.exists(directory, LinkOption.NOFOLLOW_LINKS); pass++) {
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
                 for (Path entry : entries) {
                     unlinkHeldOpen(entry);
