@@ -8,6 +8,7 @@ import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.spill.ByteSize;
+import dev.spilljoin.spill.LeftoverSweep;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
 import java.io.IOException;
@@ -21,13 +22,15 @@ import java.util.Map;
  * Runs a {@link JoinPlan}: the single place where the CLI hands over to the hash join.
  *
  * <ol>
+ *   <li>sweeps the spill directory's leftovers of ended runs ({@link LeftoverSweep}; every run does, spilling or
+ *       not);</li>
  *   <li>opens the {@code --output} and {@code --stats} targets ({@link OutputTargets#open()}: a temporary file
  *       renamed on success, or a device written in place; the rows go to standard output without
  *       {@code --output}), then writes the header ({@link ResultOutput}); opens a root {@link MemoryReservation}
  *       of {@code --work-mem} and the join on it with the planned key columns and types, the join type
  *       ({@link JoinKind#joinType()}) and {@code --spill-dir} as the root of its spill directory; registers with
- *       the {@link Cancellation} Ctrl-C goes through what deletes the uncommitted output temporaries at once and
- *       then cancels the join;</li>
+ *       the {@link Cancellation} a signal goes through what undoes them at once (deleting the uncommitted output
+ *       temporaries; cancelling the join and deleting its spill files);</li>
  *   <li>reads both files through {@link CsvBatchSource}s (chunk → batch per column, {@link ChunkConverter}); the
  *       join builds on the smaller file (size hints are the file sizes);</li>
  *   <li>pulls result batches and writes them as they come ({@link BatchCsvWriter}), then commits the output once
@@ -52,19 +55,18 @@ final class JoinRunner {
      */
     static void run(JoinPlan plan, OutputStream stdout, PrintWriter err, long startNanos, Cancellation cancellation) {
         ProgressLine progress = ProgressLine.forStderr(err, !plan.quiet());
+        LeftoverSweep.Result spillLeftovers = LeftoverSweep.sweep(plan.spillDir());
         try (RunOutputs outputs = plan.outputs().open();
+             Cancellation.Registration deleteOutputs = cancellation.onCancel(outputs::discard);
              ResultOutput output = ResultOutput.open(outputs.rows(), stdout, plan.left().format().delimiter(),
                      plan.outputNames());
              MemoryReservation memory = MemoryReservation.root("spilljoin", plan.workMemBytes());
              CsvBatchSource left = new CsvBatchSource(Side.LEFT, plan.left(), progress);
              CsvBatchSource right = new CsvBatchSource(Side.RIGHT, plan.right(), progress);
              HashJoin join = open(plan, memory);
+             Cancellation.Registration deleteSpillFiles = cancellation.onCancel(join::deleteSpillFilesBeforeExit);
              CsvPipeline pipeline = CsvPipeline.open(plan.threads(), left, right, output.writer(),
                      join.outputSchema(), progress)) {
-            cancellation.onCancel(() -> {
-                outputs.discard();
-                join.cancel();
-            });
             progress.watch(join.stats());
             Iterator<Batch> results = join.iterator(pipeline.left(), pipeline.right());
             try {
@@ -80,7 +82,7 @@ final class JoinRunner {
             output.commit();
             if (outputs.stats() != null) {
                 Map<String, Object> stats = RunStatistics.of(plan, join.stats(), memory, left, right,
-                        output.writer().rowsWritten());
+                        output.writer().rowsWritten(), spillLeftovers);
                 stats.put("leftover_outputs_removed", outputs.leftovers().removed());
                 stats.put("leftover_outputs_kept", outputs.leftovers().kept());
                 stats.put("elapsed_ms", (System.nanoTime() - startNanos) / 1_000_000);
@@ -92,7 +94,6 @@ final class JoinRunner {
         } catch (UncheckedIOException e) {
             throw new ResourceException("--spill-dir " + plan.spillDir() + ": " + e.getMessage(), e.getCause());
         } finally {
-            cancellation.onCancel(null);
             progress.finish();
         }
     }

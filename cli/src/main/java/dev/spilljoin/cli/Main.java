@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.spill.SpillSpace;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.InterruptedIOException;
@@ -8,21 +9,17 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 
 /**
  * Entry point of the {@code spilljoin} command: parses the command line with picocli, runs the command, and
  * turns every failure into one line on stderr and an exit code ({@link ExitCodes}).
  *
- * <p>Ctrl-C: a shutdown hook cancels the running join and interrupts the command ({@link Cancellation}), then
- * waits (up to {@value #CLEANUP_SECONDS} s) for its cleanup (the join deleting its spill directory,
- * try-with-resources deleting the uncommitted output) before the JVM exits with 130.
+ * <p>Ctrl-C or SIGTERM: a shutdown hook ({@link SignalExit}) undoes the running command's work at once through
+ * {@link Cancellation} (the join's spill directory and the uncommitted output are deleted without waiting for the
+ * command's thread), prints one line and halts with 130.
  */
 public final class Main {
-    private static final int CLEANUP_SECONDS = 10;
-
     private Main() {
     }
 
@@ -30,27 +27,35 @@ public final class Main {
         if (System.getProperty("slf4j.internal.verbosity") == null) {
             System.setProperty("slf4j.internal.verbosity", "ERROR"); // Chronicle logs through SLF4J; none is bundled
         }
+        try {
+            SpillSpace.loadNativeLibrary(); // before the hook: see there
+        } catch (LinkageError unsupported) {
+            // a join that spills reports it
+        }
         Cancellation cancellation = new Cancellation(Thread.currentThread());
-        CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            cancellation.cancel();
-            try {
-                finished.await(CLEANUP_SECONDS, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "spilljoin-interrupt");
+        SignalExit signalExit = new SignalExit(cancellation, System.err);
+        Thread hook = signalExit.hook();
         Runtime.getRuntime().addShutdownHook(hook);
-        int code;
+        int code = ExitCodes.INTERNAL;
+        boolean endedFirst;
         try {
             code = run(args, System.out, System.err, new FileOutputStream(FileDescriptor.out), cancellation);
+        } catch (RuntimeException | Error e) {
+            if (!cancellation.isCancelled()) {
+                throw e;
+            }
+            // e.g. a class whose initialisation registers a shutdown hook, failing under the signal: the signal's
+            // hook reports and exits; this thread stays silent
         } finally {
-            finished.countDown();
+            endedFirst = signalExit.commandEnded(code);
+        }
+        if (!endedFirst) {
+            return; // a signal took over: its hook exits with 130
         }
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {
-            return; // Ctrl-C: the JVM is already exiting (with 130); System.exit now would block forever
+            return; // a signal came after the command ended: the hook exits with the command's code
         }
         System.exit(code);
     }
@@ -79,14 +84,15 @@ public final class Main {
             err.println(name + ": " + e.getMessage() + " (see '" + name + " --help')");
             return ExitCodes.USAGE;
         });
-        commandLine.setExecutionExceptionHandler((e, command, parseResult) -> report(e, err));
+        commandLine.setExecutionExceptionHandler((e, command, parseResult) ->
+                cancellation.isCancelled() ? cancellation.reportOnce(err) : report(e, err));
         return commandLine.execute(args);
     }
 
     /** Prints {@code failure} as one line and returns its exit code. */
     static int report(Exception failure, PrintStream err) {
         if (wasInterrupted(failure)) {
-            err.println("spilljoin: interrupted; the files it had started were deleted");
+            err.println(Cancellation.MESSAGE);
             return ExitCodes.INTERRUPTED;
         }
         if (failure instanceof CliException cli) {

@@ -1,6 +1,7 @@
 package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.JoinStats;
+import dev.spilljoin.spill.LeftoverSweep;
 import dev.spilljoin.spill.MemoryReservation;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -8,15 +9,16 @@ import java.util.Map;
 
 /**
  * The {@code --stats} fields of a finished join, in the order they are written: the issue's required fields,
- * then the input sizes, {@code --threads}, and the operator's own stats object under {@code "join"}. {@code elapsed_ms} (the whole
- * command) is added last by the caller.
+ * then the input sizes, {@code --threads}, what the start-of-run sweep of the spill directory did, and the
+ * operator's own stats object under {@code "join"}. {@code elapsed_ms} (the whole command) is added last by the
+ * caller.
  */
 final class RunStatistics {
     private RunStatistics() {
     }
 
     static Map<String, Object> of(JoinPlan plan, JoinStats join, MemoryReservation memory, CsvBatchSource left,
-                                  CsvBatchSource right, long rowsOut) {
+                                  CsvBatchSource right, long rowsOut, LeftoverSweep.Result leftovers) {
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("join_type", plan.kind().spelling());
         fields.put("build_side", join.buildSide() == null ? null
@@ -35,6 +37,8 @@ final class RunStatistics {
         fields.put("left_file_bytes", left.fileBytes());
         fields.put("right_file_bytes", right.fileBytes());
         fields.put("threads", plan.threads());
+        fields.put("leftover_spill_dirs_removed", leftovers.removed());
+        fields.put("leftover_spill_dirs_kept", leftovers.kept());
         fields.put("join", new StatsJson.Json(join.toJson()));
         return fields;
     }

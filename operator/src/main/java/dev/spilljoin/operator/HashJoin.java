@@ -96,8 +96,11 @@ public final class HashJoin implements AutoCloseable {
     private long cacheHits;
     private long cacheMisses;
     private Phase phase = Phase.CREATED;
-    /** What the phases share; owns the spill space (closed last). Null before the build side is chosen. */
-    private JoinContext ctx;
+    /**
+     * What the phases share; owns the spill space (closed last). Null before the build side is chosen. Volatile:
+     * {@link #cancel()} and {@link #deleteSpillFilesBeforeExit()} read it from other threads.
+     */
+    private volatile JoinContext ctx;
     /**
      * The current phase object, sole owner of every other byte the join holds: a {@link PartitionedBuild} in BUILD,
      * a {@link PartitionedProbe} in PROBE and FINISH, {@link SpilledPairs} in JOIN_SPILLED (and DONE).
@@ -109,6 +112,7 @@ public final class HashJoin implements AutoCloseable {
     private boolean outputHandedOut;
     private BatchSink pushSink;
     private volatile boolean cancelRequested;
+    private volatile boolean deleteSpillBeforeExitRequested;
 
     private HashJoin(JoinSpec spec, JoinFaults faults) {
         this.spec = spec;
@@ -191,6 +195,20 @@ public final class HashJoin implements AutoCloseable {
         JoinContext c = ctx;
         if (c != null) {
             c.cancel();
+        }
+    }
+
+    /**
+     * For a process about to exit on a signal (any thread): cancels the join and deletes its spill files at once,
+     * without waiting for the running call to stop; files still mapped or open are unlinked, their disk space goes
+     * when the process exits. The running call then fails; the process must exit.
+     */
+    public void deleteSpillFilesBeforeExit() {
+        cancel();
+        deleteSpillBeforeExitRequested = true;
+        JoinContext c = ctx;
+        if (c != null) {
+            c.deleteSpillBeforeExit();
         }
     }
 
@@ -507,6 +525,9 @@ public final class HashJoin implements AutoCloseable {
         ctx = new JoinContext(spec, choice, plan.sizing(), memory, faults);
         if (cancelRequested) {
             ctx.cancel();
+        }
+        if (deleteSpillBeforeExitRequested) {
+            ctx.deleteSpillBeforeExit();
         }
         output = new OutputWriter(spec.outputSchema(), spec.projection(), choice.side(), ctx.buildLayout,
                 spec.config().outputBatchRows());

@@ -44,7 +44,8 @@ final class JoinContext {
     /** Whether equal stored hashes mean equal keys (a single fixed-width key column; see HashFunctions). */
     final boolean hashIsKey;
     private volatile boolean cancelled;
-    private SpillSpace space;
+    private volatile boolean deletedBeforeExit;
+    private volatile SpillSpace space;
 
     JoinContext(JoinSpec spec, BuildSideChoice choice, SpillSizing sizing, MemoryReservation memory,
                 JoinFaults faults) {
@@ -105,23 +106,35 @@ final class JoinContext {
                 spec.schema(build), spec.keys(build), probeEmpty, probeHasNullKey, buildEmpty, buildHasNullKey);
     }
 
-    /** The join's spill space, created on first use under the configured directory. */
+    /**
+     * The join's spill space, created on first use under the configured directory (which sweeps that directory's
+     * leftovers first). After {@link #deleteSpillBeforeExit()} no space is created; one created meanwhile is deleted
+     * at once.
+     */
     SpillSpace space() {
-        if (space == null) {
+        SpillSpace s = space;
+        if (s == null) {
+            if (deletedBeforeExit) {
+                throw new CancellationException("hash join cancelled: the process is exiting");
+            }
             Path root = config.spillDirectory() != null ? config.spillDirectory()
                     : Paths.get(System.getProperty("java.io.tmpdir"));
             try {
-                space = SpillSpace.create(root, sizing.windowBytes());
+                s = SpillSpace.create(root, sizing.windowBytes());
             } catch (IOException e) {
-                throw new UncheckedIOException("hash join: cannot create a spill directory under " + root
-                        + ": " + e.getMessage() + "; point the spill directory at a writable disk", e);
+                throw new UncheckedIOException("hash join: cannot create a spill directory under " + root + ": "
+                        + e.getMessage(), e);
             }
-            faults.spillSpaceCreated(space);
+            faults.spillSpaceCreated(s);
+            space = s;
+            if (deletedBeforeExit) {
+                s.deleteBeforeExit(); // the exiting thread looked before this space was published
+            }
             if (cancelled) {
-                space.cancel();
+                s.cancel();
             }
         }
-        return space;
+        return s;
     }
 
     /** Asks the join to stop at its next batch or block boundary (any thread). */
@@ -140,6 +153,19 @@ final class JoinContext {
         }
         if (Thread.currentThread().isInterrupted()) {
             throw new CancellationException("hash join stopped: its thread was interrupted");
+        }
+    }
+
+    /**
+     * For a process about to exit on a signal (any thread): cancels the join and deletes its spill directory at
+     * once ({@link SpillSpace#deleteBeforeExit()}), without waiting for the join's thread, which then fails.
+     */
+    void deleteSpillBeforeExit() {
+        cancel();
+        deletedBeforeExit = true;
+        SpillSpace s = space;
+        if (s != null) {
+            s.deleteBeforeExit();
         }
     }
 

@@ -10,6 +10,9 @@ import dev.spilljoin.workloads.ZipfDistribution;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CancellationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The workloads of ../shared/WORKLOADS.md at the small scale under budgets far below the build side, generated
  * batch by batch (nothing held on the heap), checked by count and sum; the skewed build side that sends a hot key
- * to the nested-loop path; and cancellation by interrupt and by {@link HashJoin#cancel()} mid-join. After each:
+ * to the nested-loop path; cancellation by interrupt and by {@link HashJoin#cancel()} mid-join, and a signal's
+ * {@link HashJoin#deleteSpillFilesBeforeExit()}. After each:
  * zero bytes reserved, peak within the budget, an empty spill root.
  */
 class LargeSpillingJoinTest {
@@ -176,6 +180,43 @@ class LargeSpillingJoinTest {
                 assertThat(budget.reserved()).isZero();
             }
             assertThat(budget.peakReserved()).isLessThanOrEqualTo(MB);
+        }
+    }
+
+    /**
+     * A signal's way out: the spill directory goes at once, from the calling thread, while the join is in the middle
+     * of its spilled pairs (files open and mapped); the join then stops.
+     */
+    @Test
+    void deleteSpillFilesBeforeExitEmptiesTheSpillRootAtOnceAndStopsTheJoin() throws Exception {
+        try (MemoryReservation budget = MemoryReservation.root("exit", MB)) {
+            try (HashJoin join = HashJoin.create(w1Spec(budget))) {
+                var results = join.iterator(GeneratedSource.w1Build(50_000), GeneratedSource.w1Probe(200_000, 50_000));
+                for (int batch = 0; batch < 150; batch++) {
+                    assertThat(results.hasNext()).isTrue();
+                    results.next();
+                }
+                assertThat(join.stats().partitions()).isPositive();
+                assertThat(entries(spillRoot.path())).as("the join has its spill directory").isOne();
+
+                Thread other = new Thread(join::deleteSpillFilesBeforeExit, "signal");
+                other.start();
+                other.join();
+
+                assertThat(entries(spillRoot.path())).as("deleted before the join's thread moved on").isZero();
+                assertThatThrownBy(() -> {
+                    while (results.hasNext()) {
+                        results.next();
+                    }
+                }).isInstanceOf(CancellationException.class);
+            }
+            assertThat(budget.reserved()).isZero();
+        }
+    }
+
+    private static long entries(Path directory) throws IOException {
+        try (var files = Files.list(directory)) {
+            return files.count();
         }
     }
 

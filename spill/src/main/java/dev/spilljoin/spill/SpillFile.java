@@ -3,6 +3,7 @@ package dev.spilljoin.spill;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.posix.OpenFlag;
 import net.openhft.posix.PosixAPI;
@@ -150,8 +151,13 @@ public final class SpillFile {
         }
     }
 
+    /**
+     * Creates the file exclusively (never through a link planted in its place), private to its owner (0600, set
+     * explicitly whatever the umask), then opens it for writing.
+     */
     private void openForWriting() throws IOException {
-        Files.createFile(path);
+        Files.createFile(path, PosixFilePermissions.asFileAttribute(SpillSpace.PRIVATE_FILE));
+        Files.setPosixFilePermissions(path, SpillSpace.PRIVATE_FILE);
         try {
             fd = PosixAPI.posix().open(path.toString(), OpenFlag.O_RDWR, 0);
         } catch (PosixRuntimeException e) {

@@ -1,35 +1,45 @@
 package dev.spilljoin.spill;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 
 /**
  * The private spill directory of one join, and the owner of every {@link SpillFile} in it.
  *
- * <p>Layout: {@code <root>/spilljoin-<pid>-<random>/} holding {@code owner.pid} (the owner's process id, written
- * before any spill file exists) and one file per partition and side. Creating a space first sweeps the root: every
- * sibling {@code spilljoin-*} directory whose owner process is dead is deleted (a crashed run's leftovers); live
- * owners' directories are left alone.
+ * <p>Layout: {@code <root>/spilljoin-<pid>-<random>/}, mode 0700, holding the {@link SpillDirectoryLock} file
+ * (spilljoin's marker, locked for the space's whole life) and one file per partition and side, each mode 0600.
+ * The directory gets a fresh random name, created exclusively; a name already taken (by anything) is never
+ * entered, another is drawn. Creating a space first sweeps the root ({@link LeftoverSweep}): only directories
+ * proven to be leftovers of ended runs are deleted.
  *
  * <p>Invariants:
  * <ul>
  *   <li>{@link #close()} is the single cleanup path and is idempotent: it closes every file's writer and reader
- *       (unmapping synchronously, freeing their memory), deletes every file, the lock file and the directory. The
- *       join calls it on success, failure and cancellation alike.</li>
+ *       (unmapping synchronously, freeing their memory), deletes every file, the lock file and the directory, and
+ *       only then lets go of the lock. The join calls it on success, failure and cancellation alike.
+ *       {@link #deleteBeforeExit()} is the other way out, for a process ending on a signal.</li>
+ *   <li>Nothing is created through a link: the directory and every file are created exclusively
+ *       ({@code O_EXCL}), the lock file also with {@code O_NOFOLLOW}; their modes are set explicitly, whatever
+ *       the umask.</li>
  *   <li>A full disk is an {@link IOException} naming the directory, the bytes needed and the bytes free, never a
  *       SIGBUS: files are written with {@code write(2)} and only mapped to be read ({@link SpillFile}).</li>
  *   <li>Every block boundary (writes and reads) checks {@link #cancel()} and the thread's interrupt flag and throws
@@ -46,10 +56,18 @@ public final class SpillSpace implements AutoCloseable {
      */
     public static final int DEFAULT_WINDOW_BYTES = 1 << 20;
     static final String DIRECTORY_PREFIX = "spilljoin-";
-    static final String LOCK_FILE = "owner.pid";
+    static final Set<PosixFilePermission> PRIVATE_DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
+    /** Fresh names drawn before giving up: a collision of random 48-bit names means someone plants them. */
+    static final int NAME_ATTEMPTS = 16;
+    /** Unpredictable, so that no one can plant the names a run will draw. */
+    private static final SecureRandom NAMES = new SecureRandom();
+    /** Passes over a directory being deleted while its user may still add a file (it stops at its next block). */
+    private static final int DELETE_PASSES = 16;
     private static final int PAGE = 4096;
 
     private final Path directory;
+    private final SpillDirectoryLock lock;
     private final int windowBytes;
     private final SpillCounters counters = new SpillCounters();
     /** The files not deleted yet: a deleted file leaves the set, so that a long join's files do not pile up. */
@@ -59,9 +77,22 @@ public final class SpillSpace implements AutoCloseable {
     private int nextFileId;
     private boolean closed;
 
-    private SpillSpace(Path directory, int windowBytes) {
+    private SpillSpace(Path directory, SpillDirectoryLock lock, int windowBytes) {
         this.directory = directory;
+        this.lock = lock;
         this.windowBytes = windowBytes;
+    }
+
+    /**
+     * Loads the C library binding spill spaces lock and delete with ({@code flock}, {@code open}), which extracts a
+     * native stub into the temporary directory. A process that installs a shutdown hook calls this first, so a
+     * signal cannot interrupt the extraction (leaving the stub's file behind) and the hook never loads it while
+     * the JVM shuts down. Loading is otherwise lazy; calling this twice does nothing more.
+     *
+     * @throws LinkageError if the platform has no such binding (spilling would fail the same way)
+     */
+    public static void loadNativeLibrary() {
+        NativeFiles.libc();
     }
 
     /** A space under {@code java.io.tmpdir} with {@link #DEFAULT_WINDOW_BYTES} windows. */
@@ -70,34 +101,38 @@ public final class SpillSpace implements AutoCloseable {
     }
 
     /**
-     * Sweeps dead owners' directories under {@code root}, then creates this join's private directory there.
+     * Sweeps leftovers under {@code root} ({@link LeftoverSweep}), then creates this join's private directory there.
      *
      * @param windowBytes size of each mapped window, a multiple of 4096 (e.g. 64 KiB)
-     * @throws IOException if the root is unusable or has not even one window of space free
+     * @throws IOException naming the real cause if the root is unusable or has not even one window of space free
      */
     public static SpillSpace create(Path root, int windowBytes) throws IOException {
+        return create(root, windowBytes, NAMES::nextLong);
+    }
+
+    /** As {@link #create(Path, int)}, drawing directory names from {@code randomNames} (tests plant collisions). */
+    static SpillSpace create(Path root, int windowBytes, LongSupplier randomNames) throws IOException {
         if (windowBytes < PAGE || windowBytes % PAGE != 0) {
             throw new IllegalArgumentException("spill window size must be a positive multiple of " + PAGE
                     + " bytes (the page size), got " + windowBytes + ": use e.g. 64kB");
         }
-        Files.createDirectories(root);
-        sweepStale(root);
-        long pid = ProcessHandle.current().pid();
-        Path directory = null;
-        for (int attempt = 0; directory == null; attempt++) {
-            Path candidate = root.resolve(DIRECTORY_PREFIX + pid + "-"
-                    + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16));
-            try {
-                directory = Files.createDirectory(candidate);
-            } catch (FileAlreadyExistsException e) {
-                if (attempt > 8) {
-                    throw e;
-                }
-            }
-        }
-        SpillSpace space = new SpillSpace(directory, windowBytes);
         try {
-            Files.write(directory.resolve(LOCK_FILE), Long.toString(pid).getBytes(StandardCharsets.US_ASCII));
+            Files.createDirectories(root);
+        } catch (IOException e) {
+            throw new IOException("cannot use " + root + " as the spill root: " + SpillPaths.cause(e), e);
+        }
+        LeftoverSweep.sweep(root);
+        long pid = ProcessHandle.current().pid();
+        Path directory = createPrivateDirectory(root, pid, randomNames);
+        SpillDirectoryLock lock;
+        try {
+            lock = SpillDirectoryLock.create(directory, pid);
+        } catch (IOException e) {
+            deleteTree(directory);
+            throw e;
+        }
+        SpillSpace space = new SpillSpace(directory, lock, windowBytes);
+        try {
             space.checkFreeSpace(windowBytes);
         } catch (IOException | RuntimeException e) {
             space.close();
@@ -107,47 +142,47 @@ public final class SpillSpace implements AutoCloseable {
     }
 
     /**
-     * Deletes every {@code spilljoin-*} directory under {@code root} whose owner process (from its lock file, else
-     * from its name) is no longer alive; leaves live owners' directories and anything it cannot attribute.
-     *
-     * @return the number of directories deleted
+     * Creates {@code <root>/spilljoin-<pid>-<random>} exclusively and makes it 0700; draws another name while one
+     * is taken. A taken name is never entered, whatever it is (a directory, a file, a link).
      */
-    static int sweepStale(Path root) throws IOException {
-        int swept = 0;
-        try (DirectoryStream<Path> siblings = Files.newDirectoryStream(root, DIRECTORY_PREFIX + "*")) {
-            for (Path sibling : siblings) {
-                long owner = ownerPid(sibling);
-                if (owner > 0 && Files.isDirectory(sibling) && ProcessHandle.of(owner).isEmpty()) {
-                    deleteTree(sibling);
-                    swept++;
-                }
-            }
-        }
-        return swept;
-    }
-
-    /** The owner pid of a spill directory, or -1 if neither its lock file nor its name says. */
-    private static long ownerPid(Path directory) {
-        try {
-            return Long.parseLong(Files.readString(directory.resolve(LOCK_FILE), StandardCharsets.US_ASCII).trim());
-        } catch (IOException | NumberFormatException e) {
-            String name = directory.getFileName().toString().substring(DIRECTORY_PREFIX.length());
-            int dash = name.indexOf('-');
+    private static Path createPrivateDirectory(Path root, long pid, LongSupplier randomNames) throws IOException {
+        Path taken = null;
+        for (int attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+            Path candidate = root.resolve(DIRECTORY_PREFIX + pid + "-"
+                    + Long.toHexString(randomNames.getAsLong() >>> 16));
             try {
-                return Long.parseLong(dash < 0 ? name : name.substring(0, dash));
-            } catch (NumberFormatException notAPid) {
-                return -1;
+                Path directory = Files.createDirectory(candidate, PosixFilePermissions.asFileAttribute(
+                        PRIVATE_DIRECTORY));
+                Files.setPosixFilePermissions(directory, PRIVATE_DIRECTORY);
+                return directory;
+            } catch (FileAlreadyExistsException e) {
+                taken = candidate;
+            } catch (IOException e) {
+                throw new IOException("cannot create a private directory in " + root + ": "
+                        + SpillPaths.cause(e), e);
             }
         }
+        throw new IOException("cannot create a private directory in " + root + ": " + NAME_ATTEMPTS
+                + " fresh random names were all taken, the last by " + SpillPaths.describe(taken)
+                + " that already exists and is not ours; someone is planting names there: use a spill directory"
+                + " only you can write to (--spill-dir)");
     }
 
-    private static void deleteTree(Path directory) throws IOException {
+    /**
+     * Deletes {@code directory} and everything under it, never following a link (a link is deleted, not its
+     * target). An entry deleted meanwhile by someone else is not an error.
+     */
+    static void deleteTree(Path directory) throws IOException {
         try (Stream<Path> walk = Files.walk(directory)) {
             for (Path path : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
                 Files.deleteIfExists(path);
             }
         } catch (NoSuchFileException alreadyGone) {
             // another process swept it first
+        } catch (UncheckedIOException e) {
+            if (!(e.getCause() instanceof NoSuchFileException)) {
+                throw e.getCause();
+            }
         }
     }
 
@@ -265,8 +300,8 @@ public final class SpillSpace implements AutoCloseable {
 
     /**
      * Closes every writer and reader (unmapping synchronously), deletes every file, the lock file and the
-     * directory. Idempotent; call it on success, failure and cancellation alike. Throws the first deletion failure
-     * after trying everything.
+     * directory, then lets go of the lock. Idempotent; call it on success, failure and cancellation alike. Throws
+     * the first deletion failure after trying everything.
      */
     @Override
     public synchronized void close() throws IOException {
@@ -288,9 +323,48 @@ public final class SpillSpace implements AutoCloseable {
             deleteTree(directory);
         } catch (IOException e) {
             failure = addTo(failure, e);
+        } finally {
+            lock.release();
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /**
+     * For a process about to exit on a signal: cancels the space and deletes its directory at once, from any
+     * thread, without waiting for the thread using the space (no monitor is taken, nothing is unmapped). Each file
+     * is unlinked while this process holds it open, so no unlink waits for the file system to free the file's
+     * blocks (seconds for a large, fragmented file); that happens when the process exits, as for the files still
+     * mapped. The descriptors are never closed: after this call the process must exit. A file the user of the space
+     * creates meanwhile fails (its directory is gone) or is deleted by a retry.
+     */
+    public void deleteBeforeExit() {
+        cancelled = true;
+        for (int pass = 0; pass < DELETE_PASSES && Files.exists(directory, LinkOption.NOFOLLOW_LINKS); pass++) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
+                for (Path entry : entries) {
+                    unlinkHeldOpen(entry);
+                }
+            } catch (IOException | DirectoryIteratorException e) {
+                // gone or going: the loop looks again
+            }
+            try {
+                Files.deleteIfExists(directory);
+            } catch (IOException notYetEmpty) {
+                // a file appeared meanwhile: the loop deletes it
+            }
+        }
+    }
+
+    /** Unlinks {@code file} after opening it (never closed), so the unlink only drops the name. */
+    private static void unlinkHeldOpen(Path file) {
+        NativeFiles.libc().open(file.toString(), NativeFiles.O_RDONLY | NativeFiles.O_NOFOLLOW
+                | NativeFiles.O_NONBLOCK | NativeFiles.O_CLOEXEC, 0);
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // deleted meanwhile, or not ours to delete: the directory's removal reports what is left
         }
     }
 
