@@ -67,7 +67,7 @@ final class JoinRunner {
              Cancellation.Registration deleteSpillFiles = cancellation.onCancel(join::deleteSpillFilesBeforeExit);
              CsvPipeline pipeline = CsvPipeline.open(plan.threads(), left, right, output.writer(),
                      join.outputSchema(), progress)) {
-            progress.watch(join.stats());
+            progress.watch(join::spillProgress);
             Iterator<Batch> results = join.iterator(pipeline.left(), pipeline.right());
             try {
                 while (results.hasNext()) {

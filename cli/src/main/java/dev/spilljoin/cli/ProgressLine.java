@@ -1,15 +1,16 @@
 package dev.spilljoin.cli;
 
-import dev.spilljoin.operator.JoinStats;
+import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.spill.ByteSize;
 import java.io.PrintWriter;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The progress bar on stderr: one line redrawn in place with {@code \r}, showing rows read per side, rows out,
- * bytes spilled and spilled partitions so far (from the join's {@link JoinStats}, once something spilled) and the
- * elapsed time. It is redrawn from the
+ * bytes spilled and spill files made so far (read live from the join, {@link HashJoin#spillProgress()}, once
+ * something spilled) and the elapsed time. It is redrawn from the
  * thread that runs the join, at most every {@value #REDRAW_MILLIS} ms, when that thread reports progress (per
  * input batch handed to the join, per result batch written or handed to the writer thread; see
  * {@link CsvPipeline}): no extra thread, nothing to stop, and only that thread calls it. {@link #finish()} erases
@@ -31,7 +32,7 @@ final class ProgressLine {
     private long leftRows;
     private long rightRows;
     private long rowsOut;
-    private JoinStats join;
+    private Supplier<HashJoin.SpillProgress> spill;
     private int lastLength;
 
     ProgressLine(PrintWriter err, LongSupplier nanoClock) {
@@ -72,9 +73,9 @@ final class ProgressLine {
         maybeRedraw();
     }
 
-    /** The stats of the running join, read at each redraw (by the thread that runs the join). */
-    void watch(JoinStats stats) {
-        join = stats;
+    /** Where the running join's spill progress is read at each redraw ({@link HashJoin#spillProgress()}). */
+    void watch(Supplier<HashJoin.SpillProgress> spillProgress) {
+        spill = spillProgress;
     }
 
     boolean enabled() {
@@ -109,10 +110,10 @@ final class ProgressLine {
                 .append(String.format("%,d", leftRows)).append(" left + ")
                 .append(String.format("%,d", rightRows)).append(" right rows, wrote ")
                 .append(String.format("%,d", rowsOut));
-        long spilled = join == null ? 0 : join.spilledBytesBuild() + join.spilledBytesProbe();
-        if (spilled > 0) {
-            line.append(", spilled ").append(ByteSize.format(spilled)).append(" in ").append(join.partitions())
-                    .append(" partitions");
+        HashJoin.SpillProgress spilled = spill == null ? null : spill.get();
+        if (spilled != null && spilled.bytesWritten() > 0) {
+            line.append(", spilled ").append(ByteSize.format(spilled.bytesWritten())).append(" in ")
+                    .append(String.format("%,d", spilled.filesCreated())).append(" files");
         }
         return line.append(String.format(", %d:%02d", seconds / 60, seconds % 60)).toString();
     }

@@ -9,6 +9,7 @@ import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.SpillCounters;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -179,6 +180,23 @@ public final class HashJoin implements AutoCloseable {
     public JoinStats stats() {
         stats.recordRun(outputRows, outputBatches, buildNanos, probeNanos, pairsNanos, memory.peakReserved());
         return stats;
+    }
+
+    /**
+     * Bytes written to spill files so far (block headers included) and spill files created so far, read live from
+     * the join's spill space (any thread, while the join runs; 0 and 0 before anything spilled). For progress
+     * displays: {@link #stats()} is the report, assembled as each phase ends.
+     */
+    public SpillProgress spillProgress() {
+        JoinContext c = ctx;
+        SpillCounters counters = c == null ? null : c.spillCountersIfSpilled();
+        return counters == null ? SpillProgress.NONE
+                : new SpillProgress(counters.bytesWritten(), counters.filesCreated());
+    }
+
+    /** What {@link #spillProgress()} reads: bytes written to spill files and files created so far. */
+    public record SpillProgress(long bytesWritten, long filesCreated) {
+        static final SpillProgress NONE = new SpillProgress(0, 0);
     }
 
     /** The reservation the join draws from (for callers that watch memory). */

@@ -6,6 +6,7 @@ import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.SpillCounters;
 import dev.spilljoin.spill.SpillSpace;
 
 import java.io.IOException;
@@ -135,6 +136,14 @@ final class JoinContext {
             }
         }
         return s;
+    }
+
+    /**
+     * The spill space's I/O counters, or null before anything spilled (any thread: never creates the space).
+     */
+    SpillCounters spillCountersIfSpilled() {
+        SpillSpace s = space;
+        return s == null ? null : s.counters();
     }
 
     /** Asks the join to stop at its next batch or block boundary (any thread). */
