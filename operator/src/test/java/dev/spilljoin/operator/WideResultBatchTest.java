@@ -43,7 +43,8 @@ class WideResultBatchTest {
 
     private JoinConfig config(Side build, boolean spilled) {
         JoinConfig.Builder config = JoinConfig.builder().outputBatchBytes(BYTE_LIMIT).buildSide(build);
-        return spilled ? config.forceSpill(true).fanoutLog2(2).spillDirectory(spillRoot.path()).build() : config.build();
+        return spilled ? config.forceSpill(true).fanoutLog2(2).spillDirectory(spillRoot.path()).build()
+                : config.build();
     }
 
     /** Joins and checks against the oracle; returns the result batches' count. */
