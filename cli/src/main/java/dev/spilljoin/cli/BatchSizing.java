@@ -20,8 +20,10 @@ import java.nio.file.Path;
  *       {@value #TARGET_BYTES} bytes whatever the column count;</li>
  *   <li>a chunk also stops taking rows once its field bytes reach {@value #TARGET_BYTES} ({@link CsvReader#read}),
  *       so a batch's value bytes stay below that plus one row;</li>
- *   <li>a result batch (the join's, filled by rows from both sides) holds fewer rows when the inputs' lines are
- *       long ({@link #outputRows}): the operator bounds its result batches by rows only;</li>
+ *   <li>a result batch (the join's, filled by rows from both sides) holds fewer rows when the inputs' first lines
+ *       are long ({@link #outputRows}), and is handed out once its values reach {@value #TARGET_BYTES} bytes (the
+ *       operator's byte bound, which holds whatever the rows further on), so its value bytes stay below that plus
+ *       one result row;</li>
  *   <li>a row is at most 1/{@value #HEAP_SHARE_PER_ROW} of the heap ({@link #maxRowBytes()}): a row is held at
  *       once by the reader's chunk and by the batches of the read-ahead ring, and (joined, beside a row of the other
  *       side) by the join's result batch and the write-behind ring, each array grown by up to half again; about

@@ -123,11 +123,13 @@ final class JoinRunner {
 
     /**
      * The operator's knobs: all automatic, spill files under {@code --spill-dir}, result batches of fewer rows when
-     * the result's rows are wide ({@link BatchSizing#outputRows}), as the input batches.
+     * the result's rows are wide ({@link BatchSizing#outputRows}, from the files' first lines) and handed out once
+     * their values reach {@link BatchSizing#TARGET_BYTES} (whatever the rows further on), as the input batches.
      */
     static JoinConfig config(JoinPlan plan) {
         return JoinConfig.builder().spillDirectory(plan.spillDir())
-                .outputBatchRows(BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows())).build();
+                .outputBatchRows(BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows()))
+                .outputBatchBytes(BatchSizing.TARGET_BYTES).build();
     }
 
     /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */

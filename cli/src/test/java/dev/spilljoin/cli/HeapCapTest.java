@@ -2,6 +2,8 @@ package dev.spilljoin.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -154,6 +156,59 @@ class HeapCapTest {
                 + Pattern.quote("; if the row is right, give the JVM a larger heap, e.g. SPILLJOIN_HEAP=4g with"
                 + " bin/spilljoin (java -Xmx otherwise); if not, check for a quote left open (or pass --on-error skip"
                 + " to skip and count such rows)") + "\n");
+        assertNothingLeftBesides("l.csv", "r.csv");
+    }
+
+    /**
+     * A file whose first lines are short (so the result batches are sized for narrow rows) and whose last rows are
+     * large, each under the per-row limit: the result batches are handed out by bytes, so 40 rows of 3.5 MB joined
+     * in one go no longer fill a batch of 1,024 rows beyond the heap.
+     */
+    @Test
+    void largeRowsAfterShortLinesJoinUnderTheHeapCap() throws Exception {
+        Path left = dir.resolve("l.csv");
+        byte[] large = new byte[3_500_000];
+        Arrays.fill(large, (byte) 'x');
+        int narrow = 5000;
+        int wide = 40;
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(left))) {
+            out.write("id,note\n".getBytes(StandardCharsets.US_ASCII));
+            for (int i = 0; i < narrow; i++) {
+                out.write((i + ",short" + i + "\n").getBytes(StandardCharsets.US_ASCII));
+            }
+            for (int i = narrow; i < narrow + wide; i++) {
+                out.write((i + ",").getBytes(StandardCharsets.US_ASCII));
+                out.write(large);
+                out.write('\n');
+            }
+        }
+        Path right = dir.resolve("r.csv");
+        StringBuilder ids = new StringBuilder("id\n");
+        for (int i = 0; i < narrow + wide; i++) {
+            ids.append(i).append('\n');
+        }
+        Files.writeString(right, ids);
+        for (String threads : List.of("1", "2")) {
+            Run run = spilljoin("join", "--left", left.toString(), "--right", right.toString(), "--on", "id",
+                    "--threads", threads, "--output", "out.csv");
+            assertThat(run.code()).as(run.text()).isZero();
+            assertThat(run.text()).doesNotContain("OutOfMemoryError");
+            long rows = 0;
+            long largeRows = 0;
+            try (BufferedReader in = Files.newBufferedReader(dir.resolve("out.csv"), StandardCharsets.US_ASCII)) {
+                assertThat(in.readLine()).isEqualTo("left.id,note,right.id");
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    rows++;
+                    String[] fields = line.split(",", -1);
+                    assertThat(fields).hasSize(3);
+                    assertThat(fields[2]).isEqualTo(fields[0]);
+                    largeRows += fields[1].length() == large.length ? 1 : 0;
+                }
+            }
+            assertThat(rows).isEqualTo(narrow + wide);
+            assertThat(largeRows).isEqualTo(wide);
+            Files.delete(dir.resolve("out.csv"));
+        }
         assertNothingLeftBesides("l.csv", "r.csv");
     }
 

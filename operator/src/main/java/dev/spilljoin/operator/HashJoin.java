@@ -548,7 +548,7 @@ public final class HashJoin implements AutoCloseable {
             ctx.deleteSpillBeforeExit();
         }
         output = new OutputWriter(spec.outputSchema(), spec.projection(), choice.side(), ctx.buildLayout,
-                spec.config().outputBatchRows());
+                spec.config().outputBatchRows(), spec.config().outputBatchBytes());
         current = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
                 plan.sizing().plan().nestedLoopKeys());
         phase = Phase.BUILD;

@@ -10,6 +10,9 @@ import java.nio.file.Path;
  * @param pageSize            bytes of an off-heap row page (a multiple of 8, at least 64); an upper bound: the join
  *                            uses smaller pages when the budget is small (see {@link SpillSizing})
  * @param outputBatchRows     rows per result batch
+ * @param outputBatchBytes    bytes of values per result batch: a batch is handed out once the variable-width values
+ *                            copied into it (estimated from above by the rows they come from) reach this, so it
+ *                            holds at most this plus one row ({@link #DEFAULT_OUTPUT_BATCH_BYTES} by default)
  * @param buildSide           forced build side, or null for automatic
  * @param spillDirectory      root under which the join's private spill directory is made (null = java.io.tmpdir)
  * @param fanoutLog2          partitions per level as a power of two (1..10), 0 = automatic (4..10)
@@ -24,9 +27,9 @@ import java.nio.file.Path;
  * @param pairMemoryLimit     test knob: the most bytes a spilled pair (or a nested-loop chunk) may load, 0 = the
  *                            budget; small values force re-partitioning and the nested-loop path
  */
-public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path spillDirectory, int fanoutLog2,
-                         int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth, boolean forceSpill,
-                         boolean roleReversal, long pairMemoryLimit) {
+public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchBytes, Side buildSide, Path spillDirectory,
+                         int fanoutLog2, int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth,
+                         boolean forceSpill, boolean roleReversal, long pairMemoryLimit) {
     /**
      * The default maximum recursion depth: 32 levels of re-partitioning below level 0, a safety bound only. A pair
      * that does not fit is re-partitioned for as long as it splits (see {@code SpilledPairs}): at the smallest
@@ -37,11 +40,16 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
      */
     public static final int DEFAULT_MAX_RECURSION_DEPTH = 32;
     /**
+     * The default bound of a result batch's values, 4 MiB: rows of a few hundred bytes fill the 1,024 rows first; wide
+     * rows make smaller batches instead of a batch of 1,024 wide rows on the heap.
+     */
+    public static final long DEFAULT_OUTPUT_BATCH_BYTES = 4L << 20;
+    /**
      * The defaults. Row pages of up to 4 MiB: from 2 MiB up, pages are mapped on transparent huge pages
      * ({@code NativeMemory}), which halves the cost of the random loads of probing a large table on a VM; small
      * budgets still get small pages ({@link SpillSizing}: at most an eighth of the budget in partially filled pages).
      */
-    public static final JoinConfig DEFAULT = new JoinConfig(4 << 20, 1024, null, null, 0, 0, 0,
+    public static final JoinConfig DEFAULT = new JoinConfig(4 << 20, 1024, DEFAULT_OUTPUT_BATCH_BYTES, null, null, 0, 0, 0,
             DEFAULT_MAX_RECURSION_DEPTH, false, true, 0);
 
     public JoinConfig {
@@ -50,6 +58,9 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
         }
         if (outputBatchRows < 1) {
             throw new IllegalArgumentException("outputBatchRows must be at least 1, got " + outputBatchRows);
+        }
+        if (outputBatchBytes < 1) {
+            throw new IllegalArgumentException("outputBatchBytes must be at least 1, got " + outputBatchBytes);
         }
         if (fanoutLog2 < 0 || fanoutLog2 > 10) {
             throw new IllegalArgumentException("fanoutLog2 must be 0 (automatic) or 1..10, got " + fanoutLog2);
@@ -84,6 +95,7 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
     public static final class Builder {
         private int pageSize;
         private int outputBatchRows;
+        private long outputBatchBytes;
         private Side buildSide;
         private Path spillDirectory;
         private int fanoutLog2;
@@ -97,6 +109,7 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
         private Builder(JoinConfig from) {
             pageSize = from.pageSize;
             outputBatchRows = from.outputBatchRows;
+            outputBatchBytes = from.outputBatchBytes;
             buildSide = from.buildSide;
             spillDirectory = from.spillDirectory;
             fanoutLog2 = from.fanoutLog2;
@@ -115,6 +128,12 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
 
         public Builder outputBatchRows(int rows) {
             this.outputBatchRows = rows;
+            return this;
+        }
+
+        /** The bytes of values after which a result batch is handed out. */
+        public Builder outputBatchBytes(long bytes) {
+            this.outputBatchBytes = bytes;
             return this;
         }
 
@@ -171,8 +190,8 @@ public record JoinConfig(int pageSize, int outputBatchRows, Side buildSide, Path
         }
 
         public JoinConfig build() {
-            return new JoinConfig(pageSize, outputBatchRows, buildSide, spillDirectory, fanoutLog2, spillBufferBytes,
-                    spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
+            return new JoinConfig(pageSize, outputBatchRows, outputBatchBytes, buildSide, spillDirectory, fanoutLog2,
+                    spillBufferBytes, spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
         }
     }
 }

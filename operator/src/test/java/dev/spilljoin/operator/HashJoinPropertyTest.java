@@ -52,7 +52,9 @@ class HashJoinPropertyTest {
         List<Batch> left = Rows.toBatches(in.left, in.leftRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
         List<Batch> right = Rows.toBatches(in.right, in.rightRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
         JoinConfig config = JoinConfig.builder().pageSize(64 + 8 * r.nextInt(64))
-                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300)).buildSide(build).build();
+                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300))
+                .outputBatchBytes(r.nextBoolean() ? 1 + r.nextInt(400) : JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES)
+                .buildSide(build).build();
         JoinRunner.Mode mode = JoinRunner.Mode.values()[r.nextInt(3)];
         try (MemoryReservation root = MemoryReservation.root("test", 64L << 20)) {
             JoinSpec.Builder spec = JoinSpec.builder(in.left, in.right).joinType(type).projection(projection)

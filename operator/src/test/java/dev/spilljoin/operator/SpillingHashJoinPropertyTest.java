@@ -108,7 +108,9 @@ class SpillingHashJoinPropertyTest {
         List<Batch> left = Rows.toBatches(in.left, in.leftRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
         List<Batch> right = Rows.toBatches(in.right, in.rightRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
         JoinConfig config = JoinConfig.builder().pageSize(64 + 8 * r.nextInt(64))
-                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300)).buildSide(build).spillDirectory(spillRoot)
+                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300))
+                .outputBatchBytes(r.nextBoolean() ? 1 + r.nextInt(400) : JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES)
+                .buildSide(build).spillDirectory(spillRoot)
                 .fanoutLog2(1 + r.nextInt(3)).spillBufferBytes(64 + 8 * r.nextInt(57)).spillWindowBytes(4096)
                 .forceSpill(path != Path0.SPILL_ON_REFUSAL).build();
         if (path == Path0.RECURSION || path == Path0.NESTED_LOOP) {

@@ -46,7 +46,7 @@ public final class BuildRowScan {
                 if (out.room() == 0) {
                     return false;
                 }
-                out.append(-1, row);
+                out.append(row);
             }
             row += RowLayout.rowLength(row);
         }

@@ -51,6 +51,10 @@ public final class HashProbe {
     private long[] candidates = new long[0];
     private int[] active = new int[0];
     private boolean[] matched = new boolean[0];
+    /** Each probe row's bytes as {@link #sizedFor} counts them ({@link OutputWriter#probeRowBytes}). */
+    private int[] rowBytes = new int[0];
+    /** The writer {@link #rowBytes} was computed for, for the current batch; null after {@link #start}. */
+    private OutputWriter sizedFor;
     private int activeCount;
     private int readPos;
     private int writePos;
@@ -128,6 +132,7 @@ public final class HashProbe {
             skip[w] = nullKeys[w] | (deferred == null ? 0L : deferred[w]) | (sureMisses == null ? 0L : sureMisses[w]);
         }
         probeRows += n;
+        sizedFor = null;
         tailPos = 0;
         readPos = 0;
         writePos = 0;
@@ -167,6 +172,10 @@ public final class HashProbe {
 
     /** Continues the current batch: true when it is done, false when {@code out} is full (call again after). */
     public boolean fill(OutputWriter out) {
+        if (sizedFor != out) {
+            rowBytes = out.probeRowBytes(batch, rowBytes);
+            sizedFor = out;
+        }
         while (activeCount > 0) {
             if (!walkRound(out)) {
                 return false;
@@ -182,6 +191,7 @@ public final class HashProbe {
         final long[] cand = candidates;
         final long[] h = hashes;
         final int[] act = active;
+        final int[] bytes = rowBytes;
         final boolean hashIsKey = encoder == null;
         while (readPos < activeCount) {
             int i = act[readPos];
@@ -193,7 +203,7 @@ public final class HashProbe {
                         if (out.room() == 0) {
                             return false;
                         }
-                        out.append(i, row);
+                        out.append(i, bytes[i], row);
                         matched[i] = true;
                         if (marksBuild && !RowLayout.isMatched(row)) {
                             RowLayout.setMatched(row);
@@ -204,7 +214,7 @@ public final class HashProbe {
                         if (out.room() == 0) {
                             return false;
                         }
-                        out.append(i, 0L);
+                        out.append(i, bytes[i], 0L);
                         matched[i] = true;
                         row = 0;
                     }
@@ -241,7 +251,7 @@ public final class HashProbe {
                         if (out.room() == 0) {
                             return false;
                         }
-                        out.append(tailPos, 0L);
+                        out.append(tailPos, rowBytes[tailPos], 0L);
                     }
                 }
             }
@@ -252,7 +262,7 @@ public final class HashProbe {
                         if (out.room() == 0) {
                             return false;
                         }
-                        out.append(tailPos, 0L);
+                        out.append(tailPos, rowBytes[tailPos], 0L);
                     }
                 }
             }

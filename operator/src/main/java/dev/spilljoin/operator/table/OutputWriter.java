@@ -1,6 +1,7 @@
 package dev.spilljoin.operator.table;
 
 import dev.spilljoin.operator.ColumnRef;
+import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnVector;
@@ -8,12 +9,21 @@ import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowReader;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Collects result rows as (probe row index, build row address) pairs and turns them into a result batch of the
  * projected columns, column at a time. Probe index -1 or build address 0 means that side is NULL (outer padding,
  * or a side the result does not have).
+ *
+ * <p>A batch is bounded by rows ({@code capacity}) and by bytes ({@code byteLimit}): each pair adds the bytes of
+ * its values an append can know cheaply, from above: the probe row's projected variable-width values (which the
+ * producer sizes once per probe batch, {@link #probeRowBytes}) and the whole serialized build row when a
+ * variable-width build column is projected. Pending pairs count as soon as they are appended, so one large probe
+ * row matching many build rows cannot pile up either. Invariant: the batch is full when its rows reach the
+ * capacity or its counted bytes reach the limit, so it holds at most the limit plus one row's bytes; after
+ * {@link #materialize}, {@code room() == 0} exactly when {@link #isFull()}.
  *
  * <p>Protocol: the producer {@link #append}s while {@link #room()} &gt; 0 and calls {@link #materialize} before the
  * probe batch it references goes away; when {@link #isFull()} (or at the end) the batch from {@link #batch()} is
@@ -22,6 +32,13 @@ import java.util.List;
 public final class OutputWriter {
     private final Batch out;
     private final int capacity;
+    private final long byteLimit;
+    /** The counted bytes of the rows materialized into {@code out}, shared with the writer of the other orientation. */
+    private final MaterializedBytes materialized;
+    /** Whether a variable-width build column is projected (then a build row counts its serialized length). */
+    private final boolean countsBuildRows;
+    /** The projected variable-width probe columns, whose values a probe row counts. */
+    private final int[] probeVariableColumns;
     private final boolean[] fromProbe;
     private final int[] sourceColumn;
     private final int[] buildField;
@@ -29,23 +46,59 @@ public final class OutputWriter {
     private final int[] probeRows;
     private final long[] buildRows;
     private int pending;
+    private long pendingBytes;
 
-    public OutputWriter(Schema outputSchema, List<ColumnRef> projection, Side buildSide, RowLayout buildLayout, int capacity) {
-        this(new Batch(outputSchema, capacity), projection, buildSide, buildLayout, capacity);
+    /** The counted bytes of a result batch's materialized rows (one per batch, shared by both orientations). */
+    private static final class MaterializedBytes {
+        long bytes;
     }
 
-    private OutputWriter(Batch out, List<ColumnRef> projection, Side buildSide, RowLayout buildLayout, int capacity) {
+    /** A writer of batches of up to {@code capacity} rows and {@link JoinConfig#DEFAULT_OUTPUT_BATCH_BYTES}. */
+    public OutputWriter(Schema outputSchema, List<ColumnRef> projection, Side buildSide, RowLayout buildLayout,
+                        int capacity) {
+        this(outputSchema, projection, buildSide, buildLayout, capacity, JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES);
+    }
+
+    /**
+     * @param capacity  the most rows of a result batch
+     * @param byteLimit the counted bytes at which a result batch is full (at least 1)
+     */
+    public OutputWriter(Schema outputSchema, List<ColumnRef> projection, Side buildSide, RowLayout buildLayout,
+                        int capacity, long byteLimit) {
+        this(new Batch(outputSchema, capacity), new MaterializedBytes(), projection, buildSide, buildLayout, capacity,
+                byteLimit);
+    }
+
+    private OutputWriter(Batch out, MaterializedBytes materialized, List<ColumnRef> projection, Side buildSide,
+                         RowLayout buildLayout, int capacity, long byteLimit) {
+        if (byteLimit < 1) {
+            throw new IllegalArgumentException("a result batch's byte limit must be at least 1, got " + byteLimit);
+        }
         this.out = out;
+        this.materialized = materialized;
         this.capacity = capacity;
+        this.byteLimit = byteLimit;
         int n = projection.size();
         fromProbe = new boolean[n];
         sourceColumn = new int[n];
         buildField = new int[n];
+        boolean buildVariable = false;
+        int probeVariable = 0;
         for (int c = 0; c < n; c++) {
             ColumnRef ref = projection.get(c);
             fromProbe[c] = ref.side() != buildSide;
             sourceColumn[c] = ref.column();
             buildField[c] = fromProbe[c] ? -1 : buildLayout.fieldOfColumn(ref.column());
+            boolean variable = out.schema().type(c).isVariableWidth();
+            buildVariable |= variable && !fromProbe[c];
+            probeVariable += variable && fromProbe[c] ? 1 : 0;
+        }
+        this.countsBuildRows = buildVariable;
+        this.probeVariableColumns = new int[probeVariable];
+        for (int c = 0, k = 0; c < n; c++) {
+            if (fromProbe[c] && out.schema().type(c).isVariableWidth()) {
+                probeVariableColumns[k++] = sourceColumn[c];
+            }
         }
         this.reader = new RowReader(buildLayout);
         this.probeRows = new int[capacity];
@@ -58,18 +111,48 @@ public final class OutputWriter {
      * Both writers see the same batch; each materializes its own pending rows.
      */
     public OutputWriter reoriented(List<ColumnRef> projection, Side buildSide, RowLayout buildLayout) {
-        return new OutputWriter(out, projection, buildSide, buildLayout, capacity);
+        return new OutputWriter(out, materialized, projection, buildSide, buildLayout, capacity, byteLimit);
     }
 
-    /** Rows that can still be appended before the batch is full. */
+    /** Rows that can still be appended before the batch is full: 0 once its counted bytes reach the limit. */
     public int room() {
-        return capacity - out.rowCount() - pending;
+        return materialized.bytes + pendingBytes >= byteLimit ? 0 : capacity - out.rowCount() - pending;
     }
 
-    public void append(int probeRow, long buildRow) {
+    /**
+     * The bytes each row of {@code probe} counts when appended by this writer (its projected variable-width values),
+     * into {@code into} if large enough (else a new array), for {@link #append}; once per probe batch.
+     */
+    public int[] probeRowBytes(Batch probe, int[] into) {
+        int n = probe.rowCount();
+        int[] sizes = into.length >= n ? into : new int[n];
+        Arrays.fill(sizes, 0, n, 0);
+        for (int column : probeVariableColumns) {
+            int[] offsets = probe.column(column).offsets();
+            for (int i = 0; i < n; i++) {
+                sizes[i] += offsets[i + 1] - offsets[i];
+            }
+        }
+        return sizes;
+    }
+
+    /** Appends a result row with the build side only (probe NULL). */
+    public void append(long buildRow) {
+        append(-1, 0, buildRow);
+    }
+
+    /**
+     * Appends a result row; {@code probeBytes} is the probe row's count from {@link #probeRowBytes} (0 when
+     * {@code probeRow} is -1).
+     */
+    public void append(int probeRow, int probeBytes, long buildRow) {
         probeRows[pending] = probeRow;
         buildRows[pending] = buildRow;
         pending++;
+        pendingBytes += probeBytes;
+        if (countsBuildRows && buildRow != 0) {
+            pendingBytes += RowLayout.rowLength(buildRow);
+        }
     }
 
     /** Copies the pending rows into the result batch; {@code probe} is the batch the probe indexes refer to. */
@@ -88,6 +171,8 @@ public final class OutputWriter {
         }
         out.setRowCount(start + pending);
         pending = 0;
+        materialized.bytes += pendingBytes;
+        pendingBytes = 0;
     }
 
     private void copyProbeColumn(Batch probe, int column, ColumnVector target, int start) {
@@ -162,7 +247,7 @@ public final class OutputWriter {
     }
 
     public boolean isFull() {
-        return out.rowCount() == capacity;
+        return out.rowCount() == capacity || materialized.bytes >= byteLimit;
     }
 
     /** Rows materialized into the current batch. */
@@ -176,5 +261,6 @@ public final class OutputWriter {
 
     public void clear() {
         out.reset();
+        materialized.bytes = 0;
     }
 }

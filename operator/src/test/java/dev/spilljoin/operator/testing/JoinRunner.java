@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs a join through one of its three driving forms and collects the result rows (copied out of each batch while
- * it is valid). Checks every result batch against the output schema and capacity, and, after close, that the
+ * it is valid). Checks every result batch against the output schema, its row capacity and its byte bound (its
+ * variable-width values before its last row are under {@code outputBatchBytes}), and, after close, that the
  * memory the join drew is back to zero and its peak stayed within the budget.
  */
 public final class JoinRunner {
@@ -45,19 +46,21 @@ public final class JoinRunner {
         List<Object[]> rows = new ArrayList<>();
         JoinStats stats;
         int capacity = spec.config().outputBatchRows();
+        long byteLimit = spec.config().outputBatchBytes();
         try (HashJoin join = create.apply(spec)) {
             BatchSource l = BatchSources.of(left);
             BatchSource r = BatchSources.of(right);
             switch (mode) {
-                case SINK -> join.run(l, r, b -> collect(b, capacity, rows));
+                case SINK -> join.run(l, r, b -> collect(b, capacity, byteLimit, rows));
                 case ITERATOR -> {
                     Iterator<Batch> it = join.iterator(l, r);
                     while (it.hasNext()) {
-                        collect(it.next(), capacity, rows);
+                        collect(it.next(), capacity, byteLimit, rows);
                     }
                 }
                 case PUSH -> {
-                    Side first = join.start(l.sizeHintBytes(), r.sizeHintBytes(), b -> collect(b, capacity, rows));
+                    Side first = join.start(l.sizeHintBytes(), r.sizeHintBytes(),
+                            b -> collect(b, capacity, byteLimit, rows));
                     push(join, first, first == Side.LEFT ? left : right);
                     push(join, first.other(), first == Side.LEFT ? right : left);
                 }
@@ -78,9 +81,21 @@ public final class JoinRunner {
         join.endOfInput(side);
     }
 
-    private static void collect(Batch b, int capacity, List<Object[]> rows) {
+    private static void collect(Batch b, int capacity, long byteLimit, List<Object[]> rows) {
         assertThat(b.rowCount()).isBetween(1, capacity);
+        assertThat(valueBytesBeforeLastRow(b)).as("a result batch's values before its last row").isLessThan(byteLimit);
         rows.addAll(Rows.fromBatch(b));
+    }
+
+    /** The bytes of {@code b}'s variable-width values in all its rows but the last. */
+    public static long valueBytesBeforeLastRow(Batch b) {
+        long bytes = 0;
+        for (int c = 0; c < b.columnCount(); c++) {
+            if (b.column(c).type().isVariableWidth()) {
+                bytes += b.column(c).offsets()[b.rowCount() - 1];
+            }
+        }
+        return bytes;
     }
 
     public static void assertMemoryReleased(MemoryReservation root) {
