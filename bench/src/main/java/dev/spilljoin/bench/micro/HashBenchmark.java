@@ -20,10 +20,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Key hashing: {@link MicroBenchmarkAccess.BatchHasher#hash} (the operator's {@code KeyHasher}) of one {@value KeyValueRows#BATCH_ROWS}-row batch, the first step of both
- * build and probe. {@code BIGINT}: W1's key column (one {@code fmix64} per row); {@code VARCHAR}: 16-byte strings
- * ({@code HashFunctions.hashBytes} per row, then the fold). Reports ns per row. No off-heap memory: hashing works on
- * the batch's arrays.
+ * Key hashing: {@link MicroBenchmarkAccess.BatchHasher#hash} (the operator's {@code KeyHasher}) of one
+ * {@value KeyValueRows#BATCH_ROWS}-row batch, the first step of both build and probe. {@code BIGINT}: W1's key
+ * column (one {@code fmix64} per row); {@code VARCHAR}: 16-byte strings ({@code HashFunctions.hashBytes} per row,
+ * then the fold). Reports ns per row. No off-heap memory: hashing works on the batch's arrays.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

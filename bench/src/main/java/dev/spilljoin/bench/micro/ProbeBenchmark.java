@@ -24,10 +24,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Probe: an INNER join's {@link InnerProbe} (the operator's {@code HashProbe} and {@code OutputWriter}) of one {@value KeyValueRows#BATCH_ROWS}-row probe batch against a built
- * table of {@code tableRows} rows (keys {@code 0 .. tableRows-1}), as the probe pass runs it: hash the batch, load
- * the bucket heads, walk the chains, and materialize the result (probe key, build payload) into the result batch.
- * Reports ns per probe row.
+ * Probe: an INNER join's {@link InnerProbe} (the operator's {@code HashProbe} and {@code OutputWriter}) of one
+ * {@value KeyValueRows#BATCH_ROWS}-row probe batch against a built table of {@code tableRows} rows (keys
+ * {@code 0 .. tableRows-1}), as the probe pass runs it: hash the batch, load the bucket heads, walk the chains, and
+ * materialize the result (probe key, build payload) into the result batch. Reports ns per probe row.
  *
  * <p>{@code HITS}: probe keys uniform in the build's key range, so every row has exactly one match;
  * {@code MISSES}: uniform in {@code [tableRows, 2 tableRows)}, so none has (most are dropped by the directory's

@@ -19,11 +19,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Table build: {@link HashTable#insertAll} (the operator's {@code JoinHashTable.insertAll}) of {@code rows}
- * serialized rows (distinct keys, in random key order) from {@link RowPages}, into a fresh table, as the build's finish does. The table's directory is reserved and
- * allocated (zeroed) before each invocation and freed after it, untimed; the rows stay put (an insert overwrites a
- * row's chain link, so re-inserting them into a new table is exact). 32K rows (1.5 MiB of rows, 512 KiB
- * directory) fit in L2; 1M rows (48 MiB, 16 MiB) do not.
+ * Table build: {@link HashTable#insertAll} (the operator's {@code JoinHashTable.insertAll}) of {@code rows} serialized
+ * rows (distinct keys, in random key order) from {@link RowPages}, into a fresh table, as the build's finish does. The
+ * table's directory is reserved and allocated (zeroed) before each invocation and freed after it, untimed; the rows
+ * stay put (an insert overwrites a row's chain link, so re-inserting them into a new table is exact). 32K rows (1.5 MiB
+ * of rows, 512 KiB directory) fit in L2; 1M rows (48 MiB, 16 MiB) do not.
  *
  * <p>The primary score is ns per table; {@code insertAll:rows} (an {@link AuxCounters} counter) is ns per row.
  */

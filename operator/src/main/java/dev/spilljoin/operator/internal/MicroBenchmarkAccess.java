@@ -167,8 +167,9 @@ public final class MicroBenchmarkAccess {
         }
 
         /**
-         * Serializes the rows of {@code batch} (keys hashed into {@code hashes}, NULL keys in {@code nullKeys}, NULL-key
-         * rows skipped); returns the batch's first row not written: its row count, or less when a page was refused.
+         * Serializes the rows of {@code batch} (keys hashed into {@code hashes}, NULL keys in {@code nullKeys},
+         * NULL-key rows skipped); returns the batch's first row not written: its row count, or less when a page was
+         * refused.
          */
         public int write(Batch batch, long[] hashes, long[] nullKeys) {
             return writer.write(batch, 0, hashes, nullKeys, false, arena);

@@ -93,7 +93,8 @@ class MicroBenchmarkAccessTest {
         for (int level = 0; level < 3; level++) {
             MicroBenchmarkAccess.partitionsOf(hashes, hashes.length, level, 5, partitions);
             for (int i = 0; i < hashes.length; i++) {
-                assertThat(partitions[i]).isEqualTo((int) (MicroBenchmarkAccess.partitionHash(hashes[i], level) >>> 59));
+                long h1 = MicroBenchmarkAccess.partitionHash(hashes[i], level);
+                assertThat(partitions[i]).isEqualTo((int) (h1 >>> 59));
             }
         }
     }
