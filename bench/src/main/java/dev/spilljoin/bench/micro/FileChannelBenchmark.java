@@ -1,8 +1,7 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.row.RowArena;
-import dev.spilljoin.operator.row.RowLayout;
-import dev.spilljoin.spill.NativeMemory;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowCursor;
 import dev.spilljoin.spill.SpillSpace;
 
 import java.io.IOException;
@@ -89,31 +88,19 @@ public class FileChannelBenchmark extends MicroBenchmark {
             if (b.position() == 0) {
                 return sum;
             }
-            sum += KeyValueRows.hashSum(buffer.address(), b.position());
+            sum += MicroBenchmarkAccess.keyHashSum(buffer.address(), b.position());
             position += b.position();
         }
     }
 
     private long writeAll(FileChannel channel) throws IOException {
-        RowArena arena = rows.rows();
-        long base = buffer.address();
+        RowCursor cursor = rows.rows().cursor();
         long written = 0;
-        int fill = 0;
-        for (int p = 0; p < arena.pageCount(); p++) {
-            long row = arena.pageAddress(p);
-            long end = row + arena.pageUsed(p);
-            while (row < end) {
-                int length = RowLayout.rowLength(row);
-                if (fill + length > SpillRows.BUFFER_BYTES) {
-                    written += flush(channel, fill);
-                    fill = 0;
-                }
-                NativeMemory.copy(row, base + fill, length);
-                fill += length;
-                row += length;
-            }
+        int fill;
+        while ((fill = cursor.copyTo(buffer.address(), SpillRows.BUFFER_BYTES)) > 0) {
+            written += flush(channel, fill);
         }
-        return written + flush(channel, fill);
+        return written;
     }
 
     private int flush(FileChannel channel, int fill) throws IOException {

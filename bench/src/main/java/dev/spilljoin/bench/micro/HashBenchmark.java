@@ -1,11 +1,11 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.row.KeyHasher;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -20,10 +20,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Key hashing: {@link KeyHasher#hash} of one {@value KeyValueRows#BATCH_ROWS}-row batch, the first step of both
- * build and probe. {@code BIGINT}: W1's key column (one {@code fmix64} per row); {@code VARCHAR}: 16-byte strings
- * ({@code HashFunctions.hashBytes} per row, then the fold). Reports ns per row. No off-heap memory: hashing works on
- * the batch's arrays.
+ * Key hashing: {@link MicroBenchmarkAccess.BatchHasher#hash} (the operator's {@code KeyHasher}) of one
+ * {@value KeyValueRows#BATCH_ROWS}-row batch, the first step of both build and probe. {@code BIGINT}: W1's key
+ * column (one {@code fmix64} per row); {@code VARCHAR}: 16-byte strings ({@code HashFunctions.hashBytes} per row,
+ * then the fold). Reports ns per row. No off-heap memory: hashing works on the batch's arrays.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -33,7 +33,7 @@ public class HashBenchmark extends MicroBenchmark {
     public String keyType;
 
     private Batch batch;
-    private KeyHasher hasher;
+    private MicroBenchmarkAccess.BatchHasher hasher;
     private final long[] hashes = new long[KeyValueRows.BATCH_ROWS];
     private final long[] nullKeys = new long[KeyValueRows.BATCH_ROWS / 64];
 
@@ -45,7 +45,7 @@ public class HashBenchmark extends MicroBenchmark {
             case "VARCHAR" -> varcharBatch(keys);
             default -> throw new IllegalArgumentException("keyType must be BIGINT or VARCHAR, got " + keyType);
         };
-        hasher = new KeyHasher(KeyValueRows.KEY_COLUMNS);
+        hasher = MicroBenchmarkAccess.forRows(batch.schema(), KeyValueRows.KEY_COLUMNS).batchHasher();
     }
 
     private static Batch varcharBatch(long[] keys) {

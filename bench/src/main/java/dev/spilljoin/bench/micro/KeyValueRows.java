@@ -1,23 +1,22 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.row.KeyHasher;
-import dev.spilljoin.operator.row.RowArena;
-import dev.spilljoin.operator.row.RowLayout;
-import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.SplittableRandom;
 
 /**
  * The rows the microbenchmarks work on, in W1's shape {@code (k BIGINT, v BIGINT)}: as input batches of
- * {@link #BATCH_ROWS} rows, and as serialized build rows ({@link #ROW_BYTES} bytes each in {@link RowLayout}) in a
- * {@link RowArena}, written as the build writes them: {@link KeyHasher}, then {@link RowWriter}. Keys are seeded,
- * so every run and the unit test see the same rows.
+ * {@link #BATCH_ROWS} rows, and as serialized build rows ({@link #ROW_BYTES} bytes each) in {@link RowPages},
+ * written as the build writes them: keys hashed, then rows serialized, a batch at a time. The operator's internals
+ * are reached through {@link #ACCESS}, their one entry point for the benchmarks. Keys are seeded, so every run and
+ * the unit test see the same rows.
  */
 final class KeyValueRows {
     /** Rows per input batch (the operator's default result batch size too). */
@@ -25,7 +24,8 @@ final class KeyValueRows {
     static final Schema SCHEMA = Schema.of(new Column("k", ColumnType.BIGINT, false),
             new Column("v", ColumnType.BIGINT, false));
     static final int[] KEY_COLUMNS = {0};
-    static final RowLayout LAYOUT = new RowLayout(SCHEMA, KEY_COLUMNS, new int[] {0, 1});
+    /** The operator's internals for these rows (keyed by {@code k}, serialized with both columns). */
+    static final MicroBenchmarkAccess ACCESS = MicroBenchmarkAccess.forRows(SCHEMA, KEY_COLUMNS);
     /** Bytes of one serialized row: 26 of header and null bits, two 8-byte fields, padding to 8. */
     static final int ROW_BYTES = 48;
     /** The operator's default row page ({@code JoinConfig.DEFAULT}). */
@@ -92,49 +92,29 @@ final class KeyValueRows {
     }
 
     /**
-     * A new arena of {@link #PAGE_BYTES} pages reserved from {@code memory} holding one serialized row per key, in
-     * key order; throws if the budget cannot hold them.
+     * New row pages of {@link #PAGE_BYTES} reserved from {@code memory} holding one serialized row per key, in key
+     * order; throws if the budget cannot hold them.
      */
-    static RowArena serialize(long[] keys, MemoryReservation memory) {
-        RowArena arena = new RowArena(memory, PAGE_BYTES);
-        KeyHasher hasher = new KeyHasher(KEY_COLUMNS);
-        RowWriter writer = new RowWriter(LAYOUT);
+    static RowPages serialize(long[] keys, MemoryReservation memory) {
+        RowPages rows = ACCESS.newRowPages(memory, PAGE_BYTES);
+        MicroBenchmarkAccess.BatchHasher hasher = ACCESS.batchHasher();
         long[] hashes = new long[BATCH_ROWS];
         long[] nullKeys = new long[BATCH_ROWS / 64];
         for (int from = 0; from < keys.length; from += BATCH_ROWS) {
             Batch batch = batch(keys, from, Math.min(BATCH_ROWS, keys.length - from));
             hasher.hash(batch, hashes, nullKeys);
-            if (writer.write(batch, 0, hashes, nullKeys, false, arena) != batch.rowCount()) {
-                arena.close();
+            if (rows.write(batch, hashes, nullKeys) != batch.rowCount()) {
+                rows.close();
                 throw new IllegalStateException("the budget '" + memory.name() + "' cannot hold " + keys.length
                         + " rows of " + ROW_BYTES + " bytes");
             }
         }
-        return arena;
+        return rows;
     }
 
     /** Off-heap bytes {@link #serialize} reserves for {@code rows} rows: whole pages of whole rows. */
     static long arenaBytes(long rows) {
         long rowsPerPage = PAGE_BYTES / ROW_BYTES;
         return (rows + rowsPerPage - 1) / rowsPerPage * PAGE_BYTES;
-    }
-
-    /** The sum of the stored key hashes of the rows in {@code [address, address + length)} (back to back). */
-    static long hashSum(long address, long length) {
-        long sum = 0;
-        long end = address + length;
-        for (long row = address; row < end; row += RowLayout.rowLength(row)) {
-            sum += RowLayout.hash(row);
-        }
-        return sum;
-    }
-
-    /** The sum of the stored key hashes of every row of {@code arena}. */
-    static long hashSum(RowArena arena) {
-        long sum = 0;
-        for (int p = 0; p < arena.pageCount(); p++) {
-            sum += hashSum(arena.pageAddress(p), arena.pageUsed(p));
-        }
-        return sum;
     }
 }

@@ -1,10 +1,8 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.row.HashFunctions;
-import dev.spilljoin.operator.row.KeyHasher;
-import dev.spilljoin.operator.row.RowArena;
-import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.PartitionPages;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.concurrent.TimeUnit;
@@ -22,9 +20,10 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Radix partitioning as the build pass does it (the operator has no separate radix-partitioning code): each row's
- * level-0 partition is the top {@code log2(fanout)} bits of h1 ({@link HashFunctions#partitionOf}), and one
- * {@link RowWriter} call per batch serializes the rows straight into their partitions' {@link RowArena}s, the
- * per-partition buffers of the resident build. The keys are hashed in the setup (see {@link HashBenchmark}).
+ * level-0 partition is the top {@code log2(fanout)} bits of h1 ({@link MicroBenchmarkAccess#partitionsOf}, the
+ * operator's {@code HashFunctions.partitionOf} per row), and one {@code RowWriter} call per batch serializes the rows
+ * straight into their partitions' arenas ({@link PartitionPages#scatter}), the per-partition buffers of the
+ * resident build. The keys are hashed in the setup (see {@link HashBenchmark}).
  * Reports ns per row.
  *
  * <ul>
@@ -55,7 +54,6 @@ public class PartitionBenchmark extends MicroBenchmark {
     private long[][] hashes;
     private final long[] nullKeys = new long[KeyValueRows.BATCH_ROWS / 64];
     private final int[] partitionOfRow = new int[KeyValueRows.BATCH_ROWS];
-    private RowWriter writer;
 
     /**
      * The scatter's target: {@value #MAX_FANOUT} empty partition arenas (a fanout of F uses the first F) in their own
@@ -65,35 +63,28 @@ public class PartitionBenchmark extends MicroBenchmark {
     @State(Scope.Thread)
     public static class PartitionArenas {
         private MemoryReservation memory;
-        private RowArena[] arenas;
+        private PartitionPages arenas;
 
         @Setup(Level.Trial)
         public void open() {
             memory = BenchBudget.open("partition", (long) SCATTER_ROWS * KeyValueRows.ROW_BYTES
                     + 2L * MAX_FANOUT * PAGE_BYTES);
-            arenas = new RowArena[MAX_FANOUT];
-            for (int p = 0; p < MAX_FANOUT; p++) {
-                arenas[p] = new RowArena(memory, PAGE_BYTES);
-            }
+            arenas = KeyValueRows.ACCESS.newPartitionPages(memory, MAX_FANOUT, PAGE_BYTES);
         }
 
         @TearDown(Level.Invocation)
         public void empty() {
-            for (RowArena arena : arenas) {
-                arena.clear();
-            }
+            arenas.clear();
         }
 
         @TearDown(Level.Trial)
         public void close() {
-            for (RowArena arena : arenas) {
-                arena.close();
-            }
+            arenas.close();
             BenchBudget.close(memory);
         }
 
         /** The partition arenas (for the unit test; filled by {@link #scatter} until {@link #empty}). */
-        RowArena[] arenas() {
+        PartitionPages arenas() {
             return arenas;
         }
     }
@@ -106,21 +97,17 @@ public class PartitionBenchmark extends MicroBenchmark {
         bits = Integer.numberOfTrailingZeros(fanout);
         batches = KeyValueRows.batches(KeyValueRows.uniform(0, 1L << 40, SCATTER_ROWS, 5));
         hashes = new long[SCATTER_BATCHES][KeyValueRows.BATCH_ROWS];
-        KeyHasher hasher = new KeyHasher(KeyValueRows.KEY_COLUMNS);
+        MicroBenchmarkAccess.BatchHasher hasher = KeyValueRows.ACCESS.batchHasher();
         for (int b = 0; b < SCATTER_BATCHES; b++) {
             hasher.hash(batches[b], hashes[b], nullKeys);
         }
-        writer = new RowWriter(KeyValueRows.LAYOUT);
     }
 
     /** The h1 partitions of one batch; returns the last row's. */
     @Benchmark
     @OperationsPerInvocation(KeyValueRows.BATCH_ROWS)
     public int partitionOf() {
-        long[] h = hashes[0];
-        for (int i = 0; i < KeyValueRows.BATCH_ROWS; i++) {
-            partitionOfRow[i] = HashFunctions.partitionOf(h[i], 0, bits);
-        }
+        MicroBenchmarkAccess.partitionsOf(hashes[0], KeyValueRows.BATCH_ROWS, 0, bits, partitionOfRow);
         return partitionOfRow[KeyValueRows.BATCH_ROWS - 1];
     }
 
@@ -133,16 +120,12 @@ public class PartitionBenchmark extends MicroBenchmark {
     @Benchmark
     @OperationsPerInvocation(SCATTER_ROWS)
     public long scatter(PartitionArenas target) {
-        RowArena[] arenas = target.arenas;
+        PartitionPages arenas = target.arenas;
         for (int b = 0; b < SCATTER_BATCHES; b++) {
-            long[] h = hashes[b];
-            for (int i = 0; i < KeyValueRows.BATCH_ROWS; i++) {
-                partitionOfRow[i] = HashFunctions.partitionOf(h[i], 0, bits);
-            }
-            if (writer.write(batches[b], 0, h, nullKeys, null, partitionOfRow, arenas) != KeyValueRows.BATCH_ROWS) {
+            if (arenas.scatter(batches[b], hashes[b], nullKeys, bits) != KeyValueRows.BATCH_ROWS) {
                 throw new IllegalStateException("the budget '" + target.memory.name() + "' refused a page");
             }
         }
-        return arenas[0].rowCount();
+        return arenas.rowCount(0);
     }
 }

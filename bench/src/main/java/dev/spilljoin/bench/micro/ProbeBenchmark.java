@@ -1,15 +1,12 @@
 package dev.spilljoin.bench.micro;
 
 import dev.spilljoin.operator.ColumnRef;
-import dev.spilljoin.operator.table.HashProbe;
-import dev.spilljoin.operator.table.JoinHashTable;
-import dev.spilljoin.operator.table.JoinStrategy;
-import dev.spilljoin.operator.JoinType;
-import dev.spilljoin.operator.row.KeyHasher;
-import dev.spilljoin.operator.table.OutputWriter;
-import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.HashTable;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.InnerProbe;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.List;
@@ -27,10 +24,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Probe: an INNER join's {@link HashProbe} of one {@value KeyValueRows#BATCH_ROWS}-row probe batch against a built
- * table of {@code tableRows} rows (keys {@code 0 .. tableRows-1}), as the probe pass runs it: hash the batch, load
- * the bucket heads, walk the chains, and materialize the result (probe key, build payload) into the result batch.
- * Reports ns per probe row.
+ * Probe: an INNER join's {@link InnerProbe} (the operator's {@code HashProbe} and {@code OutputWriter}) of one
+ * {@value KeyValueRows#BATCH_ROWS}-row probe batch against a built table of {@code tableRows} rows (keys
+ * {@code 0 .. tableRows-1}), as the probe pass runs it: hash the batch, load the bucket heads, walk the chains, and
+ * materialize the result (probe key, build payload) into the result batch. Reports ns per probe row.
  *
  * <p>{@code HITS}: probe keys uniform in the build's key range, so every row has exactly one match;
  * {@code MISSES}: uniform in {@code [tableRows, 2 tableRows)}, so none has (most are dropped by the directory's
@@ -50,23 +47,22 @@ public class ProbeBenchmark extends MicroBenchmark {
     public String probeKeys;
 
     private MemoryReservation memory;
-    private RowArena arena;
-    private JoinHashTable table;
-    private HashProbe probe;
-    private OutputWriter output;
+    private RowPages buildRows;
+    private HashTable table;
+    private InnerProbe probe;
     private Batch[] batches;
     private int next;
 
     @Setup(Level.Trial)
     public void setUp() {
         memory = BenchBudget.open("probe",
-                KeyValueRows.arenaBytes(tableRows) + JoinHashTable.directoryBytes(tableRows));
-        arena = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, tableRows, 3), memory);
-        table = JoinHashTable.tryCreate(memory, tableRows);
+                KeyValueRows.arenaBytes(tableRows) + MicroBenchmarkAccess.tableDirectoryBytes(tableRows));
+        buildRows = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, tableRows, 3), memory);
+        table = MicroBenchmarkAccess.tryCreateTable(memory, tableRows);
         if (table == null) {
             throw new IllegalStateException("the budget cannot hold a directory for " + tableRows + " rows");
         }
-        table.insertAll(arena);
+        table.insertAll(buildRows);
         long from = switch (probeKeys) {
             case "HITS" -> 0;
             case "MISSES" -> tableRows;
@@ -74,10 +70,8 @@ public class ProbeBenchmark extends MicroBenchmark {
         };
         batches = KeyValueRows.batches(
                 KeyValueRows.uniform(from, tableRows, PROBE_BATCHES * KeyValueRows.BATCH_ROWS, 4));
-        probe = new HashProbe(table, JoinStrategy.of(JoinType.INNER, Side.RIGHT),
-                new KeyHasher(KeyValueRows.KEY_COLUMNS), null, KeyValueRows.LAYOUT, false, false);
-        output = new OutputWriter(KeyValueRows.SCHEMA, List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.RIGHT, 1)),
-                Side.RIGHT, KeyValueRows.LAYOUT, KeyValueRows.BATCH_ROWS);
+        probe = KeyValueRows.ACCESS.innerProbe(table, KeyValueRows.SCHEMA,
+                List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.RIGHT, 1)), KeyValueRows.BATCH_ROWS);
     }
 
     /** Probes the next batch to the end; returns the result rows it produced. */
@@ -86,22 +80,13 @@ public class ProbeBenchmark extends MicroBenchmark {
     public long probeBatch() {
         Batch batch = batches[next];
         next = (next + 1) % PROBE_BATCHES;
-        probe.start(batch);
-        long results = 0;
-        boolean done;
-        do {
-            done = probe.fill(output);
-            output.materialize(batch);
-            results += output.rowCount();
-            output.clear();
-        } while (!done);
-        return results;
+        return probe.probe(batch);
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
         table.close();
-        arena.close();
+        buildRows.close();
         BenchBudget.close(memory);
     }
 }

@@ -1,5 +1,6 @@
 package dev.spilljoin.bench.micro;
 
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
 import dev.spilljoin.spill.PartitionReader;
 import dev.spilljoin.spill.PartitionWriter;
 import dev.spilljoin.spill.SpillFile;
@@ -45,7 +46,7 @@ public class SpillReadBenchmark extends MicroBenchmark {
     public void writeFile() throws IOException {
         SpillFile file = rows.space().newFile("jmh-read");
         try (PartitionWriter writer = file.openWriter(rows.memory(), SpillRows.BUFFER_BYTES)) {
-            rows.appendAll(writer);
+            rows.rows().appendEachRowTo(writer);
             writer.finish();
         }
         reader = file.openReader(rows.memory());
@@ -57,7 +58,7 @@ public class SpillReadBenchmark extends MicroBenchmark {
     public long read() throws IOException {
         long sum = 0;
         while (reader.nextBlock()) {
-            sum += KeyValueRows.hashSum(reader.blockAddress(), reader.blockLength());
+            sum += MicroBenchmarkAccess.keyHashSum(reader.blockAddress(), reader.blockLength());
         }
         return sum;
     }

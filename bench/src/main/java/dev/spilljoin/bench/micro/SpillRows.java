@@ -1,16 +1,14 @@
 package dev.spilljoin.bench.micro;
 
 import dev.spilljoin.bench.TempDirectories;
-import dev.spilljoin.operator.row.RowArena;
-import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
 import dev.spilljoin.spill.MemoryReservation;
-import dev.spilljoin.spill.PartitionWriter;
 import dev.spilljoin.spill.SpillSpace;
 
 import java.io.IOException;
 
 /**
- * The data of the spill benchmarks: {@value #ROWS} serialized W1 rows ({@value #MIB} MiB) in a {@link RowArena},
+ * The data of the spill benchmarks: {@value #ROWS} serialized W1 rows ({@value #MIB} MiB) in {@link RowPages},
  * in a budget that also holds one spill writer, one reader and one {@value #BUFFER_BYTES}-byte buffer besides;
  * the sum of the rows' key hashes, which a read must give back; and a {@link SpillSpace} under
  * {@code -Dbench.tmpdir} (default java.io.tmpdir) whose directory holds every file the benchmark writes and is
@@ -24,7 +22,7 @@ final class SpillRows implements AutoCloseable {
     static final int BUFFER_BYTES = 64 * 1024;
 
     private final MemoryReservation memory;
-    private final RowArena rows;
+    private final RowPages rows;
     private final long hashSum;
     private final SpillSpace space;
 
@@ -33,7 +31,7 @@ final class SpillRows implements AutoCloseable {
         memory = BenchBudget.open(name, KeyValueRows.arenaBytes(ROWS) + 2L * (BUFFER_BYTES + windowBytes)
                 + 2L * BUFFER_BYTES);
         rows = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, ROWS, 6), memory);
-        hashSum = KeyValueRows.hashSum(rows);
+        hashSum = rows.keyHashSum();
         try {
             space = SpillSpace.create(TempDirectories.root(), windowBytes);
         } catch (IOException | RuntimeException e) {
@@ -50,7 +48,7 @@ final class SpillRows implements AutoCloseable {
         return memory;
     }
 
-    RowArena rows() {
+    RowPages rows() {
         return rows;
     }
 
@@ -62,19 +60,6 @@ final class SpillRows implements AutoCloseable {
     /** The sum of every row's stored key hash. */
     long hashSum() {
         return hashSum;
-    }
-
-    /** Appends every row to {@code writer}, one append per row, as the build and probe passes spill rows. */
-    void appendAll(PartitionWriter writer) throws IOException {
-        for (int p = 0; p < rows.pageCount(); p++) {
-            long row = rows.pageAddress(p);
-            long end = row + rows.pageUsed(p);
-            while (row < end) {
-                int length = RowLayout.rowLength(row);
-                writer.append(row, length);
-                row += length;
-            }
-        }
     }
 
     /** Deletes the spill space and frees the rows; throws if the benchmark left anything else reserved. */

@@ -49,7 +49,7 @@ public class SpillWriteBenchmark extends MicroBenchmark {
     @Benchmark
     @OperationsPerInvocation(SpillRows.MIB)
     public long write() throws IOException {
-        rows.appendAll(writer);
+        rows.rows().appendEachRowTo(writer);
         writer.finish();
         return writer.bytesWritten();
     }

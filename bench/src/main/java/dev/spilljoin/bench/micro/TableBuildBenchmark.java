@@ -1,7 +1,8 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.table.JoinHashTable;
-import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.HashTable;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.concurrent.TimeUnit;
@@ -18,11 +19,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Table build: {@link JoinHashTable#insertAll} of {@code rows} serialized rows (distinct keys, in random key order)
- * from a {@link RowArena}, into a fresh table, as the build's finish does. The table's directory is reserved and
- * allocated (zeroed) before each invocation and freed after it, untimed; the rows stay put (an insert overwrites a
- * row's chain link, so re-inserting them into a new table is exact). 32K rows (1.5 MiB of rows, 512 KiB
- * directory) fit in L2; 1M rows (48 MiB, 16 MiB) do not.
+ * Table build: {@link HashTable#insertAll} (the operator's {@code JoinHashTable.insertAll}) of {@code rows} serialized
+ * rows (distinct keys, in random key order) from {@link RowPages}, into a fresh table, as the build's finish does. The
+ * table's directory is reserved and allocated (zeroed) before each invocation and freed after it, untimed; the rows
+ * stay put (an insert overwrites a row's chain link, so re-inserting them into a new table is exact). 32K rows (1.5 MiB
+ * of rows, 512 KiB directory) fit in L2; 1M rows (48 MiB, 16 MiB) do not.
  *
  * <p>The primary score is ns per table; {@code insertAll:rows} (an {@link AuxCounters} counter) is ns per row.
  */
@@ -34,8 +35,8 @@ public class TableBuildBenchmark extends MicroBenchmark {
     public int rows;
 
     private MemoryReservation memory;
-    private RowArena arena;
-    private JoinHashTable table;
+    private RowPages buildRows;
+    private HashTable table;
 
     /** The rows inserted, reported per unit of time: JMH turns it into ns per row. */
     @State(Scope.Thread)
@@ -46,13 +47,14 @@ public class TableBuildBenchmark extends MicroBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        memory = BenchBudget.open("table build", KeyValueRows.arenaBytes(rows) + JoinHashTable.directoryBytes(rows));
-        arena = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, rows, 2), memory);
+        memory = BenchBudget.open("table build", KeyValueRows.arenaBytes(rows)
+                + MicroBenchmarkAccess.tableDirectoryBytes(rows));
+        buildRows = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, rows, 2), memory);
     }
 
     @Setup(Level.Invocation)
     public void newTable() {
-        table = JoinHashTable.tryCreate(memory, rows);
+        table = MicroBenchmarkAccess.tryCreateTable(memory, rows);
         if (table == null) {
             throw new IllegalStateException("the budget cannot hold a directory for " + rows + " rows");
         }
@@ -61,7 +63,7 @@ public class TableBuildBenchmark extends MicroBenchmark {
     /** Inserts every row; returns the table's size. */
     @Benchmark
     public long insertAll(RowCounter counter) {
-        table.insertAll(arena);
+        table.insertAll(buildRows);
         counter.rows += rows;
         return table.size();
     }
@@ -73,12 +75,12 @@ public class TableBuildBenchmark extends MicroBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        arena.close();
+        buildRows.close();
         BenchBudget.close(memory);
     }
 
     /** The table of the current invocation (for the unit test). */
-    JoinHashTable table() {
+    HashTable table() {
         return table;
     }
 }

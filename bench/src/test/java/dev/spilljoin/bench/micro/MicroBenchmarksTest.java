@@ -2,10 +2,10 @@ package dev.spilljoin.bench.micro;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spilljoin.operator.row.HashFunctions;
-import dev.spilljoin.operator.row.RowArena;
-import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.PartitionPages;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.SpillFile;
 
@@ -25,7 +25,7 @@ class MicroBenchmarksTest {
     void arenaBytesIsWhatSerializingTakes() {
         for (int rows : new int[] {1, 5461, 5462, 32768}) {
             MemoryReservation memory = BenchBudget.open("arena", KeyValueRows.arenaBytes(rows));
-            RowArena arena = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, rows, 7), memory);
+            RowPages arena = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, rows, 7), memory);
             assertThat(arena.rowCount()).isEqualTo(rows);
             assertThat(arena.reservedBytes()).as("%d rows", rows).isEqualTo(KeyValueRows.arenaBytes(rows));
             arena.close();
@@ -41,7 +41,7 @@ class MicroBenchmarksTest {
         bench.hashBatch();
         ColumnVector keys = bench.batch().column(0);
         for (int i = 0; i < KeyValueRows.BATCH_ROWS; i++) {
-            assertThat(bench.hashes()[i]).isEqualTo(HashFunctions.combine(HashFunctions.KEY_SEED, keys.getLong(i)));
+            assertThat(bench.hashes()[i]).isEqualTo(MicroBenchmarkAccess.keyHash(keys.getLong(i)));
         }
     }
 
@@ -55,8 +55,7 @@ class MicroBenchmarksTest {
         for (int i = 0; i < KeyValueRows.BATCH_ROWS; i++) {
             byte[] text = keys.getBytes(i);
             assertThat(text).hasSize(16);
-            assertThat(bench.hashes()[i]).isEqualTo(HashFunctions.combine(HashFunctions.KEY_SEED,
-                    HashFunctions.hashBytes(text, 0, text.length)));
+            assertThat(bench.hashes()[i]).isEqualTo(MicroBenchmarkAccess.keyHash(text));
         }
     }
 
@@ -103,8 +102,8 @@ class MicroBenchmarksTest {
         bench.fanout = 16;
         bench.setUp();
         long lastKey = bench.firstBatch().column(0).getLong(KeyValueRows.BATCH_ROWS - 1);
-        long hash = HashFunctions.combine(HashFunctions.KEY_SEED, lastKey);
-        assertThat(bench.partitionOf()).isEqualTo((int) (HashFunctions.partitionHash(hash, 0) >>> 60));
+        long hash = MicroBenchmarkAccess.keyHash(lastKey);
+        assertThat(bench.partitionOf()).isEqualTo((int) (MicroBenchmarkAccess.partitionHash(hash, 0) >>> 60));
     }
 
     @Test
@@ -116,19 +115,17 @@ class MicroBenchmarksTest {
         target.open();
         for (int invocation = 0; invocation < 2; invocation++) {
             bench.scatter(target);
-            RowArena[] arenas = target.arenas();
+            PartitionPages arenas = target.arenas();
             long total = 0;
             for (int part = 0; part < PartitionBenchmark.MAX_FANOUT; part++) {
-                RowArena arena = arenas[part];
+                long[] hashes = arenas.storedHashes(part);
+                assertThat(hashes).hasSize((int) arenas.rowCount(part));
                 if (part >= 16) {
-                    assertThat(arena.rowCount()).as("arena %d beyond the fanout", part).isZero();
+                    assertThat(hashes).as("arena %d beyond the fanout", part).isEmpty();
                 }
-                total += arena.rowCount();
-                for (int page = 0; page < arena.pageCount(); page++) {
-                    long end = arena.pageAddress(page) + arena.pageUsed(page);
-                    for (long row = arena.pageAddress(page); row < end; row += RowLayout.rowLength(row)) {
-                        assertThat(HashFunctions.partitionOf(RowLayout.hash(row), 0, 4)).isEqualTo(part);
-                    }
+                total += hashes.length;
+                for (long hash : hashes) {
+                    assertThat((int) (MicroBenchmarkAccess.partitionHash(hash, 0) >>> 60)).isEqualTo(part);
                 }
             }
             assertThat(total).isEqualTo(PartitionBenchmark.SCATTER_ROWS);
