@@ -2,6 +2,7 @@ package dev.spilljoin.operator.internal;
 
 import dev.spilljoin.operator.ColumnRef;
 import dev.spilljoin.operator.JoinType;
+import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Schema;
@@ -104,7 +105,8 @@ public final class MicroBenchmarkAccess {
     public InnerProbe innerProbe(HashTable table, Schema outputSchema, List<ColumnRef> projection, int outputRows) {
         HashProbe probe = new HashProbe(table.table, JoinStrategy.of(JoinType.INNER, Side.RIGHT),
                 new KeyHasher(keyColumns), null, layout, false, false);
-        return new InnerProbe(probe, new OutputWriter(outputSchema, projection, Side.RIGHT, layout, outputRows));
+        return new InnerProbe(probe, new OutputWriter(outputSchema, projection, Side.RIGHT, layout, outputRows,
+                JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES));
     }
 
     /** The level-{@code level} partition of each of {@code hashes[0..n)}, its top {@code bits} bits of h1. */

@@ -1,7 +1,6 @@
 package dev.spilljoin.operator.table;
 
 import dev.spilljoin.operator.ColumnRef;
-import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnVector;
@@ -51,12 +50,6 @@ public final class OutputWriter {
     /** The counted bytes of a result batch's materialized rows (one per batch, shared by both orientations). */
     private static final class MaterializedBytes {
         long bytes;
-    }
-
-    /** A writer of batches of up to {@code capacity} rows and {@link JoinConfig#DEFAULT_OUTPUT_BATCH_BYTES}. */
-    public OutputWriter(Schema outputSchema, List<ColumnRef> projection, Side buildSide, RowLayout buildLayout,
-                        int capacity) {
-        this(outputSchema, projection, buildSide, buildLayout, capacity, JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES);
     }
 
     /**
