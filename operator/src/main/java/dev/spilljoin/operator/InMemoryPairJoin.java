@@ -82,7 +82,7 @@ final class InMemoryPairJoin implements OutputTask {
             table.insertAll(arena);
             this.probe = new HashProbe(table, orientation.strategy(), new KeyHasher(orientation.probeKeys()),
                     orientation.encoder(ctx.hashIsKey), orientation.buildLayout(), orientation.buildEmpty(),
-                    orientation.buildHasNullKey());
+                    orientation.buildHasNullKey(), ctx.candidatePairs(orientation.buildSide(), orientation.buildLayout()));
             this.probeReader = streamed == null ? null : streamed.openReader(memory, ctx.sizing.readWindowBytes());
             boolean dropped = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
             this.scan = dropped ? null : new BuildRowScan(arena, orientation.strategy().finish(),

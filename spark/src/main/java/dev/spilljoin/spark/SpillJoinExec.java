@@ -81,17 +81,14 @@ public final class SpillJoinExec extends SparkPlan {
 
     /**
      * Why spilljoin cannot run this join (it stays Spark's); null when it can: the join type must be one of inner,
-     * left/right/full outer, left semi, left anti; an extra condition only on inner joins; every column and key of a
-     * type {@link SparkColumn} reads.
+     * left/right/full outer, left semi, left anti (an extra condition on any of them: the operator evaluates it on
+     * candidate pairs, see {@link dev.spilljoin.operator.PairCondition}); every column and key of a type
+     * {@link SparkColumn} reads.
      */
     static String unsupported(Seq<Expression> leftKeys, Seq<Expression> rightKeys, JoinType joinType,
                               Option<Expression> condition, SparkPlan left, SparkPlan right) {
         if (operatorJoinType(joinType) == null) {
             return "join type " + joinType + " is not one spilljoin runs";
-        }
-        if (condition.isDefined() && !(joinType instanceof InnerLike)) {
-            return "an extra condition on a " + joinType + " join (spilljoin evaluates extra conditions on inner joins"
-                    + " only)";
         }
         String l = JoinInputLayout.unsupported(left.output(), leftKeys, "left");
         return l != null ? l : JoinInputLayout.unsupported(right.output(), rightKeys, "right");
@@ -133,6 +130,13 @@ public final class SpillJoinExec extends SparkPlan {
         for (Attribute a : CollectionConverters.asJava(r)) {
             out.add(nullRight ? a.withNullability(true) : a);
         }
+        return CollectionConverters.asScala(out).toList();
+    }
+
+    /** The attributes of a joined pair, left then right, as the condition is bound against them. */
+    private static Seq<Attribute> bothSides(Seq<Attribute> l, Seq<Attribute> r) {
+        List<Attribute> out = new ArrayList<>(CollectionConverters.asJava(l));
+        out.addAll(CollectionConverters.asJava(r));
         return CollectionConverters.asScala(out).toList();
     }
 
@@ -232,7 +236,7 @@ public final class SpillJoinExec extends SparkPlan {
                 JoinInputLayout.of(right.output(), rightKeys), operatorJoinType(joinType),
                 buildSide == BuildLeft$.MODULE$ ? Side.LEFT : Side.RIGHT, fixedBudget,
                 PartitionSizing.expectedTaskBudget(sparkContext()), BATCH_ROWS,
-                condition.isDefined() ? condition.get() : null, output, metrics);
+                condition.isDefined() ? condition.get() : null, bothSides(left.output(), right.output()), metrics);
         return left.execute().toJavaRDD().zipPartitions(right.execute().toJavaRDD(), task).rdd();
     }
 

@@ -75,6 +75,12 @@ class SpillJoinExtensionsTest {
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.amt = r.amt",
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ l.v, r.w FROM sj_l l JOIN sj_r r ON l.k + 1 = r.k AND l.b = r.s",
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ l.v, r.x FROM sj_l l JOIN sj_r r ON l.f = r.x",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.k = r.k AND l.v < r.w",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l RIGHT JOIN sj_r r ON l.k = r.k AND l.d > r.d",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l FULL JOIN sj_r r ON l.k = r.k AND l.amt + 3 < r.amt",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT SEMI JOIN sj_r r ON l.k = r.k AND l.k2 < r.s",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT ANTI JOIN sj_r r ON l.k = r.k AND r.w > l.v",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_r r LEFT ANTI JOIN sj_l l ON l.k = r.k AND l.flag",
     })
     void sameRowsAsSparkAndTheNodeInThePlan(String sql) {
         sameRowsWithAndWithoutTheExtension(sql, 1, true);
@@ -84,7 +90,8 @@ class SpillJoinExtensionsTest {
     @ValueSource(strings = {
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l JOIN sj_r r ON l.k = r.k",
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l FULL JOIN sj_r r ON l.k = r.k AND l.k2 = r.k2",
-            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT ANTI JOIN sj_r r ON l.k = r.k"})
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT ANTI JOIN sj_r r ON l.k = r.k",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.k = r.k AND l.v < r.w"})
     void sameRowsWithoutAdaptiveExecution(String sql) {
         spark.conf().set("spark.sql.adaptive.enabled", "false");
         sameRowsWithAndWithoutTheExtension(sql, 1, true);
@@ -93,8 +100,6 @@ class SpillJoinExtensionsTest {
     /** Joins the node cannot run stay Spark's, with equal rows, under a note in the plan that says why. */
     @ParameterizedTest
     @ValueSource(strings = {
-            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.k = r.k AND l.v < r.w"
-                    + "|an extra condition on a LeftOuter join",
             "SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.a, r.w FROM (SELECT k, array(k2) AS a FROM sj_l) l JOIN sj_r r ON l.k = r.k"
                     + "|left column a has type array<int>"})
     void joinsLeftToSparkGiveTheSameRowsAndThePlanSaysWhy(String sqlAndReason) {
@@ -172,6 +177,17 @@ class SpillJoinExtensionsTest {
         SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
         assertThat(node.metrics().apply("spilledPartitions").value()).as("spilled partitions").isPositive();
         assertThat(node.metrics().apply("spillSize").value()).as("bytes spilled").isPositive();
+    }
+
+    /** An extra condition on an outer join holds under spilling too: the condition's columns travel with the rows. */
+    @Test
+    void aConditionOnASpillingOuterJoinGivesTheSameRows() {
+        spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(dev.spilljoin.operator.HashJoin.minimumBudget(
+                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+        sameRowsWithAndWithoutTheExtension("SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.w FROM sj_l l"
+                + " FULL JOIN (SELECT r.*, repeat(w, 40) AS pad FROM sj_r r) r ON l.k = r.k AND l.v < r.pad", 1, true);
+        SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
+        assertThat(node.metrics().apply("spilledPartitions").value()).as("spilled partitions").isPositive();
     }
 
     /** Adaptive execution's skew-join split of a shuffled hash join is kept: the node runs the split partitions. */

@@ -38,6 +38,8 @@ public final class HashProbe {
     private final RowLayout layout;
     private final boolean buildEmpty;
     private final boolean suppressAll;
+    /** The extra condition's stage (null: keys alone decide); the walk then only collects candidate pairs. */
+    private final CandidatePairs candidatePairs;
 
     private Batch batch;
     private int n;
@@ -53,6 +55,8 @@ public final class HashProbe {
     private boolean[] matched = new boolean[0];
     /** Each probe row's bytes as {@link #sizedFor} counts them ({@link OutputWriter#probeRowBytes}). */
     private int[] rowBytes = new int[0];
+    /** Each probe row's bytes as the candidate pairs' collector counts them, for the current batch. */
+    private int[] collectorBytes = new int[0];
     /** The writer {@link #rowBytes} was computed for, for the current batch; null after {@link #start}. */
     private OutputWriter sizedFor;
     private int activeCount;
@@ -66,9 +70,10 @@ public final class HashProbe {
      * @param encoder         null for a single fixed-width key (hash comparison suffices)
      * @param buildEmpty      whether the build side had no rows at all (NULL keys included)
      * @param buildHasNullKey whether a build row had a NULL key (NOT IN then returns nothing)
+     * @param candidatePairs  the extra condition's stage, or null when keys alone decide a match
      */
     public HashProbe(JoinHashTable table, JoinStrategy strategy, KeyHasher hasher, KeyEncoder encoder,
-                     RowLayout layout, boolean buildEmpty, boolean buildHasNullKey) {
+                     RowLayout layout, boolean buildEmpty, boolean buildHasNullKey, CandidatePairs candidatePairs) {
         this.table = table;
         this.action = strategy.probe();
         this.marksBuild = strategy.marksBuildRows();
@@ -77,6 +82,7 @@ public final class HashProbe {
         this.layout = layout;
         this.buildEmpty = buildEmpty;
         this.suppressAll = action == ProbeAction.NULL_AWARE_ANTI && buildHasNullKey && !buildEmpty;
+        this.candidatePairs = candidatePairs;
     }
 
     /** Starts probing {@code probe}; it must stay valid until {@link #fill} returned true. */
@@ -145,6 +151,9 @@ public final class HashProbe {
             encoder.encode(probe);
         }
         Arrays.fill(matched, 0, n, false);
+        if (candidatePairs != null) {
+            collectorBytes = candidatePairs.collector().probeRowBytes(probe, collectorBytes);
+        }
         table.loadHeads(hashes, n, skip, candidates, active);
         int count = 0;
         for (int i = 0; i < n; i++) {
@@ -176,8 +185,11 @@ public final class HashProbe {
             rowBytes = out.probeRowBytes(batch, rowBytes);
             sizedFor = out;
         }
+        if (candidatePairs != null) {
+            return fillWithCondition(out);
+        }
         while (activeCount > 0) {
-            if (!walkRound(out)) {
+            if (!walkRound(out, action, rowBytes)) {
                 return false;
             }
             activeCount = writePos;
@@ -187,11 +199,37 @@ public final class HashProbe {
         return emitTail(out);
     }
 
-    private boolean walkRound(OutputWriter out) {
+    /**
+     * With an extra condition: collects the batch's candidate pairs a collector batch at a time, and has
+     * {@link CandidatePairs} act on those the condition accepts; then the tail pass.
+     */
+    private boolean fillWithCondition(OutputWriter out) {
+        OutputWriter collector = candidatePairs.collector();
+        while (true) {
+            if (candidatePairs.pending() && !candidatePairs.apply(action, marksBuild, out, matched, rowBytes)) {
+                return false;
+            }
+            if (activeCount == 0) {
+                return emitTail(out);
+            }
+            while (activeCount > 0 && walkRound(collector, ProbeAction.PAIRS, collectorBytes)) {
+                activeCount = writePos;
+                readPos = 0;
+                writePos = 0;
+            }
+            candidatePairs.evaluate(batch);
+        }
+    }
+
+    /**
+     * One round of the chain walk, acting on matches as {@code action} says (PAIRS into a condition's collector only
+     * appends: the condition decides what counts as a match); false when {@code out} filled up mid-round.
+     */
+    private boolean walkRound(OutputWriter out, ProbeAction action, int[] bytes) {
         final long[] cand = candidates;
         final long[] h = hashes;
         final int[] act = active;
-        final int[] bytes = rowBytes;
+        final boolean collecting = candidatePairs != null;
         final boolean hashIsKey = encoder == null;
         while (readPos < activeCount) {
             int i = act[readPos];
@@ -204,9 +242,11 @@ public final class HashProbe {
                             return false;
                         }
                         out.append(i, bytes[i], row);
-                        matched[i] = true;
-                        if (marksBuild && !RowLayout.isMatched(row)) {
-                            RowLayout.setMatched(row);
+                        if (!collecting) {
+                            matched[i] = true;
+                            if (marksBuild && !RowLayout.isMatched(row)) {
+                                RowLayout.setMatched(row);
+                            }
                         }
                         row = JoinHashTable.next(row);
                     }

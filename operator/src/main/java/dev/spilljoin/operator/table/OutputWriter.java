@@ -44,6 +44,9 @@ public final class OutputWriter {
     private final RowReader reader;
     private final int[] probeRows;
     private final long[] buildRows;
+    /** The pair each row of the result batch was made of (see {@link #probeRowOf}, {@link #buildRowOf}). */
+    private final int[] rowProbe;
+    private final long[] rowBuild;
     private int pending;
     private long pendingBytes;
 
@@ -96,6 +99,8 @@ public final class OutputWriter {
         this.reader = new RowReader(buildLayout);
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
+        this.rowProbe = new int[capacity];
+        this.rowBuild = new long[capacity];
     }
 
     /**
@@ -162,6 +167,8 @@ public final class OutputWriter {
                 reader.gather(buildField[c], buildRows, pending, target, start);
             }
         }
+        System.arraycopy(probeRows, 0, rowProbe, start, pending);
+        System.arraycopy(buildRows, 0, rowBuild, start, pending);
         out.setRowCount(start + pending);
         pending = 0;
         materialized.bytes += pendingBytes;
@@ -237,6 +244,16 @@ public final class OutputWriter {
                 }
             }
         }
+    }
+
+    /** The probe row index result row {@code row} was made of (-1: none), until {@link #clear()}. */
+    public int probeRowOf(int row) {
+        return rowProbe[row];
+    }
+
+    /** The build row result row {@code row} was made of (0: none), until {@link #clear()}. */
+    public long buildRowOf(int row) {
+        return rowBuild[row];
     }
 
     public boolean isFull() {
