@@ -170,8 +170,7 @@ class SpillJoinExtensionsTest {
 
     @Test
     void aSmallTaskBudgetSpillsAndGivesTheSameRows() {
-        spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(dev.spilljoin.operator.HashJoin.minimumBudget(
-                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+        useTheMinimumTaskBudget();
         sameRowsWithAndWithoutTheExtension("SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.w, r.x FROM sj_l l"
                 + " FULL JOIN (SELECT r.*, repeat(w, 40) AS pad FROM sj_r r) r ON l.k = r.k", 1, true);
         SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
@@ -182,8 +181,7 @@ class SpillJoinExtensionsTest {
     /** An extra condition on an outer join holds under spilling too: the condition's columns travel with the rows. */
     @Test
     void aConditionOnASpillingOuterJoinGivesTheSameRows() {
-        spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(dev.spilljoin.operator.HashJoin.minimumBudget(
-                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+        useTheMinimumTaskBudget();
         sameRowsWithAndWithoutTheExtension("SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.w FROM sj_l l"
                 + " FULL JOIN (SELECT r.*, repeat(w, 40) AS pad FROM sj_r r) r ON l.k = r.k AND l.v < r.pad", 1, true);
         SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
@@ -212,6 +210,12 @@ class SpillJoinExtensionsTest {
     }
 
     private static SparkPlan lastPlan;
+
+    /** Gives each task the operator's minimum budget, so that every task spills. */
+    private static void useTheMinimumTaskBudget() {
+        spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(dev.spilljoin.operator.HashJoin.minimumBudget(
+                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+    }
 
     private static void sameRowsWithAndWithoutTheExtension(String sql, int expectedNodes, boolean nonEmpty) {
         List<String> expected = rows(sql, "off");
