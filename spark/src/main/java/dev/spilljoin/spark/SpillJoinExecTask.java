@@ -47,15 +47,18 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
     private final int batchRows;
     private final Expression condition;
     private final Seq<Attribute> pairAttributes;
+    private final boolean dropsNullKeyLeftRows;
     private final SpillJoinMetrics metrics;
 
     /**
      * @param condition      the extra join condition, over {@code pairAttributes}; null = none
      * @param pairAttributes the attributes of a joined pair: the left child's output, then the right child's
+     * @param dropsNullKeyLeftRows whether left rows with a NULL key are dropped before the join (a NOT IN whose
+     *                             subquery is non-empty and has no NULL: such rows are not in the result)
      */
     SpillJoinExecTask(JoinInputLayout left, JoinInputLayout right, JoinType joinType, Side buildSide, long fixedBudget,
                       long expectedBudget, int batchRows, Expression condition, Seq<Attribute> pairAttributes,
-                      SpillJoinMetrics metrics) {
+                      boolean dropsNullKeyLeftRows, SpillJoinMetrics metrics) {
         this.left = left;
         this.right = right;
         this.joinType = joinType;
@@ -65,6 +68,7 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
         this.batchRows = batchRows;
         this.condition = condition;
         this.pairAttributes = pairAttributes;
+        this.dropsNullKeyLeftRows = dropsNullKeyLeftRows;
         this.metrics = metrics;
     }
 
@@ -105,7 +109,8 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
         JoinSpec spec = b.projection(projection).build();
         HashJoin join = HashJoin.create(spec);
         resources.attach(join);
-        BatchSource l = left.source(leftRows, spec.leftSchema(), batchRows);
+        BatchSource l = left.source(dropsNullKeyLeftRows ? left.withNonNullKeys(leftRows) : leftRows, spec.leftSchema(),
+                batchRows);
         BatchSource r = right.source(rightRows, spec.rightSchema(), batchRows);
         ResultRows rows = new ResultRows(new BatchUnsafeRows(columns.toArray(new SparkColumn[0])), metrics);
         return new TaskResultIterator<>(context, resources, join.iterator(l, r), rows, metrics::record);
