@@ -5,6 +5,8 @@ import dev.spilljoin.spill.ByteSize;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -60,8 +62,9 @@ public final class CsvReader implements AutoCloseable {
     private static final int MALFORMED = 2;
     private static final byte[] ZERO = {'0'};
 
+    private final Path file;
     private final String fileName;
-    private final SeekableByteChannel channel;
+    private ReadableByteChannel channel;
     private final byte delimiter;
     private final boolean hasHeader;
     private final OnError onError;
@@ -110,6 +113,7 @@ public final class CsvReader implements AutoCloseable {
         this.onError = onError;
         this.buffer = new byte[Math.max(bufferBytes, 16)];
         this.window = ByteBuffer.wrap(buffer);
+        this.file = file;
         this.channel = open(file);
         try {
             long bomLength = skipByteOrderMark();
@@ -125,7 +129,7 @@ public final class CsvReader implements AutoCloseable {
                 columnNames[c] = name == null || name.isEmpty() ? "column" + (c + 1) : name;
             }
             if (!format.header()) {
-                channel.position(bomLength);
+                rewind(bomLength);
                 pos = 0;
                 limit = 0;
                 endOfInput = false;
@@ -563,7 +567,24 @@ public final class CsvReader implements AutoCloseable {
                 .toArray();
     }
 
-    private SeekableByteChannel open(Path file) {
+    /** Starts reading again at byte {@code offset} of the (uncompressed) input. */
+    private void rewind(long offset) throws IOException {
+        if (channel instanceof SeekableByteChannel seekable) {
+            seekable.position(offset);
+            return;
+        }
+        channel.close();
+        channel = open(file);
+        ByteBuffer skipped = ByteBuffer.allocate((int) offset);
+        while (skipped.hasRemaining()) {
+            if (channel.read(skipped) < 0) {
+                break;
+            }
+        }
+    }
+
+    /** The file's bytes: a channel on it, or on its decompressed stream ({@link CsvCompression}, by extension). */
+    private ReadableByteChannel open(Path file) {
         if (Files.isDirectory(file)) {
             throw new InputException(fileName + " is a directory, not a CSV file; give the path of a file");
         }
@@ -572,7 +593,17 @@ public final class CsvReader implements AutoCloseable {
                     + " (a type sample, then the join), so save it to a file first");
         }
         try {
-            return Files.newByteChannel(file, StandardOpenOption.READ);
+            CsvCompression compression = CsvCompression.of(file);
+            SeekableByteChannel raw = Files.newByteChannel(file, StandardOpenOption.READ);
+            if (compression == CsvCompression.NONE) {
+                return raw;
+            }
+            try {
+                return Channels.newChannel(compression.decompress(Channels.newInputStream(raw)));
+            } catch (IOException | RuntimeException e) {
+                raw.close();
+                throw e;
+            }
         } catch (NoSuchFileException e) {
             throw new InputException(fileName + " does not exist; check the path", e);
         } catch (AccessDeniedException e) {

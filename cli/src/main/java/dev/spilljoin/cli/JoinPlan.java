@@ -14,7 +14,9 @@ import java.nio.file.Path;
  * @param outputs      the {@code --output} (null: standard output) and {@code --stats} (null: none) targets
  * @param spillDir     an existing, writable directory for spill files
  * @param threads      {@code --threads}, at least 1: the threads of the {@link CsvPipeline}
+ * @param output       the format the rows are written in
  */
 public record JoinPlan(JoinKind kind, InputSide left, InputSide right, ColumnType[] keyTypes, String[] outputNames,
-                       long workMemBytes, OutputTargets outputs, Path spillDir, boolean quiet, int threads) {
+                       long workMemBytes, OutputTargets outputs, Path spillDir, boolean quiet, int threads,
+                       ResultFormat output) {
 }
