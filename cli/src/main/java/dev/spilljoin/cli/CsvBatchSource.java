@@ -120,6 +120,9 @@ final class CsvBatchSource implements InputBatches {
     }
 
     private static long sizeOf(InputSide input) {
+        if (input.opened() != null) {
+            return -1;
+        }
         try {
             return Files.size(input.file());
         } catch (IOException e) {

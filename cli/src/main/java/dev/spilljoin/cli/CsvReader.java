@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -71,10 +72,10 @@ public final class CsvReader implements AutoCloseable {
     private final byte[] buffer;
     private final ByteBuffer window;
     private final String[] columnNames;
-    private final ColumnType[] types;
-    private final NumberText[] numberText;
-    private final String[] textHints;
-    private final int[] parsedColumns;
+    private ColumnType[] types;
+    private NumberText[] numberText;
+    private String[] textHints;
+    private int[] parsedColumns;
     private final ValueParser parser = new ValueParser();
     private final byte[] digits = new byte[ValueParser.MAX_INTEGRAL_DIGITS];
     private int pos;
@@ -107,7 +108,7 @@ public final class CsvReader implements AutoCloseable {
     }
 
     private CsvReader(Path file, CsvFormat format, OnError onError, int bufferBytes, KeyReading keys) {
-        this.fileName = file.toString();
+        this.fileName = InputStreams.isStandardInput(file) ? "standard input" : file.toString();
         this.delimiter = format.delimiter();
         this.hasHeader = format.header();
         this.onError = onError;
@@ -135,15 +136,7 @@ public final class CsvReader implements AutoCloseable {
                 endOfInput = false;
                 line = 1;
             }
-            KeyReading reading = keys == null ? KeyReading.of(new ColumnType[count]) : keys;
-            if (reading.columns() != count) {
-                throw new IllegalArgumentException(fileName + " has " + count + " columns, but " + reading.columns()
-                        + " types were given");
-            }
-            types = reading.types().clone();
-            numberText = reading.numberText().clone();
-            textHints = reading.textHints().clone();
-            parsedColumns = parsedColumns(types, numberText);
+            readKeysAs(keys == null ? KeyReading.of(new ColumnType[count]) : keys);
         } catch (IOException e) {
             closeQuietly();
             throw readFailed(e);
@@ -155,6 +148,21 @@ public final class CsvReader implements AutoCloseable {
 
     public String fileName() {
         return fileName;
+    }
+
+    /**
+     * From the next row on, reads the key columns as {@code keys} says: for an input opened once for both the plan
+     * and the join (a pipe), whose key types are known only after its header was read.
+     */
+    void readKeysAs(KeyReading keys) {
+        if (keys.columns() != columnNames.length) {
+            throw new IllegalArgumentException(fileName + " has " + columnNames.length + " columns, but "
+                    + keys.columns() + " types were given");
+        }
+        types = keys.types().clone();
+        numberText = keys.numberText().clone();
+        textHints = keys.textHints().clone();
+        parsedColumns = parsedColumns(types, numberText);
     }
 
     /** The column names: the header's, or column1, column2, … without one. */
@@ -567,8 +575,11 @@ public final class CsvReader implements AutoCloseable {
                 .toArray();
     }
 
-    /** Starts reading again at byte {@code offset} of the (uncompressed) input. */
+    /** Starts reading again at byte {@code offset} of the (uncompressed) input; a pipe cannot (the plan refuses). */
     private void rewind(long offset) throws IOException {
+        if (InputStreams.isPipe(file)) {
+            throw new IllegalStateException("cannot rewind the pipe " + fileName);
+        }
         if (channel instanceof SeekableByteChannel seekable) {
             seekable.position(offset);
             return;
@@ -588,13 +599,11 @@ public final class CsvReader implements AutoCloseable {
         if (Files.isDirectory(file)) {
             throw new InputException(fileName + " is a directory, not a CSV file; give the path of a file");
         }
-        if (Files.exists(file) && !Files.isRegularFile(file)) {
-            throw new InputException(fileName + " is not a regular file (a pipe or device?); inputs are read twice"
-                    + " (a type sample, then the join), so save it to a file first");
-        }
         try {
             CsvCompression compression = CsvCompression.of(file);
-            SeekableByteChannel raw = Files.newByteChannel(file, StandardOpenOption.READ);
+            ReadableByteChannel raw = InputStreams.isStandardInput(file) ? Channels.newChannel(System.in)
+                    : InputStreams.isPipe(file) ? Channels.newChannel(new FileInputStream(file.toFile()))
+                    : Files.newByteChannel(file, StandardOpenOption.READ);
             if (compression == CsvCompression.NONE) {
                 return raw;
             }

@@ -66,7 +66,7 @@ final class DemoCommand implements Callable<Integer> {
             Path stats = dir.resolve("stats.json");
             JoinPlan plan = JoinPlanner.plan(new JoinOptions(inputs.left(), inputs.right(), DemoData.ON,
                     JoinKind.INNER, workMem, dir.resolve("joined.csv"), stats, dir, null, false, null, null,
-                    OnError.FAIL, quiet, null, JoinOptions.FormatOptions.BY_EXTENSION));
+                    OnError.FAIL, quiet, null, JoinOptions.FormatOptions.BY_EXTENSION, null));
             JoinRunner.run(plan, OutputStream.nullOutputStream(), err, System.nanoTime(), cancellation);
             out.println(Files.readString(stats));
             return ExitCodes.SUCCESS;

@@ -11,12 +11,17 @@ import java.nio.file.Path;
  *
  * @param role    "left" or "right", for messages
  * @param parquet the Parquet part files and column types, or null for a CSV input
+ * @param opened  a pipe's reader, opened (its header read) by the plan, since a pipe cannot be opened twice; else null
  */
 public record InputSide(String role, Path file, CsvFormat format, OnError onError, String[] columnNames,
-                        int[] keyColumns, KeyReading keys, ParquetInput parquet) {
+                        int[] keyColumns, KeyReading keys, ParquetInput parquet, CsvReader opened) {
 
-    /** Opens the file for the join pass, with the key columns parsed as their types. */
+    /** Opens the file for the join pass (a pipe: takes over its open reader), the key columns parsed as their types. */
     public CsvReader openReader() {
+        if (opened != null) {
+            opened.readKeysAs(keys);
+            return opened;
+        }
         return CsvReader.open(file, format, onError, keys, CsvReader.DEFAULT_BUFFER_BYTES);
     }
 

@@ -62,6 +62,11 @@ final class JoinCommand implements Callable<Integer> {
             description = "Parquet output page compression: zstd (default), snappy, gzip or none.")
     String compression;
 
+    @Option(names = "--build-side", paramLabel = "left|right|auto",
+            description = "The input the hash table is built on. auto (default): the smaller by file size (Parquet:"
+                    + " footer sizes); with one input a pipe, the other one.")
+    String buildSide;
+
     @Option(names = "--stats", paramLabel = "FILE",
             description = "Write run statistics as JSON to this file (like --output: whole, or a device in place).")
     Path stats;
@@ -117,7 +122,7 @@ final class JoinCommand implements Callable<Integer> {
     JoinOptions options() {
         return new JoinOptions(left, right, on, type, workMem, output, stats, spillDir, delimiter, noHeader,
                 schemaLeft, schemaRight, onError, quiet, threads,
-                new JoinOptions.FormatOptions(leftFormat, rightFormat, outputFormat, compression));
+                new JoinOptions.FormatOptions(leftFormat, rightFormat, outputFormat, compression), buildSide);
     }
 
     static final class JoinKindConverter implements ITypeConverter<JoinKind> {

@@ -8,7 +8,8 @@ import java.nio.file.Path;
  */
 public record JoinOptions(Path left, Path right, String on, JoinKind type, String workMem, Path output, Path stats,
                           Path spillDir, String delimiter, boolean noHeader, String schemaLeft, String schemaRight,
-                          OnError onError, boolean quiet, Integer threads, FormatOptions formats) {
+                          OnError onError, boolean quiet, Integer threads, FormatOptions formats,
+                          String buildSide) {
     /**
      * The format flags: {@code --left-format}, {@code --right-format}, {@code --output-format} (csv or parquet; null:
      * by extension) and {@code --compression} (Parquet output; null: zstd).

@@ -2,12 +2,14 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.IntStream;
 
 /**
@@ -57,11 +59,29 @@ public final class JoinPlanner {
         Probe left = leftFormat == DataFormat.PARQUET
                 ? probeParquet("left", options.left(), on.leftNames(), leftSchema, true)
                 : probe("left", options.left(), format, onError, on.leftNames(), leftSchema);
-        Probe right = rightFormat == DataFormat.PARQUET
-                ? probeParquet("right", options.right(), on.rightNames(), rightSchema, !kind.leftColumnsOnly())
-                : probe("right", options.right(), format, onError, on.rightNames(), rightSchema);
+        Probe right;
+        try {
+            right = rightFormat == DataFormat.PARQUET
+                    ? probeParquet("right", options.right(), on.rightNames(), rightSchema, !kind.leftColumnsOnly())
+                    : probe("right", options.right(), format, onError, on.rightNames(), rightSchema);
+        } catch (RuntimeException e) {
+            left.close();
+            throw e;
+        }
+        try {
+            return plan(options, kind, workMem, format, onError, threads, outputs, spillDir, formats, left, right);
+        } catch (RuntimeException e) {
+            left.close();
+            right.close();
+            throw e;
+        }
+    }
 
-        int keys = on.size();
+    /** The plan from the two probes (a pipe's probe holds its open reader, which the plan hands to the join). */
+    private static JoinPlan plan(JoinOptions options, JoinKind kind, long workMem, CsvFormat format, OnError onError,
+                                 int threads, OutputTargets outputs, Path spillDir, JoinOptions.FormatOptions formats,
+                                 Probe left, Probe right) {
+        int keys = left.keyColumns.length;
         ColumnType[] keyTypes = new ColumnType[keys];
         KeyType[] leftReads = new KeyType[left.names.length];
         KeyType[] rightReads = new KeyType[right.names.length];
@@ -81,13 +101,28 @@ public final class JoinPlanner {
             rightHints[right.keyColumns[k]] = textHint;
         }
         InputSide leftSide = new InputSide("left", options.left(), format, onError, left.names, left.keyColumns,
-                KeyReading.of(leftReads, leftHints), left.parquet);
+                KeyReading.of(leftReads, leftHints), left.parquet, left.opened);
         InputSide rightSide = new InputSide("right", options.right(), format, onError, right.names,
-                right.keyColumns, KeyReading.of(rightReads, rightHints), right.parquet);
+                right.keyColumns, KeyReading.of(rightReads, rightHints), right.parquet, right.opened);
         String[] outputNames = OutputColumns.names(left.names, right.names, kind);
         ResultFormat output = ResultFormat.of(formats, options.output());
         return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, outputs, spillDir,
-                options.quiet(), threads, output);
+                options.quiet(), threads, output, buildSide(options.buildSide(), left, right));
+    }
+
+    /**
+     * {@code --build-side} (left, right or auto; null: auto); auto with one input a pipe (no size, and maybe no end
+     * soon) builds on the other, whose size is known; else null: the operator builds on the smaller by the hints.
+     */
+    private static Side buildSide(String given, Probe left, Probe right) {
+        String side = given == null ? "auto" : given.trim().toLowerCase(Locale.ROOT);
+        return switch (side) {
+            case "left" -> Side.LEFT;
+            case "right" -> Side.RIGHT;
+            case "auto" -> left.opened != null && right.opened == null ? Side.RIGHT
+                    : right.opened != null && left.opened == null ? Side.LEFT : null;
+            default -> throw new UsageException("--build-side '" + given + "' is not left, right or auto");
+        };
     }
 
     /** Parses a {@code --work-mem} value and checks it against {@link #MINIMUM_WORK_MEM}. */
@@ -110,7 +145,12 @@ public final class JoinPlanner {
      * Parquet input's: its own, with {@code parquet} its part files, projected to {@code names}).
      */
     private record Probe(String role, Path file, String[] names, int[] keyColumns, KeyType[] keyTypes,
-                         boolean[] declared, ParquetInput parquet) {
+                         boolean[] declared, ParquetInput parquet, CsvReader opened) {
+        void close() {
+            if (opened != null) {
+                opened.close();
+            }
+        }
     }
 
     /**
@@ -143,7 +183,7 @@ public final class JoinPlanner {
         }
         boolean[] declared = new boolean[keys];
         Arrays.fill(declared, true);
-        return new Probe(role, file, projected.names(), keyColumns, keyTypes, declared, projected);
+        return new Probe(role, file, projected.names(), keyColumns, keyTypes, declared, projected, null);
     }
 
     /**
@@ -169,7 +209,14 @@ public final class JoinPlanner {
         if (file == null) {
             throw new UsageException("--" + role + " is required: give the " + role + " CSV file");
         }
-        try (CsvReader reader = new CsvReader(file, format, onError)) {
+        boolean pipe = InputStreams.isPipe(file);
+        if (pipe && !format.header()) {
+            throw new UsageException("--no-header cannot read the pipe " + file + " (its first line would be needed"
+                    + " twice); give it a header line or save it to a file first");
+        }
+        CsvReader reader = new CsvReader(file, format, onError);
+        boolean handedOver = false;
+        try {
             String[] names = reader.columnNames();
             for (String declaredName : schema.types().keySet()) {
                 columnIndex(names, declaredName, file, "--schema-" + role);
@@ -188,7 +235,7 @@ public final class JoinPlanner {
                     undeclaredCount++;
                 }
             }
-            if (undeclaredCount > 0) {
+            if (undeclaredCount > 0 && !pipe) {
                 int[] undeclared = new int[undeclaredCount];
                 for (int k = 0, u = 0; k < keys; k++) {
                     if (!declared[k]) {
@@ -202,7 +249,12 @@ public final class JoinPlanner {
                     }
                 }
             }
-            return new Probe(role, file, names, keyColumns, keyTypes, declared, null);
+            handedOver = pipe;
+            return new Probe(role, file, names, keyColumns, keyTypes, declared, null, pipe ? reader : null);
+        } finally {
+            if (!handedOver) {
+                reader.close();
+            }
         }
     }
 

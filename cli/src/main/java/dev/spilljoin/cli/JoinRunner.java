@@ -127,7 +127,7 @@ final class JoinRunner {
      * their values reach {@link BatchSizing#TARGET_BYTES} (whatever the rows further on), as the input batches.
      */
     static JoinConfig config(JoinPlan plan) {
-        return JoinConfig.builder().spillDirectory(plan.spillDir())
+        return JoinConfig.builder().spillDirectory(plan.spillDir()).buildSide(plan.buildSide())
                 .outputBatchRows(BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows()))
                 .outputBatchBytes(BatchSizing.TARGET_BYTES).build();
     }
