@@ -22,7 +22,7 @@ enum DataFormat {
                 default -> throw new UsageException(flag + " '" + given + "' is not csv or parquet");
             };
         }
-        return path != null && !path.toString().equals("-") && ParquetInput.looksLikeParquet(path) ? PARQUET
+        return path != null && !InputStreams.isStandardInput(path) && ParquetInput.looksLikeParquet(path) ? PARQUET
                 : CSV;
     }
 }

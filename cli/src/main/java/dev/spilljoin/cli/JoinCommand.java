@@ -13,9 +13,11 @@ import picocli.CommandLine.TypeConversionException;
 
 /** {@code spilljoin join}: the flags of issue 6, checked by {@link JoinPlanner}, run by {@link JoinRunner}. */
 @Command(name = "join", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Joins two CSV files on key columns under a memory budget; spills to disk when needed.",
-            "An unquoted empty field is NULL, a quoted empty field \"\" is the empty string (PostgreSQL COPY CSV).",
-            "Key types come from --schema-left/--schema-right or from the first 10,000 rows."},
+        description = {"Joins two CSV or Parquet inputs on key columns under a memory budget; spills to disk when"
+                + " needed.",
+            "CSV: an unquoted empty field is NULL, a quoted empty field \"\" is the empty string (PostgreSQL COPY CSV);"
+                + " key types come from --schema-left/--schema-right or from the first 10,000 rows (a pipe: from the"
+                + " other input). Parquet: columns keep their types, only the columns needed are read."},
         footer = {"", "Example: spilljoin join --left orders.csv --right customers.csv --on customer_id=id"
                 + " --type left --work-mem 64MB --output joined.csv"})
 final class JoinCommand implements Callable<Integer> {

@@ -39,7 +39,7 @@ import org.apache.parquet.schema.Type;
 record ParquetInput(String role, Path given, List<Path> files, List<MessageType> schemas, String[] names,
                     PrimitiveType[] types, long rows, long bytes) {
     /** The largest row group accepted, counting only the column chunks the join reads (compressed bytes). */
-    static final long MAX_ROW_GROUP_BYTES = 128L << 20;
+    static final long MAX_ROW_GROUP_BYTES = 64L << 20;
 
     /** Read options: no Hadoop configuration, and the CLI's own codecs ({@link ParquetCodecs}). */
     static ParquetReadOptions readOptions() {
