@@ -44,7 +44,7 @@ import org.apache.parquet.schema.Types;
  */
 final class ParquetResultWriter implements ResultWriter {
     /** The buffered row group's size at which it is written out (encoded, before compression). */
-    static final long ROW_GROUP_BYTES = 32L << 20;
+    static final long ROW_GROUP_BYTES = 16L << 20;
     private static final int PAGE_BYTES = 1 << 20;
     private static final int COLUMN_INDEX_TRUNCATE_BYTES = 64;
 
