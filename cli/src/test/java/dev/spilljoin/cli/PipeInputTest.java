@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,8 +38,8 @@ class PipeInputTest {
         Path stats = dir.resolve("stats.json");
         Run run = join("--left", left.toString(), "--right", fifo.toString(), "--on", "id", "--stats",
                 stats.toString(), "--output", dir.resolve("out.csv").toString());
-        writer.get();
-        assertThat(run.code).as(run.err).isZero();
+        assertThat(run.code).as(run.err).isZero(); // before waiting: a run that never opened the FIFO fails here
+        writer.get(60, TimeUnit.SECONDS);
         assertThat(Files.readString(stats)).contains("\"build_side\": \"left\"")
                 .contains("\"rows_right\": 50000").contains("\"right_file_bytes\": -1");
         // keys 1, 2, 3 of 0..4 match: 3 of every 5 right rows
