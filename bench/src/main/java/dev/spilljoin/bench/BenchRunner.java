@@ -58,6 +58,11 @@ public final class BenchRunner implements Callable<Integer> {
     @Option(names = "--csv-case", description = "also time the end-to-end CSV case (W1 at this scale as CSV files, DuckDB and the spilljoin command as fresh processes)")
     boolean csvCase;
 
+    @Option(names = "--parquet-case", description = "also time the CSV case's twin in Parquet (W1 as two Parquet files,"
+            + " DuckDB's COPY ... TO 'out.parquet' and spilljoin --output out.parquet as fresh processes, at the CSV"
+            + " case's memory limits)")
+    boolean parquetCase;
+
     @Option(names = "--spilljoin-command", defaultValue = "bin/spilljoin",
             description = "the spilljoin launcher the CSV case runs (build it first: mvn -B -q package -pl cli -am -DskipTests); default ${DEFAULT-VALUE}")
     Path spilljoinCommand;
@@ -153,20 +158,25 @@ public final class BenchRunner implements Callable<Integer> {
             out.printf(Locale.ROOT, "scale %s (nR %,d, nS %,d); budgets%s; %d timed runs after a warm-up%n", scale.name(),
                     scale.nR(), scale.nS(), budgetText, runs);
             List<Measurement> measurements = new SideBySide(scale, out).run(workloadList, contenders, budgets);
-            List<CsvCase.Outcome> csv = List.of();
-            if (csvCase) {
+            List<CsvCase.Outcome> csv = new ArrayList<>();
+            if (csvCase || parquetCase) {
                 boolean launcher = Files.isExecutable(spilljoinCommand);
                 if (!launcher) {
-                    skipped.add("spilljoin in the CSV case: no executable " + spilljoinCommand
+                    skipped.add("spilljoin in the CSV/Parquet case: no executable " + spilljoinCommand
                             + " (run from the repository root after mvn -B -q package -pl cli -am -DskipTests)");
                 }
-                csv = new CsvCase(scale, out).run(csvMemoryLimit, launcher ? spilljoinCommand : null, csvLowMemoryLimit);
+                for (boolean parquet : csvCase && parquetCase ? new boolean[] {false, true}
+                        : new boolean[] {parquetCase}) {
+                    csv.addAll(new CsvCase(scale, out, parquet).run(csvMemoryLimit, launcher ? spilljoinCommand : null,
+                            csvLowMemoryLimit));
+                }
             }
 
             out.println();
             out.print(ResultTable.format(scale, measurements));
             for (CsvCase.Outcome c : csv) {
-                out.printf(Locale.ROOT, "CSV case (W1 %s, fresh process): %-9s at %7s: %6.2f s, %s%n", scale.name(), c.engine(),
+                out.printf(Locale.ROOT, "%-7s case (W1 %s, fresh process): %-9s at %7s: %6.2f s, %s%n", c.format(),
+                        scale.name(), c.engine(),
                         ResultTable.bytes(c.memoryLimitBytes()), c.seconds(), c.agrees() ? "ok" : "WRONG " + c.result());
             }
             for (String reason : skipped) {

@@ -1,6 +1,10 @@
 package dev.spilljoin.bench;
 
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,14 +13,16 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The end-to-end CSV case: W1 written as {@code r.csv} and {@code s.csv} (header {@code k,p}), joined by each engine
- * running as a fresh process that writes the joined rows {@code s.k, s.p, r.k, r.p} as CSV, timed from process
- * start to exit (JVM start included, as a user of a command-line tool sees it), and checked by reading the output
- * back.
+ * The end-to-end file case, CSV or its Parquet twin: W1 written as {@code r.csv} and {@code s.csv} (header
+ * {@code k,p}; for Parquet then copied by DuckDB, in this process and untimed, into {@code r.parquet} and
+ * {@code s.parquet}: two BIGINT columns), joined by each engine running as a fresh process that writes the joined
+ * rows {@code s.k, s.p, r.k, r.p} in the same format, timed from process start to exit (JVM start included, as a user
+ * of a command-line tool sees it), and checked by reading the output back (a Parquet output through DuckDB into CSV
+ * first, untimed).
  *
  * <p>DuckDB runs in a child JVM ({@link DuckDbCsvJoin}) on this JVM's class path; spilljoin as the real command,
- * {@code bin/spilljoin join --left s.csv --right r.csv --on k=k --work-mem ...}. The work directory and everything
- * in it are deleted at the end.
+ * {@code bin/spilljoin join --left s.csv --right r.csv --on k=k --work-mem ... --output out.csv} (or the
+ * {@code .parquet} files). The work directory and everything in it are deleted at the end.
  */
 public final class CsvCase {
 
@@ -25,7 +31,8 @@ public final class CsvCase {
     private static final long TIMEOUT_MINUTES = 30;
 
     /** The timed run: engine, memory limit, wall seconds of the process, what the output holds, what it should. */
-    public record Outcome(String engine, long memoryLimitBytes, double seconds, JoinResult result, JoinResult expected) {
+    public record Outcome(String engine, String format, long memoryLimitBytes, double seconds, JoinResult result,
+                          JoinResult expected) {
         public boolean agrees() {
             return result.equals(expected);
         }
@@ -33,10 +40,16 @@ public final class CsvCase {
 
     private final Scale scale;
     private final PrintStream log;
+    /** "csv" or "parquet": the files' extension and format. */
+    private final String format;
+    private final String label;
 
-    public CsvCase(Scale scale, PrintStream log) {
+    /** The case over {@code parquet} files, else CSV files. */
+    public CsvCase(Scale scale, PrintStream log, boolean parquet) {
         this.scale = scale;
         this.log = log;
+        this.format = parquet ? "parquet" : "csv";
+        this.label = parquet ? "Parquet case" : "CSV case";
     }
 
     /**
@@ -50,11 +63,16 @@ public final class CsvCase {
         JoinResult expected = ReferenceJoin.compute(generator);
         Path work = TempDirectories.create("spilljoin-bench-csv-");
         try {
-            Path r = work.resolve("r.csv");
-            Path s = work.resolve("s.csv");
+            Path r = work.resolve("r." + format);
+            Path s = work.resolve("s." + format);
             long start = System.nanoTime();
             CsvWorkloadWriter.writeBoth(generator, work);
-            log.printf(Locale.ROOT, "CSV case: wrote W1 %s as CSV in %.1f s%n", scale.name(), (System.nanoTime() - start) / 1e9);
+            if (format.equals("parquet")) {
+                toParquet(work.resolve("r.csv"), r);
+                toParquet(work.resolve("s.csv"), s);
+            }
+            log.printf(Locale.ROOT, "%s: wrote W1 %s as %s in %.1f s%n", label, scale.name(), format,
+                    (System.nanoTime() - start) / 1e9);
             List<Outcome> outcomes = new ArrayList<>();
             outcomes.add(timed("duckdb", memoryLimitBytes, expected, work, duckDbCommand(r, s, memoryLimitBytes, work)));
             if (spilljoinCommand != null) {
@@ -66,7 +84,7 @@ public final class CsvCase {
                     outcomes.add(timed("spilljoin", limit, expected, work, List.of(spilljoinCommand.toString(), "join",
                             "--left", s.toString(), "--right", r.toString(), "--on", "k=k", "--work-mem",
                             limit + "B", "--spill-dir", work.resolve("tmp").toString(), "--quiet",
-                            "--output", work.resolve("out.csv").toString())));
+                            "--output", work.resolve("out." + format).toString())));
                 }
             }
             return outcomes;
@@ -76,24 +94,47 @@ public final class CsvCase {
     }
 
     /** DuckDB in a child JVM on this JVM's class path ({@link DuckDbCsvJoin}). */
-    private static List<String> duckDbCommand(Path r, Path s, long memoryLimitBytes, Path work) {
+    private List<String> duckDbCommand(Path r, Path s, long memoryLimitBytes, Path work) {
         return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
                 System.getProperty("java.class.path"), DuckDbCsvJoin.class.getName(), r.toString(), s.toString(),
-                work.resolve("out.csv").toString(), Long.toString(memoryLimitBytes), work.resolve("tmp").toString());
+                work.resolve("out." + format).toString(), Long.toString(memoryLimitBytes),
+                work.resolve("tmp").toString());
     }
 
     /** Runs one engine's command (which writes {@code out.csv} in {@code work}), checks and deletes its output. */
     private Outcome timed(String engine, long memoryLimitBytes, JoinResult expected, Path work, List<String> command)
             throws IOException, InterruptedException {
-        Path out = work.resolve("out.csv");
+        Path out = work.resolve("out." + format);
         Files.createDirectories(work.resolve("tmp"));
         double seconds = timeProcess(command);
-        JoinResult result = CsvJoinOutputChecker.check(out);
-        Files.delete(out);
-        Outcome outcome = new Outcome(engine, memoryLimitBytes, seconds, result, expected);
-        log.printf(Locale.ROOT, "CSV case: %s at %s: %.2f s, %s%s%n", engine, ResultTable.bytes(memoryLimitBytes),
+        Path csv = out;
+        if (format.equals("parquet")) {
+            csv = work.resolve("out-parquet.csv");
+            copy("SELECT * FROM read_parquet('" + out + "')", csv, "(HEADER)");
+            Files.delete(out);
+        }
+        JoinResult result = CsvJoinOutputChecker.check(csv);
+        Files.delete(csv);
+        Outcome outcome = new Outcome(engine, format, memoryLimitBytes, seconds, result, expected);
+        log.printf(Locale.ROOT, "%s: %s at %s: %.2f s, %s%s%n", label, engine, ResultTable.bytes(memoryLimitBytes),
                 seconds, result, outcome.agrees() ? "" : "  !! EXPECTED " + expected);
         return outcome;
+    }
+
+    /** Copies the CSV file {@code csv} (header {@code k,p}) into the Parquet file {@code parquet}, as BIGINTs. */
+    private static void toParquet(Path csv, Path parquet) throws IOException {
+        copy("SELECT k::BIGINT AS k, p::BIGINT AS p FROM read_csv('" + csv + "')", parquet, "(FORMAT parquet)");
+    }
+
+    /** DuckDB, in this process: {@code COPY (query) TO target options}. */
+    private static void copy(String query, Path target, String options) throws IOException {
+        try (Connection connection = DriverManager.getConnection("jdbc:duckdb:");
+             Statement statement = connection.createStatement()) {
+            statement.execute("SET threads = 2");
+            statement.execute("COPY (" + query + ") TO '" + target + "' " + options);
+        } catch (SQLException e) {
+            throw new IOException("DuckDB could not copy into " + target + ": " + e.getMessage(), e);
+        }
     }
 
     private static double timeProcess(List<String> command) throws IOException, InterruptedException {

@@ -74,7 +74,8 @@ public final class JsonReport {
     }
 
     private static String csvCase(CsvCase.Outcome outcome) {
-        return "{\"engine\": " + string(outcome.engine()) + ", \"memoryLimitBytes\": " + outcome.memoryLimitBytes()
+        return "{\"engine\": " + string(outcome.engine()) + ", \"format\": " + string(outcome.format())
+                + ", \"memoryLimitBytes\": " + outcome.memoryLimitBytes()
                 + ", \"seconds\": " + number(outcome.seconds()) + ", \"count\": " + outcome.result().count()
                 + ", \"sum\": " + outcome.result().sum() + ", \"agrees\": " + outcome.agrees() + "}";
     }

@@ -13,6 +13,8 @@ import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class CsvCaseTest {
 
@@ -51,19 +53,21 @@ class CsvCaseTest {
     }
 
     /**
-     * Both engines as fresh processes on the same files: DuckDB, and the real {@code bin/spilljoin} launcher at the
-     * limit and at a lower one (the launcher needs the cli module's jar, which {@code mvn verify} packages before this
-     * module's tests; built alone, the test is skipped and says why). Every output agrees with the reference, and the
-     * work directory is gone afterwards.
+     * Both engines as fresh processes on the same files, CSV and Parquet: DuckDB, and the real {@code bin/spilljoin}
+     * launcher at the limit and at a lower one (the launcher needs the cli module's jar, which {@code mvn verify}
+     * packages before this module's tests; built alone, the test is skipped and says why). Every output agrees with
+     * the reference, and the work directory is gone afterwards.
      */
-    @Test
-    void bothEnginesJoinTheCsvFilesInFreshProcessesAndEverythingIsDeleted() throws Exception {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void bothEnginesJoinTheFilesInFreshProcessesAndEverythingIsDeleted(boolean parquet) throws Exception {
         Path launcher = builtLauncher();
         inBenchTmpdir(base -> {
             ByteArrayOutputStream log = new ByteArrayOutputStream();
             Scale tiny = new Scale("tiny", 1_000, 10_000);
-            List<CsvCase.Outcome> outcomes = new CsvCase(tiny, new PrintStream(log, true, StandardCharsets.UTF_8))
-                    .run(CsvCase.DEFAULT_MEMORY_LIMIT, launcher, 1 << 20);
+            List<CsvCase.Outcome> outcomes = new CsvCase(tiny, new PrintStream(log, true, StandardCharsets.UTF_8),
+                    parquet).run(CsvCase.DEFAULT_MEMORY_LIMIT, launcher, 1 << 20);
+            assertThat(outcomes).extracting(CsvCase.Outcome::format).containsOnly(parquet ? "parquet" : "csv");
             JoinResult expected = ReferenceJoin.compute(new WorkloadGenerator(Workload.W1, tiny));
             assertThat(outcomes).extracting(CsvCase.Outcome::engine).containsExactly("duckdb", "spilljoin", "spilljoin");
             assertThat(outcomes).extracting(CsvCase.Outcome::memoryLimitBytes)

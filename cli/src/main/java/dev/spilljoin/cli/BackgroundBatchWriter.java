@@ -6,16 +6,16 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 
 /**
- * The join's result batches formatted as CSV and written on a thread of their own ({@code --threads} 2 or more)
+ * The join's result batches formatted (CSV or Parquet) and written on a thread of their own ({@code --threads} 2 or more)
  * while the join computes the next ones.
  *
  * <p>Algorithm: the join reuses its result batch after the next {@code hasNext()}, so {@link #write} copies it
  * ({@link VectorCopy}: one array copy per column, no object per row or field) into a free batch of a
  * {@link BatchRing} of {@value #BATCHES} and publishes that; the writer thread formats each published batch
- * ({@link BatchCsvWriter}, into the output's {@link CsvWriter}) and releases it. The join's thread blocks only when
+ * (the output's {@link ResultWriter}) and releases it. The join's thread blocks only when
  * the writer is {@value #BATCHES} batches behind. {@link #finish()} ends the ring and waits until the thread has
- * flushed everything and ended, so that the output is committed only after that. The output's {@link CsvWriter}
- * is used by the writer thread alone from the first {@code write} until {@code finish} returns.
+ * finished the output ({@link ResultWriter#finish()}) and ended, so that the output is committed only after that.
+ * The output's {@link ResultWriter} is used by the writer thread alone from the first {@code write} until {@code finish} returns.
  *
  * <p>Failures: a write failure (disk full, a closed pipe) ends the thread; it releases the batch it held, so a
  * join thread waiting for a free batch wakes up, and the join's thread gets that {@link IOException} at its next
@@ -26,16 +26,14 @@ import java.io.InterruptedIOException;
 final class BackgroundBatchWriter implements AutoCloseable {
     static final int BATCHES = 4;
 
-    private final BatchCsvWriter formatter;
-    private final CsvWriter output;
+    private final ResultWriter output;
     private final BatchRing ring;
     private final StageThread thread;
     private volatile Throwable failure;
 
     /** Writes batches of {@code schema} (the join's output) to {@code output}; the batches grow to the join's. */
-    BackgroundBatchWriter(CsvWriter output, Schema schema) {
+    BackgroundBatchWriter(ResultWriter output, Schema schema) {
         this.output = output;
-        this.formatter = new BatchCsvWriter(output);
         this.ring = new BatchRing(schema, BATCHES, 1);
         this.thread = new StageThread("spilljoin-write", this::writeBehind);
     }
@@ -94,11 +92,11 @@ final class BackgroundBatchWriter implements AutoCloseable {
         Batch held = null;
         try {
             while ((held = ring.takeReady()) != null) {
-                formatter.write(held);
+                output.write(held);
                 ring.release(held);
                 held = null;
             }
-            output.flush();
+            output.finish();
         } catch (InterruptedException e) {
             failure = new InterruptedIOException("interrupted while writing CSV");
         } catch (Throwable t) {

@@ -63,9 +63,20 @@ final class BatchSizing {
      * wide rows (their values copied into it from both sides) also stays near {@value #TARGET_BYTES} bytes.
      */
     static int outputRows(JoinPlan plan, int maxRows) {
-        long width = (long) plan.outputNames().length * FIELD_BYTES_PER_ROW + averageLineBytes(plan.left().file())
-                + averageLineBytes(plan.right().file());
+        long width = (long) plan.outputNames().length * FIELD_BYTES_PER_ROW + averageRowBytes(plan.left())
+                + averageRowBytes(plan.right());
         return (int) Math.max(1, Math.min(maxRows, TARGET_BYTES / Math.max(1, width)));
+    }
+
+    /**
+     * The average stored row of {@code input}: a Parquet input's bytes per row (compressed: an underestimate), a
+     * plain CSV file's {@link #averageLineBytes}, 0 when not known without reading the input (a pipe, compressed CSV).
+     */
+    static long averageRowBytes(InputSide input) {
+        if (input.parquet() != null) {
+            return input.parquet().bytes() / Math.max(1, input.parquet().rows());
+        }
+        return InputStreams.isPlainFile(input.file()) ? averageLineBytes(input.file()) : 0;
     }
 
     /**

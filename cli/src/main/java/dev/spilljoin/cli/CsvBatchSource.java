@@ -15,7 +15,7 @@ import java.nio.file.Files;
  * {@link #readInto} into the caller's (a {@link PrefetchingBatchSource} reading ahead on its own thread). Its size
  * hint is the file's size in bytes, so the join builds on the smaller file. Closing closes the file.
  */
-final class CsvBatchSource implements BatchSource, AutoCloseable {
+final class CsvBatchSource implements InputBatches {
     private final Side side;
     private final CsvReader reader;
     private final CsvChunk chunk;
@@ -54,11 +54,9 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
         return true;
     }
 
-    /**
-     * As {@link #readInto(Batch)}, also copying the line where each row starts into {@code lines} (of
-     * {@link #batchRows()} entries).
-     */
-    boolean readInto(Batch target, long[] lines) {
+    /** As {@link #readInto(Batch)}, also copying the line where each row starts into {@code lines}. */
+    @Override
+    public boolean readInto(Batch target, long[] lines) {
         if (!readInto(target)) {
             return false;
         }
@@ -67,26 +65,30 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
     }
 
     /** The line where row {@code row} of the batch {@link #next()} returned last starts. */
-    long lineOf(int row) {
+    @Override
+    public long positionOf(int row) {
         return chunk.lines()[row];
     }
 
-    /** The input's file name, as messages name it. */
-    String fileName() {
-        return reader.fileName();
+    @Override
+    public String where(long line) {
+        return reader.fileName() + " line " + line;
     }
 
     /** The rows of this input's chunks, so of its batches: at most {@link BatchSizing#MAX_ROWS}. */
-    int batchRows() {
+    @Override
+    public int batchRows() {
         return chunk.capacity();
     }
 
     /** The operator schema of this input's batches ({@link ChunkConverter#schemaOf}). */
-    Schema schema() {
+    @Override
+    public Schema schema() {
         return schema;
     }
 
-    Side side() {
+    @Override
+    public Side side() {
         return side;
     }
 
@@ -96,16 +98,19 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
     }
 
     /** Data rows read so far (skipped ones excluded). */
-    long rowsRead() {
+    @Override
+    public long rowsRead() {
         return reader.rowsRead();
     }
 
     /** Malformed rows skipped under {@code --on-error skip}. */
-    long rowsSkipped() {
+    @Override
+    public long rowsSkipped() {
         return reader.rowsSkipped();
     }
 
-    long fileBytes() {
+    @Override
+    public long fileBytes() {
         return fileBytes;
     }
 
@@ -115,6 +120,9 @@ final class CsvBatchSource implements BatchSource, AutoCloseable {
     }
 
     private static long sizeOf(InputSide input) {
+        if (input.opened() != null) {
+            return -1;
+        }
         try {
             return Files.size(input.file());
         } catch (IOException e) {

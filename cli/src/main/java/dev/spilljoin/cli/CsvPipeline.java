@@ -12,7 +12,7 @@ import java.io.IOException;
  *
  * <ul>
  *   <li>N = 1: everything on the join's (the caller's) thread, one stage after the other: the
- *       {@link CsvBatchSource}s are the join's sources and a {@link BatchCsvWriter} writes each result batch.</li>
+ *       {@link InputBatches} are the join's sources and the {@link ResultWriter} writes each result batch.</li>
  *   <li>N ≥ 2: each input file is parsed ahead on a thread of its own ({@link PrefetchingBatchSource}; the join
  *       reads the build file to its end before the probe file, so one of them works at a time) and the results are
  *       formatted and written on another ({@link BackgroundBatchWriter}), so parsing, joining and writing overlap.
@@ -29,17 +29,17 @@ import java.io.IOException;
 final class CsvPipeline implements AutoCloseable {
     private final BatchSource left;
     private final BatchSource right;
-    private final CsvBatchSource leftFile;
-    private final CsvBatchSource rightFile;
+    private final InputBatches leftFile;
+    private final InputBatches rightFile;
     private final ProgressLine progress;
     /** N = 1: writes on the join's thread; else null. */
-    private final BatchCsvWriter direct;
+    private final ResultWriter direct;
     /** N ≥ 2: the stage threads; else null. */
     private final PrefetchingBatchSource leftAhead;
     private final PrefetchingBatchSource rightAhead;
     private final BackgroundBatchWriter writeBehind;
 
-    private CsvPipeline(CsvBatchSource left, CsvBatchSource right, CsvWriter output, Schema resultSchema,
+    private CsvPipeline(InputBatches left, InputBatches right, ResultWriter output, Schema resultSchema,
                         int threads, ProgressLine progress) {
         this.progress = progress;
         this.leftFile = left;
@@ -47,7 +47,7 @@ final class CsvPipeline implements AutoCloseable {
         if (threads == 1) {
             this.left = left;
             this.right = right;
-            this.direct = new BatchCsvWriter(output);
+            this.direct = output;
             this.leftAhead = null;
             this.rightAhead = null;
             this.writeBehind = null;
@@ -65,7 +65,7 @@ final class CsvPipeline implements AutoCloseable {
      * The pipeline of {@code threads} (≥ 1) threads from the two files to {@code output}, for result batches of
      * {@code resultSchema}. No thread starts before its stage is first used.
      */
-    static CsvPipeline open(int threads, CsvBatchSource left, CsvBatchSource right, CsvWriter output,
+    static CsvPipeline open(int threads, InputBatches left, InputBatches right, ResultWriter output,
                             Schema resultSchema, ProgressLine progress) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
@@ -85,12 +85,12 @@ final class CsvPipeline implements AutoCloseable {
 
     /**
      * The file and line of row {@code row} of the batch the {@code side} input handed to the join last, as a
-     * message names it: {@code "file line N"}.
+     * message names it: {@code "file line N"} (CSV) or {@code "file row N"} (Parquet).
      */
-    String lineOf(Side side, int row) {
-        CsvBatchSource file = side == Side.LEFT ? leftFile : rightFile;
+    String whereIs(Side side, int row) {
+        InputBatches file = side == Side.LEFT ? leftFile : rightFile;
         PrefetchingBatchSource ahead = side == Side.LEFT ? leftAhead : rightAhead;
-        return file.fileName() + " line " + (ahead != null ? ahead.lineOf(row) : file.lineOf(row));
+        return file.where(ahead != null ? ahead.positionOf(row) : file.positionOf(row));
     }
 
     /** Writes (or hands on to be written) one result batch; the join may reuse it afterwards. */
@@ -104,12 +104,14 @@ final class CsvPipeline implements AutoCloseable {
     }
 
     /**
-     * Returns when every result row is with the output's {@link CsvWriter} (written behind: also flushed by the
-     * writer thread, which has ended), so that the output may be committed.
+     * Returns when every result row is written and the output's format ended ({@link ResultWriter#finish()}; written
+     * behind: by the writer thread, which has ended), so that the output may be committed.
      */
     void finish() throws IOException {
         if (writeBehind != null) {
             writeBehind.finish();
+        } else {
+            direct.finish();
         }
     }
 

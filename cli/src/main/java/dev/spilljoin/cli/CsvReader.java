@@ -2,9 +2,12 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -60,18 +63,19 @@ public final class CsvReader implements AutoCloseable {
     private static final int MALFORMED = 2;
     private static final byte[] ZERO = {'0'};
 
+    private final Path file;
     private final String fileName;
-    private final SeekableByteChannel channel;
+    private ReadableByteChannel channel;
     private final byte delimiter;
     private final boolean hasHeader;
     private final OnError onError;
     private final byte[] buffer;
     private final ByteBuffer window;
     private final String[] columnNames;
-    private final ColumnType[] types;
-    private final NumberText[] numberText;
-    private final String[] textHints;
-    private final int[] parsedColumns;
+    private ColumnType[] types;
+    private NumberText[] numberText;
+    private String[] textHints;
+    private int[] parsedColumns;
     private final ValueParser parser = new ValueParser();
     private final byte[] digits = new byte[ValueParser.MAX_INTEGRAL_DIGITS];
     private int pos;
@@ -104,12 +108,13 @@ public final class CsvReader implements AutoCloseable {
     }
 
     private CsvReader(Path file, CsvFormat format, OnError onError, int bufferBytes, KeyReading keys) {
-        this.fileName = file.toString();
+        this.fileName = InputStreams.isStandardInput(file) ? "standard input" : file.toString();
         this.delimiter = format.delimiter();
         this.hasHeader = format.header();
         this.onError = onError;
         this.buffer = new byte[Math.max(bufferBytes, 16)];
         this.window = ByteBuffer.wrap(buffer);
+        this.file = file;
         this.channel = open(file);
         try {
             long bomLength = skipByteOrderMark();
@@ -125,21 +130,13 @@ public final class CsvReader implements AutoCloseable {
                 columnNames[c] = name == null || name.isEmpty() ? "column" + (c + 1) : name;
             }
             if (!format.header()) {
-                channel.position(bomLength);
+                rewind(bomLength);
                 pos = 0;
                 limit = 0;
                 endOfInput = false;
                 line = 1;
             }
-            KeyReading reading = keys == null ? KeyReading.of(new ColumnType[count]) : keys;
-            if (reading.columns() != count) {
-                throw new IllegalArgumentException(fileName + " has " + count + " columns, but " + reading.columns()
-                        + " types were given");
-            }
-            types = reading.types().clone();
-            numberText = reading.numberText().clone();
-            textHints = reading.textHints().clone();
-            parsedColumns = parsedColumns(types, numberText);
+            readKeysAs(keys == null ? KeyReading.of(new ColumnType[count]) : keys);
         } catch (IOException e) {
             closeQuietly();
             throw readFailed(e);
@@ -151,6 +148,21 @@ public final class CsvReader implements AutoCloseable {
 
     public String fileName() {
         return fileName;
+    }
+
+    /**
+     * From the next row on, reads the key columns as {@code keys} says: for an input opened once for both the plan
+     * and the join (a pipe), whose key types are known only after its header was read.
+     */
+    void readKeysAs(KeyReading keys) {
+        if (keys.columns() != columnNames.length) {
+            throw new IllegalArgumentException(fileName + " has " + columnNames.length + " columns, but "
+                    + keys.columns() + " types were given");
+        }
+        types = keys.types().clone();
+        numberText = keys.numberText().clone();
+        textHints = keys.textHints().clone();
+        parsedColumns = parsedColumns(types, numberText);
     }
 
     /** The column names: the header's, or column1, column2, … without one. */
@@ -563,16 +575,44 @@ public final class CsvReader implements AutoCloseable {
                 .toArray();
     }
 
-    private SeekableByteChannel open(Path file) {
+    /** Starts reading again at byte {@code offset} of the (uncompressed) input; a pipe cannot (the plan refuses). */
+    private void rewind(long offset) throws IOException {
+        if (InputStreams.isPipe(file)) {
+            throw new IllegalStateException("cannot rewind the pipe " + fileName);
+        }
+        if (channel instanceof SeekableByteChannel seekable) {
+            seekable.position(offset);
+            return;
+        }
+        channel.close();
+        channel = open(file);
+        ByteBuffer skipped = ByteBuffer.allocate((int) offset);
+        while (skipped.hasRemaining()) {
+            if (channel.read(skipped) < 0) {
+                break;
+            }
+        }
+    }
+
+    /** The file's bytes: a channel on it, or on its decompressed stream ({@link CsvCompression}, by extension). */
+    private ReadableByteChannel open(Path file) {
         if (Files.isDirectory(file)) {
             throw new InputException(fileName + " is a directory, not a CSV file; give the path of a file");
         }
-        if (Files.exists(file) && !Files.isRegularFile(file)) {
-            throw new InputException(fileName + " is not a regular file (a pipe or device?); inputs are read twice"
-                    + " (a type sample, then the join), so save it to a file first");
-        }
         try {
-            return Files.newByteChannel(file, StandardOpenOption.READ);
+            CsvCompression compression = CsvCompression.of(file);
+            ReadableByteChannel raw = InputStreams.isStandardInput(file) ? Channels.newChannel(System.in)
+                    : InputStreams.isPipe(file) ? Channels.newChannel(new FileInputStream(file.toFile()))
+                    : Files.newByteChannel(file, StandardOpenOption.READ);
+            if (compression == CsvCompression.NONE) {
+                return raw;
+            }
+            try {
+                return Channels.newChannel(compression.decompress(Channels.newInputStream(raw)));
+            } catch (IOException | RuntimeException e) {
+                raw.close();
+                throw e;
+            }
         } catch (NoSuchFileException e) {
             throw new InputException(fileName + " does not exist; check the path", e);
         } catch (AccessDeniedException e) {

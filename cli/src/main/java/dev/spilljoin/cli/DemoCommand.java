@@ -16,13 +16,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code spilljoin demo}: writes two CSV files larger than the budget ({@link DemoData}) into a fresh temporary
+ * {@code spilljoin demo}: writes two CSV or Parquet ({@code --format}) files larger than the budget ({@link DemoData}) into a fresh temporary
  * directory, joins them (orders with customers) writing output and stats there, prints the stats, and deletes
  * the directory whatever happens.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Makes two CSV files larger than the budget in a temporary directory, joins them, prints the"
-                + " stats and deletes everything.")
+        description = "Makes two CSV (or Parquet) files larger than the budget in a temporary directory, joins them,"
+                + " prints the stats and deletes everything.")
 final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rows", paramLabel = "N", defaultValue = "1000000",
             description = "Rows in each file. Default: ${DEFAULT-VALUE}.")
@@ -31,6 +31,11 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--work-mem", paramLabel = "SIZE", defaultValue = "16MB",
             description = "Memory budget of the join. Default: ${DEFAULT-VALUE}.")
     String workMem;
+
+    @Option(names = "--format", paramLabel = "csv|parquet", defaultValue = "csv",
+            description = "The format of the two input files (the output is written in the same). Default:"
+                    + " ${DEFAULT-VALUE}.")
+    String format;
 
     @Option(names = "--quiet", description = "No progress output on stderr.")
     boolean quiet;
@@ -51,13 +56,14 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Path dir = createDirectory();
         try {
-            DemoData.Inputs inputs = DemoData.write(dir, rows);
+            DataFormat inputFormat = DataFormat.of(format, "--format", null);
+            DemoData.Inputs inputs = DemoData.write(dir, rows, inputFormat);
             long leftBytes = Files.size(inputs.left());
             long rightBytes = Files.size(inputs.right());
             if (!quiet) {
-                err.println("demo: wrote " + DemoData.LEFT + " (" + ByteSize.format(leftBytes) + ") and "
-                        + DemoData.RIGHT + " (" + ByteSize.format(rightBytes) + ") in " + dir + "; budget "
-                        + ByteSize.format(budget));
+                err.println("demo: wrote " + inputs.left().getFileName() + " (" + ByteSize.format(leftBytes)
+                        + ") and " + inputs.right().getFileName() + " (" + ByteSize.format(rightBytes) + ") in " + dir
+                        + "; budget " + ByteSize.format(budget));
             }
             if (Math.min(leftBytes, rightBytes) <= budget) {
                 err.println("demo: note: a file is not larger than the budget, so the join may not spill;"
@@ -65,8 +71,9 @@ final class DemoCommand implements Callable<Integer> {
             }
             Path stats = dir.resolve("stats.json");
             JoinPlan plan = JoinPlanner.plan(new JoinOptions(inputs.left(), inputs.right(), DemoData.ON,
-                    JoinKind.INNER, workMem, dir.resolve("joined.csv"), stats, dir, null, false, null, null,
-                    OnError.FAIL, quiet, null));
+                    JoinKind.INNER, workMem,
+                    dir.resolve(inputFormat == DataFormat.PARQUET ? "joined.parquet" : "joined.csv"), stats, dir, null, false, null, null,
+                    OnError.FAIL, quiet, null, JoinOptions.FormatOptions.BY_EXTENSION, null));
             JoinRunner.run(plan, OutputStream.nullOutputStream(), err, System.nanoTime(), cancellation);
             out.println(Files.readString(stats));
             return ExitCodes.SUCCESS;

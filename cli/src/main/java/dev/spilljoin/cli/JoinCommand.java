@@ -13,17 +13,29 @@ import picocli.CommandLine.TypeConversionException;
 
 /** {@code spilljoin join}: the flags of issue 6, checked by {@link JoinPlanner}, run by {@link JoinRunner}. */
 @Command(name = "join", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Joins two CSV files on key columns under a memory budget; spills to disk when needed.",
-            "An unquoted empty field is NULL, a quoted empty field \"\" is the empty string (PostgreSQL COPY CSV).",
-            "Key types come from --schema-left/--schema-right or from the first 10,000 rows."},
+        description = {"Joins two CSV or Parquet inputs on key columns under a memory budget; spills to disk when"
+                + " needed.",
+            "CSV: an unquoted empty field is NULL, a quoted empty field \"\" is the empty string (PostgreSQL COPY CSV);"
+                + " key types come from --schema-left/--schema-right or from the first 10,000 rows (a pipe: from the"
+                + " other input). Parquet: columns keep their types, only the columns needed are read."},
         footer = {"", "Example: spilljoin join --left orders.csv --right customers.csv --on customer_id=id"
                 + " --type left --work-mem 64MB --output joined.csv"})
 final class JoinCommand implements Callable<Integer> {
-    @Option(names = "--left", required = true, paramLabel = "FILE", description = "Left input CSV file.")
+    @Option(names = "--left", required = true, paramLabel = "FILE",
+            description = {"Left input: a CSV file (.csv.gz and .csv.zst are decompressed), - for standard input, a"
+                    + " FIFO, or Parquet: a .parquet file, a directory of part files or a glob (dir/*.parquet)."})
     Path left;
 
-    @Option(names = "--right", required = true, paramLabel = "FILE", description = "Right input CSV file.")
+    @Option(names = "--right", required = true, paramLabel = "FILE", description = "Right input, as --left.")
     Path right;
+
+    @Option(names = "--left-format", paramLabel = "csv|parquet",
+            description = "The left input's format (default: by its name: .parquet, .parq or a directory of"
+                    + " .parquet files is Parquet, anything else CSV).")
+    String leftFormat;
+
+    @Option(names = "--right-format", paramLabel = "csv|parquet", description = "The right input's format.")
+    String rightFormat;
 
     @Option(names = "--on", required = true, paramLabel = "LCOL=RCOL[,LCOL2=RCOL2]",
             description = "Key column pairs (left=right); a bare name means the same name on both sides.")
@@ -39,9 +51,23 @@ final class JoinCommand implements Callable<Integer> {
     String workMem;
 
     @Option(names = "--output", paramLabel = "FILE",
-            description = {"Output CSV file, written whole or not at all (default: standard output); a device or"
-                    + " FIFO is written in place. Must not be an input file."})
+            description = {"Output file (CSV, .csv.gz, .csv.zst or .parquet), written whole or not at all (default:"
+                    + " CSV on standard output); a device or FIFO is written in place. Must not be an input file."})
     Path output;
+
+    @Option(names = "--output-format", paramLabel = "csv|parquet",
+            description = "The output's format (default: Parquet for a .parquet --output, else CSV; a .csv.gz or"
+                    + " .csv.zst output is compressed).")
+    String outputFormat;
+
+    @Option(names = "--compression", paramLabel = "CODEC",
+            description = "Parquet output page compression: zstd (default), snappy, gzip or none.")
+    String compression;
+
+    @Option(names = "--build-side", paramLabel = "left|right|auto",
+            description = "The input the hash table is built on. auto (default): the smaller by file size (Parquet:"
+                    + " footer sizes); with one input a pipe, the other one.")
+    String buildSide;
 
     @Option(names = "--stats", paramLabel = "FILE",
             description = "Write run statistics as JSON to this file (like --output: whole, or a device in place).")
@@ -97,7 +123,8 @@ final class JoinCommand implements Callable<Integer> {
 
     JoinOptions options() {
         return new JoinOptions(left, right, on, type, workMem, output, stats, spillDir, delimiter, noHeader,
-                schemaLeft, schemaRight, onError, quiet, threads);
+                schemaLeft, schemaRight, onError, quiet, threads,
+                new JoinOptions.FormatOptions(leftFormat, rightFormat, outputFormat, compression), buildSide);
     }
 
     static final class JoinKindConverter implements ITypeConverter<JoinKind> {

@@ -8,6 +8,15 @@ import java.nio.file.Path;
  */
 public record JoinOptions(Path left, Path right, String on, JoinKind type, String workMem, Path output, Path stats,
                           Path spillDir, String delimiter, boolean noHeader, String schemaLeft, String schemaRight,
-                          OnError onError, boolean quiet, Integer threads) {
+                          OnError onError, boolean quiet, Integer threads, FormatOptions formats,
+                          String buildSide) {
+    /**
+     * The format flags: {@code --left-format}, {@code --right-format}, {@code --output-format} (csv or parquet; null:
+     * by extension) and {@code --compression} (Parquet output; null: zstd).
+     */
+    public record FormatOptions(String left, String right, String output, String compression) {
+        public static final FormatOptions BY_EXTENSION = new FormatOptions(null, null, null, null);
+    }
+
     public static final String DEFAULT_WORK_MEM = "256MB";
 }

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.ColumnType;
 import java.nio.file.Path;
 
@@ -14,7 +15,10 @@ import java.nio.file.Path;
  * @param outputs      the {@code --output} (null: standard output) and {@code --stats} (null: none) targets
  * @param spillDir     an existing, writable directory for spill files
  * @param threads      {@code --threads}, at least 1: the threads of the {@link CsvPipeline}
+ * @param output       the format the rows are written in
+ * @param buildSide    the build side forced by {@code --build-side} or by a pipe; null: the operator's choice
  */
 public record JoinPlan(JoinKind kind, InputSide left, InputSide right, ColumnType[] keyTypes, String[] outputNames,
-                       long workMemBytes, OutputTargets outputs, Path spillDir, boolean quiet, int threads) {
+                       long workMemBytes, OutputTargets outputs, Path spillDir, boolean quiet, int threads,
+                       ResultFormat output, Side buildSide) {
 }

@@ -2,12 +2,15 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.stream.IntStream;
 
 /**
  * Turns {@link JoinOptions} into a {@link JoinPlan}, failing early with one clear message: flags first
@@ -49,10 +52,36 @@ public final class JoinPlanner {
                 options.right());
         Path spillDir = checkSpillDirectory(options.spillDir());
 
-        Probe left = probe("left", options.left(), format, onError, on.leftNames(), leftSchema);
-        Probe right = probe("right", options.right(), format, onError, on.rightNames(), rightSchema);
+        JoinOptions.FormatOptions formats = options.formats() == null ? JoinOptions.FormatOptions.BY_EXTENSION
+                : options.formats();
+        DataFormat leftFormat = DataFormat.of(formats.left(), "--left-format", options.left());
+        DataFormat rightFormat = DataFormat.of(formats.right(), "--right-format", options.right());
+        Probe left = leftFormat == DataFormat.PARQUET
+                ? probeParquet("left", options.left(), on.leftNames(), leftSchema, true)
+                : probe("left", options.left(), format, onError, on.leftNames(), leftSchema);
+        Probe right;
+        try {
+            right = rightFormat == DataFormat.PARQUET
+                    ? probeParquet("right", options.right(), on.rightNames(), rightSchema, !kind.leftColumnsOnly())
+                    : probe("right", options.right(), format, onError, on.rightNames(), rightSchema);
+        } catch (RuntimeException e) {
+            left.close();
+            throw e;
+        }
+        try {
+            return plan(options, kind, workMem, format, onError, threads, outputs, spillDir, formats, left, right);
+        } catch (RuntimeException e) {
+            left.close();
+            right.close();
+            throw e;
+        }
+    }
 
-        int keys = on.size();
+    /** The plan from the two probes (a pipe's probe holds its open reader, which the plan hands to the join). */
+    private static JoinPlan plan(JoinOptions options, JoinKind kind, long workMem, CsvFormat format, OnError onError,
+                                 int threads, OutputTargets outputs, Path spillDir, JoinOptions.FormatOptions formats,
+                                 Probe left, Probe right) {
+        int keys = left.keyColumns.length;
         ColumnType[] keyTypes = new ColumnType[keys];
         KeyType[] leftReads = new KeyType[left.names.length];
         KeyType[] rightReads = new KeyType[right.names.length];
@@ -66,16 +95,34 @@ public final class JoinPlanner {
             String textHint = textSchemas(left, right, k);
             assignType(leftReads, left, k, types.left());
             assignType(rightReads, right, k, types.right());
+            checkParquetKey(left, right, k, types.left());
+            checkParquetKey(right, left, k, types.right());
             leftHints[left.keyColumns[k]] = textHint;
             rightHints[right.keyColumns[k]] = textHint;
         }
         InputSide leftSide = new InputSide("left", options.left(), format, onError, left.names, left.keyColumns,
-                KeyReading.of(leftReads, leftHints));
+                KeyReading.of(leftReads, leftHints), left.parquet, left.opened);
         InputSide rightSide = new InputSide("right", options.right(), format, onError, right.names,
-                right.keyColumns, KeyReading.of(rightReads, rightHints));
+                right.keyColumns, KeyReading.of(rightReads, rightHints), right.parquet, right.opened);
         String[] outputNames = OutputColumns.names(left.names, right.names, kind);
+        ResultFormat output = ResultFormat.of(formats, options.output());
         return new JoinPlan(kind, leftSide, rightSide, keyTypes, outputNames, workMem, outputs, spillDir,
-                options.quiet(), threads);
+                options.quiet(), threads, output, buildSide(options.buildSide(), left, right));
+    }
+
+    /**
+     * {@code --build-side} (left, right or auto; null: auto); auto with one input a pipe (no size, and maybe no end
+     * soon) builds on the other, whose size is known; else null: the operator builds on the smaller by the hints.
+     */
+    private static Side buildSide(String given, Probe left, Probe right) {
+        String side = given == null ? "auto" : given.trim().toLowerCase(Locale.ROOT);
+        return switch (side) {
+            case "left" -> Side.LEFT;
+            case "right" -> Side.RIGHT;
+            case "auto" -> left.opened != null && right.opened == null ? Side.RIGHT
+                    : right.opened != null && left.opened == null ? Side.LEFT : null;
+            default -> throw new UsageException("--build-side '" + given + "' is not left, right or auto");
+        };
     }
 
     /** Parses a {@code --work-mem} value and checks it against {@link #MINIMUM_WORK_MEM}. */
@@ -93,9 +140,68 @@ public final class JoinPlanner {
         return bytes;
     }
 
-    /** What one file says about the join: its columns, its key columns, and their declared or inferred types. */
+    /**
+     * What one file says about the join: its columns, its key columns, and their declared or inferred types (a
+     * Parquet input's: its own, with {@code parquet} its part files, projected to {@code names}).
+     */
     private record Probe(String role, Path file, String[] names, int[] keyColumns, KeyType[] keyTypes,
-                         boolean[] declared) {
+                         boolean[] declared, ParquetInput parquet, CsvReader opened) {
+        void close() {
+            if (opened != null) {
+                opened.close();
+            }
+        }
+    }
+
+    /**
+     * Probes a Parquet input from its footers: every column when the output returns this side
+     * ({@code allColumns}), else its key columns only (projection pushdown); key types are the columns' own.
+     */
+    private static Probe probeParquet(String role, Path file, List<String> keyNames, Schema schema,
+                                      boolean allColumns) {
+        if (file == null) {
+            throw new UsageException("--" + role + " is required: give the " + role + " input");
+        }
+        if (!schema.types().isEmpty()) {
+            throw new UsageException("--schema-" + role + " does not apply to the Parquet input " + file + ": its"
+                    + " column types come from the file; drop the flag");
+        }
+        ParquetInput all = ParquetInput.open(role, file);
+        int keys = keyNames.size();
+        int[] fileKeys = new int[keys];
+        for (int k = 0; k < keys; k++) {
+            fileKeys[k] = columnIndex(all.names(), keyNames.get(k), file, "--on");
+        }
+        int[] read = allColumns ? IntStream.range(0, all.names().length).toArray()
+                : IntStream.of(fileKeys).distinct().sorted().toArray();
+        ParquetInput projected = all.project(read);
+        int[] keyColumns = new int[keys];
+        KeyType[] keyTypes = new KeyType[keys];
+        for (int k = 0; k < keys; k++) {
+            keyColumns[k] = columnIndex(projected.names(), keyNames.get(k), file, "--on");
+            keyTypes[k] = ParquetColumnType.keyType(projected.types()[keyColumns[k]]);
+        }
+        boolean[] declared = new boolean[keys];
+        Arrays.fill(declared, true);
+        return new Probe(role, file, projected.names(), keyColumns, keyTypes, declared, projected, null);
+    }
+
+    /**
+     * A Parquet side's key column is read as its own type: a pair whose comparison would need it read otherwise
+     * (as number text against a CSV column of decimals, say) is refused, with the CSV side's schema as the fix.
+     */
+    private static void checkParquetKey(Probe side, Probe other, int pair, KeyType read) {
+        if (side.parquet == null) {
+            return;
+        }
+        int c = side.keyColumns[pair];
+        if (read.numberText() != null
+                || ChunkConverter.heldAs(read.type()) != ParquetColumnType.heldAs(side.parquet.types()[c])) {
+            throw new UsageException("key column '" + side.names[c] + "' of the Parquet input " + side.file
+                    + " is " + ParquetColumnType.describe(side.parquet.types()[c]) + " but its partner '"
+                    + other.names[other.keyColumns[pair]] + "' in " + other.file + " is " + describe(other, pair)
+                    + "; declare the partner's type with --schema-" + other.role + " to match");
+        }
     }
 
     private static Probe probe(String role, Path file, CsvFormat format, OnError onError, List<String> keyNames,
@@ -103,7 +209,14 @@ public final class JoinPlanner {
         if (file == null) {
             throw new UsageException("--" + role + " is required: give the " + role + " CSV file");
         }
-        try (CsvReader reader = new CsvReader(file, format, onError)) {
+        boolean pipe = InputStreams.isPipe(file);
+        if (pipe && !format.header()) {
+            throw new UsageException("--no-header cannot read the pipe " + file + " (its first line would be needed"
+                    + " twice); give it a header line or save it to a file first");
+        }
+        CsvReader reader = new CsvReader(file, format, onError);
+        boolean handedOver = false;
+        try {
             String[] names = reader.columnNames();
             for (String declaredName : schema.types().keySet()) {
                 columnIndex(names, declaredName, file, "--schema-" + role);
@@ -122,7 +235,7 @@ public final class JoinPlanner {
                     undeclaredCount++;
                 }
             }
-            if (undeclaredCount > 0) {
+            if (undeclaredCount > 0 && !pipe) {
                 int[] undeclared = new int[undeclaredCount];
                 for (int k = 0, u = 0; k < keys; k++) {
                     if (!declared[k]) {
@@ -136,7 +249,12 @@ public final class JoinPlanner {
                     }
                 }
             }
-            return new Probe(role, file, names, keyColumns, keyTypes, declared);
+            handedOver = pipe;
+            return new Probe(role, file, names, keyColumns, keyTypes, declared, null, pipe ? reader : null);
+        } finally {
+            if (!handedOver) {
+                reader.close();
+            }
         }
     }
 
@@ -184,6 +302,10 @@ public final class JoinPlanner {
     }
 
     private static String describe(Probe side, int pair) {
+        if (side.parquet != null) {
+            return side.keyTypes[pair] + " (Parquet " + ParquetColumnType.describe(
+                    side.parquet.types()[side.keyColumns[pair]]) + ")";
+        }
         return side.keyTypes[pair] + (side.declared[pair] ? " (from --schema-" + side.role + ")"
                 : " (inferred from the first " + KeyTypeInference.SAMPLE_ROWS + " rows of " + side.file + ")");
     }

@@ -58,12 +58,12 @@ final class JoinRunner {
         LeftoverSweep.Result spillLeftovers = LeftoverSweep.sweep(plan.spillDir());
         try (RunOutputs outputs = plan.outputs().open();
              Cancellation.Registration deleteOutputs = cancellation.onCancel(outputs::discard);
-             ResultOutput output = ResultOutput.open(outputs.rows(), stdout, plan.left().format().delimiter(),
-                     plan.outputNames());
              MemoryReservation memory = MemoryReservation.root("spilljoin", plan.workMemBytes());
-             CsvBatchSource left = new CsvBatchSource(Side.LEFT, plan.left(), progress);
-             CsvBatchSource right = new CsvBatchSource(Side.RIGHT, plan.right(), progress);
+             InputBatches left = InputBatches.open(Side.LEFT, plan.left(), progress);
+             InputBatches right = InputBatches.open(Side.RIGHT, plan.right(), progress);
              HashJoin join = open(plan, memory);
+             ResultOutput output = ResultOutput.open(outputs.rows(), stdout,
+                     ResultOutput.writerFor(plan, join.outputSchema()));
              Cancellation.Registration deleteSpillFiles = cancellation.onCancel(join::deleteSpillFilesBeforeExit);
              CsvPipeline pipeline = CsvPipeline.open(plan.threads(), left, right, output.writer(),
                      join.outputSchema(), progress)) {
@@ -77,7 +77,7 @@ final class JoinRunner {
             } catch (IOException e) {
                 throw output.writeFailed(e);
             } catch (RowTooLargeException e) {
-                throw rowTooLarge(plan, pipeline.lineOf(e.side(), e.batchRow()), e);
+                throw rowTooLarge(plan, pipeline.whereIs(e.side(), e.batchRow()), e);
             }
             output.commit();
             if (outputs.stats() != null) {
@@ -127,7 +127,7 @@ final class JoinRunner {
      * their values reach {@link BatchSizing#TARGET_BYTES} (whatever the rows further on), as the input batches.
      */
     static JoinConfig config(JoinPlan plan) {
-        return JoinConfig.builder().spillDirectory(plan.spillDir())
+        return JoinConfig.builder().spillDirectory(plan.spillDir()).buildSide(plan.buildSide())
                 .outputBatchRows(BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows()))
                 .outputBatchBytes(BatchSizing.TARGET_BYTES).build();
     }

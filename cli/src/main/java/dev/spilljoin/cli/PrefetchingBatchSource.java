@@ -9,9 +9,9 @@ import java.util.concurrent.CancellationException;
 
 /**
  * One input file read ahead on a thread of its own ({@code --threads} 2 or more): that thread parses CSV chunks and
- * converts them into batches ({@link CsvBatchSource#readInto}) while the join works on earlier ones.
+ * converts them into batches ({@link InputBatches#readInto}) while the join works on earlier ones.
  *
- * <p>Algorithm: {@value #BATCHES} batches of the file's {@link CsvBatchSource#batchRows()} rows (sized by bytes, so
+ * <p>Algorithm: {@value #BATCHES} batches of the file's {@link InputBatches#batchRows()} rows (sized by bytes, so
  * the ring's heap does not grow with the column count) cycle through a {@link BatchRing}. The reader thread takes a
  * free batch, fills it and publishes it; {@link #next()} takes the next published batch for the join and releases the one it
  * handed out before. So a batch stays valid until the next {@code next()} (the {@link BatchSource} contract), and
@@ -20,17 +20,17 @@ import java.util.concurrent.CancellationException;
  * malformed row's {@link InputException} names file and line), which keeps exit codes and messages as they are
  * without the thread. Only the join's thread calls {@code next()}; rows read are reported to the
  * {@link ProgressLine} there, as each batch is handed to the join. The lines where a batch's rows start travel beside
- * it in publishing order ({@link #lineOf}), for messages about a row the join refuses.
+ * it in publishing order ({@link #positionOf}), for messages about a row the join refuses.
  *
  * <p>The thread ({@link StageThread}) starts at the first {@code next()} (the join reads its build file to the end
  * before it reads the probe file, so one reader works at a time). {@link #close()} stops it; closing the file is
- * the {@link CsvBatchSource}'s owner's part. A join thread interrupted while it waits (Ctrl-C) gets a
+ * the {@link InputBatches}' owner's part. A join thread interrupted while it waits (Ctrl-C) gets a
  * {@link CancellationException}, as the join itself throws when cancelled.
  */
 final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
     static final int BATCHES = 4;
 
-    private final CsvBatchSource file;
+    private final InputBatches file;
     private final ProgressLine progress;
     private final BatchRing ring;
     private final StageThread thread;
@@ -46,7 +46,7 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
     private Batch handedOut;
     private long[] handedOutLines;
 
-    PrefetchingBatchSource(CsvBatchSource file, ProgressLine progress) {
+    PrefetchingBatchSource(InputBatches file, ProgressLine progress) {
         this.file = file;
         this.progress = progress;
         this.ring = new BatchRing(file.schema(), BATCHES, file.batchRows());
@@ -86,14 +86,19 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
         return batch;
     }
 
-    /** The line where row {@code row} of the batch {@link #next()} returned last starts. */
-    long lineOf(int row) {
+    /** The position ({@link InputBatches#where}) of row {@code row} of the batch {@link #next()} returned last. */
+    long positionOf(int row) {
         return handedOutLines[row];
     }
 
     @Override
     public long sizeHintBytes() {
         return file.sizeHintBytes();
+    }
+
+    @Override
+    public long sizeHintRows() {
+        return file.sizeHintRows();
     }
 
     /** Stops the reader thread (interrupts and joins it). Idempotent. */

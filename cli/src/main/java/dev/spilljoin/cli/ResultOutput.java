@@ -1,41 +1,82 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import org.apache.parquet.schema.PrimitiveType;
 
 /**
- * Where the join's CSV goes: the opened {@code --output} target ({@link OutputFile}), else the given standard
- * output stream (a {@link PrintStream} hides write errors, so {@link #commit()} asks it with {@code checkError}).
- * Opening writes the header. {@link #commit()} on success; {@link #close()} always (it deletes an uncommitted
- * output file).
+ * Where the join's rows go: the opened {@code --output} target ({@link OutputFile}), else the given standard
+ * output stream (a {@link PrintStream} hides write errors, so {@link #commit()} asks it with {@code checkError}),
+ * in the plan's {@link ResultFormat}: CSV (its header written at opening; compressed by the output's extension)
+ * or Parquet. {@link #commit()} on success, after the writer's {@link ResultWriter#finish()}; {@link #close()}
+ * always (it deletes an uncommitted output file).
  */
 public final class ResultOutput implements AutoCloseable {
     private final OutputFile file;
     private final OutputStream stream;
-    private final CsvWriter writer;
     private final String description;
+    private ResultWriter writer;
 
-    private ResultOutput(OutputFile file, OutputStream stream, CsvWriter writer, String description) {
+    private ResultOutput(OutputFile file, OutputStream stream, String description) {
         this.file = file;
         this.stream = stream;
-        this.writer = writer;
         this.description = description;
     }
 
-    /** Writes the header {@code columnNames} to {@code file} (null: {@code stdout}). */
-    static ResultOutput open(OutputFile file, OutputStream stdout, byte delimiter, String[] columnNames) {
+    /** Makes the writer of the rows on the output's stream (a CSV writer writes its header at once). */
+    @FunctionalInterface
+    interface WriterFactory {
+        ResultWriter open(OutputStream stream) throws IOException;
+    }
+
+    /** Opens {@code factory}'s writer on {@code file} (null: {@code stdout}). */
+    static ResultOutput open(OutputFile file, OutputStream stdout, WriterFactory factory) {
         OutputStream stream = file == null ? stdout : file.stream();
         String description = file == null ? "standard output" : file.description();
-        ResultOutput result = new ResultOutput(file, stream, new CsvWriter(stream, delimiter), description);
+        ResultOutput result = new ResultOutput(file, stream, description);
         try {
-            result.writer.writeHeader(columnNames);
+            result.writer = factory.open(stream);
         } catch (IOException e) {
             result.close();
             throw result.writeFailed(e);
         }
         return result;
+    }
+
+    /** The writer of {@code plan}'s result (batches of {@code resultSchema}) in the plan's output format. */
+    static WriterFactory writerFor(JoinPlan plan, Schema resultSchema) {
+        return stream -> writer(stream, plan, resultSchema);
+    }
+
+    private static ResultWriter writer(OutputStream stream, JoinPlan plan, Schema resultSchema) throws IOException {
+        ResultFormat format = plan.output();
+        if (format.format() == DataFormat.PARQUET) {
+            ColumnType[] types = new ColumnType[resultSchema.size()];
+            for (int c = 0; c < types.length; c++) {
+                types[c] = resultSchema.type(c);
+            }
+            return new ParquetResultWriter(stream, plan.outputNames(), types, inputParquetTypes(plan),
+                    format.parquetCodec());
+        }
+        return BatchCsvWriter.open(stream, format.csvCompression(), plan.left().format().delimiter(),
+                plan.outputNames());
+    }
+
+    /** The Parquet type of each output column that comes from a Parquet input (null for the others). */
+    private static PrimitiveType[] inputParquetTypes(JoinPlan plan) {
+        PrimitiveType[] types = new PrimitiveType[plan.outputNames().length];
+        int leftColumns = plan.left().columnCount();
+        for (int c = 0; c < types.length; c++) {
+            InputSide side = c < leftColumns ? plan.left() : plan.right();
+            if (side.parquet() != null) {
+                types[c] = side.parquet().types()[c < leftColumns ? c : c - leftColumns];
+            }
+        }
+        return types;
     }
 
     /** The failure to report when writing the rows failed with {@code cause}. */
@@ -47,14 +88,14 @@ public final class ResultOutput implements AutoCloseable {
         return ResourceException.writeFailed(description, cause);
     }
 
-    public CsvWriter writer() {
+    public ResultWriter writer() {
         return writer;
     }
 
-    /** Flushes everything and, for a file, makes it final (renames it into place). */
+    /** Once the writer has finished: for a file, makes it final (renames it into place). */
     public void commit() {
         try {
-            writer.flush();
+            stream.flush();
             if (file != null) {
                 file.commit();
             } else if (stream instanceof PrintStream print && print.checkError()) {

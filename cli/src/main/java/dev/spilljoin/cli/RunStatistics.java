@@ -17,8 +17,8 @@ final class RunStatistics {
     private RunStatistics() {
     }
 
-    static Map<String, Object> of(JoinPlan plan, JoinStats join, MemoryReservation memory, CsvBatchSource left,
-                                  CsvBatchSource right, long rowsOut, LeftoverSweep.Result leftovers) {
+    static Map<String, Object> of(JoinPlan plan, JoinStats join, MemoryReservation memory, InputBatches left,
+                                  InputBatches right, long rowsOut, LeftoverSweep.Result leftovers) {
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("join_type", plan.kind().spelling());
         fields.put("build_side", join.buildSide() == null ? null

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,10 +45,9 @@ class AtomicOutputFileTest {
         Path target = dir.resolve("out.csv");
         assertThatThrownBy(() -> {
             try (AtomicOutputFile file = AtomicOutputFile.create(target, "the output file");
-                 ResultOutput output = ResultOutput.open(file, System.out, (byte) ',', new String[] {"a"})) {
-                output.writer().writeLong(1);
-                output.writer().endRow();
-                output.writer().flush();
+                 ResultOutput output = ResultOutput.open(file, System.out, csv("a"))) {
+                output.writer().write(rowOf(1L, "x"));
+                output.writer().finish();
                 throw new InputException("boom");
             }
         }).isInstanceOf(InputException.class).hasMessage("boom");
@@ -55,10 +58,9 @@ class AtomicOutputFileTest {
     void resultOutputWritesHeaderAndRowsOnCommit() throws IOException {
         Path target = dir.resolve("r.csv");
         try (AtomicOutputFile file = AtomicOutputFile.create(target, "the output file");
-             ResultOutput output = ResultOutput.open(file, System.out, (byte) ',', new String[] {"left.id", "v"})) {
-            output.writer().writeLong(7);
-            output.writer().writeNull();
-            output.writer().endRow();
+             ResultOutput output = ResultOutput.open(file, System.out, csv("left.id", "v"))) {
+            output.writer().write(rowOf(7L, null));
+            output.writer().finish();
             output.commit();
         }
         assertThat(Files.readString(target)).isEqualTo("left.id,v\n7,\n");
@@ -76,5 +78,23 @@ class AtomicOutputFileTest {
         } finally {
             assertThat(locked.toFile().setWritable(true, false)).isTrue();
         }
+    }
+
+    private static ResultOutput.WriterFactory csv(String... header) {
+        return stream -> BatchCsvWriter.open(stream, CsvCompression.NONE, (byte) ',', header);
+    }
+
+    /** One row: a BIGINT and a VARCHAR (null: NULL). */
+    private static Batch rowOf(long id, String text) {
+        Batch batch = new Batch(Schema.of(Column.of("id", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)), 1);
+        batch.column(0).setLong(0, id);
+        if (text == null) {
+            batch.column(1).setNull(0);
+        } else {
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            batch.column(1).setBytes(0, bytes, 0, bytes.length);
+        }
+        batch.setRowCount(1);
+        return batch;
     }
 }

@@ -19,7 +19,7 @@ class ChunkConverterTest {
         Path file = CsvTestFiles.write(dir, "a.csv", "id,x,name,name\n1,1.5,,a\n,NaN,\"\",b\n3,,é,\n4,2,\"q,\"\"\",d\n");
         InputSide side = new InputSide("left", file, CsvFormat.DEFAULT, OnError.FAIL,
                 new String[] {"id", "x", "name", "name"}, new int[] {0, 1},
-                KeyReading.of(new ColumnType[] {ColumnType.BIGINT, ColumnType.DOUBLE, null, null}));
+                KeyReading.of(new ColumnType[] {ColumnType.BIGINT, ColumnType.DOUBLE, null, null}), null, null);
         Schema schema = ChunkConverter.schemaOf(side);
         assertThat(schema.toString()).isEqualTo("(id BIGINT, x DOUBLE, name VARCHAR, name#2 VARCHAR)");
         Batch batch = new Batch(schema, 1);

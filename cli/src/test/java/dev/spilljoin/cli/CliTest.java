@@ -225,7 +225,7 @@ class CliTest {
 
         JoinOptions build() {
             return new JoinOptions(left, right, on, type, null, null, null, null, null, noHeader, null, null,
-                    OnError.FAIL, true, null);
+                    OnError.FAIL, true, null, JoinOptions.FormatOptions.BY_EXTENSION, null);
         }
     }
 }

@@ -234,10 +234,10 @@ class CsvReaderTest {
                 .isInstanceOf(InputException.class)
                 .hasMessageContaining("is a directory");
         Path device = Path.of("/dev/null");
-        if (Files.exists(device)) {
+        if (Files.exists(device)) { // a device is read as a stream (issue 17), here an empty one
             assertThatThrownBy(() -> new CsvReader(device, CsvFormat.DEFAULT, OnError.FAIL))
                     .isInstanceOf(InputException.class)
-                    .hasMessageContaining("is not a regular file");
+                    .hasMessageContaining(device + " is empty");
         }
     }
 

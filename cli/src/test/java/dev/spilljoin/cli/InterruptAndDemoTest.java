@@ -18,6 +18,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class InterruptAndDemoTest {
     @TempDir
@@ -99,19 +101,21 @@ class InterruptAndDemoTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--rows 0 must be at least 1");
     }
 
-    @Test
-    void demoSpillsPrintsTheStatsAndDeletesItsDirectory() throws IOException {
+    @ParameterizedTest
+    @ValueSource(strings = {"csv", "parquet"})
+    void demoSpillsPrintsTheStatsAndDeletesItsDirectory(String format) throws IOException {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         Set<Path> before = demoDirectories(tmp);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(new String[] {"demo", "--rows", "50000", "--work-mem", "1MB"},
+        String rows = format.equals("csv") ? "50000" : "200000"; // Parquet files are smaller: more rows to pass 1MB
+        int code = Main.run(new String[] {"demo", "--rows", rows, "--work-mem", "1MB", "--format", format},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         String message = err.toString(StandardCharsets.UTF_8);
         assertThat(code).as(message).isZero();
-        assertThat(message).contains("demo: wrote orders.csv").doesNotContain("not larger than the budget");
+        assertThat(message).contains("demo: wrote orders." + format).doesNotContain("not larger than the budget");
         String stats = out.toString(StandardCharsets.UTF_8);
-        assertThat(JoinEndToEndTest.field(stats, "rows_out")).isEqualTo("50000");
+        assertThat(JoinEndToEndTest.field(stats, "rows_out")).isEqualTo(rows);
         assertThat(JoinEndToEndTest.field(stats, "budget_bytes")).isEqualTo("1048576");
         assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "peak_reserved_bytes"))).isLessThanOrEqualTo(1 << 20);
         assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "partitions"))).as("it spilled").isPositive();

@@ -55,6 +55,24 @@ class LauncherIT {
     }
 
     @Test
+    void standardInputIsTheLeftInputWithDashAndTheFileIsBuilt() throws Exception {
+        CsvTestFiles.write(dir, "r.csv", "id,city\n2,Oslo\n3,Rome\n");
+        Path stats = dir.resolve("stats.json");
+        Process process = launcher("join", "--left", "-", "--right", "r.csv", "--on", "id", "--stats",
+                stats.toString(), "--spill-dir", spill.toString(), "--quiet").start();
+        try (var in = process.getOutputStream()) {
+            in.write("id,name\n1,ann\n2,bob\n3,cy\n".getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(err).isZero();
+        assertThat(out.lines().toList()).containsExactlyInAnyOrder("left.id,name,right.id,city", "2,bob,2,Oslo",
+                "3,cy,3,Rome");
+        assertThat(Files.readString(stats)).contains("\"build_side\": \"right\"")
+                .contains("\"rows_left\": 3");
+    }
+
+    @Test
     void ctrlCInTheMiddleOfAJoinExits130AndLeavesNoFile() throws Exception {
         DemoData.Inputs inputs = DemoData.write(dir, 2_000_000);
         Path output = dir.resolve("joined.csv");

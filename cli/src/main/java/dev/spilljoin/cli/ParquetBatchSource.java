@@ -1,0 +1,302 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.operator.Side;
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.data.Schema;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.Converter;
+import org.apache.parquet.io.api.GroupConverter;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * A Parquet input ({@link ParquetInput}: its part files in order) as the join's batches, decoded column by column.
+ *
+ * <p>Algorithm: for each part file, for each row group, the reader fetches the projected column chunks only
+ * ({@link ParquetInput#openReader}: projection pushdown) and a {@link ColumnReader} per column decodes their pages
+ * (parquet-column's decoders, dictionary and plain alike). A batch of up to {@link BatchSizing#MAX_ROWS} rows is
+ * filled one column at a time: the type is chosen once per column and batch, then a tight loop reads each value's
+ * definition level (below the column's maximum: NULL) and its value straight into the vector's array (integers as
+ * longs, FLOAT widened to DOUBLE, bytes into the vector's byte array). No object per value except where
+ * parquet-column itself makes one: a {@link Binary} for a plain-encoded byte array value (dictionary values are
+ * decoded once per page). A batch may span row groups and part files.
+ *
+ * <p>Memory: one row group's projected column chunks (at most {@link ParquetInput#MAX_ROW_GROUP_BYTES}, checked at
+ * planning) plus one decompressed page and dictionary per column, all on the heap; the batch itself is the
+ * pipeline's, as for CSV. Its size hints are the footers' total bytes and rows, so the join builds on the smaller
+ * input. Positions in messages are "part file row N" (1-based within the part file).
+ */
+final class ParquetBatchSource implements InputBatches {
+    private static final GroupConverter NO_CONVERTER = new GroupConverter() {
+        @Override
+        public Converter getConverter(int fieldIndex) {
+            return new PrimitiveConverter() {
+            };
+        }
+
+        @Override
+        public void start() {
+        }
+
+        @Override
+        public void end() {
+        }
+    };
+
+    private final Side side;
+    private final ParquetInput input;
+    private final Schema schema;
+    private final ProgressLine progress;
+    private final int batchRows;
+    private Batch batch;
+    private long[] positions;
+
+    private int fileIndex = -1;
+    private ParquetFileReader reader;
+    private String createdBy;
+    private ColumnDescriptor[] descriptors;
+    private final ColumnReader[] columns;
+    /** Rows left in the current row group, and the part-file row of the next row (0-based). */
+    private long groupRowsLeft;
+    private long nextRow;
+    private long rowsRead;
+
+    ParquetBatchSource(Side side, InputSide input, ProgressLine progress) {
+        this.side = side;
+        this.input = input.parquet();
+        this.progress = progress;
+        this.schema = ChunkConverter.schemaOf(input);
+        this.columns = new ColumnReader[this.input.names().length];
+        this.batchRows = (int) Math.max(1, Math.min(BatchSizing.rows(columns.length, BatchSizing.MAX_ROWS),
+                BatchSizing.TARGET_BYTES / Math.max(1, BatchSizing.averageRowBytes(input))));
+    }
+
+    @Override
+    public Batch next() {
+        if (batch == null) {
+            batch = new Batch(schema, batchRows);
+            positions = new long[batchRows];
+        }
+        if (!readInto(batch, positions)) {
+            return null;
+        }
+        progress.rowsRead(side, batch.rowCount());
+        return batch;
+    }
+
+    @Override
+    public boolean readInto(Batch target, long[] positionsOut) {
+        target.reset();
+        target.ensureCapacity(batchRows);
+        int filled = 0;
+        while (filled < batchRows) {
+            if (groupRowsLeft == 0 && !nextRowGroup()) {
+                break;
+            }
+            int n = (int) Math.min(batchRows - filled, groupRowsLeft);
+            for (int c = 0; c < columns.length; c++) {
+                decode(columns[c], descriptors[c], target.column(c), filled, n);
+            }
+            long encodedFile = (long) fileIndex << 40;
+            for (int r = 0; r < n; r++) {
+                positionsOut[filled + r] = encodedFile | (nextRow + r + 1);
+            }
+            nextRow += n;
+            groupRowsLeft -= n;
+            filled += n;
+        }
+        target.setRowCount(filled);
+        rowsRead += filled;
+        return filled > 0;
+    }
+
+    /** Decodes {@code n} values of one column into {@code vector} rows {@code from ..}, NULLs by definition level. */
+    private static void decode(ColumnReader reader, ColumnDescriptor descriptor, ColumnVector vector, int from, int n) {
+        int maxDefinition = descriptor.getMaxDefinitionLevel();
+        int end = from + n;
+        switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
+            case INT64 -> {
+                long[] values = vector.longs();
+                for (int r = from; r < end; r++) {
+                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
+                        vector.setNull(r);
+                    } else {
+                        values[r] = reader.getLong();
+                    }
+                    reader.consume();
+                }
+            }
+            case INT32 -> {
+                long[] values = vector.longs();
+                for (int r = from; r < end; r++) {
+                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
+                        vector.setNull(r);
+                    } else {
+                        values[r] = reader.getInteger();
+                    }
+                    reader.consume();
+                }
+            }
+            case DOUBLE -> {
+                double[] values = vector.doubles();
+                for (int r = from; r < end; r++) {
+                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
+                        vector.setNull(r);
+                    } else {
+                        values[r] = reader.getDouble();
+                    }
+                    reader.consume();
+                }
+            }
+            case FLOAT -> {
+                double[] values = vector.doubles();
+                for (int r = from; r < end; r++) {
+                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
+                        vector.setNull(r);
+                    } else {
+                        values[r] = reader.getFloat();
+                    }
+                    reader.consume();
+                }
+            }
+            case BOOLEAN -> {
+                boolean[] values = vector.booleans();
+                for (int r = from; r < end; r++) {
+                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
+                        vector.setNull(r);
+                    } else {
+                        values[r] = reader.getBoolean();
+                    }
+                    reader.consume();
+                }
+            }
+            case BINARY, FIXED_LEN_BYTE_ARRAY -> {
+                for (int r = from; r < end; r++) {
+                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
+                        vector.setNull(r);
+                    } else {
+                        ByteBuffer value = reader.getBinary().toByteBuffer();
+                        int length = value.remaining();
+                        int at = vector.reserveBytes(r, length);
+                        value.get(vector.bytes(), at, length);
+                    }
+                    reader.consume();
+                }
+            }
+            case INT96 -> throw new IllegalStateException("INT96 is refused at planning");
+        }
+    }
+
+    /** Moves to the next row group with rows, opening the next part file as needed; false at the end. */
+    private boolean nextRowGroup() {
+        while (true) {
+            if (reader != null) {
+                PageReadStore group;
+                try {
+                    group = reader.readNextRowGroup();
+                } catch (IOException | RuntimeException e) {
+                    throw ParquetInput.unreadable(input.files().get(fileIndex), e);
+                }
+                if (group != null) {
+                    if (group.getRowCount() == 0) {
+                        continue;
+                    }
+                    ColumnReadStoreImpl store = new ColumnReadStoreImpl(group, NO_CONVERTER,
+                            input.requestedSchema(fileIndex), createdBy);
+                    for (int c = 0; c < columns.length; c++) {
+                        columns[c] = store.getColumnReader(descriptors[c]);
+                    }
+                    groupRowsLeft = group.getRowCount();
+                    return true;
+                }
+                closeReader();
+            }
+            if (fileIndex + 1 >= input.files().size()) {
+                return false;
+            }
+            fileIndex++;
+            nextRow = 0;
+            reader = input.openReader(fileIndex);
+            createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
+            MessageType requested = input.requestedSchema(fileIndex);
+            descriptors = new ColumnDescriptor[columns.length];
+            for (int c = 0; c < columns.length; c++) {
+                descriptors[c] = requested.getColumnDescription(new String[] {input.names()[c]});
+            }
+        }
+    }
+
+    @Override
+    public long positionOf(int row) {
+        return positions[row];
+    }
+
+    @Override
+    public String where(long position) {
+        return input.files().get((int) (position >>> 40)) + " row " + (position & ((1L << 40) - 1));
+    }
+
+    @Override
+    public int batchRows() {
+        return batchRows;
+    }
+
+    @Override
+    public Schema schema() {
+        return schema;
+    }
+
+    @Override
+    public Side side() {
+        return side;
+    }
+
+    @Override
+    public long sizeHintBytes() {
+        return input.bytes();
+    }
+
+    @Override
+    public long sizeHintRows() {
+        return input.rows();
+    }
+
+    @Override
+    public long rowsRead() {
+        return rowsRead;
+    }
+
+    @Override
+    public long rowsSkipped() {
+        return 0;
+    }
+
+    @Override
+    public long fileBytes() {
+        return input.bytes();
+    }
+
+    @Override
+    public void close() {
+        closeReader();
+    }
+
+    private void closeReader() {
+        if (reader != null) {
+            try {
+                reader.close();
+            } catch (IOException e) {
+                // read to the end or abandoned: nothing of ours to keep
+            }
+            reader = null;
+        }
+    }
+}

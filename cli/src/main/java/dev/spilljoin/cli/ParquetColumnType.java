@@ -1,0 +1,71 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.operator.data.ColumnType;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
+
+/**
+ * How one Parquet column maps onto the operator: the column type its batch vector holds, and its type as a key
+ * (for {@link KeyTypeInference#compareType}, as a CSV key column's declared type).
+ *
+ * <ul>
+ *   <li>INT32 and INT64 (with any integer logical type: DATE, TIME, TIMESTAMP, DECIMAL, INT(8..64)) are held as
+ *       BIGINT; as keys INT32 is INTEGER and INT64 BIGINT, so a pair of both compares as BIGINT, as CSV keys do;</li>
+ *   <li>FLOAT and DOUBLE: DOUBLE; BOOLEAN: BOOLEAN;</li>
+ *   <li>BINARY annotated STRING, ENUM or JSON: VARCHAR; any other BINARY and FIXED_LEN_BYTE_ARRAY (UUID, a
+ *       DECIMAL in bytes, ...): VARBINARY (opaque bytes, compared bytewise);</li>
+ *   <li>INT96 (legacy timestamps), repeated columns and groups (LIST, MAP, structs) are refused.</li>
+ * </ul>
+ * The Parquet type itself is kept beside the plan ({@link ParquetInput#types()}), so that Parquet output writes each
+ * column back with its physical and logical type.
+ */
+final class ParquetColumnType {
+    private ParquetColumnType() {
+    }
+
+    /** Why {@code field} cannot be read, or null when it can. */
+    static String unsupported(Type field) {
+        if (!field.isPrimitive()) {
+            return "a nested type (group, LIST or MAP)";
+        }
+        if (field.isRepetition(Type.Repetition.REPEATED)) {
+            return "a repeated column";
+        }
+        if (field.asPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96) {
+            return "INT96 (legacy timestamp)";
+        }
+        return null;
+    }
+
+    /** The operator type a batch holds {@code type}'s values as. */
+    static ColumnType heldAs(PrimitiveType type) {
+        return switch (type.getPrimitiveTypeName()) {
+            case INT32, INT64 -> ColumnType.BIGINT;
+            case FLOAT, DOUBLE -> ColumnType.DOUBLE;
+            case BOOLEAN -> ColumnType.BOOLEAN;
+            case BINARY -> isText(type) ? ColumnType.VARCHAR : ColumnType.VARBINARY;
+            case FIXED_LEN_BYTE_ARRAY -> ColumnType.VARBINARY;
+            case INT96 -> throw new IllegalArgumentException("INT96 is not supported");
+        };
+    }
+
+    /** {@code type} as a key, before pairing. */
+    static KeyType keyType(PrimitiveType type) {
+        return KeyType.of(type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT32
+                ? ColumnType.INTEGER : heldAs(type));
+    }
+
+    /** For messages: the physical type and its logical annotation, e.g. "INT32 (DATE)". */
+    static String describe(PrimitiveType type) {
+        LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+        return type.getPrimitiveTypeName() + (logical == null ? "" : " (" + logical + ")");
+    }
+
+    private static boolean isText(PrimitiveType type) {
+        LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+        return logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation
+                || logical instanceof LogicalTypeAnnotation.EnumLogicalTypeAnnotation
+                || logical instanceof LogicalTypeAnnotation.JsonLogicalTypeAnnotation;
+    }
+}

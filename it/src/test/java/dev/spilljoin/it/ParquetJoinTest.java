@@ -1,0 +1,284 @@
+package dev.spilljoin.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spilljoin.cli.Main;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Parquet in and out against DuckDB (issue 17): DuckDB writes both inputs (every supported type, NULLs, several row
+ * groups, dictionary-encoded and plain columns, the compression of the case), spilljoin joins them into a Parquet
+ * file, and DuckDB finds in it exactly the rows of its own join of the same files (EXCEPT ALL both ways and the
+ * counts), with the input types kept. Every join type runs in memory (64 MB) and spilled (1 MB; the stats must show
+ * spilling). Also: a directory and a glob of part files, a Parquet side joined to a CSV side, and the
+ * one-line errors (exit 3, nothing left behind) for a truncated file, a nested column and a part file without the
+ * key column.
+ */
+class ParquetJoinTest {
+    /** Left: 20,000 rows in row groups of 4,096: keys k (INT32, with NULLs) and tag, every supported type. */
+    private static final String LEFT = "SELECT i AS id, (i % 997)::INTEGER AS k, 'tag' || (i % 3) AS tag,"
+            + " CASE WHEN i % 11 = 0 THEN NULL ELSE 'name' || (i % 50) END AS dict_text,"
+            + " CASE WHEN i % 13 = 0 THEN NULL ELSE md5(i::VARCHAR) END AS plain_text,"
+            + " CASE WHEN i % 7 = 0 THEN NULL ELSE i / 8.0 END::DOUBLE AS d, (i / 4.0)::FLOAT AS f, i % 2 = 0 AS b,"
+            + " DATE '2020-01-01' + (i % 1000)::INTEGER AS dt, TIMESTAMP '2021-06-01 12:00:00' + to_seconds(i) AS ts,"
+            + " (i / 100.0)::DECIMAL(10, 2) AS dec, (i * 1000)::DECIMAL(38, 3) AS wide_dec,"
+            + " ('\\x' || lpad(to_hex(i % 256), 2, '0'))::BLOB AS bin, uuid() AS u,"
+            + " CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 997)::INTEGER END AS k_nullable"
+            + " FROM range(20000) t(i)";
+    /** Right: keys rk (INT64, compared with left's INT32 as BIGINT) and rtag; some keys match nothing. */
+    private static final String RIGHT = "SELECT (i % 5000)::BIGINT AS rk, 'tag' || (i % 4) AS rtag,"
+            + " CASE WHEN i % 5 = 0 THEN NULL ELSE i * 3 END AS rv, 'r' || i AS rname FROM range(30000) t(i)";
+
+    @TempDir
+    Path dir;
+    private Connection duck;
+
+    @BeforeEach
+    void openDuckDb() throws SQLException, IOException {
+        duck = DriverManager.getConnection("jdbc:duckdb:");
+        try (Statement s = duck.createStatement()) {
+            s.execute("SET threads = 1");
+            s.execute("SET memory_limit = '512MB'");
+            s.execute("SET temp_directory = '" + Files.createDirectory(dir.resolve("duck-tmp")) + "'");
+        }
+    }
+
+    @AfterEach
+    void closeDuckDb() throws SQLException {
+        duck.close();
+    }
+
+    @ParameterizedTest(name = "{0} join, {1} compression, --work-mem {2}")
+    @CsvSource({
+        "inner, zstd, 64MB", "inner, snappy, 1MB", "left, gzip, 64MB", "left, uncompressed, 1MB",
+        "right, zstd, 1MB", "right, snappy, 64MB", "full, zstd, 64MB", "full, gzip, 1MB",
+        "semi, snappy, 64MB", "semi, zstd, 1MB", "anti, uncompressed, 64MB", "anti, zstd, 1MB",
+        "not-in, zstd, 64MB", "not-in, snappy, 1MB"})
+    void joinEqualsDuckDbsJoin(String type, String compression, String workMem) throws Exception {
+        Path left = write("left.parquet", LEFT, compression, 4096);
+        Path right = write("right.parquet", RIGHT, compression, 1024);
+        assertThat(count("(SELECT DISTINCT row_group_id FROM parquet_metadata('" + left + "'))"))
+                .as("row groups of the left file").isGreaterThan(3);
+        assertThat(count("(SELECT 1 FROM parquet_metadata('" + left + "') WHERE path_in_schema = 'dict_text' AND"
+                + " encodings LIKE '%DICTIONARY%')")).as("dictionary-encoded chunks").isPositive();
+        assertThat(count("(SELECT 1 FROM parquet_metadata('" + left + "') WHERE path_in_schema = 'plain_text' AND"
+                + " encodings NOT LIKE '%DICTIONARY%')")).as("plain-encoded chunks").isPositive();
+        Path out = dir.resolve("out.parquet");
+        Path stats = dir.resolve("stats.json");
+        boolean notIn = type.equals("not-in");
+        String on = notIn ? "k_nullable=rk" : "k=rk,tag=rtag";
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", on, "--type", type,
+                "--work-mem", workMem, "--output", out.toString(), "--compression", compression.equals("uncompressed")
+                        ? "none" : compression, "--spill-dir", spillDir().toString(), "--stats", stats.toString());
+        assertThat(run.code).as(run.err).isZero();
+        String spilled = Files.readString(stats).replaceAll("(?s).*\"spilled_bytes_build\":(\\d+).*", "$1");
+        assertThat(Long.parseLong(spilled) > 0).as("spilled (" + workMem + ")").isEqualTo(workMem.equals("1MB"));
+        String l = "read_parquet('" + left + "')";
+        String r = "read_parquet('" + right + "')";
+        String cond = notIn ? "l.k_nullable = r.rk" : "l.k = r.rk AND l.tag = r.rtag";
+        String expected = switch (type) {
+            case "inner" -> "SELECT l.*, r.* FROM " + l + " l JOIN " + r + " r ON " + cond;
+            case "left" -> "SELECT l.*, r.* FROM " + l + " l LEFT JOIN " + r + " r ON " + cond;
+            case "right" -> "SELECT l.*, r.* FROM " + l + " l RIGHT JOIN " + r + " r ON " + cond;
+            case "full" -> "SELECT l.*, r.* FROM " + l + " l FULL JOIN " + r + " r ON " + cond;
+            case "semi" -> "SELECT l.* FROM " + l + " l WHERE EXISTS (SELECT 1 FROM " + r + " r WHERE " + cond + ")";
+            case "anti" -> "SELECT l.* FROM " + l + " l WHERE NOT EXISTS (SELECT 1 FROM " + r + " r WHERE " + cond
+                    + ")";
+            default -> "SELECT l.* FROM " + l + " l WHERE l.k_nullable NOT IN (SELECT rk FROM " + r + " r)";
+        };
+        assertSameRows("read_parquet('" + out + "')", expected);
+        assertThat(types("read_parquet('" + out + "')")).as("output column types").isEqualTo(
+                type.equals("semi") || type.equals("anti") || notIn ? types(l)
+                        : Stream.concat(types(l).stream(), types(r).stream()).toList());
+        assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
+    }
+
+    @Test
+    void directoryAndGlobOfPartFilesJoinLikeOneFile() throws Exception {
+        Path parts = Files.createDirectory(dir.resolve("parts"));
+        write("parts/part-0.parquet", LEFT + " WHERE i < 7000", "snappy", 2048);
+        write("parts/part-1.parquet", LEFT + " WHERE i >= 7000", "zstd", 2048);
+        Files.writeString(parts.resolve("_SUCCESS"), "");
+        Path right = write("right.parquet", RIGHT, "zstd", 1024);
+        String expected = "SELECT l.*, r.* FROM read_parquet('" + parts + "/*.parquet') l JOIN read_parquet('" + right
+                + "') r ON l.k = r.rk AND l.tag = r.rtag";
+        for (String input : List.of(parts.toString(), parts + "/part-*.parquet")) {
+            Path out = dir.resolve("out.parquet");
+            Files.deleteIfExists(out);
+            Run run = spilljoin("--left", input, "--right", right.toString(), "--on", "k=rk,tag=rtag", "--output",
+                    out.toString(), "--work-mem", "1MB", "--spill-dir", spillDir().toString());
+            assertThat(run.code).as(run.err).isZero();
+            assertSameRows("read_parquet('" + out + "')", expected);
+        }
+    }
+
+    @Test
+    void parquetJoinsCsvAndWritesCsvSideColumnsAsStrings() throws Exception {
+        Path left = write("left.parquet", LEFT, "zstd", 4096);
+        Path right = dir.resolve("right.csv");
+        try (Statement s = duck.createStatement()) {
+            s.execute("COPY (" + RIGHT + ") TO '" + right + "' (FORMAT csv, HEADER)");
+        }
+        Path out = dir.resolve("out.parquet");
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--output",
+                out.toString());
+        assertThat(run.code).as(run.err).isZero();
+        assertSameRows("(SELECT id, k, rk, rv, rname FROM read_parquet('" + out + "'))",
+                "SELECT l.id, l.k, r.rk, r.rv, r.rname FROM read_parquet('" + left + "') l JOIN read_csv('" + right
+                        + "', all_varchar = true) r ON l.k = r.rk::BIGINT");
+        assertThat(types("(SELECT rk, rv, rname FROM read_parquet('" + out + "'))"))
+                .containsExactly("BIGINT", "VARCHAR", "VARCHAR");
+    }
+
+    @Test
+    void truncatedFileIsOneLineNamingItExit3() throws Exception {
+        Path whole = write("whole.parquet", LEFT, "zstd", 4096);
+        Path truncated = dir.resolve("truncated.parquet");
+        byte[] bytes = Files.readAllBytes(whole);
+        Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        Path right = write("right.parquet", RIGHT, "zstd", 1024);
+        assertInputError(spilljoin("--left", truncated.toString(), "--right", right.toString(), "--on", "k=rk",
+                "--output", dir.resolve("out.parquet").toString()), truncated.toString());
+    }
+
+    @Test
+    void nestedColumnIsRefusedNamingIt() throws Exception {
+        Path left = write("nested.parquet", "SELECT i AS k, [i, i + 1] AS pair FROM range(10) t(i)", "zstd", 4096);
+        Path right = write("right.parquet", RIGHT, "zstd", 1024);
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--output",
+                dir.resolve("out.parquet").toString());
+        assertInputError(run, "'pair'");
+        assertThat(run.err).contains(left.toString()).contains("nested");
+    }
+
+    @Test
+    void partFileWithoutTheKeyColumnIsRefusedNamingFileAndColumn() throws Exception {
+        Files.createDirectory(dir.resolve("parts"));
+        write("parts/part-0.parquet", "SELECT i AS k, i AS v FROM range(10) t(i)", "zstd", 4096);
+        Path second = write("parts/part-1.parquet", "SELECT i AS v FROM range(10) t(i)", "zstd", 4096);
+        Path right = write("right.parquet", RIGHT, "zstd", 1024);
+        Run run = spilljoin("--left", dir.resolve("parts").toString(), "--right", right.toString(), "--on", "k=rk",
+                "--output", dir.resolve("out.parquet").toString());
+        assertInputError(run, "'k'");
+        assertThat(run.err).contains(second.toString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"csv.gz", "csv.zst"})
+    void compressedCsvRoundTrips(String extension) throws Exception {
+        Path left = dir.resolve("left." + extension);
+        Path right = dir.resolve("right.csv");
+        try (Statement s = duck.createStatement()) {
+            s.execute("COPY (SELECT i AS id, 'v' || i AS v FROM range(5000) t(i)) TO '" + dir.resolve("left.csv")
+                    + "' (FORMAT csv, HEADER)");
+            s.execute("COPY (" + RIGHT + ") TO '" + right + "' (FORMAT csv, HEADER)");
+        }
+        Run plain = spilljoin("--left", dir.resolve("left.csv").toString(), "--right", right.toString(), "--on",
+                "id=rk", "--output", dir.resolve("plain.csv").toString(), "--threads", "1");
+        assertThat(plain.code).as(plain.err).isZero();
+        // the compressed input: spilljoin's own compressed output of the plain file (a semi join of it with itself)
+        Run compress = spilljoin("--left", dir.resolve("left.csv").toString(), "--right", dir.resolve("left.csv")
+                .toString(), "--on", "id", "--type", "semi", "--output", left.toString());
+        assertThat(compress.code).as(compress.err).isZero();
+        Path out = dir.resolve("out." + extension);
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", "id=rk", "--output",
+                out.toString(), "--threads", "1");
+        assertThat(run.code).as(run.err).isZero();
+        String compression = extension.endsWith("gz") ? "gzip" : "zstd";
+        assertSameRows("read_csv('" + out + "', compression = '" + compression + "', all_varchar = true)",
+                "SELECT * FROM read_csv('" + dir.resolve("plain.csv") + "', all_varchar = true)");
+        assertThat(count("read_csv('" + out + "', compression = '" + compression + "')")).isEqualTo(
+                count("read_csv('" + dir.resolve("plain.csv") + "')")).isPositive();
+    }
+
+    private void assertInputError(Run run, String named) throws IOException {
+        assertThat(run.code).as(run.err).isEqualTo(3);
+        assertThat(run.err.strip().lines().count()).as(run.err).isEqualTo(1);
+        assertThat(run.err).contains(named);
+        assertThat(leftovers()).as("files left behind").isEmpty();
+    }
+
+    /** The rows of {@code actual} and {@code expectedSql} are the same multiset, and there are some. */
+    private void assertSameRows(String actual, String expectedSql) throws SQLException {
+        long rows = count(actual);
+        assertThat(rows).as("rows of the output").isEqualTo(count("(" + expectedSql + ")"));
+        assertThat(count("(SELECT * FROM " + actual + " EXCEPT ALL (" + expectedSql + "))"))
+                .as("output rows DuckDB's join does not have").isZero();
+        assertThat(count("((" + expectedSql + ") EXCEPT ALL SELECT * FROM " + actual + ")"))
+                .as("DuckDB's rows the output does not have").isZero();
+    }
+
+    private long count(String relation) throws SQLException {
+        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + relation)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private List<String> types(String relation) throws SQLException {
+        try (Statement s = duck.createStatement();
+             ResultSet rs = s.executeQuery("SELECT column_type FROM (DESCRIBE SELECT * FROM " + relation + ")")) {
+            List<String> types = new java.util.ArrayList<>();
+            while (rs.next()) {
+                types.add(rs.getString(1));
+            }
+            return types;
+        }
+    }
+
+    private Path write(String name, String query, String compression, int rowGroupRows) throws SQLException {
+        Path file = dir.resolve(name);
+        try (Statement s = duck.createStatement()) {
+            s.execute("COPY (" + query + ") TO '" + file + "' (FORMAT parquet, COMPRESSION " + compression
+                    + ", ROW_GROUP_SIZE " + rowGroupRows + ")");
+        }
+        return file;
+    }
+
+    private Path spillDir() throws IOException {
+        Path spill = dir.resolve("spill");
+        return Files.isDirectory(spill) ? spill : Files.createDirectory(spill);
+    }
+
+    /** Files in the temp dir besides DuckDB's, the inputs, the outputs and the (empty) spill directory. */
+    private List<Path> leftovers() throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile)
+                    .filter(p -> !p.startsWith(dir.resolve("duck-tmp")))
+                    .filter(p -> !p.getFileName().toString().matches(
+                            "(left|right|out|plain|whole|truncated|nested|part-\\d|stats)\\..*|_SUCCESS"))
+                    .toList();
+        }
+    }
+
+    private record Run(int code, String err) {
+    }
+
+    private static Run spilljoin(String... args) {
+        String[] full = Stream.concat(Stream.of("join", "--quiet"), Stream.of(args)).toArray(String[]::new);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(full, new PrintStream(OutputStream.nullOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, err.toString(StandardCharsets.UTF_8));
+    }
+}
