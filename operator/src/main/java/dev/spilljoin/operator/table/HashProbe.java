@@ -29,7 +29,7 @@ import java.util.Arrays;
  * SEMI and ANTI stop a row's walk at its first match; MARK stops at a build row already marked, because the first
  * probe row with that key walked the whole chain and marked every equal build row.
  */
-public final class HashProbe {
+public final class HashProbe implements TableProbe {
     private final JoinHashTable table;
     private final ProbeAction action;
     private final boolean marksBuild;

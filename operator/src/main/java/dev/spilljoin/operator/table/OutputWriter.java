@@ -41,7 +41,10 @@ public final class OutputWriter {
     private final boolean[] fromProbe;
     private final int[] sourceColumn;
     private final int[] buildField;
-    private final RowReader reader;
+    /** The reader of serialized build rows of the writer's layout (the hash table's rows). */
+    private final RowReader serializedRows;
+    /** Where the build rows of appended references are read from ({@link #readBuildRowsWith}). */
+    private BuildRowReader reader;
     private final int[] probeRows;
     private final long[] buildRows;
     /** The pair each row of the result batch was made of (see {@link #probeRowOf}, {@link #buildRowOf}). */
@@ -96,7 +99,8 @@ public final class OutputWriter {
                 probeVariableColumns[k++] = sourceColumn[c];
             }
         }
-        this.reader = new RowReader(buildLayout);
+        this.serializedRows = new RowReader(buildLayout);
+        this.reader = serializedRows;
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
         this.rowProbe = new int[capacity];
@@ -110,6 +114,22 @@ public final class OutputWriter {
      */
     public OutputWriter reoriented(List<ColumnRef> projection, Side buildSide, RowLayout buildLayout) {
         return new OutputWriter(out, materialized, projection, buildSide, buildLayout, capacity, byteLimit);
+    }
+
+    /**
+     * Reads the build rows of the references appended from now on from {@code rows} (a table that is not made of
+     * serialized rows, {@link DirectIndexTable}); only between batches' pairs (nothing pending).
+     */
+    public void readBuildRowsWith(BuildRowReader rows) {
+        if (pending > 0 && rows != reader) {
+            throw new IllegalStateException("the build rows' reader changed with " + pending + " rows pending");
+        }
+        reader = rows;
+    }
+
+    /** Reads build rows as serialized rows of the writer's layout again (the default). */
+    public void readSerializedBuildRows() {
+        readBuildRowsWith(serializedRows);
     }
 
     /** Rows that can still be appended before the batch is full: 0 once its counted bytes reach the limit. */
@@ -134,7 +154,7 @@ public final class OutputWriter {
         return sizes;
     }
 
-    /** Appends a result row with the build side only (probe NULL). */
+    /** Appends a result row with the build side only (probe NULL); {@code buildRow} is the reader's reference. */
     public void append(long buildRow) {
         append(-1, 0, buildRow);
     }
@@ -149,7 +169,7 @@ public final class OutputWriter {
         pending++;
         pendingBytes += probeBytes;
         if (countsBuildRows && buildRow != 0) {
-            pendingBytes += RowLayout.rowLength(buildRow);
+            pendingBytes += reader.rowBytes(buildRow);
         }
     }
 
