@@ -33,7 +33,12 @@ import java.util.Arrays;
  * partition's write-combining buffer. When a page is refused (the budget is full)
  * and no progress was made, the largest resident partition is spilled (its rows encoded out, its pages freed), and
  * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the
- * probe pass's staging pages) does not fit, more partitions spill.
+ * probe pass's staging pages) does not fit, more partitions spill. The table is the direct-index table
+ * ({@link DirectIndexTable}) when the resident rows allow it (one integer key, fixed-width payload, a dense enough
+ * range: their key statistics are taken by one pass over each resident partition, kept while it stays resident),
+ * it fits, and it costs no more than the hash table (directory plus rows); its smaller size is what the fit check
+ * then uses, and the resident rows' pages are freed once it is filled. A duplicate key abandons it for the hash
+ * table over the same rows.
  *
  * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches}. Every
  * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
@@ -356,7 +361,8 @@ final class PartitionedBuild implements JoinPhase {
 
     /**
      * Ends the build pass: reserves the resident partitions' table (spilling more partitions while it and
-     * {@code probeStagingBytes} do not fit), fills it, seals the spilled partitions' files, and hands everything that
+     * {@code probeStagingBytes} do not fit; the direct-index table when possible and no dearer, see the class
+     * comment), fills it, seals the spilled partitions' files, and hands everything that
      * outlives the build to the probe pass it returns: the table and the resident rows, the spilled files, the heavy
      * keys, the key filter, the sketches and the writer share (now covering the probe pass's writers, one per spilled
      * partition). This phase owns nothing afterwards.
