@@ -14,8 +14,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.LongSupplier;
@@ -243,6 +245,61 @@ class DirectIndexJoinTest {
                         ColumnType.INTEGER, type, build, Where.IN_MEMORY, false, r, "one-row build");
                 assertThat(one.tableKind()).as("%s build=%s", type, build).isEqualTo("direct");
             }
+        }
+    }
+
+    /**
+     * The planner's side of the table: W1's shape (a BIGINT key and one BIGINT payload column, 8.25 bytes per row in
+     * the direct table, 16 to 32 in the hash table's directory). At a budget just above what the join with the
+     * direct table reserves at its peak, every partition stays resident; the same rows with one duplicate key need
+     * the hash table, which does not fit there, so partitions spill.
+     */
+    @Test
+    void theDirectTablesSmallerSizeKeepsPartitionsResidentWhereTheHashTableWouldSpill() throws IOException {
+        SplittableRandom r = new SplittableRandom(seed("resident"));
+        int rows = 60_000;
+        List<Object[]> build = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            build.add(new Object[] {(long) i - 30_000, (long) i, 1.0 * i, i % 2 == 0, i, "b"});
+        }
+        List<Object[]> probe = side(r, ColumnType.BIGINT, 20_000, () -> r.nextInt(70_000) - 35_000, false);
+        long peak = runAt(64L << 20, probe, build).peakReservedBytes();
+        long budget = peak + (32 << 10);
+        JoinStats direct = runAt(budget, probe, build);
+        assertThat(direct.tableKind()).as(direct.toJson()).isEqualTo("direct");
+        assertThat(direct.partitions()).as(direct.toJson()).isZero();
+        List<Object[]> withDuplicate = new ArrayList<>(build);
+        withDuplicate.add(new Object[] {0L, -1L, -1.0, true, -1, "d"});
+        JoinStats hash = runAt(budget, probe, withDuplicate);
+        assertThat(hash.directTables()).as(hash.toJson()).isZero();
+        assertThat(hash.partitions()).as(hash.toJson()).isPositive();
+    }
+
+    /** An INNER join of {@code probe} with {@code build} projecting (probe key, build BIGINT) at {@code budget}. */
+    private JoinStats runAt(long budget, List<Object[]> probe, List<Object[]> build) {
+        Schema left = schema("l", ColumnType.BIGINT);
+        Schema right = schema("r", ColumnType.BIGINT);
+        List<ColumnRef> projection = List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.RIGHT, 1));
+        Map<Object, List<Object>> payloadOfKey = new HashMap<>();
+        for (Object[] row : build) {
+            payloadOfKey.computeIfAbsent(row[0], k -> new ArrayList<>()).add(row[1]);
+        }
+        List<Object[]> expected = new ArrayList<>();
+        for (Object[] row : probe) {
+            for (Object payload : row[0] == null ? List.of() : payloadOfKey.getOrDefault(row[0], List.of())) {
+                expected.add(new Object[] {row[0], payload});
+            }
+        }
+        JoinConfig config = JoinConfig.builder().buildSide(Side.RIGHT).spillDirectory(spillRoot).pageSize(64 << 10)
+                .spillBufferBytes(4096).spillWindowBytes(4096).build();
+        try (MemoryReservation root = MemoryReservation.root("test", budget)) {
+            JoinSpec spec = JoinSpec.builder(left, right).on(0, 0).projection(projection).reservation(root)
+                    .config(config).build();
+            JoinRunner.Result result = JoinRunner.run(spec, Rows.toBatches(left, probe, 1024),
+                    Rows.toBatches(right, build, 1024), JoinRunner.Mode.SINK, root);
+            assertThat(Rows.multiset(result.rows())).as(result.stats().toJson()).isEqualTo(Rows.multiset(expected));
+            System.out.println("budget " + budget + ": " + result.stats().toJson());
+            return result.stats();
         }
     }
 }
