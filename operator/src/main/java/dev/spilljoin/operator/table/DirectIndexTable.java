@@ -31,6 +31,8 @@ import dev.spilljoin.spill.NativeMemory.NativePage;
  * fits {@link #MAX_RANGE}, every payload field is fixed-width, and the table costs no more memory than the caller's
  * alternative. Variable-width payloads are not supported: their bytes would be copied as they are in the serialized
  * rows (offsets plus a heap), so the table would save only the directory and cost a second copy of every value.
+ * Nor is it chosen for a join with an extra condition ({@link dev.spilljoin.operator.PairCondition}): its candidate
+ * pairs mark MATCHED flags in serialized rows.
  *
  * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, rows, fields with NULLs); then the
  * occupancy bits are set from every row, and a bit already set is a duplicate: the build is abandoned (null; the
