@@ -4,6 +4,7 @@ import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.RowReader;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.NativeMemory.NativePage;
@@ -67,7 +68,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /** The MATCHED bitmap's address, 0 when the join type does not mark build rows. */
     private final long matched;
     private final int rowBytes;
-    private long[] ranks = new long[0];
+    /** Scratch: the value addresses of a gather (0 = NULL). */
+    private long[] addresses = new long[0];
 
     /**
      * The key statistics of build rows, taken by one sequential pass ({@link #scan}) and combinable over arenas.
@@ -384,55 +386,18 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
             return;
         }
-        if (ranks.length < count) {
-            ranks = new long[Math.max(count, 2 * ranks.length)];
+        if (addresses.length < count) {
+            addresses = new long[Math.max(count, 2 * addresses.length)];
         }
-        long[] at = ranks;
+        long[] at = addresses;
         long nullBitmap = nulls[field];
+        long base = column[field];
+        int width = type.fixedWidth();
         for (int j = 0; j < count; j++) {
             long rank = refs[j] == 0 ? -1 : rankOf(refs[j] - 1);
-            at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? -1 : rank;
+            at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0 : base + rank * width;
         }
-        long base = column[field];
-        switch (type) {
-            case BIGINT -> {
-                for (int j = 0; j < count; j++) {
-                    if (at[j] < 0) {
-                        out.setNull(outStart + j);
-                    } else {
-                        out.setLong(outStart + j, NativeMemory.getLong(base + (at[j] << 3)));
-                    }
-                }
-            }
-            case DOUBLE -> {
-                for (int j = 0; j < count; j++) {
-                    if (at[j] < 0) {
-                        out.setNull(outStart + j);
-                    } else {
-                        out.setDouble(outStart + j, NativeMemory.getDouble(base + (at[j] << 3)));
-                    }
-                }
-            }
-            case INTEGER -> {
-                for (int j = 0; j < count; j++) {
-                    if (at[j] < 0) {
-                        out.setNull(outStart + j);
-                    } else {
-                        out.setInt(outStart + j, NativeMemory.getInt(base + (at[j] << 2)));
-                    }
-                }
-            }
-            case BOOLEAN -> {
-                for (int j = 0; j < count; j++) {
-                    if (at[j] < 0) {
-                        out.setNull(outStart + j);
-                    } else {
-                        out.setBoolean(outStart + j, NativeMemory.getByte(base + at[j]) != 0);
-                    }
-                }
-            }
-            case VARCHAR, VARBINARY -> throw new IllegalStateException("a direct-index table holds no " + type);
-        }
+        RowReader.gatherValues(type, at, count, out, outStart);
     }
 
     /** The fixed widths of the stored payload fields (a direct-index table holds no variable-width value). */
