@@ -558,7 +558,6 @@ public final class HashJoin implements AutoCloseable {
         long t = System.nanoTime();
         PartitionedProbe probe = building().finish(PartitionedProbe.stagingBytes(ctx.sizing));
         current = probe;
-        probe.useTableRows(output);
         stats.recordBuild(probe.buildReport());
         buildNanos += System.nanoTime() - t;
         phase = Phase.PROBE;

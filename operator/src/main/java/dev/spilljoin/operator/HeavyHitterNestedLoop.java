@@ -129,7 +129,6 @@ final class HeavyHitterNestedLoop implements OutputTask {
 
     @Override
     public boolean fill(OutputWriter out) throws IOException {
-        out.readSerializedBuildRows();
         while (true) {
             if (!chunkOpen) {
                 if (lastChunk) {

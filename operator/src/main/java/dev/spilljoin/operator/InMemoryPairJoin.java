@@ -147,11 +147,6 @@ final class InMemoryPairJoin implements OutputTask {
     @Override
     public boolean fill(OutputWriter shared) throws IOException {
         OutputWriter out = writer(shared);
-        if (direct != null) {
-            out.readBuildRowsWith(direct);
-        } else {
-            out.readSerializedBuildRows();
-        }
         while (true) {
             if (probing) {
                 boolean done = probe.fill(out);

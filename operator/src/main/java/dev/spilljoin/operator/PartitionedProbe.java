@@ -214,14 +214,6 @@ final class PartitionedProbe implements JoinPhase {
         return probe;
     }
 
-    /** Points {@code out} at the resident table's build rows (before the first probe batch). */
-    void useTableRows(OutputWriter out) {
-        if (build.direct() != null) {
-            out.readBuildRowsWith(build.direct());
-        } else {
-            out.readSerializedBuildRows();
-        }
-    }
 
     /**
      * Ends the probe input: seals the probe spill files (the writers' memory and the writer share go back to the

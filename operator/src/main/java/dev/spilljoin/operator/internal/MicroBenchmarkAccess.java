@@ -130,7 +130,6 @@ public final class MicroBenchmarkAccess {
     public InnerProbe innerProbe(DirectTable table, Schema outputSchema, List<ColumnRef> projection, int outputRows) {
         OutputWriter output = new OutputWriter(outputSchema, projection, Side.RIGHT, layout, outputRows,
                 JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES);
-        output.readBuildRowsWith(table.table);
         return new InnerProbe(new DirectIndexProbe(table.table, JoinStrategy.of(JoinType.INNER, Side.RIGHT),
                 keyColumns[0], false, false), output);
     }

@@ -31,6 +31,7 @@ public final class BuildRowScan implements FinishScan {
                 || action == FinishAction.NULL_AWARE_UNMATCHED && probeHasNullKey && !probeEmpty) {
             return true;
         }
+        out.readSerializedBuildRows();
         while (true) {
             if (row >= end) {
                 page++;

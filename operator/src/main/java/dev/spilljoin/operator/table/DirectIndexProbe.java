@@ -140,6 +140,7 @@ public final class DirectIndexProbe implements TableProbe {
 
     @Override
     public boolean fill(OutputWriter out) {
+        out.readBuildRowsFrom(table);
         if (sizedFor != out) {
             rowBytes = out.probeRowBytes(batch, rowBytes);
             sizedFor = out;

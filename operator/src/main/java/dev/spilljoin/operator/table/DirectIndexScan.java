@@ -32,6 +32,7 @@ public final class DirectIndexScan implements FinishScan {
                 || action == FinishAction.NULL_AWARE_UNMATCHED && probeHasNullKey && !probeEmpty) {
             return true;
         }
+        out.readBuildRowsFrom(table);
         long blocks = table.blocks();
         int blockBytes = DirectIndexTable.blockBytes();
         while (block < table.blockCount()) {

@@ -181,6 +181,7 @@ public final class HashProbe implements TableProbe {
 
     /** Continues the current batch: true when it is done, false when {@code out} is full (call again after). */
     public boolean fill(OutputWriter out) {
+        out.readSerializedBuildRows();
         if (sizedFor != out) {
             rowBytes = out.probeRowBytes(batch, rowBytes);
             sizedFor = out;

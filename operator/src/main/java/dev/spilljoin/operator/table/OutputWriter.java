@@ -12,9 +12,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Collects result rows as (probe row index, build row address) pairs and turns them into a result batch of the
- * projected columns, column at a time. Probe index -1 or build address 0 means that side is NULL (outer padding,
- * or a side the result does not have).
+ * Collects result rows as (probe row index, build row ref) pairs and turns them into a result batch of the
+ * projected columns, column at a time. Probe index -1 or build ref 0 means that side is NULL (outer padding, or a
+ * side the result does not have). Build refs are read through the {@link BuildRowReader} of the table that handed
+ * them out, which each producer sets before it appends ({@link #readBuildRowsFrom}): the address of a serialized
+ * row (the hash table's), or a {@link DirectIndexTable}'s index + 1.
  *
  * <p>A batch is bounded by rows ({@code capacity}) and by bytes ({@code byteLimit}): each pair adds the bytes of
  * its values an append can know cheaply, from above: the probe row's projected variable-width values (which the
@@ -43,7 +45,7 @@ public final class OutputWriter {
     private final int[] buildField;
     /** The reader of serialized build rows of the writer's layout (the hash table's rows). */
     private final RowReader serializedRows;
-    /** Where the build rows of appended references are read from ({@link #readBuildRowsWith}). */
+    /** The table whose refs are pending; set by the producer ({@link #readBuildRowsFrom}). */
     private BuildRowReader reader;
     private final int[] probeRows;
     private final long[] buildRows;
@@ -117,19 +119,21 @@ public final class OutputWriter {
     }
 
     /**
-     * Reads the build rows of the references appended from now on from {@code rows} (a table that is not made of
-     * serialized rows, {@link DirectIndexTable}); only between batches' pairs (nothing pending).
+     * Reads the build refs appended from now on through {@code rows} (the table they come from); a producer calls
+     * this before it appends. Refs of another table must have been materialized first.
      */
-    public void readBuildRowsWith(BuildRowReader rows) {
-        if (pending > 0 && rows != reader) {
-            throw new IllegalStateException("the build rows' reader changed with " + pending + " rows pending");
+    public void readBuildRowsFrom(BuildRowReader rows) {
+        if (rows != reader) {
+            if (pending > 0) {
+                throw new IllegalStateException("result rows of another table are pending; materialize them first");
+            }
+            reader = rows;
         }
-        reader = rows;
     }
 
-    /** Reads build rows as serialized rows of the writer's layout again (the default). */
+    /** Reads the build refs appended from now on as addresses of serialized rows of the writer's layout. */
     public void readSerializedBuildRows() {
-        readBuildRowsWith(serializedRows);
+        readBuildRowsFrom(serializedRows);
     }
 
     /** Rows that can still be appended before the batch is full: 0 once its counted bytes reach the limit. */
