@@ -249,6 +249,39 @@ class DirectIndexJoinTest {
     }
 
     /**
+     * Re-partitioned pairs: a pair limit below a level-0 pair's size makes the level-0 pairs split; children joined in
+     * memory use direct tables while their keys stay dense enough (deeper levels may fall back to the hash table),
+     * and the result equals the oracle.
+     */
+    @Test
+    void repartitionedPairsAreJoinedWithDirectTables() throws IOException {
+        long seed = seed("re-partitioned");
+        SplittableRandom r = new SplittableRandom(seed);
+        List<Object[]> build = side(r, ColumnType.BIGINT, 40_000, () -> r.nextInt(50_000), true);
+        List<Object[]> probe = side(r, ColumnType.BIGINT, 2000, () -> r.nextInt(52_000), false);
+        for (JoinType type : List.of(JoinType.FULL_OUTER, JoinType.RIGHT_SEMI)) {
+            JoinConfig config = JoinConfig.builder().buildSide(Side.RIGHT).spillDirectory(spillRoot).forceSpill(true)
+                    .roleReversal(false).fanoutLog2(1).pageSize(4096).spillBufferBytes(512).spillWindowBytes(4096)
+                    .pairMemoryLimit(1536 << 10).build();
+            List<ColumnRef> projection = projection(type, false);
+            List<Object[]> expected = NestedLoopOracle.join(probe, build, new int[] {0}, new int[] {0}, type,
+                    projection);
+            try (MemoryReservation root = MemoryReservation.root("test", HashJoin.minimumBudget(config) + (8 << 20))) {
+                JoinSpec spec = JoinSpec.builder(schema("l", ColumnType.BIGINT), schema("r", ColumnType.BIGINT))
+                        .on(0, 0).joinType(type).projection(projection).reservation(root).config(config).build();
+                JoinRunner.Result result = JoinRunner.run(spec,
+                        Rows.toBatches(schema("l", ColumnType.BIGINT), probe, 256),
+                        Rows.toBatches(schema("r", ColumnType.BIGINT), build, 256), JoinRunner.Mode.ITERATOR, root);
+                JoinStats stats = result.stats();
+                String what = "seed=" + seed + " " + type + " " + stats.toJson();
+                assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
+                assertThat(stats.maxRecursionDepth()).as(what).isPositive();
+                assertThat(stats.directTables()).as(what).isPositive();
+            }
+        }
+    }
+
+    /**
      * An extra join condition marks serialized build rows through its candidate pairs, which the direct-index table
      * does not hold: such joins keep the hash table, and stay correct.
      */
