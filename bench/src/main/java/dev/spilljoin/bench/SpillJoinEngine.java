@@ -53,7 +53,8 @@ final class SpillJoinEngine implements Engine {
                 OptionalLong.of(lastStats.spilledBytesBuild() + lastStats.spilledBytesProbe()), result,
                 "build side " + lastStats.buildSide().name().toLowerCase(java.util.Locale.ROOT) + ", fanout "
                         + lastStats.fanout() + ", spilled partitions " + lastStats.partitions() + ", depth "
-                        + lastStats.maxRecursionDepth());
+                        + lastStats.maxRecursionDepth() + ", tables " + lastStats.tableKind() + " (direct "
+                        + lastStats.directTables() + ", hash " + lastStats.hashTables() + ")");
     }
 
     @Override

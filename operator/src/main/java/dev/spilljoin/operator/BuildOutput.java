@@ -2,6 +2,7 @@ package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.table.BuildKeyFilter;
+import dev.spilljoin.operator.table.DirectIndexTable;
 import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.spill.SpillFile;
 
@@ -10,7 +11,9 @@ import dev.spilljoin.spill.SpillFile;
  * pass ({@link PartitionedProbe}) owns the table, the resident arenas, the writer, the key filter and the sketches.
  *
  * @param fanoutLog2         level 0's partitions, as a power of two (the heavy partition is index {@code 2^fanoutLog2})
- * @param table              the table over the resident partitions' rows
+ * @param table              the hash table over the resident partitions' rows, or null when {@code direct} is used
+ * @param direct             the direct-index table holding the resident partitions' rows (their arenas then freed),
+ *                           or null when {@code table} is used
  * @param resident           every partition's arena (empty for spilled ones)
  * @param spilled            which partitions spilled (the heavy partition always counts as spilled)
  * @param files              the sealed build files of spilled partitions (null: no file was written)
@@ -24,7 +27,7 @@ import dev.spilljoin.spill.SpillFile;
  * @param sketches           the key sketches, or null
  * @param report             what the build pass did, for the stats
  */
-record BuildOutput(int fanoutLog2, JoinHashTable table, RowArena[] resident, boolean[] spilled, SpillFile[] files,
+record BuildOutput(int fanoutLog2, JoinHashTable table, DirectIndexTable direct, RowArena[] resident, boolean[] spilled, SpillFile[] files,
                    long[] heavyKeys, int heavyKeyCount, long rows, long nullKeyRows, long heavyCandidateRows,
                    ReservedSpillWriter probeWriter, BuildKeyFilter keyFilter, JoinSketches sketches,
                    BuildReport report) {

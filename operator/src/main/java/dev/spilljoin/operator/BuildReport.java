@@ -10,14 +10,15 @@ package dev.spilljoin.operator;
  * @param spilledPartitions    level-0 spilled partitions, the heavy keys' partition included when it was used
  * @param residentRows         build rows held in memory
  * @param residentBytes        bytes reserved for them (whole pages)
- * @param tableBuckets         the resident table's buckets
- * @param tableBytes           the resident table's directory bytes
+ * @param tableKind            the resident table: "direct" (direct-index table) or "hash"
+ * @param tableBuckets         the resident hash table's buckets (0 for the direct-index table)
+ * @param tableBytes           the resident hash table's directory bytes, or the direct-index table's bytes
  * @param spilledBytes         bytes of level-0 build spill files
  * @param heavyKeysFromSketch  heavy keys the sketch found and routed
  * @param heavyKeysFromCache   heavy keys known from the statistics cache and routed
  * @param heavyRowsFromSketch  build rows routed to the heavy keys' partition
  */
 record BuildReport(long rows, int fanout, int residentPartitions, long spilledPartitions, long residentRows,
-                   long residentBytes, long tableBuckets, long tableBytes, long spilledBytes, long heavyKeysFromSketch,
+                   long residentBytes, String tableKind, long tableBuckets, long tableBytes, long spilledBytes, long heavyKeysFromSketch,
                    long heavyKeysFromCache, long heavyRowsFromSketch) {
 }

@@ -5,7 +5,7 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
-import dev.spilljoin.operator.table.HashProbe;
+import dev.spilljoin.operator.table.TableProbe;
 import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryReservation;
@@ -293,7 +293,7 @@ public final class HashJoin implements AutoCloseable {
                     long t = System.nanoTime();
                     try {
                         if (probeInProgress) {
-                            HashProbe p = probing().probe();
+                            TableProbe p = probing().probe();
                             boolean done = p.fill(output);
                             output.materialize(p.batch());
                             probeInProgress = !done;
@@ -410,7 +410,7 @@ public final class HashJoin implements AutoCloseable {
             long t = System.nanoTime();
             PartitionedProbe probe = probing();
             probe.start(batch);
-            HashProbe p = probe.probe();
+            TableProbe p = probe.probe();
             while (!p.fill(output)) {
                 output.materialize(batch);
                 emitToSink();

@@ -4,10 +4,18 @@ import dev.spilljoin.operator.row.KeyHasher;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.operator.row.SpilledRowDecoder;
+import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.table.BuildRowScan;
+import dev.spilljoin.operator.table.DirectIndexProbe;
+import dev.spilljoin.operator.table.DirectIndexScan;
+import dev.spilljoin.operator.table.DirectIndexTable;
+import dev.spilljoin.operator.table.FinishScan;
 import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.JoinStrategy;
+import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.TableProbe;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
@@ -18,10 +26,13 @@ import java.io.IOException;
 
 /**
  * Joins one spilled partition pair whose build rows fit in memory: loads the build file into an arena, expanding
- * its rows from the {@link SpillRowFormat} back into in-memory {@link dev.spilljoin.operator.row.RowLayout} rows (walkable rows again), builds an independent table over it
+ * its rows from the {@link SpillRowFormat} back into in-memory {@link RowLayout} rows (walkable rows again), builds an independent table over it
  * (h2 = the top bits of the stored hash; h1 chose the partition from other bits), streams the probe file through
  * {@link SpilledRowDecoder} and the shared {@link HashProbe}, then runs the finish pass over the loaded rows
- * ({@link BuildRowScan}). Resumable at every output batch.
+ * ({@link BuildRowScan}). Resumable at every output batch. When the loaded rows have one integer key without
+ * duplicates in a dense enough range, and a direct-index table over them costs no more than the hash table, they go
+ * into that table instead ({@link DirectIndexTable}; the arena is freed once it is filled) and are probed and
+ * finished by {@link DirectIndexProbe} and {@link DirectIndexScan}.
  *
  * <p>Role reversal: when the pair's probe file is the smaller, the pair may be joined the other way round
  * ({@link JoinContext.PairOrientation}): the probe rows are loaded and the build rows streamed, with the join type's
@@ -38,10 +49,13 @@ final class InMemoryPairJoin implements OutputTask {
     private OutputWriter reversedOut;
     private final MemoryReservation memory;
     private final RowArena arena;
+    /** The loaded rows' hash table, or null when they went into {@link #direct} (the arena then freed). */
     private final JoinHashTable table;
-    private final HashProbe probe;
+    /** The loaded rows' direct-index table, or null when they went into {@link #table}. */
+    private final DirectIndexTable direct;
+    private final TableProbe probe;
     private final SpilledRowDecoder decoder;
-    private final BuildRowScan scan;
+    private final FinishScan scan;
     private PartitionReader probeReader;
     private long block;
     private int blockLength;
@@ -73,24 +87,45 @@ final class InMemoryPairJoin implements OutputTask {
                     }
                 }
             }
-            this.table = JoinHashTable.tryCreate(memory, loadedRows);
-            if (table == null) {
-                throw new MemoryExhaustedException("hash join: the table of spilled partition " + pair.index()
-                        + " needs " + ByteSize.format(JoinHashTable.directoryBytes(loadedRows))
-                        + " but only " + ByteSize.format(memory.headroom()) + " of the budget is left");
+            RowLayout layout = orientation.buildLayout();
+            JoinStrategy strategy = orientation.strategy();
+            this.direct = loadedRows > 0 && ctx.spec.condition() == null && DirectIndexTable.supports(layout)
+                    ? DirectIndexTable.tryBuild(memory, layout, DirectIndexTable.KeyRange.scan(layout, arena),
+                            strategy.marksBuildRows(), new RowArena[] {arena},
+                            JoinHashTable.directoryBytes(loadedRows) + arena.reservedBytes())
+                    : null;
+            if (direct != null) {
+                arena.clear();
+                this.table = null;
+                this.probe = new DirectIndexProbe(direct, strategy, orientation.probeKeys()[0],
+                        orientation.buildEmpty(), orientation.buildHasNullKey());
+            } else {
+                this.table = JoinHashTable.tryCreate(memory, loadedRows);
+                if (table == null) {
+                    throw new MemoryExhaustedException("hash join: the table of spilled partition " + pair.index()
+                            + " needs " + ByteSize.format(JoinHashTable.directoryBytes(loadedRows))
+                            + " but only " + ByteSize.format(memory.headroom()) + " of the budget is left");
+                }
+                table.insertAll(arena);
+                this.probe = new HashProbe(table, strategy, new KeyHasher(orientation.probeKeys()),
+                        orientation.encoder(ctx.hashIsKey), layout, orientation.buildEmpty(),
+                        orientation.buildHasNullKey(), ctx.candidatePairs(orientation.buildSide(), layout));
             }
-            table.insertAll(arena);
-            this.probe = new HashProbe(table, orientation.strategy(), new KeyHasher(orientation.probeKeys()),
-                    orientation.encoder(ctx.hashIsKey), orientation.buildLayout(), orientation.buildEmpty(),
-                    orientation.buildHasNullKey(), ctx.candidatePairs(orientation.buildSide(), orientation.buildLayout()));
             this.probeReader = streamed == null ? null : streamed.openReader(memory, ctx.sizing.readWindowBytes());
             boolean dropped = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
-            this.scan = dropped ? null : new BuildRowScan(arena, orientation.strategy().finish(),
-                    orientation.probeEmpty(), orientation.probeHasNullKey());
+            FinishAction finish = strategy.finish();
+            this.scan = dropped ? null : direct != null
+                    ? new DirectIndexScan(direct, finish, orientation.probeEmpty(), orientation.probeHasNullKey())
+                    : new BuildRowScan(arena, finish, orientation.probeEmpty(), orientation.probeHasNullKey());
         } catch (IOException | RuntimeException e) {
             memory.close();
             throw e;
         }
+    }
+
+    /** Whether the loaded rows went into a direct-index table (else a hash table). */
+    boolean usesDirectTable() {
+        return direct != null;
     }
 
     /**
@@ -161,7 +196,12 @@ final class InMemoryPairJoin implements OutputTask {
                 probeReader = null;
             }
         } finally {
-            table.close();
+            if (table != null) {
+                table.close();
+            }
+            if (direct != null) {
+                direct.close();
+            }
             arena.close();
             memory.close();
         }

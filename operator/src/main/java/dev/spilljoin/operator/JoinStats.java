@@ -30,6 +30,10 @@ public final class JoinStats {
     private long rowBytes;
     private long tableBuckets;
     private long tableBytes;
+    /** Tables that held build rows and were direct-index tables (level 0's and the spilled pairs'). */
+    private long directTables;
+    /** Tables that held build rows and were hash tables (level 0's, the spilled pairs', the nested-loop chunks'). */
+    private long hashTables;
     private long peakReservedBytes;
     private long budgetBytes;
     private int fanout;
@@ -95,6 +99,24 @@ public final class JoinStats {
 
     public long tableBuckets() {
         return tableBuckets;
+    }
+
+    /**
+     * Which tables held the join's build rows: "direct" (direct-index tables only), "hash" (hash tables only),
+     * "mixed", or "none" (no build row was held in a table).
+     */
+    public String tableKind() {
+        return directTables == 0 ? (hashTables == 0 ? "none" : "hash") : hashTables == 0 ? "direct" : "mixed";
+    }
+
+    /** Direct-index tables built: level 0's (when it held rows) and the spilled pairs'. */
+    public long directTables() {
+        return directTables;
+    }
+
+    /** Hash tables that held build rows: level 0's, the spilled pairs' and the nested-loop chunks'. */
+    public long hashTables() {
+        return hashTables;
     }
 
     public long tableBytes() {
@@ -324,6 +346,13 @@ public final class JoinStats {
         rowBytes = r.residentBytes();
         tableBuckets = r.tableBuckets();
         tableBytes = r.tableBytes();
+        if (r.residentRows() > 0) {
+            if (r.tableKind().equals("direct")) {
+                directTables++;
+            } else {
+                hashTables++;
+            }
+        }
     }
 
     /** The probe pass's report (level 0). */
@@ -357,6 +386,8 @@ public final class JoinStats {
         heavyHitterRows += c.heavyHitterRows;
         nestedLoopChunks += c.nestedLoopChunks;
         roleReversals += c.roleReversals;
+        directTables += c.directTables;
+        hashTables += c.hashTables + c.nestedLoopChunks;
         heavyHitterKeysFromRepartitioning += c.heavyHitterKeysFromRepartitioning;
     }
 
@@ -393,6 +424,9 @@ public final class JoinStats {
                 + ",\"planned_resident_partitions\":" + plannedResidentPartitions
                 + ",\"resident_build_rows\":" + buildRowsStored
                 + ",\"resident_row_bytes\":" + rowBytes
+                + ",\"table_kind\":\"" + tableKind() + "\""
+                + ",\"direct_tables\":" + directTables
+                + ",\"hash_tables\":" + hashTables
                 + ",\"table_buckets\":" + tableBuckets
                 + ",\"table_bytes\":" + tableBytes
                 + ",\"spilled_bytes_build\":" + spilledBytesBuild

@@ -20,6 +20,10 @@ final class PairCounters {
     long heavyHitterRows;
     long nestedLoopChunks;
     long roleReversals;
+    /** Spilled pairs joined in memory with a direct-index table. */
+    long directTables;
+    /** Spilled pairs joined in memory with a hash table (the nested-loop chunks are counted apart). */
+    long hashTables;
     long heavyHitterKeysFromRepartitioning;
 
     void countPartitions(int level, long count) {

@@ -11,6 +11,7 @@ import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.BuildKeyFilter;
+import dev.spilljoin.operator.table.DirectIndexTable;
 import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
@@ -32,7 +33,12 @@ import java.util.Arrays;
  * partition's write-combining buffer. When a page is refused (the budget is full)
  * and no progress was made, the largest resident partition is spilled (its rows encoded out, its pages freed), and
  * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the
- * probe pass's staging pages) does not fit, more partitions spill.
+ * probe pass's staging pages) does not fit, more partitions spill. The table is the direct-index table
+ * ({@link DirectIndexTable}) when the resident rows allow it (one integer key, fixed-width payload, a dense enough
+ * range: their key statistics are taken by one pass over each resident partition, kept while it stays resident),
+ * it fits, and it costs no more than the hash table (directory plus rows); its smaller size is what the fit check
+ * then uses, and the resident rows' pages are freed once it is filled. A duplicate key abandons it for the hash
+ * table over the same rows.
  *
  * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches}. Every
  * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
@@ -87,8 +93,10 @@ final class PartitionedBuild implements JoinPhase {
     private int[] partitionOfRow = new int[0];
     private long rowsIn;
     private long nullKeyRows;
-    /** The resident table, once {@link #finish} created it. */
+    /** The resident hash table, once {@link #finish} created it (null when the direct-index table was). */
     private JoinHashTable table;
+    /** The resident direct-index table, once {@link #finish} created it (null when the hash table was). */
+    private DirectIndexTable direct;
     private final SpillFile[] files;
     private final KeySketches buildSketch;
     private long[] heavyKeys = new long[0];
@@ -353,19 +361,52 @@ final class PartitionedBuild implements JoinPhase {
 
     /**
      * Ends the build pass: reserves the resident partitions' table (spilling more partitions while it and
-     * {@code probeStagingBytes} do not fit), fills it, seals the spilled partitions' files, and hands everything that
+     * {@code probeStagingBytes} do not fit; the direct-index table when possible and no dearer, see the class
+     * comment), fills it, seals the spilled partitions' files, and hands everything that
      * outlives the build to the probe pass it returns: the table and the resident rows, the spilled files, the heavy
      * keys, the key filter, the sketches and the writer share (now covering the probe pass's writers, one per spilled
      * partition). This phase owns nothing afterwards.
      */
     PartitionedProbe finish(long probeStagingBytes) throws IOException {
-        JoinHashTable table;
+        JoinHashTable table = null;
+        boolean marks = ctx.strategy.marksBuildRows();
+        boolean directPossible = ctx.spec.condition() == null && DirectIndexTable.supports(ctx.buildLayout);
+        DirectIndexTable.KeyRange[] keyRanges = new DirectIndexTable.KeyRange[fanout];
+        long residentRows;
+        long residentBytes;
         while (true) {
             long rows = 0;
+            long rowBytes = 0;
             for (int p = 0; p < fanout; p++) {
                 rows += spilled[p] ? 0 : resident[p].rowCount();
+                rowBytes += spilled[p] ? 0 : resident[p].reservedBytes();
             }
-            long need = JoinHashTable.directoryBytes(rows) + probeStagingBytes;
+            residentRows = rows;
+            residentBytes = rowBytes;
+            long hashBytes = JoinHashTable.directoryBytes(rows);
+            if (directPossible && rows > 0) {
+                DirectIndexTable.KeyRange keys = residentKeys(keyRanges);
+                long directBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks);
+                if (directBytes >= 0 && directBytes + probeStagingBytes <= ctx.memory.headroom()) {
+                    RowArena[] arenas = new RowArena[fanout];
+                    for (int p = 0; p < fanout; p++) {
+                        arenas[p] = spilled[p] ? null : resident[p];
+                    }
+                    direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas,
+                            hashBytes + rowBytes);
+                    if (direct != null) {
+                        for (RowArena arena : arenas) {
+                            if (arena != null) {
+                                arena.clear();
+                            }
+                        }
+                        break;
+                    }
+                    directPossible = false; // a duplicate key, or dearer than the hash table: the hash table
+                    continue;
+                }
+            }
+            long need = hashBytes + probeStagingBytes;
             if (need <= ctx.memory.headroom() || rows == 0) {
                 table = JoinHashTable.tryCreate(ctx.memory, rows);
                 if (table == null) {
@@ -384,7 +425,7 @@ final class PartitionedBuild implements JoinPhase {
             spillLargestResident("the resident table needs " + ByteSize.format(need));
         }
         this.table = table;
-        for (int p = 0; p < fanout; p++) {
+        for (int p = 0; p < fanout && table != null; p++) {
             if (!spilled[p]) {
                 table.insertAll(resident[p]);
             }
@@ -416,19 +457,12 @@ final class PartitionedBuild implements JoinPhase {
         }
         ReservedSpillWriter probeWriter = spill.handOver("probe-L0", fanout + 1, spilledCount, ctx.probeFormat);
         spill.close();
-        long residentRows = 0;
-        long residentBytes = 0;
-        for (int p = 0; p < fanout; p++) {
-            if (!spilled[p]) {
-                residentRows += resident[p].rowCount();
-                residentBytes += resident[p].reservedBytes();
-            }
-        }
         BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
-                residentBytes, table.bucketCount(), table.directoryBytes(), spilledBytes,
+                residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.bucketCount(),
+                table == null ? direct.bytes() : table.directoryBytes(), spilledBytes,
                 heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows);
         staging.close();
-        BuildOutput out = new BuildOutput(bits, table, resident, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
+        BuildOutput out = new BuildOutput(bits, table, direct, resident, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
                 nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
         PartitionedProbe probe;
         try {
@@ -439,6 +473,20 @@ final class PartitionedBuild implements JoinPhase {
         }
         handedOver = true;
         return probe;
+    }
+
+    /** The key statistics of the resident partitions' rows, each partition scanned once ({@code cache}). */
+    private DirectIndexTable.KeyRange residentKeys(DirectIndexTable.KeyRange[] cache) {
+        DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.empty(ctx.buildLayout);
+        for (int p = 0; p < fanout; p++) {
+            if (!spilled[p]) {
+                if (cache[p] == null) {
+                    cache[p] = DirectIndexTable.KeyRange.scan(ctx.buildLayout, resident[p]);
+                }
+                keys.add(cache[p]);
+            }
+        }
+        return keys;
     }
 
     private int residentPartitions() {
@@ -464,6 +512,9 @@ final class PartitionedBuild implements JoinPhase {
             try {
                 if (table != null) {
                     table.close();
+                }
+                if (direct != null) {
+                    direct.close();
                 }
                 for (RowArena arena : resident) {
                     arena.close();

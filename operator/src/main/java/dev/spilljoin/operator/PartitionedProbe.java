@@ -10,8 +10,12 @@ import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.BuildRowScan;
+import dev.spilljoin.operator.table.DirectIndexProbe;
+import dev.spilljoin.operator.table.DirectIndexScan;
+import dev.spilljoin.operator.table.FinishScan;
 import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.TableProbe;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.SpillFile;
@@ -25,7 +29,7 @@ import java.util.List;
  * The probe pass of the hybrid hash join: each probe batch is hashed once; rows the build-key filter rules out
  * ({@link BuildKeyFilter}, while it pays) are joined at once as misses, without a table lookup or a spill; rows
  * whose level-0 partition stayed resident are probed at once against the resident table ({@link HashProbe},
- * batched); rows of spilled partitions are serialized in the probe side's {@link dev.spilljoin.operator.row.RowLayout} (their hash H stored
+ * batched, or {@link DirectIndexProbe} when the build chose the direct-index table); rows of spilled partitions are serialized in the probe side's {@link dev.spilljoin.operator.row.RowLayout} (their hash H stored
  * with them, never recomputed) into a staging arena and encoded from there into their partition's probe spill file
  * ({@link dev.spilljoin.operator.row.SpillRowFormat}), to be joined with the partition's build rows later ({@link SpilledPairs}). NULL-key
  * probe rows never enter a partition: the resident probe emits (pads) or drops them at once, as the join type says.
@@ -35,7 +39,7 @@ import java.util.List;
  * batch's hashes feed the probe-side sample sketch.
  *
  * <p>After the probe input ends ({@link #endOfInput}), the FINISH pass emits the resident build rows by their
- * MATCHED flags ({@link #fillResident}), and {@link #finish} hands the spilled pairs on to {@link SpilledPairs}.
+ * MATCHED flags ({@link #fillResident}; a direct-index table's finish pass is {@link DirectIndexScan}), and {@link #finish} hands the spilled pairs on to {@link SpilledPairs}.
  *
  * <p>Ownership: everything {@link PartitionedBuild#finish} handed over ({@link BuildOutput}): the resident table and
  * arenas (freed by {@link #finish}), the probe spill writer and its writer share, the key filter and the sketches
@@ -50,7 +54,7 @@ final class PartitionedProbe implements JoinPhase {
     private final JoinContext ctx;
     private final BuildOutput build;
     private final int bits;
-    private final HashProbe probe;
+    private final TableProbe probe;
     private final KeyHasher hasher;
     private final RowWriter rowWriter;
     private final RowArena[] staging = new RowArena[1];
@@ -78,7 +82,7 @@ final class PartitionedProbe implements JoinPhase {
     private long sampleRows;
     private long sampleDistinctKeys;
     private int residentScanPartition;
-    private BuildRowScan residentScan;
+    private FinishScan residentScan;
     /** Set when the resident rows were freed and the pairs handed on (or the phase closed). */
     private boolean released;
 
@@ -87,8 +91,12 @@ final class PartitionedProbe implements JoinPhase {
         this.build = build;
         this.bits = build.fanoutLog2();
         this.hasher = new KeyHasher(ctx.probeKeys);
-        this.probe = new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), ctx.buildLayout,
-                build.rows() == 0, build.nullKeyRows() > 0, ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
+        this.probe = build.direct() != null
+                ? new DirectIndexProbe(build.direct(), ctx.strategy, ctx.probeKeys[0], build.rows() == 0,
+                        build.nullKeyRows() > 0)
+                : new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), ctx.buildLayout,
+                        build.rows() == 0, build.nullKeyRows() > 0,
+                        ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
         this.rowWriter = new RowWriter(ctx.probeLayout);
         this.staging[0] = new RowArena(ctx.memory, ctx.sizing.pageSize());
         boolean anyPartitionSpilled = false;
@@ -202,9 +210,10 @@ final class PartitionedProbe implements JoinPhase {
         }
     }
 
-    HashProbe probe() {
+    TableProbe probe() {
         return probe;
     }
+
 
     /**
      * Ends the probe input: seals the probe spill files (the writers' memory and the writer share go back to the
@@ -241,6 +250,15 @@ final class PartitionedProbe implements JoinPhase {
      * MATCHED flags; true when done, false when {@code out} is full (call again).
      */
     boolean fillResident(OutputWriter out) {
+        if (build.direct() != null) {
+            if (residentScan == null) {
+                residentScan = new DirectIndexScan(build.direct(), ctx.strategy.finish(), probe.probeRows() == 0,
+                        probe.probeNullKeyRows() > 0);
+            }
+            boolean done = residentScan.fill(out);
+            out.materialize(null);
+            return done;
+        }
         RowArena[] resident = build.resident();
         boolean[] spilled = build.spilled();
         int fanout = 1 << bits;
@@ -334,7 +352,12 @@ final class PartitionedProbe implements JoinPhase {
                     sketches = null;
                 }
             } finally {
-                build.table().close();
+                if (build.table() != null) {
+                    build.table().close();
+                }
+                if (build.direct() != null) {
+                    build.direct().close();
+                }
                 for (RowArena arena : build.resident()) {
                     arena.close();
                 }

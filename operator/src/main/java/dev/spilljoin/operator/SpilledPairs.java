@@ -95,10 +95,10 @@ final class SpilledPairs implements OutputTask, JoinPhase {
         if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null && pair.probe().length() < pair.build().length()
                 && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
             counters.roleReversals++;
-            return new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, true), reversedDecoder);
+            return counted(new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, true), reversedDecoder));
         }
         if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
-            return new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, false), decoder);
+            return counted(new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, false), decoder));
         }
         if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
             List<SpillPair> children = Repartitioner.split(ctx, counters, pair,
@@ -109,6 +109,16 @@ final class SpilledPairs implements OutputTask, JoinPhase {
             return null;
         }
         return new HeavyHitterNestedLoop(ctx, counters, pair, ctx.orientation(totals, false), decoder);
+    }
+
+    /** Counts the table kind {@code join} built. */
+    private InMemoryPairJoin counted(InMemoryPairJoin join) {
+        if (join.usesDirectTable()) {
+            counters.directTables++;
+        } else {
+            counters.hashTables++;
+        }
+        return join;
     }
 
     /** Whether the pair cannot produce output: no build rows for a probe action that needs them, or no probe rows. */

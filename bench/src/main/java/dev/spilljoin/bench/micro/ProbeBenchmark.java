@@ -4,6 +4,7 @@ import dev.spilljoin.operator.ColumnRef;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.DirectTable;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.HashTable;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.InnerProbe;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
@@ -33,6 +34,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code MISSES}: uniform in {@code [tableRows, 2 tableRows)}, so none has (most are dropped by the directory's
  * tag filter). {@value #PROBE_BATCHES} different batches are probed in turn, so the table sees random accesses,
  * not one batch's cached lines. 32K rows fit in L2 (2 MiB), 1M rows (64 MiB with the directory) do not.
+ *
+ * <p>{@code table}: {@code HASH} is the chained hash table above; {@code DIRECT} the direct-index table
+ * ({@code DirectIndexTable}, 8.25 bytes per row here) filled from the same rows, probed by {@code DirectIndexProbe}
+ * (no hash: one occupancy load per probe row, then per hit the rank block and the payload value).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -46,9 +51,13 @@ public class ProbeBenchmark extends MicroBenchmark {
     @Param({"HITS", "MISSES"})
     public String probeKeys;
 
+    @Param({"HASH", "DIRECT"})
+    public String table;
+
     private MemoryReservation memory;
     private RowPages buildRows;
-    private HashTable table;
+    private HashTable hashTable;
+    private DirectTable directTable;
     private InnerProbe probe;
     private Batch[] batches;
     private int next;
@@ -58,11 +67,23 @@ public class ProbeBenchmark extends MicroBenchmark {
         memory = BenchBudget.open("probe",
                 KeyValueRows.arenaBytes(tableRows) + MicroBenchmarkAccess.tableDirectoryBytes(tableRows));
         buildRows = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, tableRows, 3), memory);
-        table = MicroBenchmarkAccess.tryCreateTable(memory, tableRows);
-        if (table == null) {
-            throw new IllegalStateException("the budget cannot hold a directory for " + tableRows + " rows");
+        switch (table) {
+            case "HASH" -> {
+                hashTable = MicroBenchmarkAccess.tryCreateTable(memory, tableRows);
+                if (hashTable == null) {
+                    throw new IllegalStateException("the budget cannot hold a directory for " + tableRows + " rows");
+                }
+                hashTable.insertAll(buildRows);
+            }
+            case "DIRECT" -> {
+                directTable = KeyValueRows.ACCESS.tryCreateDirectTable(memory, buildRows);
+                if (directTable == null) {
+                    throw new IllegalStateException("the budget cannot hold a direct-index table for " + tableRows
+                            + " rows");
+                }
+            }
+            default -> throw new IllegalArgumentException("table must be HASH or DIRECT, got " + table);
         }
-        table.insertAll(buildRows);
         long from = switch (probeKeys) {
             case "HITS" -> 0;
             case "MISSES" -> tableRows;
@@ -70,8 +91,10 @@ public class ProbeBenchmark extends MicroBenchmark {
         };
         batches = KeyValueRows.batches(
                 KeyValueRows.uniform(from, tableRows, PROBE_BATCHES * KeyValueRows.BATCH_ROWS, 4));
-        probe = KeyValueRows.ACCESS.innerProbe(table, KeyValueRows.SCHEMA,
-                List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.RIGHT, 1)), KeyValueRows.BATCH_ROWS);
+        List<ColumnRef> projection = List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.RIGHT, 1));
+        probe = hashTable != null
+                ? KeyValueRows.ACCESS.innerProbe(hashTable, KeyValueRows.SCHEMA, projection, KeyValueRows.BATCH_ROWS)
+                : KeyValueRows.ACCESS.innerProbe(directTable, KeyValueRows.SCHEMA, projection, KeyValueRows.BATCH_ROWS);
     }
 
     /** Probes the next batch to the end; returns the result rows it produced. */
@@ -85,7 +108,12 @@ public class ProbeBenchmark extends MicroBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        table.close();
+        if (hashTable != null) {
+            hashTable.close();
+        }
+        if (directTable != null) {
+            directTable.close();
+        }
         buildRows.close();
         BenchBudget.close(memory);
     }

@@ -77,17 +77,20 @@ class MicroBenchmarksTest {
 
     @Test
     void probeOfAllHitsFindsOneMatchPerRow() {
-        assertProbeResults("HITS", KeyValueRows.BATCH_ROWS);
+        assertProbeResults("HASH", "HITS", KeyValueRows.BATCH_ROWS);
+        assertProbeResults("DIRECT", "HITS", KeyValueRows.BATCH_ROWS);
     }
 
     @Test
     void probeOfAllMissesFindsNothing() {
-        assertProbeResults("MISSES", 0);
+        assertProbeResults("HASH", "MISSES", 0);
+        assertProbeResults("DIRECT", "MISSES", 0);
     }
 
-    private static void assertProbeResults(String probeKeys, long expectedPerBatch) {
+    private static void assertProbeResults(String table, String probeKeys, long expectedPerBatch) {
         ProbeBenchmark bench = new ProbeBenchmark();
         bench.tableRows = 32768;
+        bench.table = table;
         bench.probeKeys = probeKeys;
         bench.setUp();
         for (int b = 0; b < ProbeBenchmark.PROBE_BATCHES + 1; b++) {

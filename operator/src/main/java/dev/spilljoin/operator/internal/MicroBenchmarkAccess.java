@@ -11,10 +11,13 @@ import dev.spilljoin.operator.row.KeyHasher;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
+import dev.spilljoin.operator.table.DirectIndexProbe;
+import dev.spilljoin.operator.table.DirectIndexTable;
 import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.TableProbe;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.PartitionWriter;
@@ -42,8 +45,11 @@ import java.util.List;
  *       bits of h1 ({@link #partitionsOf}) and scattered into the arenas in one {@code RowWriter} call;</li>
  *   <li>{@link HashTable}: a join hash table ({@code JoinHashTable}) whose directory is reserved from a budget, and
  *       the insertion of all rows of a {@link RowPages};</li>
- *   <li>{@link InnerProbe}: an INNER join's batched probe ({@code HashProbe}) of one batch against a table built from
- *       the right side, its results materialized into a result batch ({@code OutputWriter}).</li>
+ *   <li>{@link DirectTable}: a direct-index table ({@code DirectIndexTable}) filled from the rows of a
+ *       {@link RowPages}, reserved from a budget;</li>
+ *   <li>{@link InnerProbe}: an INNER join's batched probe ({@code HashProbe}, or {@code DirectIndexProbe} for a
+ *       direct-index table) of one batch against a table built from the right side, its results materialized into a
+ *       result batch ({@code OutputWriter}).</li>
  * </ul>
  * The static {@link #keyHash(long)}, {@link #keyHash(byte[])} and {@link #partitionHash} compute the same functions
  * for single values: reference values for the benchmarks' checks, not for timed loops. Every handle that holds
@@ -107,6 +113,25 @@ public final class MicroBenchmarkAccess {
                 new KeyHasher(keyColumns), null, layout, false, false, null);
         return new InnerProbe(probe, new OutputWriter(outputSchema, projection, Side.RIGHT, layout, outputRows,
                 JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES));
+    }
+
+    /**
+     * A direct-index table over the rows of {@code rows} (one BIGINT/INTEGER key, no duplicate, a dense range;
+     * built whatever the hash table would cost), reserved from {@code memory}; null if refused or not possible. The
+     * rows stay where they are.
+     */
+    public DirectTable tryCreateDirectTable(MemoryReservation memory, RowPages rows) {
+        DirectIndexTable table = DirectIndexTable.tryBuild(memory, layout,
+                DirectIndexTable.KeyRange.scan(layout, rows.arena), false, new RowArena[] {rows.arena}, Long.MAX_VALUE);
+        return table == null ? null : new DirectTable(table);
+    }
+
+    /** As {@link #innerProbe(HashTable, Schema, List, int)}, against a direct-index table. */
+    public InnerProbe innerProbe(DirectTable table, Schema outputSchema, List<ColumnRef> projection, int outputRows) {
+        OutputWriter output = new OutputWriter(outputSchema, projection, Side.RIGHT, layout, outputRows,
+                JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES);
+        return new InnerProbe(new DirectIndexProbe(table.table, JoinStrategy.of(JoinType.INNER, Side.RIGHT),
+                keyColumns[0], false, false), output);
     }
 
     /** The level-{@code level} partition of each of {@code hashes[0..n)}, its top {@code bits} bits of h1. */
@@ -350,19 +375,40 @@ public final class MicroBenchmarkAccess {
         }
     }
 
+    /** A direct-index table (its own copy of the rows' keys and payload). */
+    public static final class DirectTable implements AutoCloseable {
+        private final DirectIndexTable table;
+
+        private DirectTable(DirectIndexTable table) {
+            this.table = table;
+        }
+
+        /** Off-heap bytes reserved for the table. */
+        public long bytes() {
+            return table.bytes();
+        }
+
+        /** Frees the table. */
+        @Override
+        public void close() {
+            table.close();
+        }
+    }
+
     /** An INNER join's probe of one batch at a time, its results materialized into a reused result batch. */
     public static final class InnerProbe {
-        private final HashProbe probe;
+        private final TableProbe probe;
         private final OutputWriter output;
 
-        private InnerProbe(HashProbe probe, OutputWriter output) {
+        private InnerProbe(TableProbe probe, OutputWriter output) {
             this.probe = probe;
             this.output = output;
         }
 
         /**
-         * Probes {@code batch} to the end: hash, batched bucket-head loads, chain walk, each full result batch
-         * materialized and cleared; returns the result rows produced.
+         * Probes {@code batch} to the end (hash table: hash, batched bucket-head loads, chain walk; direct-index
+         * table: one occupancy load per row), each full result batch materialized and cleared; returns the result
+         * rows produced.
          */
         public long probe(Batch batch) {
             probe.start(batch);

@@ -2,6 +2,7 @@ package dev.spilljoin.operator.row;
 
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.table.BuildRowReader;
 import dev.spilljoin.spill.NativeMemory;
 
 /**
@@ -10,7 +11,7 @@ import dev.spilljoin.spill.NativeMemory;
  * for "no row" and yields NULL (the padding of outer joins). The copying loop ({@link #gatherValues}) is shared with
  * the spilled rows' format ({@link SpillRowFormat#valueAddresses}).
  */
-public final class RowReader {
+public final class RowReader implements BuildRowReader {
     private final RowLayout layout;
     private long[] addresses = new long[0];
 
@@ -19,6 +20,7 @@ public final class RowReader {
     }
 
     /** Writes field {@code field} of {@code rows[0..count)} into {@code out} rows {@code [outStart, outStart+count)}. */
+    @Override
     public void gather(int field, long[] rows, int count, ColumnVector out, int outStart) {
         if (addresses.length < count) {
             addresses = new long[Math.max(count, 2 * addresses.length)];
@@ -31,6 +33,12 @@ public final class RowReader {
                     : variable ? layout.variableAddress(row, field) : layout.fixedAddress(row, field);
         }
         gatherValues(layout.fieldType(field), at, count, out, outStart);
+    }
+
+    /** The whole serialized row's length. */
+    @Override
+    public int rowBytes(long row) {
+        return RowLayout.rowLength(row);
     }
 
     /**

@@ -8,7 +8,7 @@ import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
  * The finish pass: walks every build row in its arena once and emits those the {@link FinishAction} selects by
  * their MATCHED and NULL_KEY flags (probe side NULL). Resumable at any row, so a full result batch can be handed out.
  */
-public final class BuildRowScan {
+public final class BuildRowScan implements FinishScan {
     private final RowArena arena;
     private final FinishAction action;
     private final boolean probeEmpty;
@@ -31,6 +31,7 @@ public final class BuildRowScan {
                 || action == FinishAction.NULL_AWARE_UNMATCHED && probeHasNullKey && !probeEmpty) {
             return true;
         }
+        out.readSerializedBuildRows();
         while (true) {
             if (row >= end) {
                 page++;

@@ -29,7 +29,7 @@ import java.util.Arrays;
  * SEMI and ANTI stop a row's walk at its first match; MARK stops at a build row already marked, because the first
  * probe row with that key walked the whole chain and marked every equal build row.
  */
-public final class HashProbe {
+public final class HashProbe implements TableProbe {
     private final JoinHashTable table;
     private final ProbeAction action;
     private final boolean marksBuild;
@@ -181,6 +181,7 @@ public final class HashProbe {
 
     /** Continues the current batch: true when it is done, false when {@code out} is full (call again after). */
     public boolean fill(OutputWriter out) {
+        out.readSerializedBuildRows();
         if (sizedFor != out) {
             rowBytes = out.probeRowBytes(batch, rowBytes);
             sizedFor = out;

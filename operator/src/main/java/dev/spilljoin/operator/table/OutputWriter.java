@@ -12,9 +12,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Collects result rows as (probe row index, build row address) pairs and turns them into a result batch of the
- * projected columns, column at a time. Probe index -1 or build address 0 means that side is NULL (outer padding,
- * or a side the result does not have).
+ * Collects result rows as (probe row index, build row ref) pairs and turns them into a result batch of the
+ * projected columns, column at a time. Probe index -1 or build ref 0 means that side is NULL (outer padding, or a
+ * side the result does not have). Build refs are read through the {@link BuildRowReader} of the table that handed
+ * them out, which each producer sets before it appends ({@link #readBuildRowsFrom}): the address of a serialized
+ * row (the hash table's), or a {@link DirectIndexTable}'s index + 1.
  *
  * <p>A batch is bounded by rows ({@code capacity}) and by bytes ({@code byteLimit}): each pair adds the bytes of
  * its values an append can know cheaply, from above: the probe row's projected variable-width values (which the
@@ -41,7 +43,10 @@ public final class OutputWriter {
     private final boolean[] fromProbe;
     private final int[] sourceColumn;
     private final int[] buildField;
-    private final RowReader reader;
+    /** The reader of serialized build rows of the writer's layout (the hash table's rows). */
+    private final RowReader serializedRows;
+    /** The table whose refs are pending; set by the producer ({@link #readBuildRowsFrom}). */
+    private BuildRowReader reader;
     private final int[] probeRows;
     private final long[] buildRows;
     /** The pair each row of the result batch was made of (see {@link #probeRowOf}, {@link #buildRowOf}). */
@@ -96,7 +101,8 @@ public final class OutputWriter {
                 probeVariableColumns[k++] = sourceColumn[c];
             }
         }
-        this.reader = new RowReader(buildLayout);
+        this.serializedRows = new RowReader(buildLayout);
+        this.reader = serializedRows;
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
         this.rowProbe = new int[capacity];
@@ -110,6 +116,24 @@ public final class OutputWriter {
      */
     public OutputWriter reoriented(List<ColumnRef> projection, Side buildSide, RowLayout buildLayout) {
         return new OutputWriter(out, materialized, projection, buildSide, buildLayout, capacity, byteLimit);
+    }
+
+    /**
+     * Reads the build refs appended from now on through {@code rows} (the table they come from); a producer calls
+     * this before it appends. Refs of another table must have been materialized first.
+     */
+    public void readBuildRowsFrom(BuildRowReader rows) {
+        if (rows != reader) {
+            if (pending > 0) {
+                throw new IllegalStateException("result rows of another table are pending; materialize them first");
+            }
+            reader = rows;
+        }
+    }
+
+    /** Reads the build refs appended from now on as addresses of serialized rows of the writer's layout. */
+    public void readSerializedBuildRows() {
+        readBuildRowsFrom(serializedRows);
     }
 
     /** Rows that can still be appended before the batch is full: 0 once its counted bytes reach the limit. */
@@ -134,7 +158,7 @@ public final class OutputWriter {
         return sizes;
     }
 
-    /** Appends a result row with the build side only (probe NULL). */
+    /** Appends a result row with the build side only (probe NULL); {@code buildRow} is the reader's reference. */
     public void append(long buildRow) {
         append(-1, 0, buildRow);
     }
@@ -149,7 +173,7 @@ public final class OutputWriter {
         pending++;
         pendingBytes += probeBytes;
         if (countsBuildRows && buildRow != 0) {
-            pendingBytes += RowLayout.rowLength(buildRow);
+            pendingBytes += reader.rowBytes(buildRow);
         }
     }
 

@@ -1,0 +1,257 @@
+package dev.spilljoin.operator.table;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.table.HashProbe.RowMasks;
+import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
+import dev.spilljoin.spill.NativeMemory;
+
+/**
+ * Probes a {@link DirectIndexTable} with one batch at a time and appends the results to an {@link OutputWriter};
+ * resumable like {@link HashProbe}, with the same masks and the same results for every {@link ProbeAction}.
+ *
+ * <p>Algorithm: {@link #start} reads the batch's key column (INTEGER widened to long) and finds every row's build
+ * row in one branch-free loop of independent loads: {@code index = key - min} compared unsigned with the range (so
+ * a key below {@code min}, or one whose difference overflows, is out of range), then the index's occupancy bit (one
+ * load from the small, cached block array). A hit's reference is {@code index + 1}, a miss's or a skipped row's 0.
+ * Keys are unique in the table, so a probe row has at most one match: {@link #fill} then walks the rows once, in
+ * a loop specialised per action, emitting each row's result in row order (the pair, the padded miss, the SEMI or
+ * ANTI row) and marking MATCHED bits; it stops before a row that needs room when the writer is full.
+ */
+public final class DirectIndexProbe implements TableProbe {
+    private final DirectIndexTable table;
+    private final ProbeAction action;
+    private final boolean marksBuild;
+    private final int keyColumn;
+    private final boolean buildEmpty;
+    private final boolean suppressAll;
+
+    private Batch batch;
+    private int n;
+    private long[] keys = new long[0];
+    private long[] refs = new long[0];
+    private long[] ownNullKeys = new long[0];
+    private long[] skip = new long[0];
+    /** Rows never emitted as unmatched: deferred or noTail. */
+    private long[] noEmit = new long[0];
+    private long[] nullKeys;
+    private int[] rowBytes = new int[0];
+    private OutputWriter sizedFor;
+    private int pos;
+    private long probeRows;
+    private long probeNullKeyRows;
+
+    /**
+     * @param keyColumn       the probe batches' key column (BIGINT or INTEGER, as the build key)
+     * @param buildEmpty      whether the build side had no rows at all (NULL keys included)
+     * @param buildHasNullKey whether a build row had a NULL key (NOT IN then returns nothing)
+     */
+    public DirectIndexProbe(DirectIndexTable table, JoinStrategy strategy, int keyColumn, boolean buildEmpty,
+                            boolean buildHasNullKey) {
+        this.table = table;
+        this.action = strategy.probe();
+        this.marksBuild = strategy.marksBuildRows();
+        this.keyColumn = keyColumn;
+        this.buildEmpty = buildEmpty;
+        this.suppressAll = action == ProbeAction.NULL_AWARE_ANTI && buildHasNullKey && !buildEmpty;
+    }
+
+    @Override
+    public void start(Batch probe) {
+        int n = probe.rowCount();
+        ensureCapacity(n);
+        ColumnVector key = probe.column(keyColumn);
+        int words = (n + 63) >>> 6;
+        for (int w = 0; w < words; w++) {
+            ownNullKeys[w] = key.mayHaveNulls() ? key.nullBitmap()[w] : 0L;
+        }
+        if ((n & 63) != 0) {
+            ownNullKeys[words - 1] &= -1L >>> (64 - (n & 63));
+        }
+        start(probe, null, ownNullKeys, RowMasks.NONE);
+    }
+
+    /** The key hashes are not read: the table is indexed by the key itself. */
+    @Override
+    public void start(Batch probe, long[] keyHashes, long[] keyNulls, RowMasks masks) {
+        batch = probe;
+        n = probe.rowCount();
+        ensureCapacity(n);
+        nullKeys = keyNulls;
+        long[] deferred = masks.deferred();
+        long[] noTail = masks.noTail();
+        long[] sureMisses = masks.sureMisses();
+        int words = (n + 63) >>> 6;
+        for (int w = 0; w < words; w++) {
+            probeNullKeyRows += Long.bitCount(keyNulls[w]);
+            long notProbed = deferred == null ? 0L : deferred[w];
+            skip[w] = keyNulls[w] | notProbed | (sureMisses == null ? 0L : sureMisses[w]);
+            noEmit[w] = notProbed | (noTail == null ? 0L : noTail[w]);
+        }
+        probeRows += n;
+        sizedFor = null;
+        pos = suppressAll ? n : 0;
+        readKeys(probe.column(keyColumn));
+        lookUp();
+    }
+
+    private void readKeys(ColumnVector key) {
+        long[] k = keys;
+        if (key.type() == ColumnType.INTEGER) {
+            int[] v = key.ints();
+            for (int i = 0; i < n; i++) {
+                k[i] = v[i];
+            }
+        } else {
+            System.arraycopy(key.longs(), 0, k, 0, n);
+        }
+    }
+
+    /** Each row's reference (index + 1) or 0, branch-free: one block load per row, all independent. */
+    private void lookUp() {
+        long[] k = keys;
+        long[] r = refs;
+        long[] s = skip;
+        long min = table.min();
+        long range = table.range();
+        long blocks = table.blocks();
+        int shift = Integer.numberOfTrailingZeros(DirectIndexTable.blockBytes());
+        for (int i = 0; i < n; i++) {
+            long index = k[i] - min;
+            boolean inRange = Long.compareUnsigned(index, range) < 0;
+            long at = inRange ? index : 0;
+            long bits = NativeMemory.getLong(blocks + ((at >>> 6) << shift));
+            boolean hit = inRange & (bits >>> at & 1L & ~(s[i >>> 6] >>> i)) != 0;
+            r[i] = hit ? index + 1 : 0L;
+        }
+    }
+
+    private void ensureCapacity(int rows) {
+        if (refs.length < rows) {
+            keys = new long[rows];
+            refs = new long[rows];
+            int words = (rows + 63) >>> 6;
+            ownNullKeys = new long[words];
+            skip = new long[words];
+            noEmit = new long[words];
+        }
+    }
+
+    @Override
+    public boolean fill(OutputWriter out) {
+        out.readBuildRowsFrom(table);
+        if (sizedFor != out) {
+            rowBytes = out.probeRowBytes(batch, rowBytes);
+            sizedFor = out;
+        }
+        return switch (action) {
+            case PAIRS -> fillPairs(out);
+            case PAIRS_OR_PAD -> fillPairsOrPad(out);
+            case SEMI -> fillSemi(out);
+            case ANTI -> fillAnti(out, false);
+            case NULL_AWARE_ANTI -> fillAnti(out, !buildEmpty);
+            case MARK -> mark();
+        };
+    }
+
+    private boolean fillPairs(OutputWriter out) {
+        long[] r = refs;
+        int[] bytes = rowBytes;
+        for (; pos < n; pos++) {
+            long ref = r[pos];
+            if (ref != 0) {
+                if (out.room() == 0) {
+                    return false;
+                }
+                out.append(pos, bytes[pos], ref);
+                if (marksBuild) {
+                    table.setMatched(ref);
+                }
+            }
+        }
+        return true;
+    }
+
+    private boolean fillPairsOrPad(OutputWriter out) {
+        long[] r = refs;
+        int[] bytes = rowBytes;
+        long[] quiet = noEmit;
+        for (; pos < n; pos++) {
+            long ref = r[pos];
+            if (ref != 0 || (quiet[pos >>> 6] >>> pos & 1L) == 0) {
+                if (out.room() == 0) {
+                    return false;
+                }
+                out.append(pos, bytes[pos], ref);
+                if (marksBuild && ref != 0) {
+                    table.setMatched(ref);
+                }
+            }
+        }
+        return true;
+    }
+
+    private boolean fillSemi(OutputWriter out) {
+        long[] r = refs;
+        int[] bytes = rowBytes;
+        for (; pos < n; pos++) {
+            if (r[pos] != 0) {
+                if (out.room() == 0) {
+                    return false;
+                }
+                out.append(pos, bytes[pos], 0L);
+            }
+        }
+        return true;
+    }
+
+    /** ANTI, and NOT IN ({@code dropNullKeys}: a NULL probe key is not emitted unless the build side is empty). */
+    private boolean fillAnti(OutputWriter out, boolean dropNullKeys) {
+        long[] r = refs;
+        int[] bytes = rowBytes;
+        long[] quiet = noEmit;
+        long[] nulls = nullKeys;
+        for (; pos < n; pos++) {
+            long bit = 1L << pos;
+            int w = pos >>> 6;
+            if (r[pos] == 0 && (quiet[w] & bit) == 0 && !(dropNullKeys && (nulls[w] & bit) != 0)) {
+                if (out.room() == 0) {
+                    return false;
+                }
+                out.append(pos, bytes[pos], 0L);
+            }
+        }
+        return true;
+    }
+
+    private boolean mark() {
+        long[] r = refs;
+        for (; pos < n; pos++) {
+            if (r[pos] != 0) {
+                table.setMatched(r[pos]);
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean matched(int row) {
+        return !suppressAll && refs[row] != 0;
+    }
+
+    @Override
+    public Batch batch() {
+        return batch;
+    }
+
+    @Override
+    public long probeRows() {
+        return probeRows;
+    }
+
+    @Override
+    public long probeNullKeyRows() {
+        return probeNullKeyRows;
+    }
+}

@@ -1,0 +1,76 @@
+package dev.spilljoin.operator.table;
+
+import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
+import dev.spilljoin.spill.NativeMemory;
+
+/**
+ * The finish pass over a {@link DirectIndexTable}: visits the occupied indexes in order (the set bits of the
+ * occupancy blocks), then the NULL-key rows after the range, and emits those the {@link FinishAction} selects by
+ * their MATCHED bit (a NULL-key row is never matched), probe side NULL. Resumable at any row: it keeps the block and
+ * the bits of it not yet visited.
+ */
+public final class DirectIndexScan implements FinishScan {
+    private final DirectIndexTable table;
+    private final FinishAction action;
+    private final boolean probeEmpty;
+    private final boolean probeHasNullKey;
+    private long block;
+    private long bits;
+    private boolean blockLoaded;
+    private long nullKeyRow;
+
+    public DirectIndexScan(DirectIndexTable table, FinishAction action, boolean probeEmpty, boolean probeHasNullKey) {
+        this.table = table;
+        this.action = action;
+        this.probeEmpty = probeEmpty;
+        this.probeHasNullKey = probeHasNullKey;
+    }
+
+    @Override
+    public boolean fill(OutputWriter out) {
+        if (action == FinishAction.NONE
+                || action == FinishAction.NULL_AWARE_UNMATCHED && probeHasNullKey && !probeEmpty) {
+            return true;
+        }
+        out.readBuildRowsFrom(table);
+        long blocks = table.blocks();
+        int blockBytes = DirectIndexTable.blockBytes();
+        while (block < table.blockCount()) {
+            if (!blockLoaded) {
+                bits = NativeMemory.getLong(blocks + block * blockBytes);
+                blockLoaded = true;
+            }
+            while (bits != 0) {
+                long ref = (block << 6) + Long.numberOfTrailingZeros(bits) + 1;
+                if (selects(table.isMatched(ref), false)) {
+                    if (out.room() == 0) {
+                        return false;
+                    }
+                    out.append(ref);
+                }
+                bits &= bits - 1;
+            }
+            block++;
+            blockLoaded = false;
+        }
+        long range = table.range();
+        for (; nullKeyRow < table.nullKeyRows(); nullKeyRow++) {
+            if (selects(false, true)) {
+                if (out.room() == 0) {
+                    return false;
+                }
+                out.append(range + nullKeyRow + 1);
+            }
+        }
+        return true;
+    }
+
+    private boolean selects(boolean matched, boolean nullKey) {
+        return switch (action) {
+            case UNMATCHED_PADDED, UNMATCHED -> !matched;
+            case MATCHED -> matched;
+            case NULL_AWARE_UNMATCHED -> probeEmpty || !matched && !nullKey;
+            case NONE -> false;
+        };
+    }
+}

@@ -1,0 +1,426 @@
+package dev.spilljoin.operator.table;
+
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.RowReader;
+import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.NativeMemory;
+import dev.spilljoin.spill.NativeMemory.NativePage;
+
+/**
+ * A build table for a single BIGINT or INTEGER key without duplicate non-NULL keys, indexed by {@code key - min}
+ * instead of a hash: a rank bitmap over the key range plus columnar payload (the concise hash table's layout,
+ * Barber et al., "Memory-Efficient Hash Joins", VLDB 2014, without its overflow table). Off-heap, in one page:
+ *
+ * <pre>
+ * blocks:   ceil(range / 64) x 16 B   [long occupancy bits of keys min+64b .. min+64b+63][long rank of its first bit]
+ * payload:  one column per payload field of the layout, rows x width B, at the row's rank (BIGINT/DOUBLE 8,
+ *           INTEGER 4, BOOLEAN 1; the key itself is not stored: key = min + index)
+ * nulls:    one bitmap (rows bits) per payload field that held a NULL, by rank
+ * matched:  one bitmap (rows bits) by rank, when the join type marks build rows
+ * </pre>
+ *
+ * <p>A build row is referred to by {@code ref = index + 1} (0 = no row): index {@code key - min} in
+ * {@code [0, range)} for a non-NULL key; NULL-key build rows (kept only when the finish pass may emit them) take the
+ * indexes {@code [range, range + nullKeyRows)} after the range, and the ranks after the keyed rows'. A probe costs
+ * one block load per probe row (the blocks are 2 bits per range value, small and cached) and, per projected payload
+ * column of a hit, the block again (for its rank) and one value load.
+ *
+ * <p>Chosen ({@link #tryBuild}) when the key range spans at most {@value #MAX_RANGE_PER_ROW} values per keyed row,
+ * fits {@link #MAX_RANGE}, every payload field is fixed-width, and the table costs no more memory than the caller's
+ * alternative. Variable-width payloads are not supported: their bytes would be copied as they are in the serialized
+ * rows (offsets plus a heap), so the table would save only the directory and cost a second copy of every value.
+ * Nor is it chosen for a join with an extra condition ({@link dev.spilljoin.operator.PairCondition}): its candidate
+ * pairs mark MATCHED flags in serialized rows.
+ *
+ * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, rows, fields with NULLs); then the
+ * occupancy bits are set from every row, and a bit already set is a duplicate: the build is abandoned (null; the
+ * caller builds the hash table over the same rows, which is why the rows are freed by the caller only after a
+ * success). A duplicate means the key is not unique, so the hash table's cost per row is the better bet than an
+ * overflow area, which would put a second lookup and a branch behind every hit; then the ranks are summed, then
+ * the payload is copied to the rows' ranks.
+ *
+ * <p>Memory: {@link #bytes} before the table exists; {@link #tryBuild} reserves it or returns null; {@link #close}
+ * frees it, also after a failed build.
+ */
+public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
+    /** The most key-range values per keyed build row (sparser: the rank bitmap costs more than it saves). */
+    public static final long MAX_RANGE_PER_ROW = 64;
+    /** The largest key range (larger ranges: the hash table). */
+    public static final long MAX_RANGE = 1L << 31;
+    private static final int BLOCK_BYTES = 16;
+
+    private final MemoryReservation reservation;
+    private final NativePage page;
+    private final long bytes;
+    private final RowLayout layout;
+    private final long min;
+    private final long range;
+    private final long keyedRows;
+    private final long nullKeyRows;
+    private final long blocks;
+    /** Per layout field: the address of its payload column, 0 for the key field. */
+    private final long[] column;
+    /** Per layout field: the address of its null bitmap, 0 if it held no NULL. */
+    private final long[] nulls;
+    /** The MATCHED bitmap's address, 0 when the join type does not mark build rows. */
+    private final long matched;
+    private final int rowBytes;
+    /** Scratch: the value addresses of a gather (0 = NULL). */
+    private long[] addresses = new long[0];
+
+    /**
+     * The key statistics of build rows, taken by one sequential pass ({@link #scan}) and combinable over arenas.
+     */
+    public static final class KeyRange {
+        private long min = Long.MAX_VALUE;
+        private long max = Long.MIN_VALUE;
+        private long keyedRows;
+        private long nullKeyRows;
+        private final boolean[] fieldHasNull;
+
+        private KeyRange(int fields) {
+            fieldHasNull = new boolean[fields];
+        }
+
+        /** The statistics of {@code arena}'s rows of {@code layout} (the layout must be {@link #supports supported}). */
+        public static KeyRange scan(RowLayout layout, RowArena arena) {
+            KeyRange r = new KeyRange(layout.fieldCount());
+            boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
+            long keyAt = layout.keyOffset();
+            int fields = layout.fieldCount();
+            for (int p = 0; p < arena.pageCount(); p++) {
+                long row = arena.pageAddress(p);
+                long end = row + arena.pageUsed(p);
+                while (row < end) {
+                    if (RowLayout.hasNullKey(row)) {
+                        r.nullKeyRows++;
+                    } else {
+                        long key = intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt);
+                        r.min = Math.min(r.min, key);
+                        r.max = Math.max(r.max, key);
+                        r.keyedRows++;
+                    }
+                    for (int f = 1; f < fields; f++) {
+                        r.fieldHasNull[f] |= RowLayout.isNull(row, f);
+                    }
+                    row += RowLayout.rowLength(row);
+                }
+            }
+            return r;
+        }
+
+        /** An empty range for rows of {@code layout}, to {@link #add} others to. */
+        public static KeyRange empty(RowLayout layout) {
+            return new KeyRange(layout.fieldCount());
+        }
+
+        /** Adds {@code other}'s rows to this range. */
+        public void add(KeyRange other) {
+            min = Math.min(min, other.min);
+            max = Math.max(max, other.max);
+            keyedRows += other.keyedRows;
+            nullKeyRows += other.nullKeyRows;
+            for (int f = 0; f < fieldHasNull.length; f++) {
+                fieldHasNull[f] |= other.fieldHasNull[f];
+            }
+        }
+
+        /** {@code max - min + 1}, or -1 when there is no keyed row or it does not fit a long. */
+        long range() {
+            long span = max - min;
+            return keyedRows == 0 || span < 0 || span == Long.MAX_VALUE ? -1 : span + 1;
+        }
+    }
+
+    private DirectIndexTable(MemoryReservation reservation, NativePage page, long bytes, RowLayout layout,
+                             KeyRange keys, boolean marks) {
+        this.reservation = reservation;
+        this.page = page;
+        this.bytes = bytes;
+        this.layout = layout;
+        this.min = keys.min;
+        this.range = keys.range();
+        this.keyedRows = keys.keyedRows;
+        this.nullKeyRows = keys.nullKeyRows;
+        this.blocks = (range + 63) >>> 6;
+        long rows = keyedRows + nullKeyRows;
+        long bitmapBytes = ((rows + 63) >>> 6) << 3;
+        int fields = layout.fieldCount();
+        column = new long[fields];
+        nulls = new long[fields];
+        long at = page.address() + blocks * BLOCK_BYTES;
+        int width = 0;
+        for (int f = 1; f < fields; f++) {
+            column[f] = at;
+            at += columnBytes(layout.fieldType(f), rows);
+            width += layout.fieldType(f).fixedWidth();
+        }
+        for (int f = 1; f < fields; f++) {
+            if (keys.fieldHasNull[f]) {
+                nulls[f] = at;
+                at += bitmapBytes;
+            }
+        }
+        matched = marks ? at : 0;
+        rowBytes = width;
+    }
+
+    /** Whether rows of {@code layout} can go into a direct-index table: one BIGINT/INTEGER key, fixed-width payload. */
+    public static boolean supports(RowLayout layout) {
+        if (layout.keyCount() != 1
+                || layout.fieldType(0) != ColumnType.BIGINT && layout.fieldType(0) != ColumnType.INTEGER) {
+            return false;
+        }
+        for (int f = 1; f < layout.fieldCount(); f++) {
+            if (layout.fieldType(f).isVariableWidth()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static long columnBytes(ColumnType type, long rows) {
+        return (type.fixedWidth() * rows + 7) & ~7L;
+    }
+
+    /**
+     * The bytes of a table over rows with key statistics {@code keys} ({@code marks}: with a MATCHED bitmap), or -1
+     * when it cannot be built (no keyed row, a range too large or too sparse, or surely duplicate keys).
+     */
+    public static long bytes(RowLayout layout, KeyRange keys, boolean marks) {
+        long range = keys.range();
+        if (range < 0 || range > MAX_RANGE || range > MAX_RANGE_PER_ROW * keys.keyedRows || keys.keyedRows > range) {
+            return -1;
+        }
+        long rows = keys.keyedRows + keys.nullKeyRows;
+        long bitmapBytes = ((rows + 63) >>> 6) << 3;
+        long total = ((range + 63) >>> 6) * BLOCK_BYTES;
+        for (int f = 1; f < layout.fieldCount(); f++) {
+            total += columnBytes(layout.fieldType(f), rows) + (keys.fieldHasNull[f] ? bitmapBytes : 0);
+        }
+        return total + (marks ? bitmapBytes : 0);
+    }
+
+    /**
+     * A table over the rows of {@code arenas} (null entries skipped), whose statistics are {@code keys}, reserved
+     * from {@code reservation}; or null when it is not worth it or not possible: it cannot be built
+     * ({@link #bytes} -1), it would cost more than {@code alternativeBytes}, the reservation refused it, or a
+     * duplicate key turned up. The arenas are left as they are (the caller frees them once the table exists).
+     */
+    public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
+                                            boolean marks, RowArena[] arenas, long alternativeBytes) {
+        long bytes = supports(layout) ? bytes(layout, keys, marks) : -1;
+        if (bytes < 0 || bytes > alternativeBytes || !reservation.tryGrow(bytes)) {
+            return null;
+        }
+        DirectIndexTable table;
+        try {
+            table = new DirectIndexTable(reservation, NativeMemory.allocate(reservation, bytes), bytes,
+                    layout, keys, marks);
+        } catch (RuntimeException e) {
+            reservation.shrink(bytes);
+            throw e;
+        }
+        try {
+            NativeMemory.fill(table.page.address(), bytes, (byte) 0);
+            if (!table.setOccupancy(arenas)) {
+                table.close();
+                return null;
+            }
+            table.sumRanks();
+            table.copyPayload(arenas);
+            return table;
+        } catch (RuntimeException e) {
+            table.close();
+            throw e;
+        }
+    }
+
+    /** Sets every keyed row's occupancy bit; false at the first duplicate key. */
+    private boolean setOccupancy(RowArena[] arenas) {
+        boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
+        long keyAt = layout.keyOffset();
+        long base = page.address();
+        for (RowArena arena : arenas) {
+            for (int p = 0; arena != null && p < arena.pageCount(); p++) {
+                long row = arena.pageAddress(p);
+                long end = row + arena.pageUsed(p);
+                while (row < end) {
+                    if (!RowLayout.hasNullKey(row)) {
+                        long index = (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min;
+                        long block = base + (index >>> 6) * BLOCK_BYTES;
+                        long bits = NativeMemory.getLong(block);
+                        long bit = 1L << index;
+                        if ((bits & bit) != 0) {
+                            return false;
+                        }
+                        NativeMemory.putLong(block, bits | bit);
+                    }
+                    row += RowLayout.rowLength(row);
+                }
+            }
+        }
+        return true;
+    }
+
+    private void sumRanks() {
+        long rank = 0;
+        long block = page.address();
+        for (long b = 0; b < blocks; b++, block += BLOCK_BYTES) {
+            NativeMemory.putLong(block + 8, rank);
+            rank += Long.bitCount(NativeMemory.getLong(block));
+        }
+    }
+
+    /** Copies every row's payload fields (and NULL bits) to its rank. */
+    private void copyPayload(RowArena[] arenas) {
+        boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
+        long keyAt = layout.keyOffset();
+        int fields = layout.fieldCount();
+        long nullRank = keyedRows;
+        for (RowArena arena : arenas) {
+            for (int p = 0; arena != null && p < arena.pageCount(); p++) {
+                long row = arena.pageAddress(p);
+                long end = row + arena.pageUsed(p);
+                while (row < end) {
+                    long rank = RowLayout.hasNullKey(row) ? nullRank++ : rankOf(
+                            (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min);
+                    for (int f = 1; f < fields; f++) {
+                        if (RowLayout.isNull(row, f)) {
+                            setBit(nulls[f], rank);
+                        } else {
+                            copyValue(layout.fieldType(f), layout.fixedAddress(row, f), column[f], rank);
+                        }
+                    }
+                    row += RowLayout.rowLength(row);
+                }
+            }
+        }
+    }
+
+    private static void copyValue(ColumnType type, long from, long column, long rank) {
+        switch (type) {
+            case BIGINT, DOUBLE -> NativeMemory.putLong(column + (rank << 3), NativeMemory.getLong(from));
+            case INTEGER -> NativeMemory.putInt(column + (rank << 2), NativeMemory.getInt(from));
+            case BOOLEAN -> NativeMemory.putByte(column + rank, NativeMemory.getByte(from));
+            case VARCHAR, VARBINARY -> throw new IllegalStateException("a direct-index table holds no " + type);
+        }
+    }
+
+    private static void setBit(long bitmap, long bit) {
+        long word = bitmap + ((bit >>> 6) << 3);
+        NativeMemory.putLong(word, NativeMemory.getLong(word) | 1L << bit);
+    }
+
+    private static boolean isBit(long bitmap, long bit) {
+        return (NativeMemory.getLong(bitmap + ((bit >>> 6) << 3)) & 1L << bit) != 0;
+    }
+
+    /** The rank (payload position) of the row at {@code index}: keyed ranks first, then the NULL-key rows'. */
+    private long rankOf(long index) {
+        if (index >= range) {
+            return keyedRows + index - range;
+        }
+        long block = page.address() + (index >>> 6) * BLOCK_BYTES;
+        return NativeMemory.getLong(block + 8) + Long.bitCount(NativeMemory.getLong(block) & ((1L << index) - 1));
+    }
+
+    // ---- what the probe and the finish pass read
+
+    /** The smallest key. */
+    long min() {
+        return min;
+    }
+
+    /** {@code max - min + 1}: the indexes of keyed rows. */
+    long range() {
+        return range;
+    }
+
+    long nullKeyRows() {
+        return nullKeyRows;
+    }
+
+    /** The address of the occupancy blocks ({@value #BLOCK_BYTES} bytes per 64 indexes, the bits first). */
+    long blocks() {
+        return page.address();
+    }
+
+    long blockCount() {
+        return blocks;
+    }
+
+    static int blockBytes() {
+        return BLOCK_BYTES;
+    }
+
+    /** Sets the MATCHED bit of the row {@code ref} (the table must have been built to mark rows). */
+    void setMatched(long ref) {
+        setBit(matched, rankOf(ref - 1));
+    }
+
+    /** Whether the row {@code ref} is MATCHED (false when the table does not mark rows). */
+    boolean isMatched(long ref) {
+        return matched != 0 && isBit(matched, rankOf(ref - 1));
+    }
+
+    // ---- BuildRowReader
+
+    @Override
+    public void gather(int field, long[] refs, int count, ColumnVector out, int outStart) {
+        out.ensureCapacity(outStart + count);
+        ColumnType type = layout.fieldType(field);
+        if (field == 0) {
+            for (int j = 0; j < count; j++) {
+                long index = refs[j] - 1;
+                if (refs[j] == 0 || index >= range) {
+                    out.setNull(outStart + j);
+                } else if (type == ColumnType.INTEGER) {
+                    out.setInt(outStart + j, (int) (min + index));
+                } else {
+                    out.setLong(outStart + j, min + index);
+                }
+            }
+            return;
+        }
+        if (addresses.length < count) {
+            addresses = new long[Math.max(count, 2 * addresses.length)];
+        }
+        long[] at = addresses;
+        long nullBitmap = nulls[field];
+        long base = column[field];
+        int width = type.fixedWidth();
+        for (int j = 0; j < count; j++) {
+            long rank = refs[j] == 0 ? -1 : rankOf(refs[j] - 1);
+            at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0 : base + rank * width;
+        }
+        RowReader.gatherValues(type, at, count, out, outStart);
+    }
+
+    /** The fixed widths of the stored payload fields (a direct-index table holds no variable-width value). */
+    @Override
+    public int rowBytes(long ref) {
+        return rowBytes;
+    }
+
+    /** Build rows held: keyed and NULL-key. */
+    public long rows() {
+        return keyedRows + nullKeyRows;
+    }
+
+    /** The bytes reserved for the table. */
+    public long bytes() {
+        return bytes;
+    }
+
+    @Override
+    public void close() {
+        if (!page.isClosed() && !reservation.isClosed()) {
+            page.close();
+            reservation.shrink(bytes);
+        }
+    }
+}

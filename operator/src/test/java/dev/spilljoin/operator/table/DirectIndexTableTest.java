@@ -1,0 +1,140 @@
+package dev.spilljoin.operator.table;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchBuilder;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.RowWriter;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The direct-index table on its own: its size for W1's rows, its refusals (each leaving the reservation as it was),
+ * and that it gives back every stored row by {@code key - min + 1}, NULLs included.
+ */
+class DirectIndexTableTest {
+    private static final Schema SCHEMA = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
+    private static final RowLayout LAYOUT = new RowLayout(SCHEMA, new int[] {0}, new int[] {0, 1});
+
+    /** An arena holding rows (key, value) of {@code rows} (null = NULL), NULL-key rows kept. */
+    private static RowArena arena(MemoryReservation memory, List<Long[]> rows) {
+        BatchBuilder builder = new BatchBuilder(SCHEMA, rows.size());
+        for (Long[] row : rows) {
+            builder.addRow(new Object[] {row[0], row[1]});
+        }
+        Batch batch = builder.build().get(0);
+        long[] hashes = new long[batch.rowCount()];
+        long[] nullKeys = new long[(batch.rowCount() + 63) >>> 6];
+        new KeyHasher(new int[] {0}).hash(batch, hashes, nullKeys);
+        RowArena arena = new RowArena(memory, 4096);
+        assertThat(new RowWriter(LAYOUT).write(batch, 0, hashes, nullKeys, true, arena)).isEqualTo(batch.rowCount());
+        return arena;
+    }
+
+    private static DirectIndexTable build(MemoryReservation memory, RowArena arena, boolean marks) {
+        return DirectIndexTable.tryBuild(memory, LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, arena), marks,
+                new RowArena[] {arena}, Long.MAX_VALUE);
+    }
+
+    @Test
+    void w1sRowsCostAQuarterByteOfRankBitmapAndEightBytesOfPayloadEach() {
+        try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
+            List<Long[]> rows = new ArrayList<>();
+            for (long k = 0; k < 4096; k++) {
+                rows.add(new Long[] {k - 100, k});
+            }
+            RowArena arena = arena(memory, rows);
+            long bytes = DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, arena), false);
+            assertThat(bytes).isEqualTo(4096 / 64 * 16 + 4096 * 8);
+            arena.close();
+        }
+    }
+
+    @Test
+    void givesBackEveryRowByKeyAndItsNullsAfterTheRange() {
+        try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
+            RowArena arena = arena(memory, List.of(new Long[] {-7L, 70L}, new Long[] {-3L, null},
+                    new Long[] {null, 5L}, new Long[] {60L, 600L}));
+            long before = memory.reserved();
+            DirectIndexTable table = build(memory, arena, true);
+            assertThat(table).isNotNull();
+            assertThat(table.range()).isEqualTo(68);
+            assertThat(table.rows()).isEqualTo(4);
+            long[] refs = {1, 5, 68, 69, 0};
+            ColumnVector keys = new ColumnVector(ColumnType.BIGINT, refs.length);
+            ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);
+            table.gather(0, refs, refs.length, keys, 0);
+            table.gather(1, refs, refs.length, values, 0);
+            assertThat(keys.getLong(0)).isEqualTo(-7);
+            assertThat(values.getLong(0)).isEqualTo(70);
+            assertThat(keys.getLong(1)).isEqualTo(-3);
+            assertThat(values.isNull(1)).isTrue();
+            assertThat(keys.getLong(2)).isEqualTo(60);
+            assertThat(values.getLong(2)).isEqualTo(600);
+            assertThat(keys.isNull(3)).as("the NULL-key row after the range").isTrue();
+            assertThat(values.getLong(3)).isEqualTo(5);
+            assertThat(keys.isNull(4)).isTrue();
+            assertThat(values.isNull(4)).isTrue();
+            table.setMatched(68);
+            assertThat(table.isMatched(68)).isTrue();
+            assertThat(table.isMatched(1)).isFalse();
+            table.close();
+            assertThat(memory.reserved()).isEqualTo(before);
+            arena.close();
+        }
+    }
+
+    @Test
+    void aDuplicateKeyOrARefusedReservationLeavesNothingReserved() {
+        try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
+            RowArena duplicates = arena(memory, List.of(new Long[] {1L, 1L}, new Long[] {2L, 2L},
+                    new Long[] {1L, 3L}));
+            long before = memory.reserved();
+            assertThat(build(memory, duplicates, false)).isNull();
+            assertThat(memory.reserved()).isEqualTo(before);
+            duplicates.close();
+        }
+        try (MemoryReservation memory = MemoryReservation.root("test", 8192)) {
+            RowArena arena = arena(memory, List.of(new Long[] {1L, 1L}, new Long[] {2L, 2L}));
+            long before = memory.reserved();
+            MemoryReservation full = memory.newChild("full");
+            assertThat(full.tryGrow(memory.headroom())).isTrue();
+            assertThat(build(memory, arena, false)).as("refused").isNull();
+            full.close();
+            assertThat(memory.reserved()).isEqualTo(before);
+            arena.close();
+        }
+    }
+
+    @Test
+    void rangesThatOverflowOrAreTooSparseCannotBeBuilt() {
+        try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
+            RowArena extremes = arena(memory, List.of(new Long[] {Long.MIN_VALUE, 1L}, new Long[] {Long.MAX_VALUE, 2L}));
+            assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, extremes), false))
+                    .isEqualTo(-1);
+            RowArena wide = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L << 31, 2L}));
+            assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, wide), false))
+                    .isEqualTo(-1);
+            RowArena sparse = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {128L, 2L}));
+            assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, sparse), false))
+                    .as("129 values for 2 rows").isEqualTo(-1);
+            RowArena dense = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {127L, 2L}));
+            assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, dense), false))
+                    .as("128 values for 2 rows").isPositive();
+            extremes.close();
+            wide.close();
+            sparse.close();
+            dense.close();
+        }
+    }
+}
