@@ -1,17 +1,16 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.table.BuildKeyFilter;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.SpillFile;
 
 /**
  * What the build pass hands the probe pass in one call ({@link PartitionedBuild#finish}); from then on the probe
- * pass ({@link PartitionedProbe}) owns the table, the resident arenas, the writer, the key filter and the sketches.
+ * pass ({@link PartitionedProbe}) owns the table (holding the resident rows), the writer, the key filter and the
+ * sketches.
  *
  * @param fanoutLog2         level 0's partitions, as a power of two (the heavy partition is index {@code 2^fanoutLog2})
- * @param table              the table over the resident partitions' rows
- * @param resident           every partition's arena (empty for spilled ones)
+ * @param table              the table holding the resident partitions' rows
  * @param spilled            which partitions spilled (the heavy partition always counts as spilled)
  * @param files              the sealed build files of spilled partitions (null: no file was written)
  * @param heavyKeys          the accepted heavy key hashes, ascending, in {@code [0, heavyKeyCount)}
@@ -24,7 +23,7 @@ import dev.spilljoin.spill.SpillFile;
  * @param sketches           the key sketches, or null
  * @param report             what the build pass did, for the stats
  */
-record BuildOutput(int fanoutLog2, JoinHashTable table, RowArena[] resident, boolean[] spilled, SpillFile[] files,
+record BuildOutput(int fanoutLog2, UnchainedTable table, boolean[] spilled, SpillFile[] files,
                    long[] heavyKeys, int heavyKeyCount, long rows, long nullKeyRows, long heavyCandidateRows,
                    ReservedSpillWriter probeWriter, BuildKeyFilter keyFilter, JoinSketches sketches,
                    BuildReport report) {

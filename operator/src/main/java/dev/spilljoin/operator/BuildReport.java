@@ -10,8 +10,8 @@ package dev.spilljoin.operator;
  * @param spilledPartitions    level-0 spilled partitions, the heavy keys' partition included when it was used
  * @param residentRows         build rows held in memory
  * @param residentBytes        bytes reserved for them (whole pages)
- * @param tableBuckets         the resident table's buckets
- * @param tableBytes           the resident table's directory bytes
+ * @param tableBuckets         the resident table's directory slots
+ * @param tableBytes           the resident table's bytes (directory and compact rows)
  * @param spilledBytes         bytes of level-0 build spill files
  * @param heavyKeysFromSketch  heavy keys the sketch found and routed
  * @param heavyKeysFromCache   heavy keys known from the statistics cache and routed

@@ -6,8 +6,9 @@ import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.operator.row.SpilledRowDecoder;
 import dev.spilljoin.operator.table.BuildRowScan;
 import dev.spilljoin.operator.table.HashProbe;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
@@ -18,10 +19,10 @@ import java.io.IOException;
 
 /**
  * Joins one spilled partition pair whose build rows fit in memory: loads the build file into an arena, expanding
- * its rows from the {@link SpillRowFormat} back into in-memory {@link dev.spilljoin.operator.row.RowLayout} rows (walkable rows again), builds an independent table over it
- * (h2 = the top bits of the stored hash; h1 chose the partition from other bits), streams the probe file through
- * {@link SpilledRowDecoder} and the shared {@link HashProbe}, then runs the finish pass over the loaded rows
- * ({@link BuildRowScan}). Resumable at every output batch.
+ * its rows from the {@link SpillRowFormat} back into in-memory {@link dev.spilljoin.operator.row.RowLayout} rows (walkable rows again), copies them into an
+ * independent {@link UnchainedTable} (slot = the top bits of the stored hash; h1 chose the partition from other bits;
+ * the arena's pages are freed as its rows are copied), streams the probe file through {@link SpilledRowDecoder} and
+ * the shared {@link HashProbe}, then runs the finish pass over the table ({@link BuildRowScan}). Resumable at every output batch.
  *
  * <p>Role reversal: when the pair's probe file is the smaller, the pair may be joined the other way round
  * ({@link JoinContext.PairOrientation}): the probe rows are loaded and the build rows streamed, with the join type's
@@ -38,7 +39,7 @@ final class InMemoryPairJoin implements OutputTask {
     private OutputWriter reversedOut;
     private final MemoryReservation memory;
     private final RowArena arena;
-    private final JoinHashTable table;
+    private final UnchainedTable table;
     private final HashProbe probe;
     private final SpilledRowDecoder decoder;
     private final BuildRowScan scan;
@@ -73,19 +74,20 @@ final class InMemoryPairJoin implements OutputTask {
                     }
                 }
             }
-            this.table = JoinHashTable.tryCreate(memory, loadedRows);
+            JoinStrategy strategy = orientation.strategy();
+            this.table = UnchainedTable.tryBuild(memory, orientation.buildLayout(), strategy.marksBuildRows(),
+                    strategy.keepsNullKeyBuildRows(), arena);
             if (table == null) {
                 throw new MemoryExhaustedException("hash join: the table of spilled partition " + pair.index()
-                        + " needs " + ByteSize.format(JoinHashTable.directoryBytes(loadedRows))
-                        + " but only " + ByteSize.format(memory.headroom()) + " of the budget is left");
+                        + " needs " + ByteSize.format(UnchainedTable.bytesFor(orientation.buildLayout(), loadedRows,
+                        arena.usedBytes())) + " but only " + ByteSize.format(memory.headroom())
+                        + " of the budget is left");
             }
-            table.insertAll(arena);
-            this.probe = new HashProbe(table, orientation.strategy(), new KeyHasher(orientation.probeKeys()),
-                    orientation.encoder(ctx.hashIsKey), orientation.buildLayout(), orientation.buildEmpty(),
-                    orientation.buildHasNullKey());
+            this.probe = new HashProbe(table, strategy, new KeyHasher(orientation.probeKeys()),
+                    orientation.encoder(ctx.hashIsKey), orientation.buildEmpty(), orientation.buildHasNullKey());
             this.probeReader = streamed == null ? null : streamed.openReader(memory, ctx.sizing.readWindowBytes());
             boolean dropped = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
-            this.scan = dropped ? null : new BuildRowScan(arena, orientation.strategy().finish(),
+            this.scan = dropped ? null : new BuildRowScan(table, strategy.finish(),
                     orientation.probeEmpty(), orientation.probeHasNullKey());
         } catch (IOException | RuntimeException e) {
             memory.close();
@@ -95,18 +97,20 @@ final class InMemoryPairJoin implements OutputTask {
 
     /**
      * Memory the pair needs when the rows of {@code reversed ? probe : build} are loaded: their pages (bounded: the
-     * rows expanded to in-memory rows), their table and the larger of the two readers.
+     * rows expanded to in-memory rows), their table (built while the pages are still held) and the larger of the two
+     * readers.
      */
     static long memoryNeeded(JoinContext ctx, SpillPair pair, boolean reversed) {
         SpillFile loaded = reversed ? pair.probe() : pair.build();
         SpillRowFormat format = reversed ? ctx.probeFormat : ctx.buildFormat;
         int window = ctx.sizing.readWindowBytes();
-        long pages = loaded == null ? 0 : ctx.sizing.pairPagesBound(
-                format.expandedBytesBound(loaded.length(), loaded.rowCount()), loaded.rowCount(),
+        long rows = loaded == null ? 0 : loaded.rowCount();
+        long expanded = loaded == null ? 0 : format.expandedBytesBound(loaded.length(), rows);
+        long pages = loaded == null ? 0 : ctx.sizing.pairPagesBound(expanded, rows,
                 format.expandedRowBound(loaded.maxBlockPayload()));
         long readers = Math.max(pair.build() == null ? 0 : pair.build().readerBytes(window),
                 pair.probe() == null ? 0 : pair.probe().readerBytes(window));
-        return pages + JoinHashTable.directoryBytes(loaded == null ? 0 : loaded.rowCount()) + readers;
+        return pages + UnchainedTable.bytesFor(reversed ? ctx.probeLayout : ctx.buildLayout, rows, expanded) + readers;
     }
 
     @Override

@@ -11,7 +11,7 @@ import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.BuildKeyFilter;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.NativeMemory;
@@ -31,8 +31,9 @@ import java.util.Arrays;
  * arena and from there, encoded ({@link dev.spilljoin.operator.row.SpillRowFormat}), to their
  * partition's write-combining buffer. When a page is refused (the budget is full)
  * and no progress was made, the largest resident partition is spilled (its rows encoded out, its pages freed), and
- * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the
- * probe pass's staging pages) does not fit, more partitions spill.
+ * the batch continues where it stopped. At the end, the resident partitions' rows are copied into the table
+ * ({@link UnchainedTable#tryBuild}, which frees each arena as it is copied); while the table (beside the rows it is
+ * copied from, plus the probe pass's staging pages) does not fit, more partitions spill.
  *
  * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches}. Every
  * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
@@ -88,7 +89,7 @@ final class PartitionedBuild implements JoinPhase {
     private long rowsIn;
     private long nullKeyRows;
     /** The resident table, once {@link #finish} created it. */
-    private JoinHashTable table;
+    private UnchainedTable table;
     private final SpillFile[] files;
     private final KeySketches buildSketch;
     private long[] heavyKeys = new long[0];
@@ -359,18 +360,29 @@ final class PartitionedBuild implements JoinPhase {
      * partition). This phase owns nothing afterwards.
      */
     PartitionedProbe finish(long probeStagingBytes) throws IOException {
-        JoinHashTable table;
+        long residentRows;
+        long residentBytes;
         while (true) {
             long rows = 0;
+            long rowBytes = 0;
+            long pageBytes = 0;
             for (int p = 0; p < fanout; p++) {
-                rows += spilled[p] ? 0 : resident[p].rowCount();
+                if (!spilled[p]) {
+                    rows += resident[p].rowCount();
+                    rowBytes += resident[p].usedBytes();
+                    pageBytes += resident[p].reservedBytes();
+                }
             }
-            long need = JoinHashTable.directoryBytes(rows) + probeStagingBytes;
+            long tableBytes = UnchainedTable.bytesFor(ctx.buildLayout, rows, rowBytes);
+            long need = tableBytes + probeStagingBytes;
             if (need <= ctx.memory.headroom() || rows == 0) {
-                table = JoinHashTable.tryCreate(ctx.memory, rows);
+                residentRows = rows;
+                residentBytes = pageBytes;
+                table = UnchainedTable.tryBuild(ctx.memory, ctx.buildLayout, ctx.strategy.marksBuildRows(),
+                        keepNullKeys, residentArenas());
                 if (table == null) {
                     throw new MemoryExhaustedException("hash join: its resident table of "
-                            + ByteSize.format(JoinHashTable.directoryBytes(rows)) + " does not fit the budget of "
+                            + ByteSize.format(tableBytes) + " does not fit the budget of "
                             + ByteSize.format(ctx.memory.limit()) + " (" + ctx.sizing.describe() + ")");
                 }
                 break;
@@ -382,12 +394,6 @@ final class PartitionedBuild implements JoinPhase {
                 continue;
             }
             spillLargestResident("the resident table needs " + ByteSize.format(need));
-        }
-        this.table = table;
-        for (int p = 0; p < fanout; p++) {
-            if (!spilled[p]) {
-                table.insertAll(resident[p]);
-            }
         }
         int spilledCount = 0;
         for (int p = 0; p < fanout; p++) {
@@ -416,19 +422,14 @@ final class PartitionedBuild implements JoinPhase {
         }
         ReservedSpillWriter probeWriter = spill.handOver("probe-L0", fanout + 1, spilledCount, ctx.probeFormat);
         spill.close();
-        long residentRows = 0;
-        long residentBytes = 0;
-        for (int p = 0; p < fanout; p++) {
-            if (!spilled[p]) {
-                residentRows += resident[p].rowCount();
-                residentBytes += resident[p].reservedBytes();
-            }
-        }
         BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
-                residentBytes, table.bucketCount(), table.directoryBytes(), spilledBytes,
+                residentBytes, table.slotCount(), table.reservedBytes(), spilledBytes,
                 heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows);
         staging.close();
-        BuildOutput out = new BuildOutput(bits, table, resident, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
+        for (RowArena arena : resident) {
+            arena.close();
+        }
+        BuildOutput out = new BuildOutput(bits, table, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
                 nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
         PartitionedProbe probe;
         try {
@@ -439,6 +440,17 @@ final class PartitionedBuild implements JoinPhase {
         }
         handedOver = true;
         return probe;
+    }
+
+    /** The arenas of the partitions still resident (their rows go into the table). */
+    private RowArena[] residentArenas() {
+        RowArena[] arenas = new RowArena[residentPartitions()];
+        for (int p = 0, k = 0; p < fanout; p++) {
+            if (!spilled[p]) {
+                arenas[k++] = resident[p];
+            }
+        }
+        return arenas;
     }
 
     private int residentPartitions() {

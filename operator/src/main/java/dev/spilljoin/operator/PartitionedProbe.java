@@ -34,11 +34,11 @@ import java.util.List;
  * heavy partition's probe file whatever their level-0 partition. Every {@value JoinSketches#PROBE_EVERY_KTH_BATCH}th
  * batch's hashes feed the probe-side sample sketch.
  *
- * <p>After the probe input ends ({@link #endOfInput}), the FINISH pass emits the resident build rows by their
+ * <p>After the probe input ends ({@link #endOfInput}), the FINISH pass emits the resident table's build rows by their
  * MATCHED flags ({@link #fillResident}), and {@link #finish} hands the spilled pairs on to {@link SpilledPairs}.
  *
- * <p>Ownership: everything {@link PartitionedBuild#finish} handed over ({@link BuildOutput}): the resident table and
- * arenas (freed by {@link #finish}), the probe spill writer and its writer share, the key filter and the sketches
+ * <p>Ownership: everything {@link PartitionedBuild#finish} handed over ({@link BuildOutput}): the resident table
+ * (holding the resident rows; freed by {@link #finish}), the probe spill writer and its writer share, the key filter and the sketches
  * (all three closed at the end of the input, once their figures are taken for its report), plus its own staging
  * arena.
  *
@@ -77,7 +77,6 @@ final class PartitionedProbe implements JoinPhase {
     private EstimatesVsActuals estimates;
     private long sampleRows;
     private long sampleDistinctKeys;
-    private int residentScanPartition;
     private BuildRowScan residentScan;
     /** Set when the resident rows were freed and the pairs handed on (or the phase closed). */
     private boolean released;
@@ -87,8 +86,8 @@ final class PartitionedProbe implements JoinPhase {
         this.build = build;
         this.bits = build.fanoutLog2();
         this.hasher = new KeyHasher(ctx.probeKeys);
-        this.probe = new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), ctx.buildLayout,
-                build.rows() == 0, build.nullKeyRows() > 0);
+        this.probe = new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), build.rows() == 0,
+                build.nullKeyRows() > 0);
         this.rowWriter = new RowWriter(ctx.probeLayout);
         this.staging[0] = new RowArena(ctx.memory, ctx.sizing.pageSize());
         boolean anyPartitionSpilled = false;
@@ -237,31 +236,17 @@ final class PartitionedProbe implements JoinPhase {
     }
 
     /**
-     * The FINISH pass over the resident partitions (after {@link #endOfInput}): emits their build rows by their
-     * MATCHED flags; true when done, false when {@code out} is full (call again).
+     * The FINISH pass over the resident table (after {@link #endOfInput}): emits its build rows by their MATCHED
+     * flags; true when done, false when {@code out} is full (call again).
      */
     boolean fillResident(OutputWriter out) {
-        RowArena[] resident = build.resident();
-        boolean[] spilled = build.spilled();
-        int fanout = 1 << bits;
-        while (residentScanPartition < fanout) {
-            if (spilled[residentScanPartition]) {
-                residentScanPartition++;
-                continue;
-            }
-            if (residentScan == null) {
-                residentScan = new BuildRowScan(resident[residentScanPartition], ctx.strategy.finish(),
-                        probe.probeRows() == 0, probe.probeNullKeyRows() > 0);
-            }
-            boolean done = residentScan.fill(out);
-            out.materialize(null);
-            if (!done) {
-                return false;
-            }
-            residentScan = null;
-            residentScanPartition++;
+        if (residentScan == null) {
+            residentScan = new BuildRowScan(build.table(), ctx.strategy.finish(), probe.probeRows() == 0,
+                    probe.probeNullKeyRows() > 0);
         }
-        return true;
+        boolean done = residentScan.fill(out);
+        out.materialize(null);
+        return done;
     }
 
     /**
@@ -335,9 +320,6 @@ final class PartitionedProbe implements JoinPhase {
                 }
             } finally {
                 build.table().close();
-                for (RowArena arena : build.resident()) {
-                    arena.close();
-                }
             }
         }
     }

@@ -12,9 +12,9 @@ import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.HashProbe;
-import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.PartitionWriter;
@@ -40,8 +40,8 @@ import java.util.List;
  *       buffer ({@link RowCursor}), and sum their stored key hashes;</li>
  *   <li>{@link PartitionPages}: the build's radix partitioning, one arena per partition, a batch routed by the top
  *       bits of h1 ({@link #partitionsOf}) and scattered into the arenas in one {@code RowWriter} call;</li>
- *   <li>{@link HashTable}: a join hash table ({@code JoinHashTable}) whose directory is reserved from a budget, and
- *       the insertion of all rows of a {@link RowPages};</li>
+ *   <li>{@link HashTable}: the join's hash table ({@code UnchainedTable}) built from the rows of a {@link RowPages}
+ *       (which it empties, as the build frees each arena it copies) within a budget;</li>
  *   <li>{@link InnerProbe}: an INNER join's batched probe ({@code HashProbe}) of one batch against a table built from
  *       the right side, its results materialized into a result batch ({@code OutputWriter}).</li>
  * </ul>
@@ -86,14 +86,17 @@ public final class MicroBenchmarkAccess {
         return new PartitionPages(arenas, new RowWriter(layout));
     }
 
-    /** Off-heap bytes of the directory of a table for {@code rows} rows. */
-    public static long tableDirectoryBytes(long rows) {
-        return JoinHashTable.directoryBytes(rows);
+    /** The most off-heap bytes a table over {@code rows} rows of this shape (of {@code rowBytes} in all) reserves. */
+    public long tableBytes(long rows, long rowBytes) {
+        return UnchainedTable.bytesFor(layout, rows, rowBytes);
     }
 
-    /** An empty table for {@code rows} rows, its zeroed directory reserved from {@code memory}; null if refused. */
-    public static HashTable tryCreateTable(MemoryReservation memory, long rows) {
-        JoinHashTable table = JoinHashTable.tryCreate(memory, rows);
+    /**
+     * The table of an INNER join (no MATCHED flags, NULL-key rows dropped) over every row of {@code rows}, reserved
+     * from {@code memory}; {@code rows} is emptied (its pages freed as they are copied). Null if refused.
+     */
+    public HashTable tryBuildTable(MemoryReservation memory, RowPages rows) {
+        UnchainedTable table = UnchainedTable.tryBuild(memory, layout, false, false, rows.arena);
         return table == null ? null : new HashTable(table);
     }
 
@@ -104,7 +107,7 @@ public final class MicroBenchmarkAccess {
      */
     public InnerProbe innerProbe(HashTable table, Schema outputSchema, List<ColumnRef> projection, int outputRows) {
         HashProbe probe = new HashProbe(table.table, JoinStrategy.of(JoinType.INNER, Side.RIGHT),
-                new KeyHasher(keyColumns), null, layout, false, false);
+                new KeyHasher(keyColumns), null, false, false);
         return new InnerProbe(probe, new OutputWriter(outputSchema, projection, Side.RIGHT, layout, outputRows,
                 JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES));
     }
@@ -321,29 +324,34 @@ public final class MicroBenchmarkAccess {
         }
     }
 
-    /** A join hash table over rows of {@link RowPages} (which it does not own). */
+    /** The join's hash table, holding compact copies of the rows it was built from. */
     public static final class HashTable implements AutoCloseable {
-        private final JoinHashTable table;
+        private final UnchainedTable table;
 
-        private HashTable(JoinHashTable table) {
+        private HashTable(UnchainedTable table) {
             this.table = table;
         }
 
-        /** Inserts every row of {@code rows} (which overwrites each row's chain link). */
-        public void insertAll(RowPages rows) {
-            table.insertAll(rows.arena);
-        }
-
-        /** Rows inserted. */
+        /** Rows in the table. */
         public long size() {
             return table.size();
         }
 
-        public int bucketCount() {
-            return table.bucketCount();
+        public int slotCount() {
+            return table.slotCount();
         }
 
-        /** Frees the directory. */
+        /** The bytes of directory entries and rows per row (no allocation rounding). */
+        public double bytesPerRow() {
+            return table.bytesPerRow();
+        }
+
+        /** Bytes reserved for the table. */
+        public long reservedBytes() {
+            return table.reservedBytes();
+        }
+
+        /** Frees the table. */
         @Override
         public void close() {
             table.close();
@@ -361,7 +369,7 @@ public final class MicroBenchmarkAccess {
         }
 
         /**
-         * Probes {@code batch} to the end: hash, batched bucket-head loads, chain walk, each full result batch
+         * Probes {@code batch} to the end: hash, batched directory loads, slot scans, each full result batch
          * materialized and cleared; returns the result rows produced.
          */
         public long probe(Batch batch) {

@@ -6,20 +6,22 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.row.RowLayout;
-import dev.spilljoin.operator.row.RowReader;
 
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * Collects result rows as (probe row index, build row address) pairs and turns them into a result batch of the
- * projected columns, column at a time. Probe index -1 or build address 0 means that side is NULL (outer padding,
- * or a side the result does not have).
+ * Collects result rows as (probe row index, build row ref) pairs and turns them into a result batch of the
+ * projected columns, column at a time. Probe index -1 or build ref 0 means that side is NULL (outer padding, or a
+ * side the result does not have). Build rows are read through the {@link BuildRowReader} of the table that handed
+ * out their refs ({@link #readBuildRowsFrom}, called by each producer before it appends: the writer is made before
+ * the build, and serves the resident table, then each spilled pair's table in turn); the {@link RowLayout} maps
+ * projected columns to the build rows' fields.
  *
  * <p>A batch is bounded by rows ({@code capacity}) and by bytes ({@code byteLimit}): each pair adds the bytes of
  * its values an append can know cheaply, from above: the probe row's projected variable-width values (which the
  * producer sizes once per probe batch, {@link #probeRowBytes}) and the whole serialized build row when a
- * variable-width build column is projected. Pending pairs count as soon as they are appended, so one large probe
+ * variable-width build column is projected ({@link BuildRowReader#rowBytes}). Pending pairs count as soon as they are appended, so one large probe
  * row matching many build rows cannot pile up either. Invariant: the batch is full when its rows reach the
  * capacity or its counted bytes reach the limit, so it holds at most the limit plus one row's bytes; after
  * {@link #materialize}, {@code room() == 0} exactly when {@link #isFull()}.
@@ -41,7 +43,8 @@ public final class OutputWriter {
     private final boolean[] fromProbe;
     private final int[] sourceColumn;
     private final int[] buildField;
-    private final RowReader reader;
+    /** The table whose refs are pending; set by the producer ({@link #readBuildRowsFrom}). */
+    private BuildRowReader reader;
     private final int[] probeRows;
     private final long[] buildRows;
     private int pending;
@@ -93,18 +96,30 @@ public final class OutputWriter {
                 probeVariableColumns[k++] = sourceColumn[c];
             }
         }
-        this.reader = new RowReader(buildLayout);
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
     }
 
     /**
-     * A writer into the same result batch for the other orientation: rows of {@code buildSide} come as serialized
+     * A writer into the same result batch for the other orientation: rows of {@code buildSide} come from a table of
      * rows of {@code buildLayout}, the other side's from probe batches (a spilled pair joined with roles reversed).
      * Both writers see the same batch; each materializes its own pending rows.
      */
     public OutputWriter reoriented(List<ColumnRef> projection, Side buildSide, RowLayout buildLayout) {
         return new OutputWriter(out, materialized, projection, buildSide, buildLayout, capacity, byteLimit);
+    }
+
+    /**
+     * Reads the build refs appended from now on through {@code rows} (the table they come from); a producer calls
+     * this before it appends. Refs of another table must have been materialized first.
+     */
+    public void readBuildRowsFrom(BuildRowReader rows) {
+        if (rows != reader) {
+            if (pending > 0) {
+                throw new IllegalStateException("result rows of another table are pending; materialize them first");
+            }
+            reader = rows;
+        }
     }
 
     /** Rows that can still be appended before the batch is full: 0 once its counted bytes reach the limit. */
@@ -144,7 +159,7 @@ public final class OutputWriter {
         pending++;
         pendingBytes += probeBytes;
         if (countsBuildRows && buildRow != 0) {
-            pendingBytes += RowLayout.rowLength(buildRow);
+            pendingBytes += reader.rowBytes(buildRow);
         }
     }
 
@@ -159,13 +174,24 @@ public final class OutputWriter {
             if (fromProbe[c]) {
                 copyProbeColumn(probe, sourceColumn[c], target, start);
             } else {
-                reader.gather(buildField[c], buildRows, pending, target, start);
+                gatherBuildColumn(buildField[c], target, start);
             }
         }
         out.setRowCount(start + pending);
         pending = 0;
         materialized.bytes += pendingBytes;
         pendingBytes = 0;
+    }
+
+    /** Field {@code field} of the pending build rows; all NULL when no table handed out refs (every ref is 0). */
+    private void gatherBuildColumn(int field, ColumnVector target, int start) {
+        if (reader != null) {
+            reader.gather(field, buildRows, pending, target, start);
+            return;
+        }
+        for (int j = 0; j < pending; j++) {
+            target.setNull(start + j);
+        }
     }
 
     private void copyProbeColumn(Batch probe, int column, ColumnVector target, int start) {

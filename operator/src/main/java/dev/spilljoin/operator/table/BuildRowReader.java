@@ -1,0 +1,16 @@
+package dev.spilljoin.operator.table;
+
+import dev.spilljoin.operator.data.ColumnVector;
+
+/**
+ * Reads the build rows a table hands out as "refs" (a long per row; 0 stands for no row) into result columns: the
+ * seam between the tables and {@link OutputWriter}, which knows a build row only by its ref. A ref is whatever its
+ * table says (for {@link UnchainedTable}: the address of the row's compact copy).
+ */
+public interface BuildRowReader {
+    /** Writes field `field` of the build rows `refs[0..count)` (0 = no row: NULL) into `out` rows [outStart, outStart+count). */
+    void gather(int field, long[] refs, int count, ColumnVector out, int outStart);
+
+    /** The bytes a build row counts in a result batch when a variable-width build column is projected. */
+    int rowBytes(long ref);
+}
