@@ -3,7 +3,6 @@ package dev.spilljoin.bench.micro;
 import dev.spilljoin.operator.ColumnRef;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
-import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.HashTable;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.InnerProbe;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
@@ -26,13 +25,13 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * Probe: an INNER join's {@link InnerProbe} (the operator's {@code HashProbe} and {@code OutputWriter}) of one
  * {@value KeyValueRows#BATCH_ROWS}-row probe batch against a built table of {@code tableRows} rows (keys
- * {@code 0 .. tableRows-1}), as the probe pass runs it: hash the batch, load the bucket heads, walk the chains, and
- * materialize the result (probe key, build payload) into the result batch. Reports ns per probe row.
+ * {@code 0 .. tableRows-1}), as the probe pass runs it: hash the batch, load the directory entries, scan the slots,
+ * and materialize the result (probe key, build payload) into the result batch. Reports ns per probe row.
  *
  * <p>{@code HITS}: probe keys uniform in the build's key range, so every row has exactly one match;
  * {@code MISSES}: uniform in {@code [tableRows, 2 tableRows)}, so none has (most are dropped by the directory's
  * tag filter). {@value #PROBE_BATCHES} different batches are probed in turn, so the table sees random accesses,
- * not one batch's cached lines. 32K rows fit in L2 (2 MiB), 1M rows (64 MiB with the directory) do not.
+ * not one batch's cached lines. 32K rows fit in L2 (2 MiB), 1M rows (25 MiB of table) do not.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,14 +54,13 @@ public class ProbeBenchmark extends MicroBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        memory = BenchBudget.open("probe",
-                KeyValueRows.arenaBytes(tableRows) + MicroBenchmarkAccess.tableDirectoryBytes(tableRows));
+        memory = BenchBudget.open("probe", KeyValueRows.arenaBytes(tableRows)
+                + KeyValueRows.ACCESS.tableBytes(tableRows, (long) tableRows * KeyValueRows.ROW_BYTES));
         buildRows = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, tableRows, 3), memory);
-        table = MicroBenchmarkAccess.tryCreateTable(memory, tableRows);
+        table = KeyValueRows.ACCESS.tryBuildTable(memory, buildRows);
         if (table == null) {
-            throw new IllegalStateException("the budget cannot hold a directory for " + tableRows + " rows");
+            throw new IllegalStateException("the budget cannot hold a table for " + tableRows + " rows");
         }
-        table.insertAll(buildRows);
         long from = switch (probeKeys) {
             case "HITS" -> 0;
             case "MISSES" -> tableRows;
