@@ -373,13 +373,18 @@ final class PartitionedBuild implements JoinPhase {
                     pageBytes += resident[p].reservedBytes();
                 }
             }
-            long tableBytes = UnchainedTable.bytesFor(ctx.buildLayout, rows, rowBytes);
+            long tableBytes = UnchainedTable.bytesFor(ctx.buildLayout, rows, rowBytes, residentPartitions());
             long need = tableBytes + probeStagingBytes;
             if (need <= ctx.memory.headroom() || rows == 0) {
                 residentRows = rows;
                 residentBytes = pageBytes;
+                int[] partitions = residentPartitionIndexes();
+                RowArena[] arenas = new RowArena[partitions.length];
+                for (int k = 0; k < partitions.length; k++) {
+                    arenas[k] = resident[partitions[k]];
+                }
                 table = UnchainedTable.tryBuild(ctx.memory, ctx.buildLayout, ctx.strategy.marksBuildRows(),
-                        keepNullKeys, residentArenas());
+                        keepNullKeys, bits, partitions, arenas);
                 if (table == null) {
                     throw new MemoryExhaustedException("hash join: its resident table of "
                             + ByteSize.format(tableBytes) + " does not fit the budget of "
@@ -442,15 +447,15 @@ final class PartitionedBuild implements JoinPhase {
         return probe;
     }
 
-    /** The arenas of the partitions still resident (their rows go into the table). */
-    private RowArena[] residentArenas() {
-        RowArena[] arenas = new RowArena[residentPartitions()];
+    /** The partitions still resident, ascending (their rows go into the table, one directory range each). */
+    private int[] residentPartitionIndexes() {
+        int[] partitions = new int[residentPartitions()];
         for (int p = 0, k = 0; p < fanout; p++) {
             if (!spilled[p]) {
-                arenas[k++] = resident[p];
+                partitions[k++] = p;
             }
         }
-        return arenas;
+        return partitions;
     }
 
     private int residentPartitions() {

@@ -5,7 +5,7 @@ import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.HashTable;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.InnerProbe;
-import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.PartitionPages;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.List;
@@ -46,7 +46,7 @@ public class ProbeBenchmark extends MicroBenchmark {
     public String probeKeys;
 
     private MemoryReservation memory;
-    private RowPages buildRows;
+    private PartitionPages buildRows;
     private HashTable table;
     private InnerProbe probe;
     private Batch[] batches;
@@ -54,9 +54,8 @@ public class ProbeBenchmark extends MicroBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        memory = BenchBudget.open("probe", KeyValueRows.arenaBytes(tableRows)
-                + KeyValueRows.ACCESS.tableBytes(tableRows, (long) tableRows * KeyValueRows.ROW_BYTES));
-        buildRows = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, tableRows, 3), memory);
+        memory = BenchBudget.open("probe", KeyValueRows.partitionedBytes(tableRows) + KeyValueRows.tableBytes(tableRows));
+        buildRows = KeyValueRows.partitioned(KeyValueRows.shuffledRange(0, tableRows, 3), memory);
         table = KeyValueRows.ACCESS.tryBuildTable(memory, buildRows);
         if (table == null) {
             throw new IllegalStateException("the budget cannot hold a table for " + tableRows + " rows");

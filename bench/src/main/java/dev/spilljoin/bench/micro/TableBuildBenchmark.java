@@ -2,7 +2,7 @@ package dev.spilljoin.bench.micro;
 
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.HashTable;
-import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.PartitionPages;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.concurrent.TimeUnit;
@@ -20,9 +20,10 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Table build: {@link MicroBenchmarkAccess#tryBuildTable} (the operator's {@code UnchainedTable.tryBuild}) over
- * {@code rows} serialized rows (distinct keys, in random key order) in {@link RowPages}, as the build's finish does:
- * count the rows per slot, reserve and allocate the directory and the compact rows, copy every row to its slot
- * (freeing the source pages as they are copied). The rows are serialized before each invocation and the table freed
+ * {@code rows} serialized rows (distinct keys, in random key order) in {@value KeyValueRows#TABLE_PARTITIONS}
+ * partitions' pages ({@link PartitionPages}), as the build's finish does with its resident partitions: count the rows
+ * per slot, reserve and allocate the directory and the compact rows, copy every row to its slot (freeing each
+ * partition's pages once copied). The rows are serialized before each invocation and the table freed
  * after it, untimed. 32K rows (1.5 MiB of rows, under 1 MiB of table) fit in L2; 1M rows (48 MiB, 25 MiB) do not.
  *
  * <p>The primary score is ns per table; {@code build:rows} (an {@link AuxCounters} counter) is ns per row.
@@ -36,7 +37,7 @@ public class TableBuildBenchmark extends MicroBenchmark {
 
     private MemoryReservation memory;
     private long[] keys;
-    private RowPages buildRows;
+    private PartitionPages buildRows;
     private HashTable table;
 
     /** The rows copied, reported per unit of time: JMH turns it into ns per row. */
@@ -49,13 +50,12 @@ public class TableBuildBenchmark extends MicroBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         keys = KeyValueRows.shuffledRange(0, rows, 2);
-        memory = BenchBudget.open("table build", KeyValueRows.arenaBytes(rows)
-                + KeyValueRows.ACCESS.tableBytes(rows, (long) rows * KeyValueRows.ROW_BYTES));
+        memory = BenchBudget.open("table build", KeyValueRows.partitionedBytes(rows) + KeyValueRows.tableBytes(rows));
     }
 
     @Setup(Level.Invocation)
     public void newRows() {
-        buildRows = KeyValueRows.serialize(keys, memory);
+        buildRows = KeyValueRows.partitioned(keys, memory);
     }
 
     /** Builds the table over every row; returns its size. */

@@ -40,8 +40,8 @@ import java.util.List;
  *       buffer ({@link RowCursor}), and sum their stored key hashes;</li>
  *   <li>{@link PartitionPages}: the build's radix partitioning, one arena per partition, a batch routed by the top
  *       bits of h1 ({@link #partitionsOf}) and scattered into the arenas in one {@code RowWriter} call;</li>
- *   <li>{@link HashTable}: the join's hash table ({@code UnchainedTable}) built from the rows of a {@link RowPages}
- *       (which it empties, as the build frees each arena it copies) within a budget;</li>
+ *   <li>{@link HashTable}: the join's hash table ({@code UnchainedTable}) built from the rows of a
+ *       {@link PartitionPages} (which it empties, as the build frees each arena it copies) within a budget;</li>
  *   <li>{@link InnerProbe}: an INNER join's batched probe ({@code HashProbe}) of one batch against a table built from
  *       the right side, its results materialized into a result batch ({@code OutputWriter}).</li>
  * </ul>
@@ -86,17 +86,27 @@ public final class MicroBenchmarkAccess {
         return new PartitionPages(arenas, new RowWriter(layout));
     }
 
-    /** The most off-heap bytes a table over {@code rows} rows of this shape (of {@code rowBytes} in all) reserves. */
-    public long tableBytes(long rows, long rowBytes) {
-        return UnchainedTable.bytesFor(layout, rows, rowBytes);
+    /**
+     * The most off-heap bytes a table over {@code rows} rows of this shape (of {@code rowBytes} in all) from
+     * {@code partitions} partitions reserves.
+     */
+    public long tableBytes(long rows, long rowBytes, int partitions) {
+        return UnchainedTable.bytesFor(layout, rows, rowBytes, partitions);
     }
 
     /**
-     * The table of an INNER join (no MATCHED flags, NULL-key rows dropped) over every row of {@code rows}, reserved
-     * from {@code memory}; {@code rows} is emptied (its pages freed as they are copied). Null if refused.
+     * The table of an INNER join (no MATCHED flags, NULL-key rows dropped) over every row of {@code rows}, as the
+     * build's finish makes it from its resident partitions (one directory range per partition), reserved from
+     * {@code memory}; {@code rows} is emptied (its pages freed as they are copied). Null if refused.
      */
-    public HashTable tryBuildTable(MemoryReservation memory, RowPages rows) {
-        UnchainedTable table = UnchainedTable.tryBuild(memory, layout, false, false, rows.arena);
+    public HashTable tryBuildTable(MemoryReservation memory, PartitionPages rows) {
+        int count = rows.arenas.length;
+        int[] partitions = new int[count];
+        for (int p = 0; p < count; p++) {
+            partitions[p] = p;
+        }
+        UnchainedTable table = UnchainedTable.tryBuild(memory, layout, false, false,
+                Integer.numberOfTrailingZeros(count), partitions, rows.arenas);
         return table == null ? null : new HashTable(table);
     }
 

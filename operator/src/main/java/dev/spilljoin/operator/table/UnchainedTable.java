@@ -16,12 +16,20 @@ import dev.spilljoin.spill.NativeMemory.NativePage;
  * and end where the next slot's begin.
  *
  * <pre>
- * directory: 2^bits + 1 longs, 2^bits = the next power of two &gt;= rows (at least 16), slot = the top bits of H (h2)
+ * directory: R ranges of 2^b slots, one long each, plus a sentinel; R = the sources (level-0 partitions) of the
+ *            table, 2^b = the next power of two &gt;= rows / R (at least 16 slots when R = 1, 2 otherwise)
+ *   slot(H)  = range(p) · 2^b + the top b bits of H     p = H's level-0 partition (partitionOf, top bits of h1),
+ *                                                        range(p) = its source's index; with R = 1: the top b bits
  *   63        48 47                                   0
- *   [ 16-bit   ][ address of the slot's first row     ]    entry 2^bits (the sentinel): the end of the last slot
+ *   [ 16-bit   ][ address of the slot's first row     ]    entry R·2^b (the sentinel): the end of the last slot
  *   [ tag bits ]
- * storage:   [slot 0's rows][slot 1's rows]...[slot 2^bits-1's rows][NULL-key rows (only when kept)]
+ * storage:   [slot 0's rows][slot 1's rows]...[slot R·2^b-1's rows][NULL-key rows (only when kept)]
  * </pre>
+ *
+ * <p>Ranges: the rows of one source (one resident partition) fill one contiguous range of the directory and of the
+ * storage, so the build's random accesses stay within that range (its cache-sized share of the table), not the
+ * whole table; a probe row finds its range by the partition the build routed it by, which costs one hash mix. A
+ * table over a single source (a spilled pair, a nested-loop chunk) has one range.
  *
  * <p>The 16-bit tag is the OR of the {@link HashFunctions#tagOf tags} (2 of 16 bits) of the slot's rows: a probe
  * whose tag bits are not all set misses with one load. A hit costs two independent loads (the entry, whose
@@ -47,6 +55,8 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     public static final int MIN_SLOT_BITS = 4;
     /** The directory's bytes per row at most (beyond its minimum): fewer than 2 slots per row, 8 bytes each. */
     public static final long MAX_DIRECTORY_BYTES_PER_ROW = 16;
+    /** Source rows the build handles together (one loop of independent directory loads each). */
+    private static final int GROUP = 32;
 
     private final MemoryReservation reservation;
     /** The row format: with its header until the build decides ({@link #fill}). */
@@ -54,7 +64,13 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     private final NativePage directoryPage;
     private final long directoryBytes;
     private final long directory;
+    /** log2 of the slots per range. */
     private final int bits;
+    private final int ranges;
+    /** log2 of the level-0 fanout the ranges stand for, 0 with a single range. */
+    private final int partitionBits;
+    /** The range of each level-0 partition (0 for partitions the table does not hold), null with a single range. */
+    private final int[] rangeOfPartition;
     private NativePage storagePage;
     private long storageBytes;
     private long storage;
@@ -63,21 +79,37 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     private long size;
     private long nullKeyRows;
     private long[] addresses = new long[0];
+    /** Where the build's touching loads go, so that the JIT keeps them. */
+    private long sink;
 
     private UnchainedTable(MemoryReservation reservation, CompactRows rows, NativePage directoryPage,
-                           long directoryBytes, int bits) {
+                           long directoryBytes, int bits, int partitionBits, int[] partitions) {
         this.reservation = reservation;
         this.rowsFormat = rows;
         this.directoryPage = directoryPage;
         this.directoryBytes = directoryBytes;
         this.directory = directoryPage.address();
         this.bits = bits;
+        this.ranges = Math.max(1, partitions.length);
+        this.partitionBits = partitionBits;
+        if (partitionBits == 0) {
+            this.rangeOfPartition = null;
+        } else {
+            this.rangeOfPartition = new int[1 << partitionBits];
+            for (int k = 0; k < partitions.length; k++) {
+                rangeOfPartition[partitions[k]] = k;
+            }
+        }
     }
 
-    /** log2 of the slot count for {@code rows} rows: the next power of two at or above them, at least 16 slots. */
-    public static int slotBits(long rows) {
-        long slots = Math.max(1L << MIN_SLOT_BITS, Long.highestOneBit(Math.max(1, rows - 1)) << 1);
-        return Long.numberOfTrailingZeros(slots);
+    /**
+     * log2 of the slots per range for {@code rows} rows in {@code ranges} ranges: the next power of two at or above
+     * the rows per range, at least 16 slots with one range, 2 with more.
+     */
+    public static int slotBits(long rows, int ranges) {
+        long perRange = (rows + ranges - 1) / ranges;
+        int least = ranges == 1 ? MIN_SLOT_BITS : 1;
+        return Math.max(least, 64 - Long.numberOfLeadingZeros(Math.max(1, perRange - 1)));
     }
 
     /** Bytes actually reserved for an area of {@code bytes}: whole 2 MiB pages from 2 MiB on, else 64-byte units. */
@@ -86,9 +118,14 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         return Math.max(unit, (bytes + unit - 1) / unit * unit);
     }
 
-    /** The directory's reserved bytes for a table of {@code rows} rows (its sentinel entry included). */
+    /** The directory's reserved bytes for a table of {@code rows} rows in one range (its sentinel included). */
     public static long directoryBytes(long rows) {
-        return allocationBytes((8L << slotBits(rows)) + 8);
+        return directoryBytes(rows, 1);
+    }
+
+    /** The directory's reserved bytes for a table of {@code rows} rows in {@code ranges} ranges. */
+    public static long directoryBytes(long rows, int ranges) {
+        return allocationBytes(((long) ranges << slotBits(rows, ranges)) * 8 + 8);
     }
 
     /** The bytes of the smallest table (no rows). */
@@ -102,7 +139,12 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
      * stay until they are copied.
      */
     public static long bytesFor(RowLayout layout, long rows, long rowBytes) {
-        return directoryBytes(rows) + allocationBytes(CompactRows.bytesBound(layout, rows, rowBytes));
+        return bytesFor(layout, rows, rowBytes, 1);
+    }
+
+    /** As {@link #bytesFor(RowLayout, long, long)}, for a table of {@code ranges} sources. */
+    public static long bytesFor(RowLayout layout, long rows, long rowBytes, int ranges) {
+        return directoryBytes(rows, ranges) + allocationBytes(CompactRows.bytesBound(layout, rows, rowBytes));
     }
 
     /**
@@ -121,20 +163,33 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
      * null, with nothing allocated and the sources untouched, if the reservation refuses the table.
      */
     public static UnchainedTable tryBuild(MemoryReservation reservation, RowLayout layout, boolean marks,
-                                          boolean keepNullKeys, RowArena... sources) {
+                                          boolean keepNullKeys, RowArena source) {
+        return tryBuild(reservation, layout, marks, keepNullKeys, 0, new int[] {0}, new RowArena[] {source});
+    }
+
+    /**
+     * As {@link #tryBuild(MemoryReservation, RowLayout, boolean, boolean, RowArena)} over several sources, each
+     * holding the rows of one level-0 partition: {@code sources[k]} those of partition {@code partitions[k]} of
+     * {@code 2^partitionBits} (see the class comment; NULL-key rows may be in any source).
+     */
+    public static UnchainedTable tryBuild(MemoryReservation reservation, RowLayout layout, boolean marks,
+                                          boolean keepNullKeys, int partitionBits, int[] partitions,
+                                          RowArena[] sources) {
         long total = 0;
         for (RowArena arena : sources) {
             total += arena.rowCount();
         }
-        int bits = slotBits(total);
-        long dirBytes = directoryBytes(total);
+        int ranges = Math.max(1, sources.length);
+        int bits = slotBits(total, ranges);
+        long dirBytes = directoryBytes(total, ranges);
         if (!reservation.tryGrow(dirBytes)) {
             return null;
         }
         UnchainedTable table;
         try {
             table = new UnchainedTable(reservation, new CompactRows(layout),
-                    NativeMemory.allocate(reservation, dirBytes), dirBytes, bits);
+                    NativeMemory.allocate(reservation, dirBytes), dirBytes, bits,
+                    sources.length > 1 ? partitionBits : 0, partitions);
         } catch (RuntimeException | Error e) {
             reservation.shrink(dirBytes);
             throw e;
@@ -158,34 +213,51 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         boolean header = marks || variable;
         long dir = directory;
         int shift = 64 - bits;
+        long[] rowAt = new long[GROUP];
+        long[] slotAt = new long[GROUP];
         long slotRows = 0;
         long slotBytes = 0;
         long nullRows = 0;
         long nullBytes = 0;
-        for (RowArena arena : sources) {
+        long touched = 0;
+        for (int k = 0; k < sources.length; k++) {
+            RowArena arena = sources[k];
+            long rangeStart = dir + ((long) k << bits << 3);
             for (int p = 0; p < arena.pageCount(); p++) {
                 long row = arena.pageAddress(p);
                 long pageEnd = row + arena.pageUsed(p);
                 while (row < pageEnd) {
-                    int length = RowLayout.rowLength(row);
-                    int compact = format.lengthOf(row);
-                    if (RowLayout.hasNullKey(row)) {
-                        if (keepNullKeys) {
-                            nullRows++;
-                            nullBytes += compact;
-                            header = true;
-                        }
-                    } else {
-                        long at = dir + ((RowLayout.hash(row) >>> shift) << 3);
-                        NativeMemory.putLong(at, NativeMemory.getLong(at) + (variable ? compact : 1));
-                        slotRows++;
-                        slotBytes += compact;
-                        header = header || format.needsHeader(row);
+                    int m = 0;
+                    for (; m < GROUP && row < pageEnd; m++) {
+                        rowAt[m] = row;
+                        row += RowLayout.rowLength(row);
                     }
-                    row += length;
+                    for (int j = 0; j < m; j++) {
+                        long at = rangeStart + ((RowLayout.hash(rowAt[j]) >>> shift) << 3);
+                        slotAt[j] = at;
+                        touched += NativeMemory.getLong(at);
+                    }
+                    for (int j = 0; j < m; j++) {
+                        long source = rowAt[j];
+                        int compact = format.lengthOf(source);
+                        if (RowLayout.hasNullKey(source)) {
+                            if (keepNullKeys) {
+                                nullRows++;
+                                nullBytes += compact;
+                                header = true;
+                            }
+                        } else {
+                            long at = slotAt[j];
+                            NativeMemory.putLong(at, NativeMemory.getLong(at) + (variable ? compact : 1));
+                            slotRows++;
+                            slotBytes += compact;
+                            header = header || format.needsHeader(source);
+                        }
+                    }
                 }
             }
         }
+        sink = touched;
         CompactRows chosen = header ? format : format.withoutHeader();
         int unit = variable ? 1 : chosen.stride();
         long bytes = variable ? slotBytes + nullBytes : (slotRows + nullRows) * unit;
@@ -205,14 +277,19 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             throw new IllegalStateException("the hash table's storage at 0x" + Long.toHexString(storage)
                     + " lies beyond the 48-bit addresses its directory holds");
         }
-        scatter(chosen, unit, slotRows, nullRows, keepNullKeys, sources);
+        scatter(chosen, unit, slotRows, nullRows, keepNullKeys, sources, rowAt, slotAt);
         return true;
     }
 
+    /**
+     * Step 3, a group of {@value #GROUP} source rows at a time in three loops (memory-level parallelism: the
+     * directory entries of the group are loaded first, independently of each other, then updated, then the rows
+     * copied to the targets those gave, whose lines the update loop already touched).
+     */
     private void scatter(CompactRows format, int unit, long slotRows, long nullRows, boolean keepNullKeys,
-                            RowArena[] sources) {
+                         RowArena[] sources, long[] rowAt, long[] slotAt) {
         long dir = directory;
-        int slots = 1 << bits;
+        int slots = ranges << bits;
         long running = storage;
         for (int s = 0; s < slots; s++) {
             long at = dir + ((long) s << 3);
@@ -223,27 +300,51 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         long nullCursor = running;
         nullKeyRowsStart = running;
         int shift = 64 - bits;
-        for (RowArena arena : sources) {
+        long[] targetAt = new long[GROUP];
+        long touched = 0;
+        for (int k = 0; k < sources.length; k++) {
+            RowArena arena = sources[k];
+            long rangeStart = dir + ((long) k << bits << 3);
             for (int p = 0; p < arena.pageCount(); p++) {
                 long row = arena.pageAddress(p);
                 long pageEnd = row + arena.pageUsed(p);
                 while (row < pageEnd) {
-                    int length = RowLayout.rowLength(row);
-                    if (!RowLayout.hasNullKey(row)) {
-                        long hash = RowLayout.hash(row);
-                        long at = dir + ((hash >>> shift) << 3);
-                        long entry = NativeMemory.getLong(at);
-                        long target = (entry & ADDRESS_MASK) - format.lengthOf(row);
-                        format.copy(row, target);
-                        NativeMemory.putLong(at, target | (entry & TAG_MASK) | HashFunctions.tagOf(hash));
-                    } else if (keepNullKeys) {
-                        nullCursor += format.copy(row, nullCursor);
+                    int m = 0;
+                    for (; m < GROUP && row < pageEnd; m++) {
+                        rowAt[m] = row;
+                        row += RowLayout.rowLength(row);
                     }
-                    row += length;
+                    for (int j = 0; j < m; j++) {
+                        long at = rangeStart + ((RowLayout.hash(rowAt[j]) >>> shift) << 3);
+                        slotAt[j] = at;
+                        touched += NativeMemory.getLong(at);
+                    }
+                    for (int j = 0; j < m; j++) {
+                        long source = rowAt[j];
+                        long target = 0;
+                        if (!RowLayout.hasNullKey(source)) {
+                            long at = slotAt[j];
+                            long entry = NativeMemory.getLong(at);
+                            target = (entry & ADDRESS_MASK) - format.lengthOf(source);
+                            NativeMemory.putLong(at, target
+                                    | (entry & TAG_MASK) | HashFunctions.tagOf(RowLayout.hash(source)));
+                            touched += NativeMemory.getByte(target);
+                        } else if (keepNullKeys) {
+                            target = nullCursor;
+                            nullCursor += format.lengthOf(source);
+                        }
+                        targetAt[j] = target;
+                    }
+                    for (int j = 0; j < m; j++) {
+                        if (targetAt[j] != 0) {
+                            format.copy(rowAt[j], targetAt[j]);
+                        }
+                    }
                 }
             }
             arena.clear();
         }
+        sink += touched;
         end = nullCursor;
         size = slotRows;
         nullKeyRows = nullRows;
@@ -265,11 +366,24 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         }
         long dir = directory;
         int shift = 64 - bits;
+        int[] rangeOf = rangeOfPartition;
+        int partitionShift = 64 - partitionBits;
+        if (rangeOf != null) {
+            for (int j = 0; j < m; j++) {
+                int i = active[j];
+                long partition = HashFunctions.partitionHash(hashes[i], 0) >>> partitionShift;
+                begin[i] = dir + (((long) rangeOf[(int) partition] << bits) << 3);
+            }
+        } else {
+            for (int j = 0; j < m; j++) {
+                begin[active[j]] = dir;
+            }
+        }
         int k = 0;
         for (int j = 0; j < m; j++) {
             int i = active[j];
             long hash = hashes[i];
-            long at = dir + ((hash >>> shift) << 3);
+            long at = begin[i] + ((hash >>> shift) << 3);
             long entry = NativeMemory.getLong(at);
             long tag = HashFunctions.tagOf(hash);
             begin[i] = entry & ADDRESS_MASK;
@@ -309,7 +423,12 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     }
 
     public int slotCount() {
-        return 1 << bits;
+        return ranges << bits;
+    }
+
+    /** The directory's ranges (one per source partition). */
+    public int rangeCount() {
+        return ranges;
     }
 
     /** Bytes reserved: the directory and the storage. */
@@ -319,7 +438,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
 
     /** Bytes of the rows themselves and the directory entries (no allocation rounding), per row in slots. */
     public double bytesPerRow() {
-        return size == 0 ? 0 : (double) ((8L << bits) + 8 + (nullKeyRowsStart - storage)) / size;
+        return size == 0 ? 0 : (double) (((long) ranges << bits) * 8 + 8 + (nullKeyRowsStart - storage)) / size;
     }
 
     @Override

@@ -223,6 +223,45 @@ class UnchainedTableTest {
     }
 
     @Test
+    void aTableOfSeveralPartitionsHasOneDirectoryRangeEachAndFindsEveryRowThroughItsPartition() {
+        int bits = 2;
+        int[] resident = {0, 2, 3};
+        RowArena[] arenas = new RowArena[resident.length];
+        List<String> expected = new ArrayList<>();
+        List<List<Object[]>> rowsOf = new ArrayList<>();
+        for (int k = 0; k < resident.length; k++) {
+            rowsOf.add(new ArrayList<>());
+        }
+        for (long key = 0; key < 2000; key++) {
+            int p = HashFunctions.partitionOf(HashFunctions.combine(HashFunctions.KEY_SEED, key), 0, bits);
+            int k = Arrays.binarySearch(resident, p);
+            if (k >= 0) {
+                rowsOf.get(k).add(new Object[] {key, 10 * key + 1});
+                expected.add(key + "|" + key + "|" + (10 * key + 1));
+            }
+        }
+        expected.sort(null);
+        for (int k = 0; k < resident.length; k++) {
+            arenas[k] = arenaOf(KV, rowsOf.get(k));
+        }
+        long[] probeKeys = new long[2000];
+        for (int i = 0; i < probeKeys.length; i++) {
+            probeKeys[i] = i;
+        }
+        try (UnchainedTable table = UnchainedTable.tryBuild(memory, layoutOf(KV), false, false, bits, resident, arenas)) {
+            assertThat(table.rangeCount()).isEqualTo(3);
+            assertThat(table.size()).isEqualTo(expected.size());
+            assertThat(table.slotCount() % 3).isZero();
+            assertThat(join(table, KV, JoinType.INNER, keyValueRows(probeKeys), 64))
+                    .as("rows of the partition the table does not hold find nothing").isEqualTo(expected);
+        } finally {
+            for (RowArena arena : arenas) {
+                arena.close();
+            }
+        }
+    }
+
+    @Test
     void anEmptyTableMatchesNothingAndPadsEveryProbeRow() {
         try (RowArena arena = new RowArena(memory, PAGE);
              UnchainedTable table = UnchainedTable.tryBuild(memory, layoutOf(KV), true, true, arena)) {
