@@ -103,10 +103,13 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * log2 of the slots per range for {@code rows} rows in {@code ranges} ranges: the next power of two at or above
-     * the rows per range, at least 16 slots with one range, 2 with more.
+     * log2 of the slots per range for {@code rows} rows in {@code ranges} ranges (none counts as one): the next
+     * power of two at or above the rows per range, at least 16 slots with one range, 2 with more.
      */
     public static int slotBits(long rows, int ranges) {
+        if (ranges < 1) {
+            return slotBits(rows, 1);
+        }
         long perRange = (rows + ranges - 1) / ranges;
         int least = ranges == 1 ? MIN_SLOT_BITS : 1;
         return Math.max(least, 64 - Long.numberOfLeadingZeros(Math.max(1, perRange - 1)));
@@ -123,9 +126,10 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         return directoryBytes(rows, 1);
     }
 
-    /** The directory's reserved bytes for a table of {@code rows} rows in {@code ranges} ranges. */
+    /** The directory's reserved bytes for a table of {@code rows} rows in {@code ranges} ranges (none counts as one). */
     public static long directoryBytes(long rows, int ranges) {
-        return allocationBytes(((long) ranges << slotBits(rows, ranges)) * 8 + 8);
+        int r = Math.max(1, ranges);
+        return allocationBytes(((long) r << slotBits(rows, r)) * 8 + 8);
     }
 
     /** The bytes of the smallest table (no rows). */
@@ -212,7 +216,6 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         boolean variable = format.isVariable();
         boolean header = marks || variable;
         long dir = directory;
-        int shift = 64 - bits;
         long[] rowAt = new long[GROUP];
         long[] slotAt = new long[GROUP];
         long slotRows = 0;
@@ -233,7 +236,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
                         row += RowLayout.rowLength(row);
                     }
                     for (int j = 0; j < m; j++) {
-                        long at = rangeStart + ((RowLayout.hash(rowAt[j]) >>> shift) << 3);
+                        long at = rangeStart + ((long) HashFunctions.bucketOf(RowLayout.hash(rowAt[j]), bits) << 3);
                         slotAt[j] = at;
                         touched += NativeMemory.getLong(at);
                     }
@@ -299,7 +302,6 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         NativeMemory.putLong(dir + ((long) slots << 3), running);
         long nullCursor = running;
         nullKeyRowsStart = running;
-        int shift = 64 - bits;
         long[] targetAt = new long[GROUP];
         long touched = 0;
         for (int k = 0; k < sources.length; k++) {
@@ -315,7 +317,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
                         row += RowLayout.rowLength(row);
                     }
                     for (int j = 0; j < m; j++) {
-                        long at = rangeStart + ((RowLayout.hash(rowAt[j]) >>> shift) << 3);
+                        long at = rangeStart + ((long) HashFunctions.bucketOf(RowLayout.hash(rowAt[j]), bits) << 3);
                         slotAt[j] = at;
                         touched += NativeMemory.getLong(at);
                     }
@@ -365,7 +367,6 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             m += (int) (~skip[i >>> 6] >>> i) & 1;
         }
         long dir = directory;
-        int shift = 64 - bits;
         int[] rangeOf = rangeOfPartition;
         int partitionShift = 64 - partitionBits;
         if (rangeOf != null) {
@@ -383,7 +384,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         for (int j = 0; j < m; j++) {
             int i = active[j];
             long hash = hashes[i];
-            long at = begin[i] + ((hash >>> shift) << 3);
+            long at = begin[i] + ((long) HashFunctions.bucketOf(hash, bits) << 3);
             long entry = NativeMemory.getLong(at);
             long tag = HashFunctions.tagOf(hash);
             begin[i] = entry & ADDRESS_MASK;
