@@ -203,7 +203,8 @@ final class HeavyHitterNestedLoop implements OutputTask {
                     + " does not fit the " + ByteSize.format(memory.headroom()) + " left of the budget");
         }
         probe = new HashProbe(table, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(),
-                orientation.buildEmpty(), orientation.buildHasNullKey());
+                orientation.buildEmpty(), orientation.buildHasNullKey(),
+                ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
         probeReader = probeFile == null ? null : probeFile.openReader(memory, ctx.sizing.readWindowBytes());
         if (!lastChunk && probeFile != null) {
             nextProbeFile = ctx.space().newFile("nested-loop-probe-L" + pair.level() + "-p" + pair.index());

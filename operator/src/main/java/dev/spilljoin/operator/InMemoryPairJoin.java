@@ -84,7 +84,8 @@ final class InMemoryPairJoin implements OutputTask {
                         + " of the budget is left");
             }
             this.probe = new HashProbe(table, strategy, new KeyHasher(orientation.probeKeys()),
-                    orientation.encoder(ctx.hashIsKey), orientation.buildEmpty(), orientation.buildHasNullKey());
+                    orientation.encoder(ctx.hashIsKey), orientation.buildEmpty(), orientation.buildHasNullKey(),
+                    ctx.candidatePairs(orientation.buildSide(), orientation.buildLayout()));
             this.probeReader = streamed == null ? null : streamed.openReader(memory, ctx.sizing.readWindowBytes());
             boolean dropped = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
             this.scan = dropped ? null : new BuildRowScan(table, strategy.finish(),

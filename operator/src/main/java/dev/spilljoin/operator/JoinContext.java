@@ -4,7 +4,9 @@ import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.row.KeyEncoder;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.table.CandidatePairs;
 import dev.spilljoin.operator.table.JoinStrategy;
+import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.SpillCounters;
 import dev.spilljoin.spill.SpillSpace;
@@ -68,15 +70,27 @@ final class JoinContext {
         this.hashIsKey = probeKeys.length == 1 && !probeSchema.type(probeKeys[0]).isVariableWidth();
     }
 
-    /** The layout of {@code side}'s rows: its keys plus its columns the output needs. */
+    /** The layout of {@code side}'s rows: its keys plus its columns the output and the extra condition read. */
     static RowLayout layoutOf(JoinSpec spec, Side side) {
-        int[] needed = spec.projection().stream().filter(r -> r.side() == side).mapToInt(ColumnRef::column).toArray();
-        return new RowLayout(spec.schema(side), spec.keys(side), needed);
+        return new RowLayout(spec.schema(side), spec.keys(side), spec.carriedColumns(side));
     }
 
     /** A key encoder for probe batches, or null when hashes alone decide equality. */
     KeyEncoder probeEncoder() {
         return hashIsKey ? null : new KeyEncoder(buildLayout, probeKeys);
+    }
+
+    /**
+     * The extra condition's stage for a probe whose build rows are {@code buildSide}'s, of {@code buildLayout}; null
+     * when the spec has no condition. Each probe gets its own (it holds the probe's collected pairs).
+     */
+    CandidatePairs candidatePairs(Side buildSide, RowLayout buildLayout) {
+        if (spec.condition() == null) {
+            return null;
+        }
+        OutputWriter collector = new OutputWriter(spec.conditionSchema(), spec.conditionColumns(), buildSide,
+                buildLayout, config.outputBatchRows(), config.outputBatchBytes());
+        return new CandidatePairs(collector, spec.condition());
     }
 
     /**

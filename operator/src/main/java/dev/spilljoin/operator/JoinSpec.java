@@ -12,12 +12,13 @@ import java.util.Objects;
  * What to join, immutable: both schemas, the key columns (pairwise equal types, no coercion), the join type, the
  * projection (output columns in order) and the memory: a budget in bytes (the join creates its own root
  * reservation) or a given {@link MemoryReservation} (the join opens a child of it); optionally a
- * {@link StatisticsLookup} (a shared statistics cache and the inputs' identities; null = none). Validated on construction with
+ * {@link StatisticsLookup} (a shared statistics cache and the inputs' identities; null = none) and an extra
+ * {@link PairCondition} on the columns {@code conditionColumns} (null = keys only). Validated on construction with
  * errors that say what is wrong and how to fix it. Build one with {@link #builder(Schema, Schema)}.
  */
 public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, int[] rightKeys, JoinType joinType,
                        List<ColumnRef> projection, long budgetBytes, MemoryReservation reservation, JoinConfig config,
-                       StatisticsLookup statistics) {
+                       StatisticsLookup statistics, List<ColumnRef> conditionColumns, PairCondition condition) {
 
     public JoinSpec {
         Objects.requireNonNull(leftSchema, "leftSchema");
@@ -57,6 +58,17 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
                         + ref + "; project only " + only + " columns");
             }
         }
+        conditionColumns = conditionColumns == null ? List.of() : List.copyOf(conditionColumns);
+        for (ColumnRef ref : conditionColumns) {
+            checkColumn(ref.side() == Side.LEFT ? leftSchema : rightSchema, ref.column(), "condition column " + ref);
+        }
+        if (condition == null && !conditionColumns.isEmpty()) {
+            throw new IllegalArgumentException("condition columns " + conditionColumns + " were given without a condition");
+        }
+        if (condition != null && joinType == JoinType.NULL_AWARE_LEFT_ANTI) {
+            throw new IllegalArgumentException("NULL_AWARE_LEFT_ANTI (NOT IN) takes no extra condition; use LEFT_ANTI"
+                    + " (NOT EXISTS) with the condition");
+        }
         if (reservation == null && budgetBytes <= 0) {
             throw new IllegalArgumentException("a join needs a memory budget: set budgetBytes(> 0) or a reservation, got "
                     + budgetBytes);
@@ -79,6 +91,22 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
         if (column < 0 || column >= schema.size()) {
             throw new IllegalArgumentException(what + ": column index " + column + " is outside schema " + schema);
         }
+    }
+
+    /** The columns of {@code side} the rows must carry: those the output and the extra condition read. */
+    public int[] carriedColumns(Side side) {
+        return java.util.stream.Stream.concat(projection.stream(), conditionColumns.stream())
+                .filter(r -> r.side() == side).mapToInt(ColumnRef::column).distinct().toArray();
+    }
+
+    /** The schema of the batches the extra condition gets: its columns, named as in their input, all nullable. */
+    public Schema conditionSchema() {
+        List<Column> columns = new ArrayList<>();
+        for (ColumnRef ref : conditionColumns) {
+            Column c = schema(ref.side()).column(ref.column());
+            columns.add(new Column(ref.side().name().toLowerCase(java.util.Locale.ROOT) + "." + c.name(), c.type(), true));
+        }
+        return new Schema(columns);
     }
 
     public Schema schema(Side side) {
@@ -105,7 +133,7 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
     /** This spec with another configuration (e.g. a test's spill directory), everything else unchanged. */
     public JoinSpec withConfig(JoinConfig newConfig) {
         return new JoinSpec(leftSchema, rightSchema, leftKeys, rightKeys, joinType, projection, budgetBytes, reservation,
-                newConfig, statistics);
+                newConfig, statistics, conditionColumns, condition);
     }
 
     public static Builder builder(Schema left, Schema right) {
@@ -124,6 +152,8 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
         private MemoryReservation reservation;
         private JoinConfig config = JoinConfig.DEFAULT;
         private StatisticsLookup statistics;
+        private List<ColumnRef> conditionColumns = List.of();
+        private PairCondition condition;
 
         private Builder(Schema left, Schema right) {
             this.left = left;
@@ -185,11 +215,21 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
             return this;
         }
 
+        /**
+         * An extra join condition, evaluated on the candidate pairs' {@code columns} (of either side, in this order;
+         * see {@link PairCondition}); null removes it.
+         */
+        public Builder condition(List<ColumnRef> columns, PairCondition condition) {
+            this.conditionColumns = condition == null ? List.of() : List.copyOf(columns);
+            this.condition = condition;
+            return this;
+        }
+
         public JoinSpec build() {
             List<ColumnRef> p = projection != null ? projection : defaultProjection();
             return new JoinSpec(left, right, leftKeys.stream().mapToInt(Integer::intValue).toArray(),
                     rightKeys.stream().mapToInt(Integer::intValue).toArray(), joinType, p, budgetBytes, reservation,
-                    config, statistics);
+                    config, statistics, conditionColumns, condition);
         }
 
         /** All columns of the returned side(s): left then right for pair-producing joins. */

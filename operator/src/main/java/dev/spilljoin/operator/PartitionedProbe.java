@@ -87,7 +87,7 @@ final class PartitionedProbe implements JoinPhase {
         this.bits = build.fanoutLog2();
         this.hasher = new KeyHasher(ctx.probeKeys);
         this.probe = new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), build.rows() == 0,
-                build.nullKeyRows() > 0);
+                build.nullKeyRows() > 0, ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
         this.rowWriter = new RowWriter(ctx.probeLayout);
         this.staging[0] = new RowArena(ctx.memory, ctx.sizing.pageSize());
         boolean anyPartitionSpilled = false;

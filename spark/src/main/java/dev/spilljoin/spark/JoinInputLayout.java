@@ -3,6 +3,7 @@ package dev.spilljoin.spark;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.Schema;
+import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -29,6 +30,7 @@ final class JoinInputLayout implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private final Seq<Attribute> childOutput;
+    private final Seq<Expression> keyExpressions;
     /** The child's output followed by the computed keys; null when every key is a child column. */
     private final Seq<Expression> carried;
     private final int[] keys;
@@ -37,8 +39,10 @@ final class JoinInputLayout implements Serializable {
     private final int[] scale;
     private final boolean[] nullable;
 
-    private JoinInputLayout(Seq<Attribute> childOutput, Seq<Expression> carried, int[] keys, List<Expression> all) {
+    private JoinInputLayout(Seq<Attribute> childOutput, Seq<Expression> keyExpressions, Seq<Expression> carried,
+                            int[] keys, List<Expression> all) {
         this.childOutput = childOutput;
+        this.keyExpressions = keyExpressions;
         this.carried = carried;
         this.keys = keys;
         int n = all.size();
@@ -71,7 +75,7 @@ final class JoinInputLayout implements Serializable {
             }
         }
         Seq<Expression> carried = all.size() == attributes.size() ? null : CollectionConverters.asScala(all).toList();
-        return new JoinInputLayout(output, carried, keys, all);
+        return new JoinInputLayout(output, keyExpressions, carried, keys, all);
     }
 
     /** Why the join cannot carry this input (a column or key of a type it has no reading for); null when it can. */
@@ -139,5 +143,55 @@ final class JoinInputLayout implements Serializable {
             };
         }
         return new InternalRowBatchSource(input, schema, columns, precision, scale, batchRows);
+    }
+
+    /**
+     * Whether some row of {@code rows} has a NULL join key: a Spark job that stops at the first one found (it reads
+     * every row only when there is none).
+     */
+    boolean anyNullKey(RDD<InternalRow> rows) {
+        JoinInputLayout layout = this;
+        return !rows.toJavaRDD().mapPartitions(partition -> {
+            UnsafeProjection keys = layout.keyProjection();
+            while (partition.hasNext()) {
+                if (keys.apply(partition.next()).anyNull()) {
+                    return List.of(true).iterator();
+                }
+            }
+            return java.util.Collections.<Boolean>emptyIterator();
+        }).isEmpty();
+    }
+
+    /** The rows of {@code rows} whose join keys are all non-NULL (runs in the task). */
+    Iterator<InternalRow> withNonNullKeys(Iterator<InternalRow> rows) {
+        UnsafeProjection keys = keyProjection();
+        return new Iterator<>() {
+            private InternalRow next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null && rows.hasNext()) {
+                    InternalRow row = rows.next();
+                    if (!keys.apply(row).anyNull()) {
+                        next = row;
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public InternalRow next() {
+                if (!hasNext()) {
+                    throw new java.util.NoSuchElementException();
+                }
+                InternalRow row = next;
+                next = null;
+                return row;
+            }
+        };
+    }
+
+    private UnsafeProjection keyProjection() {
+        return UnsafeProjection.create(keyExpressions, childOutput);
     }
 }

@@ -32,6 +32,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -46,8 +47,13 @@ import java.util.Objects;
  *
  * <p>Output: left then right attributes (the outer side's other side nullable); left only for semi and anti joins.
  * Output partitioning follows Spark's shuffled joins; no output ordering is promised (a spilling join does not keep
- * the streamed side's order). The fields are the case-class shape Spark's tree transformations expect: eight
+ * the streamed side's order). The fields are the case-class shape Spark's tree transformations expect: nine
  * constructor arguments in {@link #productElement} order.
+ *
+ * <p>A NOT IN ({@code isNullAwareAntiJoin}, see {@link NotInJoin}) needs two facts about the whole subquery that no
+ * single partition knows: whether it is empty and whether it holds a NULL. Two jobs over the subquery's shuffled rows
+ * that stop at the first row found find them first; then a NULL in a non-empty subquery makes the result empty, an empty subquery returns every left
+ * row (NULL keys too), and otherwise each task runs a left anti join of the left rows whose key is not NULL.
  */
 public final class SpillJoinExec extends SparkPlan {
     private static final long serialVersionUID = 1L;
@@ -61,12 +67,15 @@ public final class SpillJoinExec extends SparkPlan {
     private final SparkPlan left;
     private final SparkPlan right;
     private final boolean isSkewJoin;
+    /** A NOT IN ({@link NotInJoin}): the left anti join's NULL semantics are SQL's {@code NOT IN}'s. */
+    private final boolean isNullAwareAntiJoin;
     private final Seq<SparkPlan> children;
     private final Seq<Attribute> output;
     private SpillJoinMetrics metrics;
 
     public SpillJoinExec(Seq<Expression> leftKeys, Seq<Expression> rightKeys, JoinType joinType, BuildSide buildSide,
-                         Option<Expression> condition, SparkPlan left, SparkPlan right, boolean isSkewJoin) {
+                         Option<Expression> condition, SparkPlan left, SparkPlan right, boolean isSkewJoin,
+                         boolean isNullAwareAntiJoin) {
         this.leftKeys = leftKeys;
         this.rightKeys = rightKeys;
         this.joinType = joinType;
@@ -75,23 +84,21 @@ public final class SpillJoinExec extends SparkPlan {
         this.left = left;
         this.right = right;
         this.isSkewJoin = isSkewJoin;
+        this.isNullAwareAntiJoin = isNullAwareAntiJoin;
         this.children = seq(left, right);
         this.output = joinOutput(joinType, left.output(), right.output());
     }
 
     /**
      * Why spilljoin cannot run this join (it stays Spark's); null when it can: the join type must be one of inner,
-     * left/right/full outer, left semi, left anti; an extra condition only on inner joins; every column and key of a
-     * type {@link SparkColumn} reads.
+     * left/right/full outer, left semi, left anti (an extra condition on any of them: the operator evaluates it on
+     * candidate pairs, see {@link dev.spilljoin.operator.PairCondition}); every column and key of a type
+     * {@link SparkColumn} reads.
      */
     static String unsupported(Seq<Expression> leftKeys, Seq<Expression> rightKeys, JoinType joinType,
                               Option<Expression> condition, SparkPlan left, SparkPlan right) {
         if (operatorJoinType(joinType) == null) {
             return "join type " + joinType + " is not one spilljoin runs";
-        }
-        if (condition.isDefined() && !(joinType instanceof InnerLike)) {
-            return "an extra condition on a " + joinType + " join (spilljoin evaluates extra conditions on inner joins"
-                    + " only)";
         }
         String l = JoinInputLayout.unsupported(left.output(), leftKeys, "left");
         return l != null ? l : JoinInputLayout.unsupported(right.output(), rightKeys, "right");
@@ -136,6 +143,13 @@ public final class SpillJoinExec extends SparkPlan {
         return CollectionConverters.asScala(out).toList();
     }
 
+    /** The attributes of a joined pair, left then right, as the condition is bound against them. */
+    private static Seq<Attribute> bothSides(Seq<Attribute> l, Seq<Attribute> r) {
+        List<Attribute> out = new ArrayList<>(CollectionConverters.asJava(l));
+        out.addAll(CollectionConverters.asJava(r));
+        return CollectionConverters.asScala(out).toList();
+    }
+
     @SafeVarargs
     private static <T> Seq<T> seq(T... items) {
         return CollectionConverters.asScala(Arrays.asList(items)).toList();
@@ -173,6 +187,10 @@ public final class SpillJoinExec extends SparkPlan {
         return isSkewJoin;
     }
 
+    public boolean isNullAwareAntiJoin() {
+        return isNullAwareAntiJoin;
+    }
+
     @Override
     public Seq<Attribute> output() {
         return output;
@@ -186,7 +204,7 @@ public final class SpillJoinExec extends SparkPlan {
     @Override
     public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> newChildren) {
         return new SpillJoinExec(leftKeys, rightKeys, joinType, buildSide, condition, newChildren.apply(0),
-                newChildren.apply(1), isSkewJoin);
+                newChildren.apply(1), isSkewJoin, isNullAwareAntiJoin);
     }
 
     @Override
@@ -227,13 +245,23 @@ public final class SpillJoinExec extends SparkPlan {
     @Override
     public RDD<InternalRow> doExecute() {
         metrics();
+        RDD<InternalRow> leftRows = left.execute();
+        RDD<InternalRow> rightRows = right.execute();
+        JoinInputLayout rightLayout = JoinInputLayout.of(right.output(), rightKeys);
+        boolean dropsNullKeyLeftRows = false;
+        if (isNullAwareAntiJoin && !rightRows.isEmpty()) {
+            if (rightLayout.anyNullKey(rightRows)) {
+                return leftRows.toJavaRDD().mapPartitions(rows -> Collections.<InternalRow>emptyIterator()).rdd();
+            }
+            dropsNullKeyLeftRows = true;
+        }
         long fixedBudget = JavaUtils.byteStringAsBytes(conf().getConfString(SpillJoinExecTask.BUDGET_SETTING, "0"));
-        SpillJoinExecTask task = new SpillJoinExecTask(JoinInputLayout.of(left.output(), leftKeys),
-                JoinInputLayout.of(right.output(), rightKeys), operatorJoinType(joinType),
-                buildSide == BuildLeft$.MODULE$ ? Side.LEFT : Side.RIGHT, fixedBudget,
+        SpillJoinExecTask task = new SpillJoinExecTask(JoinInputLayout.of(left.output(), leftKeys), rightLayout,
+                operatorJoinType(joinType), buildSide == BuildLeft$.MODULE$ ? Side.LEFT : Side.RIGHT, fixedBudget,
                 PartitionSizing.expectedTaskBudget(sparkContext()), BATCH_ROWS,
-                condition.isDefined() ? condition.get() : null, output, metrics);
-        return left.execute().toJavaRDD().zipPartitions(right.execute().toJavaRDD(), task).rdd();
+                condition.isDefined() ? condition.get() : null, bothSides(left.output(), right.output()),
+                dropsNullKeyLeftRows, metrics);
+        return leftRows.toJavaRDD().zipPartitions(rightRows.toJavaRDD(), task).rdd();
     }
 
     /** EXPLAIN's line: keys, join type, build side, the condition if any, and whether adaptive execution split it. */
@@ -246,6 +274,9 @@ public final class SpillJoinExec extends SparkPlan {
         if (isSkewJoin) {
             args.add("isSkewJoin=true");
         }
+        if (isNullAwareAntiJoin) {
+            args.add("isNullAwareAntiJoin=true");
+        }
         return CollectionConverters.asScala(args.iterator());
     }
 
@@ -256,7 +287,7 @@ public final class SpillJoinExec extends SparkPlan {
         return formattedNodeName() + "\n"
                 + "Left keys [" + leftKeys.size() + "]: " + leftKeys.mkString("[", ", ", "]") + "\n"
                 + "Right keys [" + rightKeys.size() + "]: " + rightKeys.mkString("[", ", ", "]") + "\n"
-                + "Join type: " + joinType + "\n"
+                + "Join type: " + joinType + (isNullAwareAntiJoin ? " (null-aware: NOT IN)" : "") + "\n"
                 + "Build side: " + buildSide + "\n"
                 + "Join condition: " + (condition.isDefined() ? condition.get().sql() : "None") + "\n"
                 + "Task budget: " + ("0".equals(budget) ? "from Spark's memory manager"
@@ -265,7 +296,7 @@ public final class SpillJoinExec extends SparkPlan {
 
     @Override
     public int productArity() {
-        return 8;
+        return 9;
     }
 
     @Override
@@ -279,7 +310,8 @@ public final class SpillJoinExec extends SparkPlan {
             case 5 -> left;
             case 6 -> right;
             case 7 -> isSkewJoin;
-            default -> throw new IndexOutOfBoundsException("SpillJoinExec has 8 elements, not " + n);
+            case 8 -> isNullAwareAntiJoin;
+            default -> throw new IndexOutOfBoundsException("SpillJoinExec has 9 elements, not " + n);
         };
     }
 
@@ -292,11 +324,13 @@ public final class SpillJoinExec extends SparkPlan {
     public boolean equals(Object o) {
         return o instanceof SpillJoinExec j && leftKeys.equals(j.leftKeys) && rightKeys.equals(j.rightKeys)
                 && joinType.equals(j.joinType) && buildSide.equals(j.buildSide) && condition.equals(j.condition)
-                && left.equals(j.left) && right.equals(j.right) && isSkewJoin == j.isSkewJoin;
+                && left.equals(j.left) && right.equals(j.right) && isSkewJoin == j.isSkewJoin
+                && isNullAwareAntiJoin == j.isNullAwareAntiJoin;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(leftKeys, rightKeys, joinType, buildSide, condition, left, right, isSkewJoin);
+        return Objects.hash(leftKeys, rightKeys, joinType, buildSide, condition, left, right, isSkewJoin,
+                isNullAwareAntiJoin);
     }
 }

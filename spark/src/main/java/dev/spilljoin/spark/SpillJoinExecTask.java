@@ -5,6 +5,7 @@ import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.JoinType;
+import dev.spilljoin.operator.PairCondition;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
@@ -28,8 +29,10 @@ import java.util.List;
  *
  * <p>Resources, budget, spill root and cleanup on success, failure and kill are {@link TaskJoinResources#forTask}'s;
  * the inputs are read per {@link JoinInputLayout}; keys the child does not have as a column are computed per row.
- * An extra join condition (inner joins only: the planner leaves other conditional joins to Spark) is evaluated on
- * each joined row; rows failing it are skipped. Metrics go to the node's {@link SpillJoinMetrics}.
+ * An extra join condition goes to the operator as a {@link PairCondition} over both sides' columns: it is evaluated on
+ * each candidate pair (equal keys) as an UnsafeRow of the left then the right child's columns, so outer, semi and
+ * anti joins count only the pairs it accepts as matches, as Spark's own joins do. Metrics go to the node's
+ * {@link SpillJoinMetrics}.
  */
 final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>, Iterator<InternalRow>, InternalRow> {
     private static final long serialVersionUID = 1L;
@@ -43,16 +46,19 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
     private final long expectedBudget;
     private final int batchRows;
     private final Expression condition;
-    private final Seq<Attribute> output;
+    private final Seq<Attribute> pairAttributes;
+    private final boolean dropsNullKeyLeftRows;
     private final SpillJoinMetrics metrics;
 
     /**
-     * @param condition the extra condition of an inner join, bound against {@code output}; null = none
-     * @param output    the node's output attributes (the joined row)
+     * @param condition      the extra join condition, over {@code pairAttributes}; null = none
+     * @param pairAttributes the attributes of a joined pair: the left child's output, then the right child's
+     * @param dropsNullKeyLeftRows whether left rows with a NULL key are dropped before the join (a NOT IN whose
+     *                             subquery is non-empty and has no NULL: such rows are not in the result)
      */
     SpillJoinExecTask(JoinInputLayout left, JoinInputLayout right, JoinType joinType, Side buildSide, long fixedBudget,
-                      long expectedBudget, int batchRows, Expression condition, Seq<Attribute> output,
-                      SpillJoinMetrics metrics) {
+                      long expectedBudget, int batchRows, Expression condition, Seq<Attribute> pairAttributes,
+                      boolean dropsNullKeyLeftRows, SpillJoinMetrics metrics) {
         this.left = left;
         this.right = right;
         this.joinType = joinType;
@@ -61,7 +67,8 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
         this.expectedBudget = expectedBudget;
         this.batchRows = batchRows;
         this.condition = condition;
-        this.output = output;
+        this.pairAttributes = pairAttributes;
+        this.dropsNullKeyLeftRows = dropsNullKeyLeftRows;
         this.metrics = metrics;
     }
 
@@ -80,74 +87,77 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
         }
         List<ColumnRef> projection = new ArrayList<>();
         List<SparkColumn> columns = new ArrayList<>();
+        List<ColumnRef> pairColumns = new ArrayList<>();
+        List<SparkColumn> pairSparkColumns = new ArrayList<>();
         for (int c = 0; c < left.childColumns(); c++) {
             projection.add(new ColumnRef(Side.LEFT, c));
             columns.add(left.column(c));
         }
+        pairColumns.addAll(projection);
+        pairSparkColumns.addAll(columns);
+        for (int c = 0; c < right.childColumns(); c++) {
+            pairColumns.add(new ColumnRef(Side.RIGHT, c));
+            pairSparkColumns.add(right.column(c));
+        }
         if (joinType.returnedSideOnly() == null) {
-            for (int c = 0; c < right.childColumns(); c++) {
-                projection.add(new ColumnRef(Side.RIGHT, c));
-                columns.add(right.column(c));
-            }
+            projection = pairColumns;
+            columns = pairSparkColumns;
+        }
+        if (condition != null) {
+            b.condition(pairColumns, pairCondition(context, pairSparkColumns));
         }
         JoinSpec spec = b.projection(projection).build();
         HashJoin join = HashJoin.create(spec);
         resources.attach(join);
-        BatchSource l = left.source(leftRows, spec.leftSchema(), batchRows);
+        BatchSource l = left.source(dropsNullKeyLeftRows ? left.withNonNullKeys(leftRows) : leftRows, spec.leftSchema(),
+                batchRows);
         BatchSource r = right.source(rightRows, spec.rightSchema(), batchRows);
-        BasePredicate predicate = null;
-        if (condition != null) {
-            predicate = Predicate.create(condition, output);
-            predicate.initialize(context.partitionId());
-        }
-        ResultRows rows = new ResultRows(new BatchUnsafeRows(columns.toArray(new SparkColumn[0])), predicate,
-                batchRows, metrics);
+        ResultRows rows = new ResultRows(new BatchUnsafeRows(columns.toArray(new SparkColumn[0])), metrics);
         return new TaskResultIterator<>(context, resources, join.iterator(l, r), rows, metrics::record);
     }
 
-    /** A result batch as UnsafeRows: all of them, or those the condition accepts (their indexes kept). */
+    /**
+     * The extra condition as the operator's {@link PairCondition}: Spark's predicate, compiled for this task, on each
+     * candidate pair as an UnsafeRow of {@code pairColumns}.
+     */
+    private PairCondition pairCondition(TaskContext context, List<SparkColumn> pairColumns) {
+        BasePredicate predicate = Predicate.create(condition, pairAttributes);
+        predicate.initialize(context.partitionId());
+        BatchUnsafeRows pairs = new BatchUnsafeRows(pairColumns.toArray(new SparkColumn[0]));
+        return (batch, accepted) -> {
+            pairs.load(batch);
+            for (int r = 0; r < pairs.rowCount(); r++) {
+                if (!predicate.eval(pairs.row(r))) {
+                    accepted[r >>> 6] &= ~(1L << r);
+                }
+            }
+        };
+    }
+
+    /** A result batch as UnsafeRows. */
     private static final class ResultRows implements RowFormat.ResultRows<InternalRow> {
         private final BatchUnsafeRows rows;
-        private final BasePredicate predicate;
         private final SpillJoinMetrics metrics;
-        private int[] selected;
-        private int count;
 
-        ResultRows(BatchUnsafeRows rows, BasePredicate predicate, int batchRows, SpillJoinMetrics metrics) {
+        ResultRows(BatchUnsafeRows rows, SpillJoinMetrics metrics) {
             this.rows = rows;
-            this.predicate = predicate;
             this.metrics = metrics;
-            this.selected = new int[batchRows];
         }
 
         @Override
         public void load(Batch batch) {
             rows.load(batch);
-            int n = rows.rowCount();
-            if (predicate == null) {
-                count = n;
-            } else {
-                if (selected.length < n) {
-                    selected = new int[n];
-                }
-                count = 0;
-                for (int r = 0; r < n; r++) {
-                    if (predicate.eval(rows.row(r))) {
-                        selected[count++] = r;
-                    }
-                }
-            }
-            metrics.addOutputRows(count);
+            metrics.addOutputRows(rows.rowCount());
         }
 
         @Override
         public int rowCount() {
-            return count;
+            return rows.rowCount();
         }
 
         @Override
         public InternalRow row(int r) {
-            return rows.row(predicate == null ? r : selected[r]);
+            return rows.row(r);
         }
     }
 }

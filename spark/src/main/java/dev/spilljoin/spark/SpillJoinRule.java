@@ -10,7 +10,9 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.catalyst.plans.LeftAnti$;
 import org.apache.spark.sql.execution.exchange.EnsureRequirements;
+import org.apache.spark.sql.execution.joins.BroadcastNestedLoopJoinExec;
 import org.apache.spark.sql.execution.joins.ShuffledHashJoinExec;
 import org.apache.spark.sql.execution.joins.SortMergeJoinExec;
 import org.apache.spark.sql.internal.SQLConf;
@@ -28,7 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The physical-plan rule of {@link SpillJoinExtensions}: replaces Spark's shuffled joins by {@link SpillJoinExec},
  * as {@value #JOINS_SETTING} says: {@code shuffled_hash} (the default) takes the shuffled hash joins Spark planned,
  * {@code all_shuffled} also the sort-merge joins (building the side the optimizer estimates smaller), {@code off}
- * none. Broadcast joins stay Spark's. A join spilljoin cannot run (see {@link SpillJoinExec#unsupported}) stays
+ * none. Broadcast joins stay Spark's, but for one: under both settings, a single-column {@code NOT IN} that Spark
+ * planned as a broadcast nested-loop join (its subquery too large for a broadcast hash table: every pair compared,
+ * every subquery row on every executor) becomes a shuffled null-aware anti join ({@link NotInJoin}). A join spilljoin cannot run (see {@link SpillJoinExec#unsupported}) stays
  * Spark's under a {@link SpillJoinFallbackExec} that shows the reason in the plan, and the reason is logged at WARN
  * (once per join, though a plan passes through the rule several times, which first removes its earlier notes).
  *
@@ -82,12 +86,15 @@ final class SpillJoinRule extends Rule<SparkPlan> {
             @Override
             public boolean isDefinedAt(SparkPlan node) {
                 return node instanceof ShuffledHashJoinExec
-                        || (joins == Joins.ALL_SHUFFLED && node instanceof SortMergeJoinExec);
+                        || (joins == Joins.ALL_SHUFFLED && node instanceof SortMergeJoinExec)
+                        || node instanceof BroadcastNestedLoopJoinExec nested && NotInJoin.of(nested) != null;
             }
 
             @Override
             public SparkPlan apply(SparkPlan node) {
-                SparkPlan exec = node instanceof ShuffledHashJoinExec shj ? replace(shj) : replace((SortMergeJoinExec) node);
+                SparkPlan exec = node instanceof ShuffledHashJoinExec shj ? replace(shj)
+                        : node instanceof SortMergeJoinExec smj ? replace(smj)
+                        : replace(node, NotInJoin.of((BroadcastNestedLoopJoinExec) node));
                 replaced[0] |= exec instanceof SpillJoinExec;
                 return exec;
             }
@@ -97,17 +104,27 @@ final class SpillJoinRule extends Rule<SparkPlan> {
 
     private SparkPlan replace(ShuffledHashJoinExec j) {
         return replace(j, j.leftKeys(), j.rightKeys(), j.joinType(), j.buildSide(), j.condition(), j.left(), j.right(),
-                j.isSkewJoin());
+                j.isSkewJoin(), false);
+    }
+
+    /** A NOT IN planned as a broadcast nested-loop join becomes a shuffled null-aware anti join. */
+    private SparkPlan replace(SparkPlan join, NotInJoin notIn) {
+        return replace(join, seq(notIn.leftKey()), seq(notIn.rightKey()), LeftAnti$.MODULE$, BuildRight$.MODULE$,
+                Option.empty(), notIn.left(), notIn.right(), false, true);
+    }
+
+    private static Seq<Expression> seq(Expression e) {
+        return scala.jdk.javaapi.CollectionConverters.asScala(java.util.List.of(e)).toList();
     }
 
     private SparkPlan replace(SortMergeJoinExec j) {
         return replace(j, j.leftKeys(), j.rightKeys(), j.joinType(), smallerSide(j), j.condition(), unsorted(j.left()),
-                unsorted(j.right()), j.isSkewJoin());
+                unsorted(j.right()), j.isSkewJoin(), false);
     }
 
     private SparkPlan replace(SparkPlan join, Seq<Expression> leftKeys, Seq<Expression> rightKeys, JoinType type,
                                      BuildSide build, Option<Expression> condition, SparkPlan left, SparkPlan right,
-                                     boolean skew) {
+                                     boolean skew, boolean nullAware) {
         String reason = SpillJoinExec.unsupported(leftKeys, rightKeys, type, condition, left, right);
         if (reason != null) {
             String what = join.simpleString(200);
@@ -121,7 +138,7 @@ final class SpillJoinRule extends Rule<SparkPlan> {
             note.copyTagsFrom(join);
             return note;
         }
-        SpillJoinExec exec = new SpillJoinExec(leftKeys, rightKeys, type, build, condition, left, right, skew);
+        SpillJoinExec exec = new SpillJoinExec(leftKeys, rightKeys, type, build, condition, left, right, skew, nullAware);
         exec.copyTagsFrom(join);
         return exec;
     }

@@ -8,6 +8,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
@@ -51,24 +52,33 @@ final class SharedSpark {
     /** Temp local blocks (files or directories) in Spark's local directories: where the join's spill roots live. */
     static List<Path> tempLocalBlocks() {
         File[] dirs = SparkEnv.get().blockManager().diskBlockManager().localDirs();
-        return Stream.of(dirs).flatMap(d -> {
-            try (Stream<Path> paths = Files.walk(d.toPath())) {
-                return paths.filter(p -> p.getFileName().toString().startsWith("temp_local_")).toList().stream();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }).toList();
+        return Stream.of(dirs).flatMap(d -> pathsUnder(d.toPath()).stream()
+                .filter(p -> p.getFileName().toString().startsWith("temp_local_"))).toList();
     }
 
     /** Regular files under the temp local blocks: the join's spill files. */
     static long spillFiles() {
-        return tempLocalBlocks().stream().mapToLong(root -> {
-            try (Stream<Path> paths = Files.walk(root)) {
-                return paths.filter(Files::isRegularFile).count();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+        return tempLocalBlocks().stream().mapToLong(root -> pathsUnder(root).stream().filter(Files::isRegularFile).count())
+                .sum();
+    }
+
+    /**
+     * Every path under {@code root} (itself included); none when it is deleted meanwhile: another task's join may
+     * delete its spill root while this walks it, so a root that vanishes counts as gone.
+     */
+    private static List<Path> pathsUnder(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            return paths.toList();
+        } catch (NoSuchFileException e) {
+            return List.of();
+        } catch (UncheckedIOException e) {
+            if (e.getCause() instanceof NoSuchFileException) {
+                return pathsUnder(root);
             }
-        }).sum();
+            throw e;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

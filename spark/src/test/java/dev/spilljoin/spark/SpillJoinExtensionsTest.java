@@ -75,6 +75,12 @@ class SpillJoinExtensionsTest {
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.amt = r.amt",
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ l.v, r.w FROM sj_l l JOIN sj_r r ON l.k + 1 = r.k AND l.b = r.s",
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ l.v, r.x FROM sj_l l JOIN sj_r r ON l.f = r.x",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.k = r.k AND l.v < r.w",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l RIGHT JOIN sj_r r ON l.k = r.k AND l.d > r.d",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l FULL JOIN sj_r r ON l.k = r.k AND l.amt + 3 < r.amt",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT SEMI JOIN sj_r r ON l.k = r.k AND l.k2 < r.s",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT ANTI JOIN sj_r r ON l.k = r.k AND r.w > l.v",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_r r LEFT ANTI JOIN sj_l l ON l.k = r.k AND l.flag",
     })
     void sameRowsAsSparkAndTheNodeInThePlan(String sql) {
         sameRowsWithAndWithoutTheExtension(sql, 1, true);
@@ -84,7 +90,8 @@ class SpillJoinExtensionsTest {
     @ValueSource(strings = {
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l JOIN sj_r r ON l.k = r.k",
             "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l FULL JOIN sj_r r ON l.k = r.k AND l.k2 = r.k2",
-            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT ANTI JOIN sj_r r ON l.k = r.k"})
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT ANTI JOIN sj_r r ON l.k = r.k",
+            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.k = r.k AND l.v < r.w"})
     void sameRowsWithoutAdaptiveExecution(String sql) {
         spark.conf().set("spark.sql.adaptive.enabled", "false");
         sameRowsWithAndWithoutTheExtension(sql, 1, true);
@@ -93,8 +100,6 @@ class SpillJoinExtensionsTest {
     /** Joins the node cannot run stay Spark's, with equal rows, under a note in the plan that says why. */
     @ParameterizedTest
     @ValueSource(strings = {
-            "SELECT /*+ SHUFFLE_HASH(l), SHUFFLE_HASH(r) */ * FROM sj_l l LEFT JOIN sj_r r ON l.k = r.k AND l.v < r.w"
-                    + "|an extra condition on a LeftOuter join",
             "SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.a, r.w FROM (SELECT k, array(k2) AS a FROM sj_l) l JOIN sj_r r ON l.k = r.k"
                     + "|left column a has type array<int>"})
     void joinsLeftToSparkGiveTheSameRowsAndThePlanSaysWhy(String sqlAndReason) {
@@ -104,15 +109,38 @@ class SpillJoinExtensionsTest {
                 .satisfies(note -> assertThat(note.reason()).startsWith(parts[1]));
     }
 
-    /** NOT IN is a broadcast (null-aware anti or nested-loop) join in Spark: not one the extension takes. */
+    /**
+     * A NOT IN whose subquery Spark would broadcast to a nested-loop join (broadcast hash joins are off here, as for a
+     * subquery too large to broadcast) runs as spilljoin's shuffled null-aware anti join, with Spark's rows: a
+     * subquery with a NULL (no rows), without one (the left side's NULL keys dropped), and empty (every left row).
+     */
     @ParameterizedTest
     @ValueSource(strings = {
-            "SELECT * FROM sj_l l WHERE l.k NOT IN (SELECT k FROM sj_r)",
-            "SELECT * FROM sj_l l WHERE l.k NOT IN (SELECT k FROM sj_r WHERE k IS NOT NULL)"})
-    void notInStaysSparksWithTheSameRows(String sql) {
-        List<String> expected = rows(sql, "off");
-        assertThat(rows(sql, "shuffled_hash")).isEqualTo(expected);
-        assertThat(nodes(SpillJoinExec.class)).isEmpty();
+            "SELECT * FROM sj_l l WHERE l.k NOT IN (SELECT k FROM sj_r)|false|true",
+            "SELECT * FROM sj_l l WHERE l.k NOT IN (SELECT k FROM sj_r WHERE k IS NOT NULL)|true|true",
+            "SELECT * FROM sj_l l WHERE l.k NOT IN (SELECT k FROM sj_r WHERE k IS NOT NULL)|true|false",
+            "SELECT * FROM sj_l l WHERE l.k NOT IN (SELECT k FROM sj_r WHERE k > 100000)|true|false",
+            "SELECT * FROM sj_l l WHERE l.k + 1 NOT IN (SELECT k * 2 FROM sj_r WHERE k IS NOT NULL AND k > 3)|true|true"})
+    void notInRunsAsANullAwareAntiJoin(String sqlNonEmptyAdaptive) {
+        String[] parts = sqlNonEmptyAdaptive.split("\\|");
+        // (adaptive execution would drop a join with an empty subquery before it runs: the last case runs without it)
+        spark.conf().set("spark.sql.adaptive.enabled", parts[2]);
+        sameRowsWithAndWithoutTheExtension(parts[0], 1, Boolean.parseBoolean(parts[1]));
+        assertThat(nodes(SpillJoinExec.class)).singleElement().satisfies(j -> {
+            assertThat(j.isNullAwareAntiJoin()).isTrue();
+            assertThat(j.simpleString(200)).contains("isNullAwareAntiJoin=true");
+        });
+    }
+
+    /** A NOT IN Spark can broadcast as a hash table stays Spark's null-aware anti hash join. */
+    @Test
+    void aBroadcastNotInStaysSparks() {
+        String sql = "SELECT * FROM sj_l l WHERE l.k NOT IN (SELECT k FROM sj_r WHERE k IS NOT NULL)";
+        spark.conf().set(SpillJoinRule.JOINS_SETTING, "shuffled_hash");
+        Dataset<Row> df = spark.sql(sql);
+        List<String> rows = df.collectAsList().stream().map(Row::toString).sorted().toList();
+        assertThat(SparkPlans.nodes(df.queryExecution().executedPlan(), SpillJoinExec.class)).isEmpty();
+        assertThat(rows).isEqualTo(rows(sql, "off"));
     }
 
     @Test
@@ -165,13 +193,22 @@ class SpillJoinExtensionsTest {
 
     @Test
     void aSmallTaskBudgetSpillsAndGivesTheSameRows() {
-        spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(dev.spilljoin.operator.HashJoin.minimumBudget(
-                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+        useTheMinimumTaskBudget();
         sameRowsWithAndWithoutTheExtension("SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.w, r.x FROM sj_l l"
                 + " FULL JOIN (SELECT r.*, repeat(w, 40) AS pad FROM sj_r r) r ON l.k = r.k", 1, true);
         SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
         assertThat(node.metrics().apply("spilledPartitions").value()).as("spilled partitions").isPositive();
         assertThat(node.metrics().apply("spillSize").value()).as("bytes spilled").isPositive();
+    }
+
+    /** An extra condition on an outer join holds under spilling too: the condition's columns travel with the rows. */
+    @Test
+    void aConditionOnASpillingOuterJoinGivesTheSameRows() {
+        useTheMinimumTaskBudget();
+        sameRowsWithAndWithoutTheExtension("SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.w FROM sj_l l"
+                + " FULL JOIN (SELECT r.*, repeat(w, 40) AS pad FROM sj_r r) r ON l.k = r.k AND l.v < r.pad", 1, true);
+        SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
+        assertThat(node.metrics().apply("spilledPartitions").value()).as("spilled partitions").isPositive();
     }
 
     /** Adaptive execution's skew-join split of a shuffled hash join is kept: the node runs the split partitions. */
@@ -196,6 +233,12 @@ class SpillJoinExtensionsTest {
     }
 
     private static SparkPlan lastPlan;
+
+    /** Gives each task the operator's minimum budget, so that every task spills. */
+    private static void useTheMinimumTaskBudget() {
+        spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(dev.spilljoin.operator.HashJoin.minimumBudget(
+                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+    }
 
     private static void sameRowsWithAndWithoutTheExtension(String sql, int expectedNodes, boolean nonEmpty) {
         List<String> expected = rows(sql, "off");

@@ -117,7 +117,7 @@ public final class MicroBenchmarkAccess {
      */
     public InnerProbe innerProbe(HashTable table, Schema outputSchema, List<ColumnRef> projection, int outputRows) {
         HashProbe probe = new HashProbe(table.table, JoinStrategy.of(JoinType.INNER, Side.RIGHT),
-                new KeyHasher(keyColumns), null, false, false);
+                new KeyHasher(keyColumns), null, false, false, null);
         return new InnerProbe(probe, new OutputWriter(outputSchema, projection, Side.RIGHT, layout, outputRows,
                 JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES));
     }

@@ -45,6 +45,8 @@ public final class HashProbe {
     /** The single fixed-width key's width (8, 4 or 1) and offset in a row; width 0 when keys compare as bytes. */
     private final int keyWidth;
     private final int keyOffset;
+    /** The extra condition's stage (null: keys alone decide); the probe then only collects candidate pairs. */
+    private final CandidatePairs candidatePairs;
 
     private Batch batch;
     private int n;
@@ -62,6 +64,8 @@ public final class HashProbe {
     private boolean[] matched = new boolean[0];
     /** Each probe row's bytes as {@link #sizedFor} counts them ({@link OutputWriter#probeRowBytes}). */
     private int[] rowBytes = new int[0];
+    /** Each probe row's bytes as the candidate pairs' collector counts them, for the current batch. */
+    private int[] collectorBytes = new int[0];
     /** The writer {@link #rowBytes} was computed for, for the current batch; null after {@link #start}. */
     private OutputWriter sizedFor;
     private int activeCount;
@@ -74,9 +78,10 @@ public final class HashProbe {
      * @param encoder         null for a single fixed-width key (compared by value)
      * @param buildEmpty      whether the build side had no rows at all (NULL keys included)
      * @param buildHasNullKey whether a build row had a NULL key (NOT IN then returns nothing)
+     * @param candidatePairs  the extra condition's stage, or null when keys alone decide a match
      */
     public HashProbe(UnchainedTable table, JoinStrategy strategy, KeyHasher hasher, KeyEncoder encoder,
-                     boolean buildEmpty, boolean buildHasNullKey) {
+                     boolean buildEmpty, boolean buildHasNullKey, CandidatePairs candidatePairs) {
         this.table = table;
         this.rows = table.format();
         this.action = strategy.probe();
@@ -88,6 +93,7 @@ public final class HashProbe {
         this.stride = rows.stride();
         this.keyWidth = encoder == null ? rows.singleKeyWidth() : 0;
         this.keyOffset = rows.keyOffset();
+        this.candidatePairs = candidatePairs;
         if (encoder == null && keyWidth == 0) {
             throw new IllegalArgumentException("a composite or variable-width key needs a key encoder");
         }
@@ -163,13 +169,17 @@ public final class HashProbe {
             hasher.keyValues(probe, keys);
         }
         Arrays.fill(matched, 0, n, false);
+        if (candidatePairs != null) {
+            collectorBytes = candidatePairs.collector().probeRowBytes(probe, collectorBytes);
+        }
+        boolean keysDecide = candidatePairs == null;
         int m = table.loadSlots(hashes, n, skip, candidates, slotEnds, active);
         int count = 0;
         for (int j = 0; j < m; j++) {
             int i = active[j];
             long first = findMatch(i, candidates[i], slotEnds[i]);
             candidates[i] = first;
-            matched[i] = first != 0;
+            matched[i] = keysDecide && first != 0;
             active[count] = i;
             count += first != 0 ? 1 : 0;
         }
@@ -201,8 +211,11 @@ public final class HashProbe {
             rowBytes = out.probeRowBytes(batch, rowBytes);
             sizedFor = out;
         }
+        if (candidatePairs != null) {
+            return fillWithCondition(out);
+        }
         boolean done = switch (action) {
-            case PAIRS, PAIRS_OR_PAD -> emitPairs(out);
+            case PAIRS, PAIRS_OR_PAD -> emitPairs(out, rowBytes, marksBuild);
             case SEMI -> emitSemi(out);
             case ANTI, NULL_AWARE_ANTI -> true;
             case MARK -> markBuildRows();
@@ -210,13 +223,35 @@ public final class HashProbe {
         return done && emitTail(out);
     }
 
-    /** Every (probe row, equal build row) pair, from each active row's current candidate on. */
-    private boolean emitPairs(OutputWriter out) {
+    /**
+     * With an extra condition: collects the batch's candidate pairs a collector batch at a time (every pair of
+     * equal keys, whatever the action), and has {@link CandidatePairs} act on those the condition accepts; then the
+     * tail pass.
+     */
+    private boolean fillWithCondition(OutputWriter out) {
+        OutputWriter collector = candidatePairs.collector();
+        while (true) {
+            if (candidatePairs.pending()
+                    && !candidatePairs.apply(action, marksBuild, out, matched, rowBytes, rows)) {
+                return false;
+            }
+            if (readPos >= activeCount) {
+                return emitTail(out);
+            }
+            collector.readBuildRowsFrom(table);
+            emitPairs(collector, collectorBytes, false);
+            candidatePairs.evaluate(batch);
+        }
+    }
+
+    /**
+     * Every (probe row, equal build row) pair, from each active row's current candidate on, into {@code out} with
+     * the probe rows' byte counts {@code bytes}, setting build rows' MATCHED flags if {@code marks}.
+     */
+    private boolean emitPairs(OutputWriter out, int[] bytes, boolean marks) {
         final long[] cand = candidates;
         final long[] ends = slotEnds;
         final int[] act = active;
-        final int[] bytes = rowBytes;
-        final boolean marks = marksBuild;
         for (; readPos < activeCount; readPos++) {
             int i = act[readPos];
             long row = cand[i];

@@ -47,6 +47,9 @@ public final class OutputWriter {
     private BuildRowReader reader;
     private final int[] probeRows;
     private final long[] buildRows;
+    /** The pair each row of the result batch was made of (see {@link #probeRowOf}, {@link #buildRowOf}). */
+    private final int[] rowProbe;
+    private final long[] rowBuild;
     private int pending;
     private long pendingBytes;
 
@@ -98,6 +101,8 @@ public final class OutputWriter {
         }
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
+        this.rowProbe = new int[capacity];
+        this.rowBuild = new long[capacity];
     }
 
     /**
@@ -177,6 +182,8 @@ public final class OutputWriter {
                 gatherBuildColumn(buildField[c], target, start);
             }
         }
+        System.arraycopy(probeRows, 0, rowProbe, start, pending);
+        System.arraycopy(buildRows, 0, rowBuild, start, pending);
         out.setRowCount(start + pending);
         pending = 0;
         materialized.bytes += pendingBytes;
@@ -263,6 +270,16 @@ public final class OutputWriter {
                 }
             }
         }
+    }
+
+    /** The probe row index result row {@code row} was made of (-1: none), until {@link #clear()}. */
+    public int probeRowOf(int row) {
+        return rowProbe[row];
+    }
+
+    /** The build row result row {@code row} was made of (0: none), until {@link #clear()}. */
+    public long buildRowOf(int row) {
+        return rowBuild[row];
     }
 
     public boolean isFull() {

@@ -95,7 +95,7 @@ class UnchainedTableTest {
         JoinStrategy strategy = JoinStrategy.of(type, Side.RIGHT);
         RowLayout layout = layoutOf(schema);
         KeyEncoder encoder = schema.type(0).isVariableWidth() ? new KeyEncoder(layout, KEY) : null;
-        HashProbe probe = new HashProbe(table, strategy, new KeyHasher(KEY), encoder, false, false);
+        HashProbe probe = new HashProbe(table, strategy, new KeyHasher(KEY), encoder, false, false, null);
         boolean probeColumns = strategy.probe() != JoinStrategy.ProbeAction.MARK;
         boolean buildColumns = strategy.probe() != JoinStrategy.ProbeAction.SEMI
                 && strategy.probe() != JoinStrategy.ProbeAction.ANTI;
@@ -385,7 +385,7 @@ class UnchainedTableTest {
 
     private static int countMatches(UnchainedTable table, Schema schema, List<Object[]> probeRows) {
         HashProbe probe = new HashProbe(table, JoinStrategy.of(JoinType.LEFT_SEMI, Side.RIGHT), new KeyHasher(KEY),
-                null, false, false);
+                null, false, false, null);
         OutputWriter out = new OutputWriter(Schema.of(new Column("v", ColumnType.BIGINT, true)),
                 List.of(new ColumnRef(Side.LEFT, 1)), Side.RIGHT, layoutOf(schema), 16, Long.MAX_VALUE);
         Batch batch = batchesOf(schema, probeRows).get(0);

@@ -7,6 +7,7 @@ import dev.spilljoin.operator.Side;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiPredicate;
 
 /**
  * The reference join: a plain nested loop over boxed rows, straight from the SQL definitions, sharing no code with
@@ -19,6 +20,13 @@ public final class NestedLoopOracle {
 
     public static List<Object[]> join(List<Object[]> left, List<Object[]> right, int[] leftKeys, int[] rightKeys,
                                       JoinType type, List<ColumnRef> projection) {
+        return join(left, right, leftKeys, rightKeys, type, projection, (l, r) -> true);
+    }
+
+    /** The join where a pair matches when its keys are equal and {@code condition} holds for (left row, right row). */
+    public static List<Object[]> join(List<Object[]> left, List<Object[]> right, int[] leftKeys, int[] rightKeys,
+                                      JoinType type, List<ColumnRef> projection,
+                                      BiPredicate<Object[], Object[]> condition) {
         List<Object[]> out = new ArrayList<>();
         boolean[] rightMatched = new boolean[right.size()];
         boolean rightHasNullKey = right.stream().anyMatch(r -> hasNullKey(r, rightKeys));
@@ -26,7 +34,7 @@ public final class NestedLoopOracle {
             boolean matched = false;
             for (int j = 0; j < right.size(); j++) {
                 Object[] r = right.get(j);
-                if (keysEqual(l, leftKeys, r, rightKeys)) {
+                if (keysEqual(l, leftKeys, r, rightKeys) && condition.test(l, r)) {
                     matched = true;
                     rightMatched[j] = true;
                     if (type == JoinType.INNER || type == JoinType.LEFT_OUTER || type == JoinType.RIGHT_OUTER
