@@ -1,20 +1,19 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.DirectIndexTable;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.SpillFile;
 
 /**
  * What the build pass hands the probe pass in one call ({@link PartitionedBuild#finish}); from then on the probe
- * pass ({@link PartitionedProbe}) owns the table, the resident arenas, the writer, the key filter and the sketches.
+ * pass ({@link PartitionedProbe}) owns the table (holding the resident rows), the writer, the key filter and the
+ * sketches.
  *
  * @param fanoutLog2         level 0's partitions, as a power of two (the heavy partition is index {@code 2^fanoutLog2})
- * @param table              the hash table over the resident partitions' rows, or null when {@code direct} is used
- * @param direct             the direct-index table holding the resident partitions' rows (their arenas then freed),
- *                           or null when {@code table} is used
- * @param resident           every partition's arena (empty for spilled ones)
+ * @param table              the hash table holding the resident partitions' rows, or null when {@code direct} does
+ * @param direct             the direct-index table holding the resident partitions' rows, or null when {@code table}
+ *                           does
  * @param spilled            which partitions spilled (the heavy partition always counts as spilled)
  * @param files              the sealed build files of spilled partitions (null: no file was written)
  * @param heavyKeys          the accepted heavy key hashes, ascending, in {@code [0, heavyKeyCount)}
@@ -27,7 +26,7 @@ import dev.spilljoin.spill.SpillFile;
  * @param sketches           the key sketches, or null
  * @param report             what the build pass did, for the stats
  */
-record BuildOutput(int fanoutLog2, JoinHashTable table, DirectIndexTable direct, RowArena[] resident, boolean[] spilled, SpillFile[] files,
+record BuildOutput(int fanoutLog2, UnchainedTable table, DirectIndexTable direct, boolean[] spilled, SpillFile[] files,
                    long[] heavyKeys, int heavyKeyCount, long rows, long nullKeyRows, long heavyCandidateRows,
                    ReservedSpillWriter probeWriter, BuildKeyFilter keyFilter, JoinSketches sketches,
                    BuildReport report) {

@@ -11,8 +11,8 @@ package dev.spilljoin.operator;
  * @param residentRows         build rows held in memory
  * @param residentBytes        bytes reserved for them (whole pages)
  * @param tableKind            the resident table: "direct" (direct-index table) or "hash"
- * @param tableBuckets         the resident hash table's buckets (0 for the direct-index table)
- * @param tableBytes           the resident hash table's directory bytes, or the direct-index table's bytes
+ * @param tableBuckets         the resident hash table's directory slots (0 for the direct-index table)
+ * @param tableBytes           the resident table's bytes (directory and compact rows, or the direct-index table)
  * @param spilledBytes         bytes of level-0 build spill files
  * @param heavyKeysFromSketch  heavy keys the sketch found and routed
  * @param heavyKeysFromCache   heavy keys known from the statistics cache and routed

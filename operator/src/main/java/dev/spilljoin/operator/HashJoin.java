@@ -153,8 +153,8 @@ public final class HashJoin implements AutoCloseable {
      * reserves them, the partitioning's layout for the rest ({@link SpillSizing#choose}, nothing known of the
      * input) and its minimum {@code M}; then while partitioning and probing, {@code sketches + filter + M} beside two
      * such rows (a resident build row and a probe row staged for spilling), and in the pair phase {@code M} beside
-     * four (the block buffers of its two readers, the row's page in the pair's table or nested-loop chunk, and the
-     * nested loop's scratch copy of a probe row).
+     * five (the block buffers of its two readers, the row's page in the pair's or nested-loop chunk's pages and its
+     * compact copy in their table, and the nested loop's scratch copy of a probe row).
      */
     public static long budgetForRow(JoinConfig config, long rowBytes) {
         long minimum = SpillSizing.absoluteMinimum(config);
@@ -167,7 +167,7 @@ public final class HashJoin implements AutoCloseable {
                 continue;
             }
             long layout = SpillSizing.choose(config, partitioning, budget, null, 8).minimumBudget();
-            if (sketches + filter + layout + 2 * row <= budget && layout + 4 * row <= budget) {
+            if (sketches + filter + layout + 2 * row <= budget && layout + 5 * row <= budget) {
                 return budget;
             }
         }

@@ -7,10 +7,10 @@ import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.operator.row.SpilledRowDecoder;
 import dev.spilljoin.operator.table.BuildRowScan;
 import dev.spilljoin.operator.table.HashProbe;
-import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
@@ -27,9 +27,8 @@ import java.io.IOException;
  * build rows against all of its probe rows (Graefe, "Query evaluation techniques for large databases", 1993, §4).
  *
  * <p>Algorithm, per chunk: load build blocks (their rows expanded from the {@link SpillRowFormat} into in-memory
- * rows) until the chunk's memory limit (pages plus table), build a table
- * over the chunk (equal keys share a chain: probing it is the inner loop; real keys are compared unless the key is
- * a single fixed-width column), stream the probe rows through the shared {@link HashProbe}, and unless this is the
+ * rows) until the chunk's memory limit (pages plus the table built from them), copy the chunk into an
+ * {@link UnchainedTable} (its pages freed as they are copied; equal keys share a slot, whose scan is the inner loop), stream the probe rows through the shared {@link HashProbe}, and unless this is the
  * last chunk copy each (still encoded) probe row on to the next chunk's probe file, with its MATCHED flag set if it matched in this
  * chunk or an earlier one. Then the finish pass runs over the chunk's build rows (each build row lives in exactly
  * one chunk and has met every probe row, so its MATCHED flag is final).
@@ -70,7 +69,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private final long[] summaryCount = new long[SUMMARY_SLOTS];
     private long[] allOnes = new long[0];
     private SpillFile probeFile;
-    private JoinHashTable table;
+    private UnchainedTable table;
     private HashProbe probe;
     private PartitionReader probeReader;
     private PartitionWriter nextProbe;
@@ -111,7 +110,8 @@ final class HeavyHitterNestedLoop implements OutputTask {
                     : probeFile.maxBlockPayload();
             long left = memory.headroom() - probeReaderBytes - ctx.sizing.writerShare() - scratch;
             long limit = ctx.config.pairMemoryLimit() > 0 ? Math.min(left, ctx.config.pairMemoryLimit()) : left;
-            long smallest = ctx.sizing.pairPageSize() + JoinHashTable.directoryBytes(1);
+            long smallest = ctx.sizing.pairPageSize()
+                    + UnchainedTable.bytesFor(ctx.buildLayout, 1, ctx.buildLayout.minRowLength());
             if (left < smallest) {
                 throw new MemoryExhaustedException("hash join: the nested-loop path for partition " + pair.index()
                         + " at level " + pair.level() + " needs at least " + ByteSize.format(smallest)
@@ -163,6 +163,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         ctx.checkCancelled();
         arena.clear();
         chunkRows = 0;
+        long chunkBytes = 0;
         while (true) {
             if (!pendingBlock) {
                 if (!buildReader.nextBlock()) {
@@ -174,10 +175,10 @@ final class HeavyHitterNestedLoop implements OutputTask {
             long address = buildReader.blockAddress();
             int length = buildReader.blockLength();
             int rows = countAndSummarize(address, length, false);
+            long expanded = buildFormat.expandedBytes(address, length);
             long need = arena.reservedBytes()
-                    + ctx.sizing.pairPagesBound(buildFormat.expandedBytes(address, length), rows,
-                            buildFormat.expandedRowBound(length))
-                    + JoinHashTable.directoryBytes(chunkRows + rows);
+                    + ctx.sizing.pairPagesBound(expanded, rows, buildFormat.expandedRowBound(length))
+                    + UnchainedTable.bytesFor(ctx.buildLayout, chunkRows + rows, chunkBytes + expanded);
             if (need > chunkLimit && chunkRows > 0) {
                 break;
             }
@@ -189,18 +190,19 @@ final class HeavyHitterNestedLoop implements OutputTask {
             }
             countAndSummarize(address, length, true);
             chunkRows += rows;
+            chunkBytes += expanded;
             pendingBlock = false;
         }
         lastChunk = buildEnded;
         counters.nestedLoopChunks++;
-        table = JoinHashTable.tryCreate(memory, chunkRows);
+        table = UnchainedTable.tryBuild(memory, ctx.buildLayout, ctx.strategy.marksBuildRows(),
+                ctx.strategy.keepsNullKeyBuildRows(), arena);
         if (table == null) {
             throw new MemoryExhaustedException("hash join: the nested-loop chunk's table of "
-                    + ByteSize.format(JoinHashTable.directoryBytes(chunkRows)) + " does not fit the "
-                    + ByteSize.format(memory.headroom()) + " left of the budget");
+                    + ByteSize.format(UnchainedTable.bytesFor(ctx.buildLayout, chunkRows, chunkBytes))
+                    + " does not fit the " + ByteSize.format(memory.headroom()) + " left of the budget");
         }
-        table.insertAll(arena);
-        probe = new HashProbe(table, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(), ctx.buildLayout,
+        probe = new HashProbe(table, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(),
                 orientation.buildEmpty(), orientation.buildHasNullKey(),
                 ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
         probeReader = probeFile == null ? null : probeFile.openReader(memory, ctx.sizing.readWindowBytes());
@@ -208,7 +210,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             nextProbeFile = ctx.space().newFile("nested-loop-probe-L" + pair.level() + "-p" + pair.index());
             nextProbe = nextProbeFile.openWriter(memory, ctx.sizing.bufferBytes());
         }
-        scan = new BuildRowScan(arena, ctx.strategy.finish(), orientation.probeEmpty(), orientation.probeHasNullKey());
+        scan = new BuildRowScan(table, ctx.strategy.finish(), orientation.probeEmpty(), orientation.probeHasNullKey());
         blockOffset = 0;
         blockLength = 0;
         probeDone = false;

@@ -11,11 +11,11 @@ import dev.spilljoin.operator.table.DirectIndexScan;
 import dev.spilljoin.operator.table.DirectIndexTable;
 import dev.spilljoin.operator.table.FinishScan;
 import dev.spilljoin.operator.table.HashProbe;
-import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
 import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.operator.table.TableProbe;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
@@ -26,9 +26,10 @@ import java.io.IOException;
 
 /**
  * Joins one spilled partition pair whose build rows fit in memory: loads the build file into an arena, expanding
- * its rows from the {@link SpillRowFormat} back into in-memory {@link RowLayout} rows (walkable rows again), builds an independent table over it
- * (h2 = the top bits of the stored hash; h1 chose the partition from other bits), streams the probe file through
- * {@link SpilledRowDecoder} and the shared {@link HashProbe}, then runs the finish pass over the loaded rows
+ * its rows from the {@link SpillRowFormat} back into in-memory {@link RowLayout} rows (walkable rows again), copies
+ * them into an independent {@link UnchainedTable} (slot = the top bits of the stored hash; h1 chose the partition
+ * from other bits; the arena's pages are freed as its rows are copied), streams the probe file through
+ * {@link SpilledRowDecoder} and the shared {@link HashProbe}, then runs the finish pass over the table
  * ({@link BuildRowScan}). Resumable at every output batch. When the loaded rows have one integer key without
  * duplicates in a dense enough range, and a direct-index table over them costs no more than the hash table, they go
  * into that table instead ({@link DirectIndexTable}; the arena is freed once it is filled) and are probed and
@@ -49,8 +50,8 @@ final class InMemoryPairJoin implements OutputTask {
     private OutputWriter reversedOut;
     private final MemoryReservation memory;
     private final RowArena arena;
-    /** The loaded rows' hash table, or null when they went into {@link #direct} (the arena then freed). */
-    private final JoinHashTable table;
+    /** The loaded rows' hash table, or null when they went into {@link #direct}. */
+    private final UnchainedTable table;
     /** The loaded rows' direct-index table, or null when they went into {@link #table}. */
     private final DirectIndexTable direct;
     private final TableProbe probe;
@@ -89,10 +90,10 @@ final class InMemoryPairJoin implements OutputTask {
             }
             RowLayout layout = orientation.buildLayout();
             JoinStrategy strategy = orientation.strategy();
+            long tableBytes = UnchainedTable.bytesFor(layout, loadedRows, arena.usedBytes());
             this.direct = loadedRows > 0 && ctx.spec.condition() == null && DirectIndexTable.supports(layout)
                     ? DirectIndexTable.tryBuild(memory, layout, DirectIndexTable.KeyRange.scan(layout, arena),
-                            strategy.marksBuildRows(), new RowArena[] {arena},
-                            JoinHashTable.directoryBytes(loadedRows) + arena.reservedBytes())
+                            strategy.marksBuildRows(), new RowArena[] {arena}, tableBytes)
                     : null;
             if (direct != null) {
                 arena.clear();
@@ -100,23 +101,23 @@ final class InMemoryPairJoin implements OutputTask {
                 this.probe = new DirectIndexProbe(direct, strategy, orientation.probeKeys()[0],
                         orientation.buildEmpty(), orientation.buildHasNullKey());
             } else {
-                this.table = JoinHashTable.tryCreate(memory, loadedRows);
+                this.table = UnchainedTable.tryBuild(memory, layout, strategy.marksBuildRows(),
+                        strategy.keepsNullKeyBuildRows(), arena);
                 if (table == null) {
                     throw new MemoryExhaustedException("hash join: the table of spilled partition " + pair.index()
-                            + " needs " + ByteSize.format(JoinHashTable.directoryBytes(loadedRows))
-                            + " but only " + ByteSize.format(memory.headroom()) + " of the budget is left");
+                            + " needs " + ByteSize.format(tableBytes) + " but only "
+                            + ByteSize.format(memory.headroom()) + " of the budget is left");
                 }
-                table.insertAll(arena);
                 this.probe = new HashProbe(table, strategy, new KeyHasher(orientation.probeKeys()),
-                        orientation.encoder(ctx.hashIsKey), layout, orientation.buildEmpty(),
-                        orientation.buildHasNullKey(), ctx.candidatePairs(orientation.buildSide(), layout));
+                        orientation.encoder(ctx.hashIsKey), orientation.buildEmpty(), orientation.buildHasNullKey(),
+                        ctx.candidatePairs(orientation.buildSide(), layout));
             }
             this.probeReader = streamed == null ? null : streamed.openReader(memory, ctx.sizing.readWindowBytes());
             boolean dropped = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
             FinishAction finish = strategy.finish();
             this.scan = dropped ? null : direct != null
                     ? new DirectIndexScan(direct, finish, orientation.probeEmpty(), orientation.probeHasNullKey())
-                    : new BuildRowScan(arena, finish, orientation.probeEmpty(), orientation.probeHasNullKey());
+                    : new BuildRowScan(table, finish, orientation.probeEmpty(), orientation.probeHasNullKey());
         } catch (IOException | RuntimeException e) {
             memory.close();
             throw e;
@@ -130,18 +131,20 @@ final class InMemoryPairJoin implements OutputTask {
 
     /**
      * Memory the pair needs when the rows of {@code reversed ? probe : build} are loaded: their pages (bounded: the
-     * rows expanded to in-memory rows), their table and the larger of the two readers.
+     * rows expanded to in-memory rows), their table (built while the pages are still held) and the larger of the two
+     * readers.
      */
     static long memoryNeeded(JoinContext ctx, SpillPair pair, boolean reversed) {
         SpillFile loaded = reversed ? pair.probe() : pair.build();
         SpillRowFormat format = reversed ? ctx.probeFormat : ctx.buildFormat;
         int window = ctx.sizing.readWindowBytes();
-        long pages = loaded == null ? 0 : ctx.sizing.pairPagesBound(
-                format.expandedBytesBound(loaded.length(), loaded.rowCount()), loaded.rowCount(),
+        long rows = loaded == null ? 0 : loaded.rowCount();
+        long expanded = loaded == null ? 0 : format.expandedBytesBound(loaded.length(), rows);
+        long pages = loaded == null ? 0 : ctx.sizing.pairPagesBound(expanded, rows,
                 format.expandedRowBound(loaded.maxBlockPayload()));
         long readers = Math.max(pair.build() == null ? 0 : pair.build().readerBytes(window),
                 pair.probe() == null ? 0 : pair.probe().readerBytes(window));
-        return pages + JoinHashTable.directoryBytes(loaded == null ? 0 : loaded.rowCount()) + readers;
+        return pages + UnchainedTable.bytesFor(reversed ? ctx.probeLayout : ctx.buildLayout, rows, expanded) + readers;
     }
 
     @Override

@@ -12,7 +12,7 @@ import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.DirectIndexTable;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.NativeMemory;
@@ -32,13 +32,13 @@ import java.util.Arrays;
  * arena and from there, encoded ({@link dev.spilljoin.operator.row.SpillRowFormat}), to their
  * partition's write-combining buffer. When a page is refused (the budget is full)
  * and no progress was made, the largest resident partition is spilled (its rows encoded out, its pages freed), and
- * the batch continues where it stopped. At the end, the resident partitions' table is reserved; while it (plus the
- * probe pass's staging pages) does not fit, more partitions spill. The table is the direct-index table
- * ({@link DirectIndexTable}) when the resident rows allow it (one integer key, fixed-width payload, a dense enough
- * range: their key statistics are taken by one pass over each resident partition, kept while it stays resident),
- * it fits, and it costs no more than the hash table (directory plus rows); its smaller size is what the fit check
- * then uses, and the resident rows' pages are freed once it is filled. A duplicate key abandons it for the hash
- * table over the same rows.
+ * the batch continues where it stopped. At the end, the resident partitions' rows are copied into the table, and
+ * their pages freed; while the table (beside the rows it is copied from, plus the probe pass's staging pages) does
+ * not fit, more partitions spill. The table is the direct-index table ({@link DirectIndexTable}) when the resident
+ * rows allow it (one integer key, fixed-width payload, a dense enough range: their key statistics are taken by one
+ * pass over each resident partition, kept while it stays resident), it fits, and it costs no more than the hash
+ * table; else the unchained hash table ({@link UnchainedTable#tryBuild}). A duplicate key abandons the direct-index
+ * table for the hash table over the same rows.
  *
  * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches}. Every
  * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
@@ -94,7 +94,7 @@ final class PartitionedBuild implements JoinPhase {
     private long rowsIn;
     private long nullKeyRows;
     /** The resident hash table, once {@link #finish} created it (null when the direct-index table was). */
-    private JoinHashTable table;
+    private UnchainedTable table;
     /** The resident direct-index table, once {@link #finish} created it (null when the hash table was). */
     private DirectIndexTable direct;
     private final SpillFile[] files;
@@ -368,7 +368,6 @@ final class PartitionedBuild implements JoinPhase {
      * partition). This phase owns nothing afterwards.
      */
     PartitionedProbe finish(long probeStagingBytes) throws IOException {
-        JoinHashTable table = null;
         boolean marks = ctx.strategy.marksBuildRows();
         boolean directPossible = ctx.spec.condition() == null && DirectIndexTable.supports(ctx.buildLayout);
         DirectIndexTable.KeyRange[] keyRanges = new DirectIndexTable.KeyRange[fanout];
@@ -377,13 +376,17 @@ final class PartitionedBuild implements JoinPhase {
         while (true) {
             long rows = 0;
             long rowBytes = 0;
+            long pageBytes = 0;
             for (int p = 0; p < fanout; p++) {
-                rows += spilled[p] ? 0 : resident[p].rowCount();
-                rowBytes += spilled[p] ? 0 : resident[p].reservedBytes();
+                if (!spilled[p]) {
+                    rows += resident[p].rowCount();
+                    rowBytes += resident[p].usedBytes();
+                    pageBytes += resident[p].reservedBytes();
+                }
             }
             residentRows = rows;
-            residentBytes = rowBytes;
-            long hashBytes = JoinHashTable.directoryBytes(rows);
+            residentBytes = pageBytes;
+            long tableBytes = UnchainedTable.bytesFor(ctx.buildLayout, rows, rowBytes, residentPartitions());
             if (directPossible && rows > 0) {
                 DirectIndexTable.KeyRange keys = residentKeys(keyRanges);
                 long directBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks);
@@ -392,8 +395,7 @@ final class PartitionedBuild implements JoinPhase {
                     for (int p = 0; p < fanout; p++) {
                         arenas[p] = spilled[p] ? null : resident[p];
                     }
-                    direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas,
-                            hashBytes + rowBytes);
+                    direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas, tableBytes);
                     if (direct != null) {
                         for (RowArena arena : arenas) {
                             if (arena != null) {
@@ -406,12 +408,18 @@ final class PartitionedBuild implements JoinPhase {
                     continue;
                 }
             }
-            long need = hashBytes + probeStagingBytes;
+            long need = tableBytes + probeStagingBytes;
             if (need <= ctx.memory.headroom() || rows == 0) {
-                table = JoinHashTable.tryCreate(ctx.memory, rows);
+                int[] partitions = residentPartitionIndexes();
+                RowArena[] arenas = new RowArena[partitions.length];
+                for (int k = 0; k < partitions.length; k++) {
+                    arenas[k] = resident[partitions[k]];
+                }
+                table = UnchainedTable.tryBuild(ctx.memory, ctx.buildLayout, marks, keepNullKeys, bits, partitions,
+                        arenas);
                 if (table == null) {
                     throw new MemoryExhaustedException("hash join: its resident table of "
-                            + ByteSize.format(JoinHashTable.directoryBytes(rows)) + " does not fit the budget of "
+                            + ByteSize.format(tableBytes) + " does not fit the budget of "
                             + ByteSize.format(ctx.memory.limit()) + " (" + ctx.sizing.describe() + ")");
                 }
                 break;
@@ -423,12 +431,6 @@ final class PartitionedBuild implements JoinPhase {
                 continue;
             }
             spillLargestResident("the resident table needs " + ByteSize.format(need));
-        }
-        this.table = table;
-        for (int p = 0; p < fanout && table != null; p++) {
-            if (!spilled[p]) {
-                table.insertAll(resident[p]);
-            }
         }
         int spilledCount = 0;
         for (int p = 0; p < fanout; p++) {
@@ -458,11 +460,14 @@ final class PartitionedBuild implements JoinPhase {
         ReservedSpillWriter probeWriter = spill.handOver("probe-L0", fanout + 1, spilledCount, ctx.probeFormat);
         spill.close();
         BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
-                residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.bucketCount(),
-                table == null ? direct.bytes() : table.directoryBytes(), spilledBytes,
+                residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.slotCount(),
+                table == null ? direct.bytes() : table.reservedBytes(), spilledBytes,
                 heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows);
         staging.close();
-        BuildOutput out = new BuildOutput(bits, table, direct, resident, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
+        for (RowArena arena : resident) {
+            arena.close();
+        }
+        BuildOutput out = new BuildOutput(bits, table, direct, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
                 nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
         PartitionedProbe probe;
         try {
@@ -487,6 +492,17 @@ final class PartitionedBuild implements JoinPhase {
             }
         }
         return keys;
+    }
+
+    /** The partitions still resident, ascending (their rows go into the table, one directory range each). */
+    private int[] residentPartitionIndexes() {
+        int[] partitions = new int[residentPartitions()];
+        for (int p = 0, k = 0; p < fanout; p++) {
+            if (!spilled[p]) {
+                partitions[k++] = p;
+            }
+        }
+        return partitions;
     }
 
     private int residentPartitions() {

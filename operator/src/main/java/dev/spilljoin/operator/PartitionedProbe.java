@@ -38,11 +38,12 @@ import java.util.List;
  * heavy partition's probe file whatever their level-0 partition. Every {@value JoinSketches#PROBE_EVERY_KTH_BATCH}th
  * batch's hashes feed the probe-side sample sketch.
  *
- * <p>After the probe input ends ({@link #endOfInput}), the FINISH pass emits the resident build rows by their
- * MATCHED flags ({@link #fillResident}; a direct-index table's finish pass is {@link DirectIndexScan}), and {@link #finish} hands the spilled pairs on to {@link SpilledPairs}.
+ * <p>After the probe input ends ({@link #endOfInput}), the FINISH pass emits the resident table's build rows by their
+ * MATCHED flags ({@link #fillResident}; {@link BuildRowScan} or, for a direct-index table, {@link DirectIndexScan}),
+ * and {@link #finish} hands the spilled pairs on to {@link SpilledPairs}.
  *
- * <p>Ownership: everything {@link PartitionedBuild#finish} handed over ({@link BuildOutput}): the resident table and
- * arenas (freed by {@link #finish}), the probe spill writer and its writer share, the key filter and the sketches
+ * <p>Ownership: everything {@link PartitionedBuild#finish} handed over ({@link BuildOutput}): the resident table
+ * (holding the resident rows; freed by {@link #finish}), the probe spill writer and its writer share, the key filter and the sketches
  * (all three closed at the end of the input, once their figures are taken for its report), plus its own staging
  * arena.
  *
@@ -81,7 +82,6 @@ final class PartitionedProbe implements JoinPhase {
     private EstimatesVsActuals estimates;
     private long sampleRows;
     private long sampleDistinctKeys;
-    private int residentScanPartition;
     private FinishScan residentScan;
     /** Set when the resident rows were freed and the pairs handed on (or the phase closed). */
     private boolean released;
@@ -94,9 +94,8 @@ final class PartitionedProbe implements JoinPhase {
         this.probe = build.direct() != null
                 ? new DirectIndexProbe(build.direct(), ctx.strategy, ctx.probeKeys[0], build.rows() == 0,
                         build.nullKeyRows() > 0)
-                : new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), ctx.buildLayout,
-                        build.rows() == 0, build.nullKeyRows() > 0,
-                        ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
+                : new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), build.rows() == 0,
+                        build.nullKeyRows() > 0, ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
         this.rowWriter = new RowWriter(ctx.probeLayout);
         this.staging[0] = new RowArena(ctx.memory, ctx.sizing.pageSize());
         boolean anyPartitionSpilled = false;
@@ -246,40 +245,20 @@ final class PartitionedProbe implements JoinPhase {
     }
 
     /**
-     * The FINISH pass over the resident partitions (after {@link #endOfInput}): emits their build rows by their
-     * MATCHED flags; true when done, false when {@code out} is full (call again).
+     * The FINISH pass over the resident table (after {@link #endOfInput}): emits its build rows by their MATCHED
+     * flags; true when done, false when {@code out} is full (call again).
      */
     boolean fillResident(OutputWriter out) {
-        if (build.direct() != null) {
-            if (residentScan == null) {
-                residentScan = new DirectIndexScan(build.direct(), ctx.strategy.finish(), probe.probeRows() == 0,
-                        probe.probeNullKeyRows() > 0);
-            }
-            boolean done = residentScan.fill(out);
-            out.materialize(null);
-            return done;
+        if (residentScan == null) {
+            residentScan = build.direct() != null
+                    ? new DirectIndexScan(build.direct(), ctx.strategy.finish(), probe.probeRows() == 0,
+                            probe.probeNullKeyRows() > 0)
+                    : new BuildRowScan(build.table(), ctx.strategy.finish(), probe.probeRows() == 0,
+                            probe.probeNullKeyRows() > 0);
         }
-        RowArena[] resident = build.resident();
-        boolean[] spilled = build.spilled();
-        int fanout = 1 << bits;
-        while (residentScanPartition < fanout) {
-            if (spilled[residentScanPartition]) {
-                residentScanPartition++;
-                continue;
-            }
-            if (residentScan == null) {
-                residentScan = new BuildRowScan(resident[residentScanPartition], ctx.strategy.finish(),
-                        probe.probeRows() == 0, probe.probeNullKeyRows() > 0);
-            }
-            boolean done = residentScan.fill(out);
-            out.materialize(null);
-            if (!done) {
-                return false;
-            }
-            residentScan = null;
-            residentScanPartition++;
-        }
-        return true;
+        boolean done = residentScan.fill(out);
+        out.materialize(null);
+        return done;
     }
 
     /**
@@ -357,9 +336,6 @@ final class PartitionedProbe implements JoinPhase {
                 }
                 if (build.direct() != null) {
                     build.direct().close();
-                }
-                for (RowArena arena : build.resident()) {
-                    arena.close();
                 }
             }
         }

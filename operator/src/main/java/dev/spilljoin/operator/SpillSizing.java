@@ -6,7 +6,7 @@ import dev.spilljoin.estimator.PartitionPlan;
 import dev.spilljoin.estimator.PartitionPlanner;
 import dev.spilljoin.estimator.PlannerConfig;
 import dev.spilljoin.operator.row.SpillRowFormat;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.PartitionWriter;
 
@@ -22,12 +22,13 @@ import dev.spilljoin.spill.PartitionWriter;
  *
  * <p>The planner's costs are the operator's real ones, so that plan and memory accounting agree: its buffer cost
  * {@code O} is the writer share {@code w} below (what a spilled partition's writer reserves, {@link #writerShare()}),
- * its table cost per row is the hash table's directory share ({@link JoinHashTable#MAX_DIRECTORY_BYTES_PER_ROW}),
+ * its table cost per row is the hash table's directory share plus the compact copy of a row
+ * ({@link UnchainedTable#plannedBytesPerRow}: the table is built while the rows it copies are still held),
  * and the row bytes it plans with are {@link dev.spilljoin.operator.row.RowLayout} rows (measured by the sketches, or the layout's shortest row
  * times the rows hinted).
  *
  * <pre>
- * estimate E   = the expected input's footprint (row bytes + directory share per row); unknown without a hint
+ * estimate E   = the expected input's footprint (row bytes + table cost per row); unknown without a hint
  * writer share w = buffer + window = max(8 KiB, min(W / F, s·B / (F + 2)))  for a fanout F, with s the planner's
  *                buffer share (so F writers and the two extra buffers fit s·B) and W = B / 2 when E &gt; 4B (few
  *                partitions stay resident, larger windows cut the mappings), F · 8 KiB when E ≤ B / 2 (nothing is
@@ -43,7 +44,7 @@ import dev.spilljoin.spill.PartitionWriter;
  * minimum(B)   = max(planner: 8·w (a fanout of 2 and two extra buffers in half the budget),
  *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w,
  *                    pair: 2·(read window + buffer) + w + pair page + table(a block of the smallest
- *                    encoded rows: buffer / 10))
+ *                    encoded rows, {@link #blockTableBytes}))
  *                (the pair term is the nested-loop path: two readers, a writer, and a chunk of one block)
  * </pre>
  *
@@ -59,7 +60,9 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     private static final int MIN_WINDOW = 4096;
     private static final int MAX_WINDOW = 1 << 20;
     private static final long MIN_SHARE = MIN_BUFFER + MIN_WINDOW;
-    private static final long TABLE_MIN = JoinHashTable.directoryBytes(0);
+    private static final long TABLE_MIN = UnchainedTable.minimumBytes();
+    /** The shortest encoded row with a variable-width field: a hash, a byte of bits, its length, a field's length. */
+    private static final int MIN_VARIABLE_ROW_BYTES = 8 + 1 + 4 + 4;
     /**
      * An input expected above this many budgets is "large": few of its partitions can stay resident, so the spill
      * writers may take {@code 1 / LARGE_INPUT_WRITERS_DIVISOR} of the budget (larger windows, fewer mappings).
@@ -78,9 +81,8 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      * (one per partition) then hold at most an eighth of the budget.
      */
     private static final long PAGE_BUDGET_DIVISOR = 8;
-    /** The planner's bounds and shares (its costs are set per layout, {@link #planner(JoinConfig, int, int)}). */
-    private static final PlannerConfig DEFAULTS =
-            PlannerConfig.defaults(MIN_SHARE, JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW);
+    /** The planner's bounds and shares (its costs are set per layout, {@link #planner(JoinConfig, int, int, int)}). */
+    private static final PlannerConfig DEFAULTS = PlannerConfig.defaults(MIN_SHARE, UnchainedTable.plannedBytesPerRow(0));
 
     /**
      * The layout and level-0 plan for a build input expected as {@code expected} (null = nothing known) whose
@@ -91,7 +93,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
             int minRowBytes) {
         int log2 = config.fanoutLog2() > 0 ? config.fanoutLog2() : DEFAULTS.maxFanoutLog2();
         long estimate = expected == null ? -1
-                : expected.bytes() + JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW * expected.rows();
+                : expected.bytes() + UnchainedTable.plannedBytesPerRow(minRowBytes) * expected.rows();
         while (true) {
             int fanout = 1 << log2;
             long writers = writersBudget(estimate, budget, fanout);
@@ -101,7 +103,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
                     : (int) clamp(Long.highestOneBit(share / 8), MIN_BUFFER, MAX_BUFFER);
             int window = config.spillWindowBytes() > 0 ? config.spillWindowBytes()
                     : (int) clamp((share - buffer) & ~4095L, MIN_WINDOW, MAX_WINDOW);
-            PartitionPlanner planner = planner(config, buffer, window);
+            PartitionPlanner planner = planner(config, buffer, window, minRowBytes);
             PartitionPlan plan = planner.plan(
                     planner.projectWholeInput(expected, InputStatistics.of(0, 0, 0), minRowBytes, budget), budget);
             if (plan.fanoutLog2() < log2) {
@@ -154,10 +156,13 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
         return null;
     }
 
-    /** The planner with the operator's costs: a writer share per partition buffer, the directory share per row. */
-    private static PartitionPlanner planner(JoinConfig config, int buffer, int window) {
+    /**
+     * The planner with the operator's costs: a writer share per partition buffer, the table's bytes per row of at
+     * least {@code minRowBytes}.
+     */
+    private static PartitionPlanner planner(JoinConfig config, int buffer, int window, int minRowBytes) {
         PlannerConfig costs = new PlannerConfig(PartitionWriter.memoryBytes(buffer, window),
-                DEFAULTS.tableBytesPerRow(), DEFAULTS.minFanoutLog2(), DEFAULTS.maxFanoutLog2(),
+                UnchainedTable.plannedBytesPerRow(minRowBytes), DEFAULTS.minFanoutLog2(), DEFAULTS.maxFanoutLog2(),
                 DEFAULTS.partitionFill(), DEFAULTS.bufferShare());
         return new PartitionPlanner(config.fanoutLog2() > 0
                 ? costs.withFanoutLog2(config.fanoutLog2(), config.fanoutLog2()) : costs);
@@ -169,9 +174,24 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
         long reader = (long) readWindow + buffer;
         long build = fanout * share + 4L * page + TABLE_MIN;
         long repartition = reader + 2 * share;
-        long pair = 2 * reader + share + pairPageSize(page, buffer)
-                + JoinHashTable.directoryBytes(buffer / SpillRowFormat.MIN_ROW_BYTES);
+        long pair = 2 * reader + share + pairPageSize(page, buffer) + blockTableBytes(buffer);
         return Math.max(planner.minimumBudget(), Math.max(build, Math.max(repartition, pair)));
+    }
+
+    /**
+     * The most a table over the rows of one spill block of {@code block} bytes takes, whatever their layout: the
+     * compact copy of a fixed-width row is at least 7 bytes shorter than its encoding (no hash; its header at most a
+     * byte longer than the encoding's bits), that of a row with a variable-width field at most 4 bytes longer (its
+     * two lengths and padding against the encoding's hash and length); the directory grows with the rows.
+     */
+    private static long blockTableBytes(long block) {
+        long most = 0;
+        for (long rows = 1; rows <= block / SpillRowFormat.MIN_ROW_BYTES; rows++) {
+            most = Math.max(most, UnchainedTable.directoryBytes(rows) + UnchainedTable.allocationBytes(block - 7 * rows));
+        }
+        long variableRows = block / MIN_VARIABLE_ROW_BYTES;
+        return Math.max(most, UnchainedTable.directoryBytes(variableRows)
+                + UnchainedTable.allocationBytes(block + 4 * variableRows));
     }
 
     /**
@@ -180,7 +200,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      */
     static long absoluteMinimum(JoinConfig config) {
         long budget = planner(config, config.spillBufferBytes() > 0 ? config.spillBufferBytes() : MIN_BUFFER,
-                config.spillWindowBytes() > 0 ? config.spillWindowBytes() : MIN_WINDOW).minimumBudget();
+                config.spillWindowBytes() > 0 ? config.spillWindowBytes() : MIN_WINDOW, 8).minimumBudget();
         while (true) {
             long needed = choose(config, budget, budget, null, 8).minimumBudget();
             if (needed <= budget) {
@@ -200,7 +220,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     /** The planner this layout's plan came from (its buffer cost is {@link #writerShare()}). */
     PartitionPlanner planner(JoinConfig config) {
-        return planner(config, bufferBytes, windowBytes);
+        return planner(config, bufferBytes, windowBytes, minRowBytes);
     }
 
     /**

@@ -7,7 +7,7 @@ import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.row.HashFunctions;
 import dev.spilljoin.operator.row.KeyHasher;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.UnchainedTable;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -63,7 +63,7 @@ class HashFunctionsTest {
         assertThat(hashes[0]).isEqualTo(hashes[1]);
         assertThat(hashes[2]).isEqualTo(hashes[3]);
         assertThat(hashes[0]).isNotEqualTo(hashes[5]);
-        assertThat(HashFunctions.tagOf(hashes[0]) & JoinHashTable.ADDRESS_MASK).isZero();
+        assertThat(HashFunctions.tagOf(hashes[0]) & UnchainedTable.ADDRESS_MASK).isZero();
     }
 
     @Test

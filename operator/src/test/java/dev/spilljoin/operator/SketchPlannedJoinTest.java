@@ -10,7 +10,7 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.JoinRunner;
@@ -167,8 +167,8 @@ class SketchPlannedJoinTest {
 
     /**
      * The size hints of the build side (W1's R: 400,000 rows, hinted exactly) make the partition planner choose the
-     * join's fanout: 400K rows of 48 bytes plus the directory's 32 per row need about 32 MB, 23 partitions of the
-     * capacity left by a 2 MB budget, so 32. The stats show the plan (fanout per level, resident partitions) and the
+     * join's fanout: 400K rows of 48 bytes plus the table's 40 per row need about 35 MB, more than 16 partitions of
+     * the capacity left by a 2 MB budget, so 32. The stats show the plan (fanout per level, resident partitions) and the
      * fanout used, and the join's result is W1's.
      */
     @Test
@@ -190,7 +190,7 @@ class SketchPlannedJoinTest {
         }
         System.out.println("planned from hints, 400K x 800K under 2MB: " + stats.toJson());
         assertThat(result.count()).isEqualTo(nS);
-        int row = 48; // 25 header bytes, a null byte, BIGINT key and payload, padded to 8
+        int row = KEY_VALUE_ROW_BYTES;
         PartitionPlan plan = plannerOf(stats).plan(InputStatistics.of(nR, nR * row, 0), planBudget(stats));
         assertThat(plan.fanout()).as("more than the smallest fanout: the hint mattered").isEqualTo(32);
         assertThat(stats.fanout()).isEqualTo(plan.fanout());
@@ -202,10 +202,13 @@ class SketchPlannedJoinTest {
                 .contains("\"planned_resident_partitions\":" + plan.residentPartitions());
     }
 
+    /** The (BIGINT, BIGINT) rows of these joins: 25 header bytes, a null byte, key and payload, padded to 8. */
+    private static final int KEY_VALUE_ROW_BYTES = 48;
+
     /** The planner as the join built it: its layout's writer share per partition buffer, the directory per row. */
     private static PartitionPlanner plannerOf(JoinStats stats) {
         return new PartitionPlanner(PlannerConfig.defaults(stats.spillBufferBytes() + stats.spillWindowBytes(),
-                JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW));
+                UnchainedTable.plannedBytesPerRow(KEY_VALUE_ROW_BYTES)));
     }
 
     /** The budget the partitioning was planned with: the join's, less the sketches and the key filter it holds. */

@@ -4,7 +4,7 @@ import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.PartitionPlan;
 import dev.spilljoin.estimator.PartitionPlanner;
 import dev.spilljoin.estimator.PlannerConfig;
-import dev.spilljoin.operator.table.JoinHashTable;
+import dev.spilljoin.operator.table.UnchainedTable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,15 +51,16 @@ class SpillSizingTest {
             InputStatistics expected = SpillSizing.expectedBuild(null, c[1], c[1] * 16, ROW);
             SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, budget, budget, expected, ROW);
             PartitionPlanner planner = new PartitionPlanner(PlannerConfig.defaults(s.writerShare(),
-                    JoinHashTable.MAX_DIRECTORY_BYTES_PER_ROW));
+                    UnchainedTable.plannedBytesPerRow(ROW)));
             PartitionPlan plan = planner.plan(expected, budget);
             assertThat(s.plan()).as("budget %d rows %d", budget, c[1]).isEqualTo(plan);
         }
-        // 1M rows of 48 + 32 bytes = 80 MB under 4 MB: partitions of at most 0.8 × (4 MB − 2 writer shares)
+        // 1M rows of 48 + 40 bytes (16 of directory, 24 of compact row) = 88 MB under 4 MB: partitions of at most
+        // 0.8 × (4 MB − 2 writer shares)
         SpillSizing w1 = SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,
                 SpillSizing.expectedBuild(null, 1_000_000, 16_000_000, ROW), ROW);
         long capacity = (long) (0.8 * (4 * MB - 2 * w1.writerShare()));
-        int needed = (int) ((80_000_000 + capacity - 1) / capacity);
+        int needed = (int) ((88_000_000 + capacity - 1) / capacity);
         assertThat(w1.fanout()).as("the power of two at or above %d partitions", needed)
                 .isEqualTo(Integer.highestOneBit(needed - 1) * 2);
         assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,

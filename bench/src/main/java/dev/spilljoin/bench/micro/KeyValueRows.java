@@ -6,6 +6,7 @@ import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.PartitionPages;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
 import dev.spilljoin.spill.MemoryReservation;
 
@@ -28,6 +29,11 @@ final class KeyValueRows {
     static final MicroBenchmarkAccess ACCESS = MicroBenchmarkAccess.forRows(SCHEMA, KEY_COLUMNS);
     /** Bytes of one serialized row: 26 of header and null bits, two 8-byte fields, padding to 8. */
     static final int ROW_BYTES = 48;
+    /**
+     * The partitions the table benchmarks' rows come in, as the build's resident partitions (the table has one
+     * directory range per partition).
+     */
+    static final int TABLE_PARTITIONS = 16;
     /** The operator's default row page ({@code JoinConfig.DEFAULT}). */
     static final int PAGE_BYTES = 256 * 1024;
 
@@ -110,6 +116,38 @@ final class KeyValueRows {
             }
         }
         return rows;
+    }
+
+    /**
+     * The rows of {@code keys}, written as the build writes them before its table is made: hashed, then scattered
+     * by h1 into {@link #TABLE_PARTITIONS} partitions' pages, a batch at a time.
+     */
+    static PartitionPages partitioned(long[] keys, MemoryReservation memory) {
+        PartitionPages rows = ACCESS.newPartitionPages(memory, TABLE_PARTITIONS, PAGE_BYTES);
+        MicroBenchmarkAccess.BatchHasher hasher = ACCESS.batchHasher();
+        long[] hashes = new long[BATCH_ROWS];
+        long[] nullKeys = new long[BATCH_ROWS / 64];
+        int bits = Integer.numberOfTrailingZeros(TABLE_PARTITIONS);
+        for (int from = 0; from < keys.length; from += BATCH_ROWS) {
+            Batch batch = batch(keys, from, Math.min(BATCH_ROWS, keys.length - from));
+            hasher.hash(batch, hashes, nullKeys);
+            if (rows.scatter(batch, hashes, nullKeys, bits) != batch.rowCount()) {
+                rows.close();
+                throw new IllegalStateException("the budget '" + memory.name() + "' cannot hold " + keys.length
+                        + " rows of " + ROW_BYTES + " bytes in " + TABLE_PARTITIONS + " partitions");
+            }
+        }
+        return rows;
+    }
+
+    /** Off-heap bytes {@link #partitioned} reserves at most: whole pages, a partial one per partition. */
+    static long partitionedBytes(long rows) {
+        return arenaBytes(rows) + (long) TABLE_PARTITIONS * PAGE_BYTES;
+    }
+
+    /** The most a table over {@code rows} rows from {@link #partitioned} reserves. */
+    static long tableBytes(long rows) {
+        return ACCESS.tableBytes(rows, rows * ROW_BYTES, TABLE_PARTITIONS);
     }
 
     /** Off-heap bytes {@link #serialize} reserves for {@code rows} rows: whole pages of whole rows. */

@@ -3,11 +3,11 @@ package dev.spilljoin.bench.micro;
 import dev.spilljoin.operator.ColumnRef;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
-import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.DirectTable;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.HashTable;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.InnerProbe;
-import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.PartitionPages;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.List;
@@ -27,17 +27,18 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * Probe: an INNER join's {@link InnerProbe} (the operator's {@code HashProbe} and {@code OutputWriter}) of one
  * {@value KeyValueRows#BATCH_ROWS}-row probe batch against a built table of {@code tableRows} rows (keys
- * {@code 0 .. tableRows-1}), as the probe pass runs it: hash the batch, load the bucket heads, walk the chains, and
- * materialize the result (probe key, build payload) into the result batch. Reports ns per probe row.
+ * {@code 0 .. tableRows-1}), as the probe pass runs it: hash the batch, load the directory entries, scan the slots,
+ * and materialize the result (probe key, build payload) into the result batch. Reports ns per probe row.
  *
  * <p>{@code HITS}: probe keys uniform in the build's key range, so every row has exactly one match;
  * {@code MISSES}: uniform in {@code [tableRows, 2 tableRows)}, so none has (most are dropped by the directory's
  * tag filter). {@value #PROBE_BATCHES} different batches are probed in turn, so the table sees random accesses,
- * not one batch's cached lines. 32K rows fit in L2 (2 MiB), 1M rows (64 MiB with the directory) do not.
+ * not one batch's cached lines. 32K rows fit in L2 (2 MiB), 1M rows (25 MiB of table) do not.
  *
- * <p>{@code table}: {@code HASH} is the chained hash table above; {@code DIRECT} the direct-index table
- * ({@code DirectIndexTable}, 8.25 bytes per row here) filled from the same rows, probed by {@code DirectIndexProbe}
- * (no hash: one occupancy load per probe row, then per hit the rank block and the payload value).
+ * <p>{@code table}: {@code HASH} is the unchained hash table above, built from 16 partitions as the join builds it;
+ * {@code DIRECT} the direct-index table ({@code DirectIndexTable}, 8.25 bytes per row here) filled from the same
+ * rows, probed by {@code DirectIndexProbe} (no hash: one occupancy load per probe row, then per hit the rank block
+ * and the payload value).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,7 +56,8 @@ public class ProbeBenchmark extends MicroBenchmark {
     public String table;
 
     private MemoryReservation memory;
-    private RowPages buildRows;
+    private PartitionPages hashRows;
+    private RowPages directRows;
     private HashTable hashTable;
     private DirectTable directTable;
     private InnerProbe probe;
@@ -64,19 +66,19 @@ public class ProbeBenchmark extends MicroBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        memory = BenchBudget.open("probe",
-                KeyValueRows.arenaBytes(tableRows) + MicroBenchmarkAccess.tableDirectoryBytes(tableRows));
-        buildRows = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, tableRows, 3), memory);
+        memory = BenchBudget.open("probe", KeyValueRows.partitionedBytes(tableRows) + KeyValueRows.tableBytes(tableRows));
+        long[] keys = KeyValueRows.shuffledRange(0, tableRows, 3);
         switch (table) {
             case "HASH" -> {
-                hashTable = MicroBenchmarkAccess.tryCreateTable(memory, tableRows);
+                hashRows = KeyValueRows.partitioned(keys, memory);
+                hashTable = KeyValueRows.ACCESS.tryBuildTable(memory, hashRows);
                 if (hashTable == null) {
-                    throw new IllegalStateException("the budget cannot hold a directory for " + tableRows + " rows");
+                    throw new IllegalStateException("the budget cannot hold a table for " + tableRows + " rows");
                 }
-                hashTable.insertAll(buildRows);
             }
             case "DIRECT" -> {
-                directTable = KeyValueRows.ACCESS.tryCreateDirectTable(memory, buildRows);
+                directRows = KeyValueRows.serialize(keys, memory);
+                directTable = KeyValueRows.ACCESS.tryCreateDirectTable(memory, directRows);
                 if (directTable == null) {
                     throw new IllegalStateException("the budget cannot hold a direct-index table for " + tableRows
                             + " rows");
@@ -114,7 +116,12 @@ public class ProbeBenchmark extends MicroBenchmark {
         if (directTable != null) {
             directTable.close();
         }
-        buildRows.close();
+        if (hashRows != null) {
+            hashRows.close();
+        }
+        if (directRows != null) {
+            directRows.close();
+        }
         BenchBudget.close(memory);
     }
 }

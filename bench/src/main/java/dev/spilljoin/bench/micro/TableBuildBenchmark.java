@@ -2,7 +2,7 @@ package dev.spilljoin.bench.micro;
 
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.HashTable;
-import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowPages;
+import dev.spilljoin.operator.internal.MicroBenchmarkAccess.PartitionPages;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.concurrent.TimeUnit;
@@ -19,13 +19,14 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Table build: {@link HashTable#insertAll} (the operator's {@code JoinHashTable.insertAll}) of {@code rows} serialized
- * rows (distinct keys, in random key order) from {@link RowPages}, into a fresh table, as the build's finish does. The
- * table's directory is reserved and allocated (zeroed) before each invocation and freed after it, untimed; the rows
- * stay put (an insert overwrites a row's chain link, so re-inserting them into a new table is exact). 32K rows (1.5 MiB
- * of rows, 512 KiB directory) fit in L2; 1M rows (48 MiB, 16 MiB) do not.
+ * Table build: {@link MicroBenchmarkAccess#tryBuildTable} (the operator's {@code UnchainedTable.tryBuild}) over
+ * {@code rows} serialized rows (distinct keys, in random key order) in {@value KeyValueRows#TABLE_PARTITIONS}
+ * partitions' pages ({@link PartitionPages}), as the build's finish does with its resident partitions: count the rows
+ * per slot, reserve and allocate the directory and the compact rows, copy every row to its slot (freeing each
+ * partition's pages once copied). The rows are serialized before each invocation and the table freed
+ * after it, untimed. 32K rows (1.5 MiB of rows, under 1 MiB of table) fit in L2; 1M rows (48 MiB, 25 MiB) do not.
  *
- * <p>The primary score is ns per table; {@code insertAll:rows} (an {@link AuxCounters} counter) is ns per row.
+ * <p>The primary score is ns per table; {@code build:rows} (an {@link AuxCounters} counter) is ns per row.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -35,10 +36,11 @@ public class TableBuildBenchmark extends MicroBenchmark {
     public int rows;
 
     private MemoryReservation memory;
-    private RowPages buildRows;
+    private long[] keys;
+    private PartitionPages buildRows;
     private HashTable table;
 
-    /** The rows inserted, reported per unit of time: JMH turns it into ns per row. */
+    /** The rows copied, reported per unit of time: JMH turns it into ns per row. */
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.OPERATIONS)
     public static class RowCounter {
@@ -47,23 +49,22 @@ public class TableBuildBenchmark extends MicroBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        memory = BenchBudget.open("table build", KeyValueRows.arenaBytes(rows)
-                + MicroBenchmarkAccess.tableDirectoryBytes(rows));
-        buildRows = KeyValueRows.serialize(KeyValueRows.shuffledRange(0, rows, 2), memory);
+        keys = KeyValueRows.shuffledRange(0, rows, 2);
+        memory = BenchBudget.open("table build", KeyValueRows.partitionedBytes(rows) + KeyValueRows.tableBytes(rows));
     }
 
     @Setup(Level.Invocation)
-    public void newTable() {
-        table = MicroBenchmarkAccess.tryCreateTable(memory, rows);
-        if (table == null) {
-            throw new IllegalStateException("the budget cannot hold a directory for " + rows + " rows");
-        }
+    public void newRows() {
+        buildRows = KeyValueRows.partitioned(keys, memory);
     }
 
-    /** Inserts every row; returns the table's size. */
+    /** Builds the table over every row; returns its size. */
     @Benchmark
-    public long insertAll(RowCounter counter) {
-        table.insertAll(buildRows);
+    public long build(RowCounter counter) {
+        table = KeyValueRows.ACCESS.tryBuildTable(memory, buildRows);
+        if (table == null) {
+            throw new IllegalStateException("the budget cannot hold a table for " + rows + " rows");
+        }
         counter.rows += rows;
         return table.size();
     }
@@ -71,11 +72,11 @@ public class TableBuildBenchmark extends MicroBenchmark {
     @TearDown(Level.Invocation)
     public void closeTable() {
         table.close();
+        buildRows.close();
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        buildRows.close();
         BenchBudget.close(memory);
     }
 

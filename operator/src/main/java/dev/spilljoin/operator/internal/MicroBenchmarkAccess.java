@@ -14,10 +14,10 @@ import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.DirectIndexProbe;
 import dev.spilljoin.operator.table.DirectIndexTable;
 import dev.spilljoin.operator.table.HashProbe;
-import dev.spilljoin.operator.table.JoinHashTable;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.operator.table.TableProbe;
+import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.PartitionWriter;
@@ -43,8 +43,8 @@ import java.util.List;
  *       buffer ({@link RowCursor}), and sum their stored key hashes;</li>
  *   <li>{@link PartitionPages}: the build's radix partitioning, one arena per partition, a batch routed by the top
  *       bits of h1 ({@link #partitionsOf}) and scattered into the arenas in one {@code RowWriter} call;</li>
- *   <li>{@link HashTable}: a join hash table ({@code JoinHashTable}) whose directory is reserved from a budget, and
- *       the insertion of all rows of a {@link RowPages};</li>
+ *   <li>{@link HashTable}: the join's hash table ({@code UnchainedTable}) built from the rows of a
+ *       {@link PartitionPages} (which it empties, as the build frees each arena it copies) within a budget;</li>
  *   <li>{@link DirectTable}: a direct-index table ({@code DirectIndexTable}) filled from the rows of a
  *       {@link RowPages}, reserved from a budget;</li>
  *   <li>{@link InnerProbe}: an INNER join's batched probe ({@code HashProbe}, or {@code DirectIndexProbe} for a
@@ -92,14 +92,27 @@ public final class MicroBenchmarkAccess {
         return new PartitionPages(arenas, new RowWriter(layout));
     }
 
-    /** Off-heap bytes of the directory of a table for {@code rows} rows. */
-    public static long tableDirectoryBytes(long rows) {
-        return JoinHashTable.directoryBytes(rows);
+    /**
+     * The most off-heap bytes a table over {@code rows} rows of this shape (of {@code rowBytes} in all) from
+     * {@code partitions} partitions reserves.
+     */
+    public long tableBytes(long rows, long rowBytes, int partitions) {
+        return UnchainedTable.bytesFor(layout, rows, rowBytes, partitions);
     }
 
-    /** An empty table for {@code rows} rows, its zeroed directory reserved from {@code memory}; null if refused. */
-    public static HashTable tryCreateTable(MemoryReservation memory, long rows) {
-        JoinHashTable table = JoinHashTable.tryCreate(memory, rows);
+    /**
+     * The table of an INNER join (no MATCHED flags, NULL-key rows dropped) over every row of {@code rows}, as the
+     * build's finish makes it from its resident partitions (one directory range per partition), reserved from
+     * {@code memory}; {@code rows} is emptied (its pages freed as they are copied). Null if refused.
+     */
+    public HashTable tryBuildTable(MemoryReservation memory, PartitionPages rows) {
+        int count = rows.arenas.length;
+        int[] partitions = new int[count];
+        for (int p = 0; p < count; p++) {
+            partitions[p] = p;
+        }
+        UnchainedTable table = UnchainedTable.tryBuild(memory, layout, false, false,
+                Integer.numberOfTrailingZeros(count), partitions, rows.arenas);
         return table == null ? null : new HashTable(table);
     }
 
@@ -110,7 +123,7 @@ public final class MicroBenchmarkAccess {
      */
     public InnerProbe innerProbe(HashTable table, Schema outputSchema, List<ColumnRef> projection, int outputRows) {
         HashProbe probe = new HashProbe(table.table, JoinStrategy.of(JoinType.INNER, Side.RIGHT),
-                new KeyHasher(keyColumns), null, layout, false, false, null);
+                new KeyHasher(keyColumns), null, false, false, null);
         return new InnerProbe(probe, new OutputWriter(outputSchema, projection, Side.RIGHT, layout, outputRows,
                 JoinConfig.DEFAULT_OUTPUT_BATCH_BYTES));
     }
@@ -346,29 +359,34 @@ public final class MicroBenchmarkAccess {
         }
     }
 
-    /** A join hash table over rows of {@link RowPages} (which it does not own). */
+    /** The join's hash table, holding compact copies of the rows it was built from. */
     public static final class HashTable implements AutoCloseable {
-        private final JoinHashTable table;
+        private final UnchainedTable table;
 
-        private HashTable(JoinHashTable table) {
+        private HashTable(UnchainedTable table) {
             this.table = table;
         }
 
-        /** Inserts every row of {@code rows} (which overwrites each row's chain link). */
-        public void insertAll(RowPages rows) {
-            table.insertAll(rows.arena);
-        }
-
-        /** Rows inserted. */
+        /** Rows in the table. */
         public long size() {
             return table.size();
         }
 
-        public int bucketCount() {
-            return table.bucketCount();
+        public int slotCount() {
+            return table.slotCount();
         }
 
-        /** Frees the directory. */
+        /** The bytes of directory entries and rows per row (no allocation rounding). */
+        public double bytesPerRow() {
+            return table.bytesPerRow();
+        }
+
+        /** Bytes reserved for the table. */
+        public long reservedBytes() {
+            return table.reservedBytes();
+        }
+
+        /** Frees the table. */
         @Override
         public void close() {
             table.close();
@@ -406,7 +424,7 @@ public final class MicroBenchmarkAccess {
         }
 
         /**
-         * Probes {@code batch} to the end (hash table: hash, batched bucket-head loads, chain walk; direct-index
+         * Probes {@code batch} to the end (hash table: hash, batched directory loads, slot scans; direct-index
          * table: one occupancy load per row), each full result batch materialized and cleared; returns the result
          * rows produced.
          */

@@ -12,18 +12,18 @@ import java.nio.ByteOrder;
  * <pre>
  *   H            = KeyHasher: per key column  h = fmix64(h ^ (value * GOLDEN)), h starting at KEY_SEED
  *   h1(H, level) = fmix64(H ^ levelSeed(level))         partition choice; take the top bits (partitionOf)
- *   h2(H)        = the top bits of H itself              bucket of a JoinHashTable
- *   tag(H)       = two bits out of 16 chosen by H's low 8 bits   bucket filter in the directory entry
+ *   h2(H)        = the top bits of H itself              slot within a directory range of an UnchainedTable
+ *   tag(H)       = two bits out of 16 chosen by H's low 8 bits   slot filter in the directory entry
  * </pre>
  *
  * <p>Independence: fmix64 is a bijective avalanche mix (murmur3's finalizer), so the bits of {@code h1} at any level
  * are unrelated to the bits of {@code H}: the rows of one partition (equal top bits of h1) still spread over all
- * buckets of its table, and level {@code n+1} (a different seed) splits a partition of level {@code n}. Keys with
+ * slots of their table's range, and level {@code n+1} (a different seed) splits a partition of level {@code n}. Keys with
  * equal {@code H} cannot be split by any level; only heavy hitters (equal keys) or a 2^-64 collision get there.
  *
  * <p>For a single fixed-width key column {@code H} is a bijection of the (normalized) key value: multiplication by
- * an odd constant, xor with a seed and fmix64 are all bijective. Equal {@code H} therefore means equal keys, and
- * the table compares only the stored hash (the single-key fast path).
+ * an odd constant, xor with a seed and fmix64 are all bijective. Equal {@code H} therefore means equal keys (which
+ * heavy-key routing relies on); the table, whose rows carry no hash, compares such keys by value instead.
  */
 public final class HashFunctions {
     /** Seed of the key hash H. */
@@ -65,12 +65,12 @@ public final class HashFunctions {
         return bits == 0 ? 0 : (int) (partitionHash(hash, level) >>> (64 - bits));
     }
 
-    /** h2: the bucket (0 .. 2^bits - 1) of a table with 2^bits buckets; the top bits of H. */
+    /** h2: the slot (0 .. 2^bits - 1) within a table's directory range of 2^bits slots; the top bits of H. */
     public static int bucketOf(long hash, int bits) {
         return (int) (hash >>> (64 - bits));
     }
 
-    /** The directory tag of H: two bits of a 16-bit bucket filter, chosen by H's low 8 bits (left-aligned). */
+    /** The directory tag of H: two bits of a 16-bit slot filter, chosen by H's low 8 bits (left-aligned). */
     public static long tagOf(long hash) {
         return (1L << (48 + (int) (hash & 15))) | (1L << (48 + (int) ((hash >>> 4) & 15)));
     }

@@ -47,6 +47,39 @@ public final class KeyHasher {
         return anyNull;
     }
 
+    /**
+     * For a single fixed-width key column: each row's key as the long the hash folds in (BIGINT as is, INTEGER
+     * sign-extended, DOUBLE normalized bits, BOOLEAN 0/1), which is also the value of its stored key field read
+     * sign-extended; into {@code values[0..n)}. A NULL row's value is meaningless.
+     */
+    public void keyValues(Batch batch, long[] values) {
+        int n = batch.rowCount();
+        ColumnVector v = batch.column(keyColumns[0]);
+        switch (v.type()) {
+            case BIGINT -> System.arraycopy(v.longs(), 0, values, 0, n);
+            case INTEGER -> {
+                int[] a = v.ints();
+                for (int i = 0; i < n; i++) {
+                    values[i] = a[i];
+                }
+            }
+            case DOUBLE -> {
+                double[] a = v.doubles();
+                for (int i = 0; i < n; i++) {
+                    values[i] = HashFunctions.normalizedDoubleBits(a[i]);
+                }
+            }
+            case BOOLEAN -> {
+                boolean[] a = v.booleans();
+                for (int i = 0; i < n; i++) {
+                    values[i] = a[i] ? 1 : 0;
+                }
+            }
+            case VARCHAR, VARBINARY -> throw new IllegalStateException(
+                    "a variable-width key has no single value; its rows compare encoded key bytes");
+        }
+    }
+
     private static void hashColumn(ColumnVector v, int n, long[] h) {
         switch (v.type()) {
             case BIGINT -> {

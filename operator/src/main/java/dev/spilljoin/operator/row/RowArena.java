@@ -115,6 +115,15 @@ public final class RowArena implements AutoCloseable {
         rowCount -= removedRows;
     }
 
+    /** Bytes of rows in the pages (what the rows take, without the pages' unused ends). */
+    public long usedBytes() {
+        long bytes = 0;
+        for (int p = 0; p < pages.size(); p++) {
+            bytes += used[p];
+        }
+        return bytes;
+    }
+
     /** Rows allocated since the last clear. */
     public long rowCount() {
         return rowCount;

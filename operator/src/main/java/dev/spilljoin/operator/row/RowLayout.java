@@ -8,16 +8,17 @@ import java.util.Arrays;
 
 /**
  * The serialized in-memory row format of build rows (and of probe rows on their way to a spill file): a
- * self-describing, relocatable byte range in off-heap memory (nothing in a row points outside it except the
- * table-private NEXT link). Spill files hold the same rows without the in-memory-only parts ({@link SpillRowFormat}).
+ * self-describing, relocatable byte range in off-heap memory (nothing in a row points outside it). Spill files hold
+ * the same rows without the in-memory-only parts ({@link SpillRowFormat}); the hash table holds compact copies
+ * ({@code UnchainedTable}).
  *
  * <pre>
  * offset  size  field
  *   0      4    rowLength   total bytes of the row, a multiple of 8 (rows are 8-byte aligned in a page)
  *   4      4    keyLength   bytes of the key region
  *   8      8    hash        the key's 64-bit hash H, computed once (HashFunctions); never recomputed
- *  16      8    next        address of the next row of the same bucket chain, 0 at the end; written by
- *                           JoinHashTable on insert, meaningless in a spilled or reloaded row
+ *  16      8    next        0; unused since the chained table was replaced by UnchainedTable, which copies
+ *                           rows into its compact format (kept: the build pass's format is unchanged)
  *  24      1    flags       bit 0 MATCHED (a probe row matched it), bit 1 NULL_KEY (some key column is NULL)
  *  25      nb   null bits   one bit per field (keys first), bit set = NULL; nb = ceil(fields / 8)
  *  K=25+nb      key region  (keyLength bytes; equal keys have equal key regions, so keys compare as bytes)

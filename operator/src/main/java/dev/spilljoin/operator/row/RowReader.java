@@ -2,43 +2,15 @@ package dev.spilljoin.operator.row;
 
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
-import dev.spilljoin.operator.table.BuildRowReader;
 import dev.spilljoin.spill.NativeMemory;
 
 /**
- * Copies one field of many serialized rows into a column vector (a gather) in two loops: the first finds each
- * row's value address, the second copies the values, the type switch outside the loop. A row address of 0 stands
- * for "no row" and yields NULL (the padding of outer joins). The copying loop ({@link #gatherValues}) is shared with
- * the spilled rows' format ({@link SpillRowFormat#valueAddresses}).
+ * Copies values lying at given addresses (one per row, 0 = NULL; the value's bytes in the row formats' encoding)
+ * into a column vector, the type switch outside the loop: the last step of every gather from serialized rows (a
+ * table's compact rows, {@code UnchainedTable#gather}; spilled rows, {@link SpillRowFormat#valueAddresses}).
  */
-public final class RowReader implements BuildRowReader {
-    private final RowLayout layout;
-    private long[] addresses = new long[0];
-
-    public RowReader(RowLayout layout) {
-        this.layout = layout;
-    }
-
-    /** Writes field {@code field} of {@code rows[0..count)} into {@code out} rows {@code [outStart, outStart+count)}. */
-    @Override
-    public void gather(int field, long[] rows, int count, ColumnVector out, int outStart) {
-        if (addresses.length < count) {
-            addresses = new long[Math.max(count, 2 * addresses.length)];
-        }
-        long[] at = addresses;
-        boolean variable = layout.fieldType(field).isVariableWidth();
-        for (int j = 0; j < count; j++) {
-            long row = rows[j];
-            at[j] = row == 0 || RowLayout.isNull(row, field) ? 0
-                    : variable ? layout.variableAddress(row, field) : layout.fixedAddress(row, field);
-        }
-        gatherValues(layout.fieldType(field), at, count, out, outStart);
-    }
-
-    /** The whole serialized row's length. */
-    @Override
-    public int rowBytes(long row) {
-        return RowLayout.rowLength(row);
+public final class RowReader {
+    private RowReader() {
     }
 
     /**

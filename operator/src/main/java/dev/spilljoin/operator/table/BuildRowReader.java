@@ -3,8 +3,10 @@ package dev.spilljoin.operator.table;
 import dev.spilljoin.operator.data.ColumnVector;
 
 /**
- * Reads the build side's columns of result rows out of whatever holds the build rows (serialized rows, a direct-index
- * table), by a table-specific row reference: the seam through which {@link OutputWriter} gathers build columns.
+ * Reads the build rows a table hands out as "refs" (a long per row; 0 stands for no row) into result columns: the
+ * seam between the tables and {@link OutputWriter}, which knows a build row only by its ref. A ref is whatever its
+ * table says (for {@link UnchainedTable}: the address of the row's compact copy; for {@link DirectIndexTable}: the
+ * row's index + 1).
  */
 public interface BuildRowReader {
     /** Writes field `field` of the build rows `refs[0..count)` (0 = no row: NULL) into `out` rows [outStart, outStart+count). */

@@ -1,28 +1,29 @@
 package dev.spilljoin.operator.table;
 
-import dev.spilljoin.operator.row.RowArena;
-import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
 
 /**
- * The finish pass: walks every build row in its arena once and emits those the {@link FinishAction} selects by
- * their MATCHED and NULL_KEY flags (probe side NULL). Resumable at any row, so a full result batch can be handed out.
+ * The finish pass: walks every build row of an {@link UnchainedTable} once, in storage order (the slots in order,
+ * then the NULL-key rows), and emits those the {@link FinishAction} selects by their MATCHED and NULL_KEY flags
+ * (probe side NULL). Resumable at any row, so a full result batch can be handed out.
  */
 public final class BuildRowScan implements FinishScan {
-    private final RowArena arena;
+    private final UnchainedTable table;
+    private final CompactRows rows;
     private final FinishAction action;
     private final boolean probeEmpty;
     private final boolean probeHasNullKey;
-    private int page;
+    private final long end;
     private long row;
-    private long end;
 
-    public BuildRowScan(RowArena arena, FinishAction action, boolean probeEmpty, boolean probeHasNullKey) {
-        this.arena = arena;
+    public BuildRowScan(UnchainedTable table, FinishAction action, boolean probeEmpty, boolean probeHasNullKey) {
+        this.table = table;
+        this.rows = table.format();
         this.action = action;
         this.probeEmpty = probeEmpty;
         this.probeHasNullKey = probeHasNullKey;
-        this.page = -1;
+        this.row = table.firstRow();
+        this.end = table.endOfRows();
     }
 
     /** Emits selected rows; true when every row was visited, false when {@code out} is full (call again). */
@@ -31,34 +32,24 @@ public final class BuildRowScan implements FinishScan {
                 || action == FinishAction.NULL_AWARE_UNMATCHED && probeHasNullKey && !probeEmpty) {
             return true;
         }
-        out.readSerializedBuildRows();
-        while (true) {
-            if (row >= end) {
-                page++;
-                if (page >= arena.pageCount()) {
-                    page = arena.pageCount();
-                    return true;
-                }
-                row = arena.pageAddress(page);
-                end = row + arena.pageUsed(page);
-                continue;
-            }
-            if (selects(RowLayout.flags(row))) {
+        out.readBuildRowsFrom(table);
+        for (; row < end; row += rows.rowLength(row)) {
+            if (selects(rows.flags(row))) {
                 if (out.room() == 0) {
                     return false;
                 }
                 out.append(row);
             }
-            row += RowLayout.rowLength(row);
         }
+        return true;
     }
 
-    private boolean selects(byte flags) {
-        boolean matched = (flags & RowLayout.MATCHED) != 0;
+    private boolean selects(int flags) {
+        boolean matched = (flags & CompactRows.MATCHED) != 0;
         return switch (action) {
             case UNMATCHED_PADDED, UNMATCHED -> !matched;
             case MATCHED -> matched;
-            case NULL_AWARE_UNMATCHED -> probeEmpty || !matched && (flags & RowLayout.NULL_KEY) == 0;
+            case NULL_AWARE_UNMATCHED -> probeEmpty || !matched && (flags & CompactRows.NULL_KEY) == 0;
             case NONE -> false;
         };
     }

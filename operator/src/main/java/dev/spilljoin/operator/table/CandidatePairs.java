@@ -2,7 +2,6 @@ package dev.spilljoin.operator.table;
 
 import dev.spilljoin.operator.PairCondition;
 import dev.spilljoin.operator.data.Batch;
-import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
 
 import java.util.Arrays;
@@ -64,10 +63,11 @@ public final class CandidatePairs {
     /**
      * Acts on the accepted pairs as {@code action} says (see the class comment): {@code matched} is the probe's
      * per-row match flags, {@code rowBytes} its rows' byte counts for {@code out}, {@code marksBuild} whether
-     * matches set build rows' MATCHED flags. True when every evaluated pair was handled (the collector is then
+     * matches set build rows' MATCHED flags, {@code rows} the format of the table the build rows are in. True when every evaluated pair was handled (the collector is then
      * clear), false when {@code out} is full (call again).
      */
-    public boolean apply(ProbeAction action, boolean marksBuild, OutputWriter out, boolean[] matched, int[] rowBytes) {
+    boolean apply(ProbeAction action, boolean marksBuild, OutputWriter out, boolean[] matched, int[] rowBytes,
+                  CompactRows rows) {
         for (; next < count; next++) {
             if ((accepted[next >>> 6] & (1L << next)) == 0) {
                 continue;
@@ -81,8 +81,8 @@ public final class CandidatePairs {
                     }
                     out.append(i, rowBytes[i], row);
                     matched[i] = true;
-                    if (marksBuild && !RowLayout.isMatched(row)) {
-                        RowLayout.setMatched(row);
+                    if (marksBuild && !rows.isMatched(row)) {
+                        rows.setMatched(row);
                     }
                 }
                 case SEMI -> {
@@ -96,8 +96,8 @@ public final class CandidatePairs {
                 }
                 case ANTI, NULL_AWARE_ANTI -> matched[i] = true;
                 case MARK -> {
-                    if (!RowLayout.isMatched(row)) {
-                        RowLayout.setMatched(row);
+                    if (!rows.isMatched(row)) {
+                        rows.setMatched(row);
                     }
                 }
             }

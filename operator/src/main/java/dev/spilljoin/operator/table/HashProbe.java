@@ -4,41 +4,48 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.row.KeyEncoder;
 import dev.spilljoin.operator.row.KeyHasher;
-import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
+import dev.spilljoin.spill.NativeMemory;
 
 import java.util.Arrays;
 
 /**
- * Probes a {@link JoinHashTable} with one batch at a time and appends the results to an {@link OutputWriter};
+ * Probes an {@link UnchainedTable} with one batch at a time and appends the results to an {@link OutputWriter};
  * resumable, so that a result batch can be handed out whenever it is full (one key may produce n×m rows).
  *
  * <p>Algorithm (batched for memory-level parallelism: a dependent random load costs hundreds of nanoseconds, see
  * docs/PERFORMANCE.md):
  * <ol>
- *   <li>hash the batch's keys ({@link KeyHasher}); for composite or variable-width keys also encode them into key
- *       bytes ({@link KeyEncoder});</li>
- *   <li>load the directory entries of all rows in one loop of independent loads ({@link JoinHashTable#loadHeads});
+ *   <li>hash the batch's keys ({@link KeyHasher}); for a single fixed-width key take each row's key value
+ *       ({@link KeyHasher#keyValues}), else encode the keys into key bytes ({@link KeyEncoder});</li>
+ *   <li>load the directory entries of all rows in one loop of independent loads ({@link UnchainedTable#loadSlots});
  *       the entry's tag filter drops most misses there;</li>
- *   <li>walk all chains in lock-step rounds: each round advances every still-active row by one chain element, so
- *       the row loads of one round are independent of each other. A candidate matches when its stored 64-bit hash
- *       equals the probe hash and, unless the key is a single fixed-width column (then equal hashes mean equal
- *       keys, see {@link dev.spilljoin.operator.row.HashFunctions}), its key bytes are equal;</li>
+ *   <li>one loop over the remaining rows touches each row's slot, independently of the others: it scans the slot's
+ *       rows (back to back) for the first whose key equals the row's (by value for a single fixed-width key, else
+ *       as bytes); rows without one drop out, the others are marked matched;</li>
+ *   <li>one loop per {@link ProbeAction} (no action switch inside) emits from there: PAIRS and PAIRS_OR_PAD append
+ *       every equal row of the slot (the rest of the scan stays in the lines just loaded), SEMI appends the probe
+ *       row once, ANTI and NOT IN need nothing more, MARK sets the MATCHED flag of every equal row;</li>
  *   <li>a tail pass emits the rows that had no match where the join type wants them (outer padding, ANTI).</li>
  * </ol>
- * SEMI and ANTI stop a row's walk at its first match; MARK stops at a build row already marked, because the first
- * probe row with that key walked the whole chain and marked every equal build row.
+ * MARK stops at a build row already marked: the first probe row with that key scanned the whole slot and marked
+ * every equal build row. The only exit inside an emitting loop is the output's {@code room()} before an append.
  */
 public final class HashProbe implements TableProbe {
-    private final JoinHashTable table;
+    private final UnchainedTable table;
+    private final CompactRows rows;
     private final ProbeAction action;
     private final boolean marksBuild;
     private final KeyHasher hasher;
     private final KeyEncoder encoder;
-    private final RowLayout layout;
     private final boolean buildEmpty;
     private final boolean suppressAll;
-    /** The extra condition's stage (null: keys alone decide); the walk then only collects candidate pairs. */
+    /** A fixed-width row's stride, 0 when rows carry their length. */
+    private final int stride;
+    /** The single fixed-width key's width (8, 4 or 1) and offset in a row; width 0 when keys compare as bytes. */
+    private final int keyWidth;
+    private final int keyOffset;
+    /** The extra condition's stage (null: keys alone decide); the probe then only collects candidate pairs. */
     private final CandidatePairs candidatePairs;
 
     private Batch batch;
@@ -50,7 +57,9 @@ public final class HashProbe implements TableProbe {
     private long[] deferred;
     private long[] noTail;
     private long[] skip = new long[0];
+    private long[] keys = new long[0];
     private long[] candidates = new long[0];
+    private long[] slotEnds = new long[0];
     private int[] active = new int[0];
     private boolean[] matched = new boolean[0];
     /** Each probe row's bytes as {@link #sizedFor} counts them ({@link OutputWriter#probeRowBytes}). */
@@ -61,28 +70,36 @@ public final class HashProbe implements TableProbe {
     private OutputWriter sizedFor;
     private int activeCount;
     private int readPos;
-    private int writePos;
     private int tailPos;
     private long probeRows;
     private long probeNullKeyRows;
 
     /**
-     * @param encoder         null for a single fixed-width key (hash comparison suffices)
+     * @param encoder         null for a single fixed-width key (compared by value)
      * @param buildEmpty      whether the build side had no rows at all (NULL keys included)
      * @param buildHasNullKey whether a build row had a NULL key (NOT IN then returns nothing)
      * @param candidatePairs  the extra condition's stage, or null when keys alone decide a match
      */
-    public HashProbe(JoinHashTable table, JoinStrategy strategy, KeyHasher hasher, KeyEncoder encoder,
-                     RowLayout layout, boolean buildEmpty, boolean buildHasNullKey, CandidatePairs candidatePairs) {
+    public HashProbe(UnchainedTable table, JoinStrategy strategy, KeyHasher hasher, KeyEncoder encoder,
+                     boolean buildEmpty, boolean buildHasNullKey, CandidatePairs candidatePairs) {
         this.table = table;
+        this.rows = table.format();
         this.action = strategy.probe();
         this.marksBuild = strategy.marksBuildRows();
         this.hasher = hasher;
         this.encoder = encoder;
-        this.layout = layout;
         this.buildEmpty = buildEmpty;
         this.suppressAll = action == ProbeAction.NULL_AWARE_ANTI && buildHasNullKey && !buildEmpty;
+        this.stride = rows.stride();
+        this.keyWidth = encoder == null ? rows.singleKeyWidth() : 0;
+        this.keyOffset = rows.keyOffset();
         this.candidatePairs = candidatePairs;
+        if (encoder == null && keyWidth == 0) {
+            throw new IllegalArgumentException("a composite or variable-width key needs a key encoder");
+        }
+        if (marksBuild && !rows.hasHeader()) {
+            throw new IllegalArgumentException("a table whose rows a probe marks must keep their header");
+        }
     }
 
     /** Starts probing {@code probe}; it must stay valid until {@link #fill} returned true. */
@@ -141,7 +158,6 @@ public final class HashProbe implements TableProbe {
         sizedFor = null;
         tailPos = 0;
         readPos = 0;
-        writePos = 0;
         activeCount = 0;
         if (suppressAll) {
             tailPos = n;
@@ -149,16 +165,23 @@ public final class HashProbe implements TableProbe {
         }
         if (encoder != null) {
             encoder.encode(probe);
+        } else {
+            hasher.keyValues(probe, keys);
         }
         Arrays.fill(matched, 0, n, false);
         if (candidatePairs != null) {
             collectorBytes = candidatePairs.collector().probeRowBytes(probe, collectorBytes);
         }
-        table.loadHeads(hashes, n, skip, candidates, active);
+        boolean keysDecide = candidatePairs == null;
+        int m = table.loadSlots(hashes, n, skip, candidates, slotEnds, active);
         int count = 0;
-        for (int i = 0; i < n; i++) {
+        for (int j = 0; j < m; j++) {
+            int i = active[j];
+            long first = findMatch(i, candidates[i], slotEnds[i]);
+            candidates[i] = first;
+            matched[i] = keysDecide && first != 0;
             active[count] = i;
-            count += candidates[i] != 0 ? 1 : 0;
+            count += first != 0 ? 1 : 0;
         }
         activeCount = count;
     }
@@ -172,6 +195,8 @@ public final class HashProbe implements TableProbe {
         if (candidates.length < rows) {
             ownHashes = new long[rows];
             candidates = new long[rows];
+            slotEnds = new long[rows];
+            keys = new long[rows];
             active = new int[rows];
             matched = new boolean[rows];
             ownNullKeys = new long[(rows + 63) >>> 6];
@@ -181,7 +206,7 @@ public final class HashProbe implements TableProbe {
 
     /** Continues the current batch: true when it is done, false when {@code out} is full (call again after). */
     public boolean fill(OutputWriter out) {
-        out.readSerializedBuildRows();
+        out.readBuildRowsFrom(table);
         if (sizedFor != out) {
             rowBytes = out.probeRowBytes(batch, rowBytes);
             sizedFor = out;
@@ -189,99 +214,123 @@ public final class HashProbe implements TableProbe {
         if (candidatePairs != null) {
             return fillWithCondition(out);
         }
-        while (activeCount > 0) {
-            if (!walkRound(out, action, rowBytes)) {
-                return false;
-            }
-            activeCount = writePos;
-            readPos = 0;
-            writePos = 0;
-        }
-        return emitTail(out);
+        boolean done = switch (action) {
+            case PAIRS, PAIRS_OR_PAD -> emitPairs(out, rowBytes, marksBuild);
+            case SEMI -> emitSemi(out);
+            case ANTI, NULL_AWARE_ANTI -> true;
+            case MARK -> markBuildRows();
+        };
+        return done && emitTail(out);
     }
 
     /**
-     * With an extra condition: collects the batch's candidate pairs a collector batch at a time, and has
-     * {@link CandidatePairs} act on those the condition accepts; then the tail pass.
+     * With an extra condition: collects the batch's candidate pairs a collector batch at a time (every pair of
+     * equal keys, whatever the action), and has {@link CandidatePairs} act on those the condition accepts; then the
+     * tail pass.
      */
     private boolean fillWithCondition(OutputWriter out) {
         OutputWriter collector = candidatePairs.collector();
         while (true) {
-            if (candidatePairs.pending() && !candidatePairs.apply(action, marksBuild, out, matched, rowBytes)) {
+            if (candidatePairs.pending()
+                    && !candidatePairs.apply(action, marksBuild, out, matched, rowBytes, rows)) {
                 return false;
             }
-            if (activeCount == 0) {
+            if (readPos >= activeCount) {
                 return emitTail(out);
             }
-            while (activeCount > 0 && walkRound(collector, ProbeAction.PAIRS, collectorBytes)) {
-                activeCount = writePos;
-                readPos = 0;
-                writePos = 0;
-            }
+            collector.readBuildRowsFrom(table);
+            emitPairs(collector, collectorBytes, false);
             candidatePairs.evaluate(batch);
         }
     }
 
     /**
-     * One round of the chain walk, acting on matches as {@code action} says (PAIRS into a condition's collector only
-     * appends: the condition decides what counts as a match); false when {@code out} filled up mid-round.
+     * Every (probe row, equal build row) pair, from each active row's current candidate on, into {@code out} with
+     * the probe rows' byte counts {@code bytes}, setting build rows' MATCHED flags if {@code marks}.
      */
-    private boolean walkRound(OutputWriter out, ProbeAction action, int[] bytes) {
+    private boolean emitPairs(OutputWriter out, int[] bytes, boolean marks) {
         final long[] cand = candidates;
-        final long[] h = hashes;
+        final long[] ends = slotEnds;
         final int[] act = active;
-        final boolean collecting = candidatePairs != null;
-        final boolean hashIsKey = encoder == null;
-        while (readPos < activeCount) {
+        for (; readPos < activeCount; readPos++) {
             int i = act[readPos];
             long row = cand[i];
-            if (RowLayout.hash(row) == h[i]
-                    && (hashIsKey || layout.keyEquals(row, encoder.bytes(), encoder.start(i), encoder.length(i)))) {
-                switch (action) {
-                    case PAIRS, PAIRS_OR_PAD -> {
-                        if (out.room() == 0) {
-                            return false;
-                        }
-                        out.append(i, bytes[i], row);
-                        if (!collecting) {
-                            matched[i] = true;
-                            if (marksBuild && !RowLayout.isMatched(row)) {
-                                RowLayout.setMatched(row);
-                            }
-                        }
-                        row = JoinHashTable.next(row);
-                    }
-                    case SEMI -> {
-                        if (out.room() == 0) {
-                            return false;
-                        }
-                        out.append(i, bytes[i], 0L);
-                        matched[i] = true;
-                        row = 0;
-                    }
-                    case ANTI, NULL_AWARE_ANTI -> {
-                        matched[i] = true;
-                        row = 0;
-                    }
-                    case MARK -> {
-                        if (RowLayout.isMatched(row)) {
-                            row = 0;
-                        } else {
-                            RowLayout.setMatched(row);
-                            row = JoinHashTable.next(row);
-                        }
-                    }
+            long end = ends[i];
+            int probeBytes = bytes[i];
+            while (row != 0) {
+                if (out.room() == 0) {
+                    cand[i] = row;
+                    return false;
                 }
-            } else {
-                row = JoinHashTable.next(row);
+                out.append(i, probeBytes, row);
+                if (marks) {
+                    rows.setMatched(row);
+                }
+                row = findMatch(i, row + step(row), end);
             }
-            cand[i] = row;
-            if (row != 0) {
-                act[writePos++] = i;
-            }
-            readPos++;
         }
         return true;
+    }
+
+    /** Each active row once, without a build row. */
+    private boolean emitSemi(OutputWriter out) {
+        final int[] act = active;
+        final int[] bytes = rowBytes;
+        for (; readPos < activeCount; readPos++) {
+            if (out.room() == 0) {
+                return false;
+            }
+            int i = act[readPos];
+            out.append(i, bytes[i], 0L);
+        }
+        return true;
+    }
+
+    /** Sets the MATCHED flag of every build row equal to an active row (stopping at one already marked). */
+    private boolean markBuildRows() {
+        final long[] cand = candidates;
+        final long[] ends = slotEnds;
+        final int[] act = active;
+        for (; readPos < activeCount; readPos++) {
+            int i = act[readPos];
+            long end = ends[i];
+            for (long row = cand[i]; row != 0 && !rows.isMatched(row); row = findMatch(i, row + step(row), end)) {
+                rows.setMatched(row);
+            }
+        }
+        return true;
+    }
+
+    /** The first row in {@code [row, end)} whose key equals probe row {@code i}'s, or 0. */
+    private long findMatch(int i, long row, long end) {
+        if (keyWidth != 0) {
+            long key = keys[i];
+            for (; row < end; row += step(row)) {
+                if (storedKey(row) == key) {
+                    return row;
+                }
+            }
+            return 0;
+        }
+        byte[] bytes = encoder.bytes();
+        int start = encoder.start(i);
+        int length = encoder.length(i);
+        for (; row < end; row += step(row)) {
+            if (rows.keyEquals(row, bytes, start, length)) {
+                return row;
+            }
+        }
+        return 0;
+    }
+
+    /** A single fixed-width key as stored, sign-extended: the value {@link KeyHasher#keyValues} gives. */
+    private long storedKey(long row) {
+        long at = row + keyOffset;
+        return keyWidth == 8 ? NativeMemory.getLong(at) : keyWidth == 4 ? NativeMemory.getInt(at) : NativeMemory.getByte(at);
+    }
+
+    private int step(long row) {
+        return stride != 0 ? stride : NativeMemory.getInt(row);
     }
 
     private boolean emitTail(OutputWriter out) {

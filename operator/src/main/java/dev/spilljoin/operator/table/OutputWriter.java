@@ -6,7 +6,6 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.row.RowLayout;
-import dev.spilljoin.operator.row.RowReader;
 
 import java.util.Arrays;
 import java.util.List;
@@ -14,14 +13,15 @@ import java.util.List;
 /**
  * Collects result rows as (probe row index, build row ref) pairs and turns them into a result batch of the
  * projected columns, column at a time. Probe index -1 or build ref 0 means that side is NULL (outer padding, or a
- * side the result does not have). Build refs are read through the {@link BuildRowReader} of the table that handed
- * them out, which each producer sets before it appends ({@link #readBuildRowsFrom}): the address of a serialized
- * row (the hash table's), or a {@link DirectIndexTable}'s index + 1.
+ * side the result does not have). Build rows are read through the {@link BuildRowReader} of the table that handed
+ * out their refs ({@link #readBuildRowsFrom}, called by each producer before it appends: the writer is made before
+ * the build, and serves the resident table, then each spilled pair's table in turn); the {@link RowLayout} maps
+ * projected columns to the build rows' fields.
  *
  * <p>A batch is bounded by rows ({@code capacity}) and by bytes ({@code byteLimit}): each pair adds the bytes of
  * its values an append can know cheaply, from above: the probe row's projected variable-width values (which the
  * producer sizes once per probe batch, {@link #probeRowBytes}) and the whole serialized build row when a
- * variable-width build column is projected. Pending pairs count as soon as they are appended, so one large probe
+ * variable-width build column is projected ({@link BuildRowReader#rowBytes}). Pending pairs count as soon as they are appended, so one large probe
  * row matching many build rows cannot pile up either. Invariant: the batch is full when its rows reach the
  * capacity or its counted bytes reach the limit, so it holds at most the limit plus one row's bytes; after
  * {@link #materialize}, {@code room() == 0} exactly when {@link #isFull()}.
@@ -43,8 +43,6 @@ public final class OutputWriter {
     private final boolean[] fromProbe;
     private final int[] sourceColumn;
     private final int[] buildField;
-    /** The reader of serialized build rows of the writer's layout (the hash table's rows). */
-    private final RowReader serializedRows;
     /** The table whose refs are pending; set by the producer ({@link #readBuildRowsFrom}). */
     private BuildRowReader reader;
     private final int[] probeRows;
@@ -101,8 +99,6 @@ public final class OutputWriter {
                 probeVariableColumns[k++] = sourceColumn[c];
             }
         }
-        this.serializedRows = new RowReader(buildLayout);
-        this.reader = serializedRows;
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
         this.rowProbe = new int[capacity];
@@ -110,7 +106,7 @@ public final class OutputWriter {
     }
 
     /**
-     * A writer into the same result batch for the other orientation: rows of {@code buildSide} come as serialized
+     * A writer into the same result batch for the other orientation: rows of {@code buildSide} come from a table of
      * rows of {@code buildLayout}, the other side's from probe batches (a spilled pair joined with roles reversed).
      * Both writers see the same batch; each materializes its own pending rows.
      */
@@ -129,11 +125,6 @@ public final class OutputWriter {
             }
             reader = rows;
         }
-    }
-
-    /** Reads the build refs appended from now on as addresses of serialized rows of the writer's layout. */
-    public void readSerializedBuildRows() {
-        readBuildRowsFrom(serializedRows);
     }
 
     /** Rows that can still be appended before the batch is full: 0 once its counted bytes reach the limit. */
@@ -158,7 +149,7 @@ public final class OutputWriter {
         return sizes;
     }
 
-    /** Appends a result row with the build side only (probe NULL); {@code buildRow} is the reader's reference. */
+    /** Appends a result row with the build side only (probe NULL). */
     public void append(long buildRow) {
         append(-1, 0, buildRow);
     }
@@ -188,7 +179,7 @@ public final class OutputWriter {
             if (fromProbe[c]) {
                 copyProbeColumn(probe, sourceColumn[c], target, start);
             } else {
-                reader.gather(buildField[c], buildRows, pending, target, start);
+                gatherBuildColumn(buildField[c], target, start);
             }
         }
         System.arraycopy(probeRows, 0, rowProbe, start, pending);
@@ -197,6 +188,17 @@ public final class OutputWriter {
         pending = 0;
         materialized.bytes += pendingBytes;
         pendingBytes = 0;
+    }
+
+    /** Field {@code field} of the pending build rows; all NULL when no table handed out refs (every ref is 0). */
+    private void gatherBuildColumn(int field, ColumnVector target, int start) {
+        if (reader != null) {
+            reader.gather(field, buildRows, pending, target, start);
+            return;
+        }
+        for (int j = 0; j < pending; j++) {
+            target.setNull(start + j);
+        }
     }
 
     private void copyProbeColumn(Batch probe, int column, ColumnVector target, int start) {

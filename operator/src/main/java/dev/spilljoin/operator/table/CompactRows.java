@@ -1,0 +1,263 @@
+package dev.spilljoin.operator.table;
+
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.spill.NativeMemory;
+
+/**
+ * The row format inside an {@link UnchainedTable}: a build row ({@link RowLayout}) without what only the build pass
+ * and the spill files need (its stored hash, the NEXT link, the lengths where the layout has no variable-width
+ * field). Where a row lies tells its slot, so no hash is kept; keys are compared by value.
+ *
+ * <pre>
+ * every field fixed-width ("fixed"; stride = header + keyFixedBytes + payloadFixedBytes, no padding, unaligned):
+ *   [header: bit 0 MATCHED, bit 1 NULL_KEY, bit 2+f NULL of field f; ceil((2 + fields) / 8) bytes]
+ *   [key fields as RowLayout's key region][payload fields as RowLayout's payload region]
+ *   The header is left out (0 bytes) when no row of the table has a NULL field or a NULL key and the join never
+ *   marks rows (the table decides while counting, {@link #withoutHeader}). Layouts of more than
+ *   {@value #MAX_PACKED_FIELDS} fields keep RowLayout's flags byte and null bytes as they are (null bit f at 8+f).
+ * some field variable-width ("variable"; RowLayout's row less its hash and NEXT: rowLength - 16 bytes):
+ *   [int rowLength][int keyLength][flags byte][null bytes][key region][payload region][padding]
+ * </pre>
+ *
+ * <p>(BIGINT key, BIGINT payload): 17 bytes with the header, 16 without. A key column is read back from its key
+ * field; NULL values are zeros, as in RowLayout.
+ */
+final class CompactRows {
+    /** The most fields whose null bits are packed with the flags into at most 7 header bytes. */
+    static final int MAX_PACKED_FIELDS = 54;
+    /** Header bits: the flags of RowLayout. */
+    static final int MATCHED = RowLayout.MATCHED;
+    static final int NULL_KEY = RowLayout.NULL_KEY;
+
+    private final RowLayout layout;
+    private final boolean variable;
+    private final boolean packed;
+    /** Header bytes of a fixed-width row (0 without a header). */
+    private final int headerBytes;
+    /** Offset of the flags byte, -1 without a header. */
+    private final int flagsOffset;
+    /** The bit (from the flags byte's bit 0) of field 0's null bit. */
+    private final int nullBitBase;
+    /** Offset of the key region. */
+    private final int dataOffset;
+    private final int keyFixed;
+    private final int dataBytes;
+    private final int stride;
+    /** Width of a single fixed-width key (8, 4 or 1), 0 otherwise. */
+    private final int singleKeyWidth;
+
+    /** The format for rows of {@code layout}, with the header (see {@link #withoutHeader}). */
+    CompactRows(RowLayout layout) {
+        this(layout, true);
+    }
+
+    private CompactRows(RowLayout layout, boolean header) {
+        this.layout = layout;
+        boolean var = false;
+        for (int f = 0; f < layout.fieldCount(); f++) {
+            var |= layout.fieldType(f).isVariableWidth();
+        }
+        this.variable = var;
+        this.packed = !var && layout.fieldCount() <= MAX_PACKED_FIELDS;
+        this.keyFixed = layout.keyFixedBytes();
+        this.dataBytes = layout.keyFixedBytes() + layout.payloadFixedBytes();
+        if (var) {
+            headerBytes = 8 + 1 + layout.nullBytes();
+            flagsOffset = 8;
+            nullBitBase = 8;
+        } else if (!header) {
+            headerBytes = 0;
+            flagsOffset = -1;
+            nullBitBase = 0;
+        } else if (packed) {
+            headerBytes = (2 + layout.fieldCount() + 7) >>> 3;
+            flagsOffset = 0;
+            nullBitBase = 2;
+        } else {
+            headerBytes = 1 + layout.nullBytes();
+            flagsOffset = 0;
+            nullBitBase = 8;
+        }
+        this.dataOffset = headerBytes;
+        this.stride = var ? 0 : headerBytes + dataBytes;
+        ColumnType keyType = layout.keyCount() == 1 ? layout.fieldType(0) : null;
+        this.singleKeyWidth = keyType == null || keyType.isVariableWidth() ? 0 : keyType.fixedWidth();
+    }
+
+    /** This format without the header, for a table none of whose rows has a NULL field or is ever marked. */
+    CompactRows withoutHeader() {
+        if (variable) {
+            throw new IllegalStateException("rows with variable-width fields always keep their header");
+        }
+        return new CompactRows(layout, false);
+    }
+
+    RowLayout layout() {
+        return layout;
+    }
+
+    boolean isVariable() {
+        return variable;
+    }
+
+    boolean hasHeader() {
+        return flagsOffset >= 0;
+    }
+
+    /** The fixed stride of a fixed-width row, 0 for variable-width rows. */
+    int stride() {
+        return stride;
+    }
+
+    /** Bytes of a fixed-width row with its header: the table's per-row cost before it knows about NULLs. */
+    static long maxFixedRowBytes(RowLayout layout) {
+        return new CompactRows(layout).stride;
+    }
+
+    /**
+     * The most bytes the compact copies of {@code rows} rows of {@code layout} take whose RowLayout rows total
+     * {@code rowBytes}: exact for fixed-width rows (with their header), {@code rowBytes - 16 rows} otherwise.
+     */
+    static long bytesBound(RowLayout layout, long rows, long rowBytes) {
+        CompactRows format = new CompactRows(layout);
+        return format.variable ? Math.max(0, rowBytes - 16 * rows) : rows * format.stride;
+    }
+
+    /** The length of the compact copy of the RowLayout row at {@code source}. */
+    int lengthOf(long source) {
+        return variable ? RowLayout.rowLength(source) - 16 : stride;
+    }
+
+    /** Whether the RowLayout row at {@code source} needs a header: a NULL field, a NULL key, a MATCHED flag. */
+    boolean needsHeader(long source) {
+        if (RowLayout.flags(source) != 0) {
+            return true;
+        }
+        for (int b = 0, nb = layout.nullBytes(); b < nb; b++) {
+            if (NativeMemory.getByte(source + RowLayout.NULLS + b) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Writes the compact copy of the RowLayout row at {@code source} to {@code target}; returns its length. */
+    int copy(long source, long target) {
+        if (variable) {
+            int length = RowLayout.rowLength(source) - 16;
+            NativeMemory.putInt(target, length);
+            NativeMemory.putInt(target + 4, RowLayout.keyLength(source));
+            NativeMemory.copy(source + RowLayout.FLAGS, target + 8, length - 8);
+            return length;
+        }
+        if (flagsOffset >= 0) {
+            writeHeader(source, target);
+        }
+        long from = source + layout.keyOffset();
+        long to = target + dataOffset;
+        int i = 0;
+        for (; i + 8 <= dataBytes; i += 8) {
+            NativeMemory.putLong(to + i, NativeMemory.getLong(from + i));
+        }
+        for (; i < dataBytes; i++) {
+            NativeMemory.putByte(to + i, NativeMemory.getByte(from + i));
+        }
+        return stride;
+    }
+
+    private void writeHeader(long source, long target) {
+        int nb = layout.nullBytes();
+        if (!packed) {
+            NativeMemory.copy(source + RowLayout.FLAGS, target, 1 + nb);
+            return;
+        }
+        long header = RowLayout.flags(source) & (MATCHED | NULL_KEY);
+        for (int b = 0; b < nb; b++) {
+            header |= (NativeMemory.getByte(source + RowLayout.NULLS + b) & 0xFFL) << (8 * b + 2);
+        }
+        for (int b = 0; b < headerBytes; b++) {
+            NativeMemory.putByte(target + b, (byte) (header >>> (8 * b)));
+        }
+    }
+
+    // ---- reading a compact row
+
+    int rowLength(long row) {
+        return variable ? NativeMemory.getInt(row) : stride;
+    }
+
+    int keyLength(long row) {
+        return variable ? NativeMemory.getInt(row + 4) : keyFixed;
+    }
+
+    /** The flags (MATCHED, NULL_KEY); 0 without a header. */
+    int flags(long row) {
+        return flagsOffset < 0 ? 0 : NativeMemory.getByte(row + flagsOffset) & (MATCHED | NULL_KEY);
+    }
+
+    boolean isMatched(long row) {
+        return (NativeMemory.getByte(row + flagsOffset) & MATCHED) != 0;
+    }
+
+    void setMatched(long row) {
+        long at = row + flagsOffset;
+        NativeMemory.putByte(at, (byte) (NativeMemory.getByte(at) | MATCHED));
+    }
+
+    boolean isNull(long row, int field) {
+        if (flagsOffset < 0) {
+            return false;
+        }
+        int bit = nullBitBase + field;
+        return (NativeMemory.getByte(row + flagsOffset + (bit >>> 3)) & (1 << (bit & 7))) != 0;
+    }
+
+    /** Address of a fixed-width field's value. */
+    long fixedAddress(long row, int field) {
+        long key = row + dataOffset;
+        return layout.isKey(field) ? key + layout.position(field) : key + keyLength(row) + layout.position(field);
+    }
+
+    /** Address of a variable-width field's int length (its bytes follow). */
+    long variableAddress(long row, int field) {
+        long p = layout.isKey(field)
+                ? row + dataOffset + keyFixed
+                : row + dataOffset + keyLength(row) + layout.payloadFixedBytes();
+        for (int skip = layout.position(field); skip > 0; skip--) {
+            p += 4 + NativeMemory.getInt(p);
+        }
+        return p;
+    }
+
+    /** Width of a single fixed-width key (8, 4 or 1), 0 when the key is composite or variable-width. */
+    int singleKeyWidth() {
+        return singleKeyWidth;
+    }
+
+    /** Offset of the key region (where a single fixed-width key lies). */
+    int keyOffset() {
+        return dataOffset;
+    }
+
+    /** Whether the stored key of {@code row} equals {@code length} encoded key bytes of {@code key} from {@code start}. */
+    boolean keyEquals(long row, byte[] key, int start, int length) {
+        if (keyLength(row) != length) {
+            return false;
+        }
+        long a = row + dataOffset;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            if (NativeMemory.getLong(a + i) != HashFunctions.longAt(key, start + i)) {
+                return false;
+            }
+        }
+        for (; i < length; i++) {
+            if (NativeMemory.getByte(a + i) != key[start + i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
