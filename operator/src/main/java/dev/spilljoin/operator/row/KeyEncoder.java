@@ -5,8 +5,9 @@ import dev.spilljoin.operator.data.ColumnVector;
 
 /**
  * Encodes the probe rows' keys of a batch into the exact bytes of a build row's key region ({@link RowLayout}), so
- * that the generic key comparison is a byte comparison ({@link RowLayout#keyEquals}). Used only for keys that are
- * not a single fixed-width column (those compare by hash alone, see {@link HashFunctions}).
+ * that the generic key comparison is a byte comparison (the unchained table's compact rows hold the same key
+ * region). Used only for keys that are not a single fixed-width column (those compare by value,
+ * {@link KeyHasher#keyValues}).
  *
  * <p>Algorithm: one pass per variable-width key column sums the key lengths, a prefix sum gives each row's start in
  * one reused byte array, then one loop per key column writes that column into every row.

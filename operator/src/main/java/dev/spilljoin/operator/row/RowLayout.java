@@ -218,24 +218,4 @@ public final class RowLayout {
         }
         return p;
     }
-
-    /** Whether the stored key of {@code row} equals {@code length} key bytes of {@code key} from {@code start}. */
-    public boolean keyEquals(long row, byte[] key, int start, int length) {
-        if (keyLength(row) != length) {
-            return false;
-        }
-        long a = row + keyOffset;
-        int i = 0;
-        for (; i + 8 <= length; i += 8) {
-            if (NativeMemory.getLong(a + i) != HashFunctions.longAt(key, start + i)) {
-                return false;
-            }
-        }
-        for (; i < length; i++) {
-            if (NativeMemory.getByte(a + i) != key[start + i]) {
-                return false;
-            }
-        }
-        return true;
-    }
 }
