@@ -30,6 +30,7 @@ public final class CandidatePairs {
     /** @param collector a writer of the condition's columns, for the probe's orientation */
     public CandidatePairs(OutputWriter collector, PairCondition condition) {
         this.collector = collector;
+        collector.keepPairs();
         this.condition = condition;
     }
 

@@ -48,8 +48,8 @@ public final class OutputWriter {
     private final int[] probeRows;
     private final long[] buildRows;
     /** The pair each row of the result batch was made of (see {@link #probeRowOf}, {@link #buildRowOf}). */
-    private final int[] rowProbe;
-    private final long[] rowBuild;
+    private int[] rowProbe;
+    private long[] rowBuild;
     private int pending;
     private long pendingBytes;
 
@@ -101,8 +101,6 @@ public final class OutputWriter {
         }
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
-        this.rowProbe = new int[capacity];
-        this.rowBuild = new long[capacity];
     }
 
     /**
@@ -182,8 +180,10 @@ public final class OutputWriter {
                 gatherBuildColumn(buildField[c], target, start);
             }
         }
-        System.arraycopy(probeRows, 0, rowProbe, start, pending);
-        System.arraycopy(buildRows, 0, rowBuild, start, pending);
+        if (rowProbe != null) {
+            System.arraycopy(probeRows, 0, rowProbe, start, pending);
+            System.arraycopy(buildRows, 0, rowBuild, start, pending);
+        }
         out.setRowCount(start + pending);
         pending = 0;
         materialized.bytes += pendingBytes;
@@ -272,12 +272,23 @@ public final class OutputWriter {
         }
     }
 
-    /** The probe row index result row {@code row} was made of (-1: none), until {@link #clear()}. */
+    /**
+     * Keeps, from now on, the pair each materialized result row was made of ({@link #probeRowOf},
+     * {@link #buildRowOf}): for a writer whose rows are looked at again (the extra condition's candidate pairs).
+     */
+    public void keepPairs() {
+        if (rowProbe == null) {
+            rowProbe = new int[capacity];
+            rowBuild = new long[capacity];
+        }
+    }
+
+    /** The probe row index result row {@code row} was made of (-1: none; {@link #keepPairs} first), until {@link #clear()}. */
     public int probeRowOf(int row) {
         return rowProbe[row];
     }
 
-    /** The build row result row {@code row} was made of (0: none), until {@link #clear()}. */
+    /** The build row result row {@code row} was made of (0: none; {@link #keepPairs} first), until {@link #clear()}. */
     public long buildRowOf(int row) {
         return rowBuild[row];
     }

@@ -222,7 +222,6 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         long slotBytes = 0;
         long nullRows = 0;
         long nullBytes = 0;
-        long touched = 0;
         for (int k = 0; k < sources.length; k++) {
             RowArena arena = sources[k];
             long rangeStart = dir + ((long) k << bits << 3);
@@ -230,16 +229,8 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
                 long row = arena.pageAddress(p);
                 long pageEnd = row + arena.pageUsed(p);
                 while (row < pageEnd) {
-                    int m = 0;
-                    for (; m < GROUP && row < pageEnd; m++) {
-                        rowAt[m] = row;
-                        row += RowLayout.rowLength(row);
-                    }
-                    for (int j = 0; j < m; j++) {
-                        long at = rangeStart + ((long) HashFunctions.bucketOf(RowLayout.hash(rowAt[j]), bits) << 3);
-                        slotAt[j] = at;
-                        touched += NativeMemory.getLong(at);
-                    }
+                    int m = loadGroup(row, pageEnd, rangeStart, rowAt, slotAt);
+                    row = rowAt[m - 1] + RowLayout.rowLength(rowAt[m - 1]);
                     for (int j = 0; j < m; j++) {
                         long source = rowAt[j];
                         int compact = format.lengthOf(source);
@@ -260,7 +251,6 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
                 }
             }
         }
-        sink = touched;
         CompactRows chosen = header ? format : format.withoutHeader();
         int unit = variable ? 1 : chosen.stride();
         long bytes = variable ? slotBytes + nullBytes : (slotRows + nullRows) * unit;
@@ -282,6 +272,28 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         }
         scatter(chosen, unit, slotRows, nullRows, keepNullKeys, sources, rowAt, slotAt);
         return true;
+    }
+
+    /**
+     * Takes the next group of up to {@value #GROUP} rows of a page, from {@code row} to at most {@code pageEnd}, into
+     * {@code rowAt}, and the addresses of their directory entries (in the range at {@code rangeStart}) into
+     * {@code slotAt}, loading those entries in one loop of independent loads (their sum goes to {@link #sink}, so
+     * the loads stay); returns how many rows it took (at least one).
+     */
+    private int loadGroup(long row, long pageEnd, long rangeStart, long[] rowAt, long[] slotAt) {
+        int m = 0;
+        for (; m < GROUP && row < pageEnd; m++) {
+            rowAt[m] = row;
+            row += RowLayout.rowLength(row);
+        }
+        long touched = 0;
+        for (int j = 0; j < m; j++) {
+            long at = rangeStart + ((long) HashFunctions.bucketOf(RowLayout.hash(rowAt[j]), bits) << 3);
+            slotAt[j] = at;
+            touched += NativeMemory.getLong(at);
+        }
+        sink += touched;
+        return m;
     }
 
     /**
@@ -311,16 +323,8 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
                 long row = arena.pageAddress(p);
                 long pageEnd = row + arena.pageUsed(p);
                 while (row < pageEnd) {
-                    int m = 0;
-                    for (; m < GROUP && row < pageEnd; m++) {
-                        rowAt[m] = row;
-                        row += RowLayout.rowLength(row);
-                    }
-                    for (int j = 0; j < m; j++) {
-                        long at = rangeStart + ((long) HashFunctions.bucketOf(RowLayout.hash(rowAt[j]), bits) << 3);
-                        slotAt[j] = at;
-                        touched += NativeMemory.getLong(at);
-                    }
+                    int m = loadGroup(row, pageEnd, rangeStart, rowAt, slotAt);
+                    row = rowAt[m - 1] + RowLayout.rowLength(rowAt[m - 1]);
                     for (int j = 0; j < m; j++) {
                         long source = rowAt[j];
                         long target = 0;
