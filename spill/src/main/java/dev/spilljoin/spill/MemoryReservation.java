@@ -62,9 +62,21 @@ public final class MemoryReservation implements AutoCloseable {
 
     /** Opens a child that draws from this reservation; closing the child returns everything it held. */
     public MemoryReservation newChild(String childName) {
+        return newChild(childName, Long.MAX_VALUE);
+    }
+
+    /**
+     * Opens a child that draws from this reservation and may hold at most {@code limitBytes} itself (with its own
+     * children): a worker's share of a join's budget, so that workers sharing a budget cannot take each other's
+     * room. Closing the child returns everything it held.
+     */
+    public MemoryReservation newChild(String childName, long limitBytes) {
+        if (limitBytes <= 0) {
+            throw new IllegalArgumentException("memory limit of '" + childName + "' must be positive, got " + limitBytes);
+        }
         synchronized (root) {
             checkOpen();
-            MemoryReservation child = new MemoryReservation(name + "/" + childName, this, Long.MAX_VALUE, null, 0);
+            MemoryReservation child = new MemoryReservation(name + "/" + childName, this, limitBytes, null, 0);
             children.add(child);
             return child;
         }
@@ -84,7 +96,7 @@ public final class MemoryReservation implements AutoCloseable {
                 return true;
             }
             long newRootTotal = root.reserved + bytes;
-            if (newRootTotal > root.limit || newRootTotal < 0) {
+            if (newRootTotal < 0 || bytes > headroomLocked()) {
                 return false;
             }
             if (root.pool != null && newRootTotal > root.guaranteed) {
@@ -194,11 +206,19 @@ public final class MemoryReservation implements AutoCloseable {
         return root.limit;
     }
 
-    /** Bytes the root could still grant before reaching its limit. */
+    /** Bytes this node could still be granted: the least room left under any limit from it up to the root. */
     public long headroom() {
         synchronized (root) {
-            return root.limit - root.reserved;
+            return headroomLocked();
         }
+    }
+
+    private long headroomLocked() {
+        long room = Long.MAX_VALUE;
+        for (MemoryReservation node = this; node != null; node = node.parent) {
+            room = Math.min(room, node.limit - node.reserved);
+        }
+        return room;
     }
 
     public String name() {

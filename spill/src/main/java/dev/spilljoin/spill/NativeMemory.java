@@ -169,6 +169,17 @@ public final class NativeMemory {
         UNSAFE.putLong(address, value);
     }
 
+    /**
+     * Sets {@code bits} in the long at {@code address}, atomically with respect to other threads setting bits in it;
+     * reads first, so a word whose bits are already set is never written (no cache line bouncing between cores).
+     */
+    public static void orLongAtomic(long address, long bits) {
+        long old = UNSAFE.getLongVolatile(null, address);
+        while ((old & bits) != bits && !UNSAFE.compareAndSwapLong(null, address, old, old | bits)) {
+            old = UNSAFE.getLongVolatile(null, address);
+        }
+    }
+
     public static int getInt(long address) {
         return UNSAFE.getInt(address);
     }

@@ -83,4 +83,22 @@ class MemoryReservationTest {
         assertThat(pool.used()).isZero();
         assertThat(pool.peakUsed()).isEqualTo(1000);
     }
+
+    @Test
+    void aChildWithALimitHoldsNoMoreThanItAndItsHeadroomSaysSo() {
+        try (MemoryReservation root = MemoryReservation.root("join", 1000)) {
+            MemoryReservation worker = root.newChild("worker-0", 300);
+            MemoryReservation task = worker.newChild("task");
+            assertThat(task.headroom()).as("the worker's limit bounds its children").isEqualTo(300);
+            assertThat(task.tryGrow(200)).isTrue();
+            assertThat(task.tryGrow(101)).as("past the worker's limit").isFalse();
+            assertThat(worker.reserved()).isEqualTo(200);
+            assertThat(root.newChild("other").tryGrow(700)).isTrue();
+            assertThat(task.headroom()).as("the root's room is the tighter bound now").isEqualTo(100);
+            assertThat(task.tryGrow(100)).isTrue();
+            assertThat(root.headroom()).isZero();
+            task.close();
+            assertThat(worker.headroom()).isEqualTo(300);
+        }
+    }
 }
