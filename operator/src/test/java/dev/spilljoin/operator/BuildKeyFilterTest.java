@@ -156,13 +156,15 @@ class BuildKeyFilterTest {
             filter.add(batch, added, noNulls, false);
             long[] all = allRows(n);
             long[] misses = new long[all.length];
-            filter.markSureMisses(batch, hashes, all, misses);
+            BuildKeyFilter.Checks checks = new BuildKeyFilter.Checks();
+            filter.markSureMisses(batch, hashes, all, misses, checks);
             long passed = java.util.Arrays.stream(all).map(Long::bitCount).sum();
             assertThat(java.util.Arrays.stream(misses).map(Long::bitCount).sum()).as("misses = rows not passed")
                     .isEqualTo(n - passed);
-            assertThat(filter.isOn()).as("a filter that excludes most rows stays on").isTrue();
+            assertThat(checks.isOn()).as("a filter that excludes most rows stays on").isTrue();
+            assertThat(checks.checked()).as("rows checked").isEqualTo(n);
             all = allRows(n);
-            filter.markSureMisses(batch, added, all, misses);
+            filter.markSureMisses(batch, added, all, misses, checks);
             assertThat(java.util.Arrays.stream(all).map(Long::bitCount).sum()).as("every added key passes").isEqualTo(n);
             assertThat(misses).as("no added key is a sure miss").containsOnly(0L);
             System.out.println("Bloom filter of " + reserved.bytes() + " bytes for " + n + " keys: "

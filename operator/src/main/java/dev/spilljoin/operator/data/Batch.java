@@ -44,6 +44,15 @@ public final class Batch {
         }
     }
 
+    /** Makes this batch (of the same schema) a copy of {@code source}'s rows, reusing its own arrays. */
+    public void copyFrom(Batch source) {
+        int rows = source.rowCount();
+        for (int i = 0; i < columns.length; i++) {
+            columns[i].copyFrom(source.column(i), rows);
+        }
+        rowCount = rows;
+    }
+
     public void reset() {
         for (ColumnVector c : columns) {
             c.reset(rowCount);

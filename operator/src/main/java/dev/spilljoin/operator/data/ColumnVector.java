@@ -76,6 +76,33 @@ public final class ColumnVector {
         }
     }
 
+    /**
+     * Makes this vector hold the first {@code rows} values of {@code source} (of the same type): a copy that outlives
+     * the source's reuse, with no object per value.
+     */
+    public void copyFrom(ColumnVector source, int rows) {
+        if (source.type != type) {
+            throw new IllegalArgumentException("cannot copy a " + source.type + " column into a " + type + " column");
+        }
+        reset(capacity);
+        ensureCapacity(rows);
+        switch (type) {
+            case BIGINT -> System.arraycopy(source.longs, 0, longs, 0, rows);
+            case INTEGER -> System.arraycopy(source.ints, 0, ints, 0, rows);
+            case DOUBLE -> System.arraycopy(source.doubles, 0, doubles, 0, rows);
+            case BOOLEAN -> System.arraycopy(source.booleans, 0, booleans, 0, rows);
+            case VARCHAR, VARBINARY -> {
+                System.arraycopy(source.offsets, 0, offsets, 0, rows + 1);
+                ensureByteCapacity(source.offsets[rows]);
+                System.arraycopy(source.bytes, 0, bytes, 0, source.offsets[rows]);
+            }
+        }
+        if (source.mayHaveNulls) {
+            System.arraycopy(source.nulls, 0, nulls, 0, (rows + 63) >>> 6);
+            mayHaveNulls = true;
+        }
+    }
+
     public boolean mayHaveNulls() {
         return mayHaveNulls;
     }

@@ -32,9 +32,10 @@ import dev.spilljoin.spill.NativeMemory;
  * stops paying, and the build (its first owner) does when the resident table would not fit beside it while nothing has spilled yet (keeping every
  * partition resident is worth more than faster misses; once partitions spill, the filter keeps their misses off disk).
  *
- * <p>Adaptive: the probe pass counts the rows it checks and the rows excluded; once {@value #JUDGE_AFTER_ROWS}
- * rows were checked and fewer than 1 in {@value #MIN_EXCLUDED_ONE_IN} was excluded (e.g. a foreign-key join, where
- * every probe key exists), the filter is switched off for the rest of the pass, so it costs next to nothing there.
+ * <p>Adaptive: each probe worker counts the rows it checks and the rows excluded ({@link Checks}); once
+ * {@value #JUDGE_AFTER_ROWS} rows were checked and fewer than 1 in {@value #MIN_EXCLUDED_ONE_IN} was excluded (e.g. a
+ * foreign-key join, where every probe key exists), it stops asking the filter for the rest of the pass, so the
+ * filter costs next to nothing there; the filter's memory goes back once every worker stopped (or the pass ended).
  */
 public final class BuildKeyFilter implements AutoCloseable {
     public static final int BITS_PER_KEY_TARGET = 10;
@@ -53,10 +54,6 @@ public final class BuildKeyFilter implements AutoCloseable {
     private final int probeKeyColumn;
     private long min = Long.MAX_VALUE;
     private long max = Long.MIN_VALUE;
-    private long checked;
-    private long excludedByRange;
-    private long excludedByBloom;
-    private boolean on = true;
 
     private BuildKeyFilter(MemoryReservation reservation, long bytes, int buildKeyColumn, int probeKeyColumn) {
         this.reservation = reservation;
@@ -141,19 +138,13 @@ public final class BuildKeyFilter implements AutoCloseable {
         return (1L << (h >>> 40)) | (1L << (h >>> 46)) | (1L << (h >>> 52));
     }
 
-    /** Whether the filter is still in use for this probe pass. */
-    public boolean isOn() {
-        return on;
-    }
-
     /**
      * Finds, among the rows of {@code batch} with their bit set in {@code candidates} (none NULL-key), those that
      * surely have no equal build key: their bits are cleared in {@code candidates} and set in {@code sureMisses}
-     * (every other bit of its first {@code ceil(rows / 64)} words is cleared). Then, once enough rows were checked,
-     * switches the filter off ({@link #isOn()} false: its owner closes it) if it excluded too few of them to pay for
-     * its checks. Call only while {@link #isOn()}.
+     * (every other bit of its first {@code ceil(rows / 64)} words is cleared), counting in the calling worker's
+     * {@code checks}, which judge whether the filter still pays. Call only while {@code checks.isOn()}.
      */
-    public void markSureMisses(Batch batch, long[] hashes, long[] candidates, long[] sureMisses) {
+    public void markSureMisses(Batch batch, long[] hashes, long[] candidates, long[] sureMisses, Checks checks) {
         int words = (batch.rowCount() + 63) >>> 6;
         long[] longKeys = null;
         int[] intKeys = null;
@@ -198,33 +189,54 @@ public final class BuildKeyFilter implements AutoCloseable {
             candidates[w] &= ~out;
             sureMisses[w] = out;
         }
-        checked += seen;
-        excludedByRange += rangeOut;
-        excludedByBloom += bloomOut;
-        if (checked >= JUDGE_AFTER_ROWS && (excludedByRange + excludedByBloom) * MIN_EXCLUDED_ONE_IN < checked) {
-            on = false;
+        checks.count(seen, rangeOut, bloomOut);
+    }
+
+    /**
+     * One probe worker's checks against the filter, which is shared read-only by every worker: its counts, and
+     * whether it still asks the filter. Each worker judges the filter on its own rows: once it checked
+     * {@value #JUDGE_AFTER_ROWS} rows and fewer than 1 in {@value #MIN_EXCLUDED_ONE_IN} was excluded, it stops
+     * asking ({@link #isOn()} false). The filter's memory goes back only when no worker can read it any more.
+     */
+    public static final class Checks {
+        private long checked;
+        private long excludedByRange;
+        private long excludedByBloom;
+        private boolean on = true;
+
+        private void count(long seen, long rangeOut, long bloomOut) {
+            checked += seen;
+            excludedByRange += rangeOut;
+            excludedByBloom += bloomOut;
+            if (checked >= JUDGE_AFTER_ROWS && (excludedByRange + excludedByBloom) * MIN_EXCLUDED_ONE_IN < checked) {
+                on = false;
+            }
         }
-    }
 
-    /** Probe rows checked so far. */
-    public long checked() {
-        return checked;
-    }
+        /** Whether this worker still asks the filter. */
+        public boolean isOn() {
+            return on;
+        }
 
-    /** Of them, ruled out by the key range. */
-    public long excludedByRange() {
-        return excludedByRange;
-    }
+        /** Probe rows checked so far. */
+        public long checked() {
+            return checked;
+        }
 
-    /** Of them, ruled out by the Bloom filter. */
-    public long excludedByBloom() {
-        return excludedByBloom;
+        /** Of them, ruled out by the key range. */
+        public long excludedByRange() {
+            return excludedByRange;
+        }
+
+        /** Of them, ruled out by the Bloom filter. */
+        public long excludedByBloom() {
+            return excludedByBloom;
+        }
     }
 
 
     @Override
     public void close() {
-        on = false;
         if (!words.isClosed()) {
             words.close();
         }

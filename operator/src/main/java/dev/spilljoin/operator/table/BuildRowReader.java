@@ -9,8 +9,12 @@ import dev.spilljoin.operator.data.ColumnVector;
  * row's index + 1).
  */
 public interface BuildRowReader {
-    /** Writes field `field` of the build rows `refs[0..count)` (0 = no row: NULL) into `out` rows [outStart, outStart+count). */
-    void gather(int field, long[] refs, int count, ColumnVector out, int outStart);
+    /**
+     * Writes field `field` of the build rows `refs[0..count)` (0 = no row: NULL) into `out` rows
+     * [outStart, outStart+count), using the caller's `scratch` (at least `count` longs): a table is read by several
+     * workers at once and holds no scratch of its own.
+     */
+    void gather(int field, long[] refs, int count, long[] scratch, ColumnVector out, int outStart);
 
     /** The bytes a build row counts in a result batch when a variable-width build column is projected. */
     int rowBytes(long ref);

@@ -201,9 +201,17 @@ final class CompactRows {
         return (NativeMemory.getByte(row + flagsOffset) & MATCHED) != 0;
     }
 
+    /**
+     * Sets the MATCHED flag, safely beside other workers doing the same: the header's other bits never change once
+     * the table is built, so every writer of the byte writes the same value; an already set flag is only read, so a
+     * hot row's cache line is not bounced between cores.
+     */
     void setMatched(long row) {
         long at = row + flagsOffset;
-        NativeMemory.putByte(at, (byte) (NativeMemory.getByte(at) | MATCHED));
+        byte flags = NativeMemory.getByte(at);
+        if ((flags & MATCHED) == 0) {
+            NativeMemory.putByte(at, (byte) (flags | MATCHED));
+        }
     }
 
     boolean isNull(long row, int field) {

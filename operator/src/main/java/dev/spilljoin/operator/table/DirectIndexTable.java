@@ -68,8 +68,6 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /** The MATCHED bitmap's address, 0 when the join type does not mark build rows. */
     private final long matched;
     private final int rowBytes;
-    /** Scratch: the value addresses of a gather (0 = NULL). */
-    private long[] addresses = new long[0];
 
     /**
      * The key statistics of build rows, taken by one sequential pass ({@link #scan}) and combinable over arenas.
@@ -357,9 +355,13 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return BLOCK_BYTES;
     }
 
-    /** Sets the MATCHED bit of the row {@code ref} (the table must have been built to mark rows). */
+    /**
+     * Sets the MATCHED bit of the row {@code ref} (the table must have been built to mark rows); safe beside other
+     * workers setting bits of the same word (an atomic OR, skipped when the bit is set already).
+     */
     void setMatched(long ref) {
-        setBit(matched, rankOf(ref - 1));
+        long bit = rankOf(ref - 1);
+        NativeMemory.orLongAtomic(matched + ((bit >>> 6) << 3), 1L << bit);
     }
 
     /** Whether the row {@code ref} is MATCHED (false when the table does not mark rows). */
@@ -370,7 +372,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     // ---- BuildRowReader
 
     @Override
-    public void gather(int field, long[] refs, int count, ColumnVector out, int outStart) {
+    public void gather(int field, long[] refs, int count, long[] scratch, ColumnVector out, int outStart) {
         out.ensureCapacity(outStart + count);
         ColumnType type = layout.fieldType(field);
         if (field == 0) {
@@ -386,10 +388,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
             return;
         }
-        if (addresses.length < count) {
-            addresses = new long[Math.max(count, 2 * addresses.length)];
-        }
-        long[] at = addresses;
+        long[] at = scratch;
         long nullBitmap = nulls[field];
         long base = column[field];
         int width = type.fixedWidth();

@@ -47,6 +47,8 @@ public final class OutputWriter {
     private BuildRowReader reader;
     private final int[] probeRows;
     private final long[] buildRows;
+    /** The tables' scratch for {@link BuildRowReader#gather} (this writer's own: a table is shared by workers). */
+    private final long[] gatherScratch;
     /** The pair each row of the result batch was made of (see {@link #probeRowOf}, {@link #buildRowOf}). */
     private int[] rowProbe;
     private long[] rowBuild;
@@ -101,6 +103,7 @@ public final class OutputWriter {
         }
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
+        this.gatherScratch = new long[capacity];
     }
 
     /**
@@ -193,7 +196,7 @@ public final class OutputWriter {
     /** Field {@code field} of the pending build rows; all NULL when no table handed out refs (every ref is 0). */
     private void gatherBuildColumn(int field, ColumnVector target, int start) {
         if (reader != null) {
-            reader.gather(field, buildRows, pending, target, start);
+            reader.gather(field, buildRows, pending, gatherScratch, target, start);
             return;
         }
         for (int j = 0; j < pending; j++) {

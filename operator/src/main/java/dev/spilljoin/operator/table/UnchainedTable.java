@@ -78,7 +78,6 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     private long end;
     private long size;
     private long nullKeyRows;
-    private long[] addresses = new long[0];
     /** Where the build's touching loads go, so that the JIT keeps them. */
     private long sink;
 
@@ -447,11 +446,8 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     }
 
     @Override
-    public void gather(int field, long[] refs, int count, ColumnVector out, int outStart) {
-        if (addresses.length < count) {
-            addresses = new long[Math.max(count, 2 * addresses.length)];
-        }
-        long[] at = addresses;
+    public void gather(int field, long[] refs, int count, long[] scratch, ColumnVector out, int outStart) {
+        long[] at = scratch;
         CompactRows format = rowsFormat;
         RowLayout layout = format.layout();
         boolean variable = layout.fieldType(field).isVariableWidth();

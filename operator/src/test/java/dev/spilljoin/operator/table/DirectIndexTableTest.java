@@ -73,8 +73,8 @@ class DirectIndexTableTest {
             long[] refs = {1, 5, 68, 69, 0};
             ColumnVector keys = new ColumnVector(ColumnType.BIGINT, refs.length);
             ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);
-            table.gather(0, refs, refs.length, keys, 0);
-            table.gather(1, refs, refs.length, values, 0);
+            table.gather(0, refs, refs.length, new long[refs.length], keys, 0);
+            table.gather(1, refs, refs.length, new long[refs.length], values, 0);
             assertThat(keys.getLong(0)).isEqualTo(-7);
             assertThat(values.getLong(0)).isEqualTo(70);
             assertThat(keys.getLong(1)).isEqualTo(-3);
