@@ -46,6 +46,10 @@ public final class BenchRunner implements Callable<Integer> {
     @Option(names = "--generous-budget", description = "override the generous budget in bytes (default 512 B x nR)")
     Long generousBudget;
 
+    @Option(names = "--threads", description = "spilljoin's workers (JoinConfig.threads); default: the number of cores,"
+            + " as the CLI's --threads")
+    Integer threads;
+
     @Option(names = "--runs", defaultValue = "3", description = "timed runs after one warm-up; the median is reported; default ${DEFAULT-VALUE}")
     int runs;
 
@@ -146,7 +150,8 @@ public final class BenchRunner implements Callable<Integer> {
                         }
                     }
                     case ResultTable.SPILLJOIN -> {
-                        opened.add(new SpillJoinEngine());
+                        opened.add(new SpillJoinEngine(threads != null ? threads
+                                : Runtime.getRuntime().availableProcessors()));
                         contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), runs));
                     }
                     default -> throw new CommandLine.ParameterException(spec.commandLine(),

@@ -1,6 +1,7 @@
 package dev.spilljoin.bench;
 
 import dev.spilljoin.operator.HashJoin;
+import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.JoinStats;
 import dev.spilljoin.operator.JoinType;
@@ -26,9 +27,15 @@ final class SpillJoinEngine implements Engine {
     private static final Schema SCHEMA = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("p", ColumnType.BIGINT));
     private static final int BATCH_ROWS = 4096;
 
+    private final int threads;
     private TableSource.Columns build;
     private TableSource.Columns probe;
     private JoinStats lastStats;
+
+    /** The operator with {@code threads} workers ({@link JoinConfig#threads()}). */
+    SpillJoinEngine(int threads) {
+        this.threads = threads;
+    }
 
     @Override
     public String name() {
@@ -54,7 +61,8 @@ final class SpillJoinEngine implements Engine {
                 "build side " + lastStats.buildSide().name().toLowerCase(java.util.Locale.ROOT) + ", fanout "
                         + lastStats.fanout() + ", spilled partitions " + lastStats.partitions() + ", depth "
                         + lastStats.maxRecursionDepth() + ", tables " + lastStats.tableKind() + " (direct "
-                        + lastStats.directTables() + ", hash " + lastStats.hashTables() + ")");
+                        + lastStats.directTables() + ", hash " + lastStats.hashTables() + "), workers "
+                        + lastStats.threadsUsed() + " of " + lastStats.threads());
     }
 
     @Override
@@ -76,7 +84,7 @@ final class SpillJoinEngine implements Engine {
         JoinSpec spec = JoinSpec.builder(SCHEMA, SCHEMA).on("k", "k")
                 .joinType(probeOuter ? JoinType.LEFT_OUTER : JoinType.INNER)
                 .project(rSide, "p").project(rSide == Side.LEFT ? Side.RIGHT : Side.LEFT, "p")
-                .budgetBytes(budgetBytes).build();
+                .budgetBytes(budgetBytes).config(JoinConfig.builder().threads(threads).build()).build();
         long count = 0;
         long sum = 0;
         try (HashJoin join = HashJoin.create(spec)) {

@@ -37,6 +37,7 @@ final class RunStatistics {
         fields.put("left_file_bytes", left.fileBytes());
         fields.put("right_file_bytes", right.fileBytes());
         fields.put("threads", plan.threads());
+        fields.put("threads_used", join.threadsUsed());
         fields.put("leftover_spill_dirs_removed", leftovers.removed());
         fields.put("leftover_spill_dirs_kept", leftovers.kept());
         fields.put("join", new StatsJson.Json(join.toJson()));

@@ -15,6 +15,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The hybrid (Grace) hash join of two inputs of any size under a memory budget, for every {@link JoinType}; the
@@ -86,17 +92,17 @@ public final class HashJoin implements AutoCloseable {
     private final MemoryReservation memory;
     /** The report: the join folds each phase's figures into it when the phase ends (see {@link JoinStats}). */
     private final JoinStats stats = new JoinStats();
-    // The join's own counts, folded into the stats whenever they are asked for.
-    private long buildNanos;
-    private long probeNanos;
-    private long pairsNanos;
-    private long outputRows;
-    private long outputBatches;
+    // The join's own counts, folded into the stats whenever they are asked for (added to by concurrent pushes).
+    private final PhaseTimes times = new PhaseTimes();
+    private final LongAdder outputRows = new LongAdder();
+    private final LongAdder outputBatches = new LongAdder();
     /** Whether the spilled-pairs phase's counters are in the stats (folded once, when that phase ends). */
     private boolean pairsRecorded;
     private long cacheHits;
     private long cacheMisses;
-    private Phase phase = Phase.CREATED;
+    private int probeThreads = 1;
+    private int pairsThreads = 1;
+    private volatile Phase phase = Phase.CREATED;
     /**
      * What the phases share; owns the spill space (closed last). Null before the build side is chosen. Volatile:
      * {@link #cancel()} and {@link #deleteSpillFilesBeforeExit()} read it from other threads.
@@ -106,12 +112,23 @@ public final class HashJoin implements AutoCloseable {
      * The current phase object, sole owner of every other byte the join holds: a {@link PartitionedBuild} in BUILD,
      * a {@link PartitionedProbe} in PROBE and FINISH, {@link SpilledPairs} in JOIN_SPILLED (and DONE).
      */
-    private JoinPhase current;
+    private volatile JoinPhase current;
     /** The result batch being filled (on-heap; the join's own, handed out until the next call). */
     private OutputWriter output;
     private boolean probeInProgress;
     private boolean outputHandedOut;
+    /** The workers of the parallel phase a pulled join is in, or null (see {@link WorkerRun}). */
+    private volatile WorkerRun run;
     private BatchSink pushSink;
+    /** Pushed probe batches: each pushing thread takes a probe worker (and its result batch) from here. */
+    private ArrayBlockingQueue<Integer> freePushWorkers;
+    private OutputWriter[] pushWriters;
+    /** Serializes build-side pushes, and sink calls when the sink is not thread-safe. */
+    private final Object buildLock = new Object();
+    private final Object sinkLock = new Object();
+    private final Object closeLock = new Object();
+    /** Threads inside a call of this join: {@link #close()} from another thread waits for them to leave. */
+    private final Set<Thread> activeCallers = ConcurrentHashMap.newKeySet();
     private volatile boolean cancelRequested;
     private volatile boolean deleteSpillBeforeExitRequested;
 
@@ -141,9 +158,34 @@ public final class HashJoin implements AutoCloseable {
         return new HashJoin(spec, faults);
     }
 
-    /** The smallest budget a join with {@code config} accepts (automatic sizing at its smallest). */
+    /**
+     * The smallest budget a join with {@code config} accepts (automatic sizing at its smallest); it then runs every
+     * phase on one worker whatever {@link JoinConfig#threads()} says.
+     */
     public static long minimumBudget(JoinConfig config) {
         return SpillSizing.absoluteMinimum(config);
+    }
+
+    /**
+     * The smallest budget at which a join with {@code config} runs {@code threads} workers in every parallel phase:
+     * the budget is split evenly between the spilled-pairs workers, each of which needs a pair worker's minimum
+     * ({@link SpillSizing#pairWorkerMinimum}: readers, writers, a page and a table for one block), and the build leaves
+     * two row pages of staging per probe worker beside the join's layout; so the minimum grows about linearly with
+     * {@code threads}. Tried upwards from {@link #minimumBudget(JoinConfig)} in steps of 1/64. Below it the join still
+     * runs, with fewer workers ({@link JoinStats#threadsUsed()}).
+     */
+    public static long minimumBudget(JoinConfig config, int threads) {
+        long minimum = SpillSizing.absoluteMinimum(config);
+        if (threads <= 1) {
+            return minimum;
+        }
+        for (long budget = minimum; ; budget += Math.max(1024, budget / 64) & ~1023L) {
+            SpillSizing layout = SpillSizing.choose(config, budget, budget, null, 8);
+            if (layout.pairWorkerMinimum(config) * threads <= budget
+                    && layout.minimumBudget() + PartitionedProbe.stagingBytes(layout) * threads <= budget) {
+                return budget;
+            }
+        }
     }
 
     /**
@@ -178,8 +220,13 @@ public final class HashJoin implements AutoCloseable {
     }
 
     public JoinStats stats() {
-        stats.recordRun(outputRows, outputBatches, buildNanos, probeNanos, pairsNanos, memory.peakReserved());
+        recordRun();
         return stats;
+    }
+
+    private void recordRun() {
+        stats.recordRun(outputRows.sum(), outputBatches.sum(), times, memory.peakReserved());
+        stats.recordThreads(spec.config().threads(), probeThreads, pairsThreads);
     }
 
     /**
@@ -274,52 +321,35 @@ public final class HashJoin implements AutoCloseable {
     }
 
     private Batch nextOutput(BatchSource buildSource, BatchSource probeSource) throws IOException {
-        if (outputHandedOut) {
-            output.clear();
-            outputHandedOut = false;
-        }
+        recycleHandedOut();
         while (true) {
             switch (phase) {
                 case BUILD -> {
                     long t = System.nanoTime();
+                    long c = PhaseTimes.cpuNow();
                     PartitionedBuild build = building();
                     for (Batch b = buildSource.next(); b != null; b = buildSource.next()) {
                         build.add(b);
                     }
-                    buildNanos += System.nanoTime() - t;
+                    times.build.addSince(t, c);
                     finishBuild();
                 }
                 case PROBE -> {
                     long t = System.nanoTime();
+                    long c = PhaseTimes.cpuNow();
                     try {
-                        if (probeInProgress) {
-                            TableProbe p = probing().probe();
-                            boolean done = p.fill(output);
-                            output.materialize(p.batch());
-                            probeInProgress = !done;
-                            if (output.isFull()) {
-                                return handOut();
-                            }
-                        } else {
-                            Batch b = probeSource.next();
-                            if (b == null) {
-                                finishProbe();
-                            } else {
-                                probing().start(b);
-                                probeInProgress = true;
-                            }
+                        Batch out = probing().workerCount() > 1 ? probeInParallel(probeSource) : probeOnCaller(probeSource);
+                        if (out != null) {
+                            return out;
                         }
                     } finally {
-                        probeNanos += System.nanoTime() - t;
+                        times.probe.addSince(t, c);
                     }
                 }
                 case FINISH, JOIN_SPILLED -> {
-                    boolean done = fillAfterProbe();
-                    if (output.isFull()) {
-                        return handOut();
-                    }
-                    if (done) {
-                        phase = Phase.DONE;
+                    Batch out = nextAfterProbe();
+                    if (out != null) {
+                        return out;
                     }
                 }
                 case DONE -> {
@@ -331,30 +361,129 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
-    /** FINISH then JOIN_SPILLED: true when both are done, false when the output is full. */
-    private boolean fillAfterProbe() throws IOException {
+    /** Clears the result batch handed out at the previous call (a worker run recycles its own). */
+    private void recycleHandedOut() {
+        if (outputHandedOut) {
+            output.clear();
+            outputHandedOut = false;
+        }
+    }
+
+    /** One step of the probe pass on the caller's thread: a full result batch, or null (call again). */
+    private Batch probeOnCaller(BatchSource probeSource) throws IOException {
+        ProbeWorker worker = probing().worker(0);
+        if (probeInProgress) {
+            TableProbe p = worker.probe();
+            boolean done = p.fill(output);
+            output.materialize(p.batch());
+            probeInProgress = !done;
+            return output.isFull() ? handOut() : null;
+        }
+        Batch b = probeSource.next();
+        if (b == null) {
+            finishProbe();
+        } else {
+            worker.start(b);
+            probeInProgress = true;
+        }
+        return null;
+    }
+
+    /** The probe pass on its workers: their next full result batch, or null once the pass ended. */
+    private Batch probeInParallel(BatchSource probeSource) throws IOException {
+        PartitionedProbe probe = probing();
+        if (run == null) {
+            run = new WorkerRun(ctx, "probe", probe.workerCount(), ctx.probeSchema, this::newOutputWriter,
+                    (w, r) -> probeWorker(probe.worker(w), r));
+        }
+        OutputWriter full = run.next(probeSource);
+        if (full != null) {
+            return handOut(full);
+        }
+        endRun(times.probe);
+        finishProbe();
+        return null;
+    }
+
+    /** A probe worker's thread: probes the batches the caller feeds until the input ends. */
+    private static void probeWorker(ProbeWorker worker, WorkerRun run) throws IOException, InterruptedException {
+        OutputWriter out = run.firstWriter();
+        for (Batch b = run.nextInput(); b != null; b = run.nextInput()) {
+            worker.start(b);
+            TableProbe p = worker.probe();
+            while (!p.fill(out)) {
+                out.materialize(b);
+                out = run.handOff(out);
+            }
+            out.materialize(b);
+            if (out.isFull()) {
+                out = run.handOff(out);
+            }
+            run.recycle(b);
+        }
+        run.finishWith(out);
+    }
+
+    /**
+     * FINISH then JOIN_SPILLED: the next full result batch, or null when both are done (the rows left in
+     * {@link #output} then go out at DONE).
+     */
+    private Batch nextAfterProbe() throws IOException {
         if (phase == Phase.FINISH) {
             long t = System.nanoTime();
+            long c = PhaseTimes.cpuNow();
             try {
                 if (!probing().fillResident(output)) {
-                    return false;
+                    return handOut();
                 }
-                current = probing().finish();
+                SpilledPairs pairs = probing().finish();
+                current = pairs;
+                pairsThreads = pairs.workerCount();
                 phase = Phase.JOIN_SPILLED;
             } finally {
-                probeNanos += System.nanoTime() - t;
+                times.probe.addSince(t, c);
             }
         }
         long t = System.nanoTime();
+        long c = PhaseTimes.cpuNow();
         try {
-            boolean done = ((SpilledPairs) current).fill(output);
-            if (done) {
-                recordPairs();
+            SpilledPairs pairs = (SpilledPairs) current;
+            if (pairs.workerCount() > 1) {
+                if (run == null) {
+                    run = new WorkerRun(ctx, "pairs", pairs.workerCount(), null, this::newOutputWriter,
+                            (w, r) -> pairsWorker(pairs.worker(w), r));
+                }
+                OutputWriter full = run.next(null);
+                if (full != null) {
+                    return handOut(full);
+                }
+                endRun(times.pairs);
+            } else if (!pairs.worker(0).fill(output)) {
+                return handOut();
             }
-            return done;
+            recordPairs();
+            phase = Phase.DONE;
+            return null;
         } finally {
-            pairsNanos += System.nanoTime() - t;
+            times.pairs.addSince(t, c);
         }
+    }
+
+    /** A spilled-pairs worker's thread: joins pairs until none is left. */
+    private static void pairsWorker(PairWorker worker, WorkerRun run) throws IOException, InterruptedException {
+        OutputWriter out = run.firstWriter();
+        while (!worker.fill(out)) {
+            out = run.handOff(out);
+        }
+        run.finishWith(out);
+    }
+
+    /** Ends the current worker run: every worker thread has ended; their CPU time goes to {@code clock}. */
+    private void endRun(PhaseTimes.Clock clock) {
+        WorkerRun r = run;
+        r.stop();
+        clock.addCpu(r.workerCpuNanos());
+        run = null;
     }
 
     /** Folds the spilled-pairs phase's counters into the stats, once (when the phase ends or the join closes). */
@@ -363,6 +492,12 @@ public final class HashJoin implements AutoCloseable {
             pairsRecorded = true;
             stats.recordPairs(pairs.counters());
         }
+    }
+
+    /** A result batch of the join's output (the join's own, or a worker's). */
+    private OutputWriter newOutputWriter() {
+        return new OutputWriter(spec.outputSchema(), spec.projection(), ctx.choice.side(), ctx.buildLayout,
+                spec.config().outputBatchRows(), spec.config().outputBatchBytes());
     }
 
     private PartitionedBuild building() {
@@ -375,9 +510,14 @@ public final class HashJoin implements AutoCloseable {
 
     private Batch handOut() {
         outputHandedOut = true;
-        outputRows += output.rowCount();
-        outputBatches++;
-        return output.batch();
+        return handOut(output);
+    }
+
+    /** Counts {@code full}'s rows out and returns its batch. */
+    private Batch handOut(OutputWriter full) {
+        outputRows.add(full.rowCount());
+        outputBatches.increment();
+        return full.batch();
     }
 
     // ------------------------------------------------------------------ push form for engines
@@ -391,15 +531,23 @@ public final class HashJoin implements AutoCloseable {
         return guarded(() -> beginJoin(leftSizeHintBytes, -1, rightSizeHintBytes, -1));
     }
 
-    /** Pushes one batch of {@code side}; the build side must be complete ({@link #endOfInput}) before the other. */
+    /**
+     * Pushes one batch of {@code side}; the build side must be complete ({@link #endOfInput}) before the other. Up to
+     * {@link JoinConfig#threads()} threads may push at once (more wait for a free worker): probe-side batches are
+     * probed concurrently, each on its pushing thread; build-side batches are taken one at a time. Every push of a
+     * side must have returned before that side's {@link #endOfInput}.
+     */
     public void push(Side side, Batch batch) {
         requirePushMode();
         if (side == ctx.strategy.buildSide()) {
             requirePhase(Phase.BUILD, "push a build-side (" + side + ") batch");
             guarded(() -> {
                 long t = System.nanoTime();
-                building().add(batch);
-                buildNanos += System.nanoTime() - t;
+                long c = PhaseTimes.cpuNow();
+                synchronized (buildLock) {
+                    building().add(batch);
+                }
+                times.build.addSince(t, c);
                 return null;
             });
             return;
@@ -408,20 +556,36 @@ public final class HashJoin implements AutoCloseable {
                 + ctx.strategy.buildSide() + ") first");
         guarded(() -> {
             long t = System.nanoTime();
-            PartitionedProbe probe = probing();
-            probe.start(batch);
-            TableProbe p = probe.probe();
-            while (!p.fill(output)) {
-                output.materialize(batch);
-                emitToSink();
+            long c = PhaseTimes.cpuNow();
+            int w = takePushWorker();
+            try {
+                ProbeWorker worker = probing().worker(w);
+                OutputWriter out = pushWriters[w];
+                worker.start(batch);
+                TableProbe p = worker.probe();
+                while (!p.fill(out)) {
+                    out.materialize(batch);
+                    emitToSink(out);
+                }
+                out.materialize(batch);
+                if (out.isFull()) {
+                    emitToSink(out);
+                }
+            } finally {
+                freePushWorkers.add(w);
+                times.probe.addSince(t, c);
             }
-            output.materialize(batch);
-            if (output.isFull()) {
-                emitToSink();
-            }
-            probeNanos += System.nanoTime() - t;
             return null;
         });
+    }
+
+    private int takePushWorker() {
+        try {
+            return freePushWorkers.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("hash join stopped: its thread was interrupted");
+        }
     }
 
     /** Ends the input of {@code side}: the build side builds the table; the probe side finishes the join. */
@@ -438,24 +602,40 @@ public final class HashJoin implements AutoCloseable {
         requirePhase(Phase.PROBE, "end the probe side (" + side + ")");
         guarded(() -> {
             long t = System.nanoTime();
+            long c = PhaseTimes.cpuNow();
+            for (OutputWriter w : pushWriters) {
+                if (w != output && w.rowCount() > 0) {
+                    emitToSink(w);
+                }
+            }
             finishProbe();
-            probeNanos += System.nanoTime() - t;
-            while (!fillAfterProbe()) {
-                emitToSink();
+            times.probe.addSince(t, c);
+            for (Batch b = nextAfterProbe(); b != null; b = nextAfterProbe()) {
+                sinkAccept(b);
+                recycleHandedOut();
             }
             if (output.rowCount() > 0) {
-                emitToSink();
+                emitToSink(output);
             }
-            phase = Phase.DONE;
             return null;
         });
     }
 
-    private void emitToSink() {
-        outputRows += output.rowCount();
-        outputBatches++;
-        pushSink.accept(output.batch());
-        output.clear();
+    /** Hands {@code full}'s batch to the sink and clears it. */
+    private void emitToSink(OutputWriter full) {
+        sinkAccept(handOut(full));
+        full.clear();
+    }
+
+    /** Calls the sink: concurrently if it is thread-safe, else one thread at a time. */
+    private void sinkAccept(Batch batch) {
+        if (pushSink.isThreadSafe()) {
+            pushSink.accept(batch);
+        } else {
+            synchronized (sinkLock) {
+                pushSink.accept(batch);
+            }
+        }
     }
 
     private void requirePushMode() {
@@ -477,6 +657,8 @@ public final class HashJoin implements AutoCloseable {
 
     /** Runs a step; on any failure the join closes itself (memory released, spill files deleted) and rethrows. */
     private <T> T guarded(Step<T> step) {
+        Thread me = Thread.currentThread();
+        activeCallers.add(me);
         try {
             return step.run();
         } catch (IOException e) {
@@ -485,6 +667,8 @@ public final class HashJoin implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             closeAfterFailure(e);
             throw e;
+        } finally {
+            activeCallers.remove(me);
         }
     }
 
@@ -547,19 +731,31 @@ public final class HashJoin implements AutoCloseable {
         if (deleteSpillBeforeExitRequested) {
             ctx.deleteSpillBeforeExit();
         }
-        output = new OutputWriter(spec.outputSchema(), spec.projection(), choice.side(), ctx.buildLayout,
-                spec.config().outputBatchRows(), spec.config().outputBatchBytes());
+        output = newOutputWriter();
         current = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
                 plan.sizing().plan().nestedLoopKeys());
         phase = Phase.BUILD;
     }
 
+    /**
+     * Ends the build: the table is built with room left for the staging pages of every probe worker the join may run,
+     * and the probe pass gets as many workers (up to the join's threads) as that room holds.
+     */
     private void finishBuild() throws IOException {
         long t = System.nanoTime();
-        PartitionedProbe probe = building().finish(PartitionedProbe.stagingBytes(ctx.sizing));
+        long c = PhaseTimes.cpuNow();
+        int threads = spec.config().threads();
+        PartitionedProbe probe = building().finish(PartitionedProbe.stagingBytes(ctx.sizing) * threads, threads);
         current = probe;
+        probeThreads = probe.workerCount();
+        pushWriters = new OutputWriter[probeThreads];
+        freePushWorkers = new ArrayBlockingQueue<>(probeThreads);
+        for (int w = 0; w < probeThreads; w++) {
+            pushWriters[w] = w == 0 ? output : newOutputWriter();
+            freePushWorkers.add(w);
+        }
         stats.recordBuild(probe.buildReport());
-        buildNanos += System.nanoTime() - t;
+        times.build.addSince(t, c);
         phase = Phase.PROBE;
     }
 
@@ -569,31 +765,50 @@ public final class HashJoin implements AutoCloseable {
         phase = Phase.FINISH;
     }
 
-    /** Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase. */
+    /**
+     * Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase and
+     * from any thread: a call of this join running on another thread is cancelled and waited for first, and the
+     * workers of a parallel phase are stopped and joined, so nothing frees memory a live thread still reads.
+     */
     @Override
     public void close() {
-        if (phase == Phase.CLOSED) {
-            return;
-        }
-        phase = Phase.CLOSED;
-        recordPairs();
-        stats.recordRun(outputRows, outputBatches, buildNanos, probeNanos, pairsNanos, memory.peakReserved());
-        try {
-            if (current != null) {
-                try {
-                    current.close();
-                } catch (IOException e) {
-                    throw new UncheckedIOException("hash join: closing its " + current.getClass().getSimpleName()
-                            + " phase failed: " + e.getMessage(), e);
-                }
+        Thread me = Thread.currentThread();
+        activeCallers.remove(me);
+        if (!activeCallers.isEmpty()) {
+            cancel();
+            while (!activeCallers.isEmpty()) {
+                LockSupport.parkNanos(100_000); // they stop at their next batch or block boundary
             }
-        } finally {
+        }
+        synchronized (closeLock) {
+            if (phase == Phase.CLOSED) {
+                return;
+            }
+            phase = Phase.CLOSED;
+            WorkerRun r = run;
+            if (r != null) {
+                r.stop();
+                run = null;
+            }
+            recordPairs();
+            recordRun();
             try {
-                if (ctx != null) {
-                    ctx.closeSpace();
+                if (current != null) {
+                    try {
+                        current.close();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("hash join: closing its " + current.getClass().getSimpleName()
+                                + " phase failed: " + e.getMessage(), e);
+                    }
                 }
             } finally {
-                memory.close();
+                try {
+                    if (ctx != null) {
+                        ctx.closeSpace();
+                    }
+                } finally {
+                    memory.close();
+                }
             }
         }
     }

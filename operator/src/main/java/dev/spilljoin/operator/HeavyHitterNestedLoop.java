@@ -87,7 +87,8 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private long chunkRows;
     private boolean closed;
 
-    HeavyHitterNestedLoop(JoinContext ctx, PairCounters counters, SpillPair pair,
+    /** Joins {@code pair} by chunks in memory drawn from {@code parent} (its worker's share of the budget). */
+    HeavyHitterNestedLoop(JoinContext ctx, MemoryReservation parent, PairCounters counters, SpillPair pair,
                           JoinContext.PairOrientation orientation, SpilledRowDecoder decoder) throws IOException {
         this.ctx = ctx;
         this.counters = counters;
@@ -99,7 +100,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         ProbeAction action = ctx.strategy.probe();
         this.dropsMatched = action == ProbeAction.SEMI || action == ProbeAction.ANTI
                 || action == ProbeAction.NULL_AWARE_ANTI;
-        this.memory = ctx.memory.newChild("nested-loop L" + pair.level() + " p" + pair.index());
+        this.memory = parent.newChild("nested-loop L" + pair.level() + " p" + pair.index());
         try {
             this.arena = new RowArena(memory, ctx.sizing.pairPageSize());
             this.buildReader = pair.build().openReader(memory, ctx.sizing.readWindowBytes());

@@ -48,6 +48,8 @@ final class InMemoryPairJoin implements OutputTask {
     private final JoinContext ctx;
     private final JoinContext.PairOrientation orientation;
     private OutputWriter reversedOut;
+    /** The result batch {@link #reversedOut} writes into (a worker may hand the task another one per call). */
+    private OutputWriter reversedFor;
     private final MemoryReservation memory;
     private final RowArena arena;
     /** The loaded rows' hash table, or null when they went into {@link #direct}. */
@@ -64,8 +66,9 @@ final class InMemoryPairJoin implements OutputTask {
     private boolean probing;
     private boolean scanDone;
 
-    InMemoryPairJoin(JoinContext ctx, SpillPair pair, JoinContext.PairOrientation orientation,
-                     SpilledRowDecoder decoder) throws IOException {
+    /** Joins {@code pair} in memory drawn from {@code parent} (its worker's share of the budget). */
+    InMemoryPairJoin(JoinContext ctx, MemoryReservation parent, SpillPair pair,
+                     JoinContext.PairOrientation orientation, SpilledRowDecoder decoder) throws IOException {
         this.ctx = ctx;
         this.orientation = orientation;
         this.decoder = decoder;
@@ -73,7 +76,7 @@ final class InMemoryPairJoin implements OutputTask {
         SpillFile streamed = orientation.reversed() ? pair.build() : pair.probe();
         SpillRowFormat format = orientation.reversed() ? ctx.probeFormat : ctx.buildFormat;
         long loadedRows = loaded == null ? 0 : loaded.rowCount();
-        this.memory = ctx.memory.newChild("pair L" + pair.level() + " p" + pair.index());
+        this.memory = parent.newChild("pair L" + pair.level() + " p" + pair.index());
         try {
             this.arena = new RowArena(memory, ctx.sizing.pairPageSize());
             if (loaded != null) {
@@ -185,8 +188,9 @@ final class InMemoryPairJoin implements OutputTask {
         if (!orientation.reversed()) {
             return shared;
         }
-        if (reversedOut == null) {
+        if (reversedOut == null || reversedFor != shared) {
             reversedOut = shared.reoriented(ctx.spec.projection(), orientation.buildSide(), orientation.buildLayout());
+            reversedFor = shared;
         }
         return reversedOut;
     }

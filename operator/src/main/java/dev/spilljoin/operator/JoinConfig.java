@@ -26,10 +26,15 @@ import java.nio.file.Path;
  *                            (default true; tests turn it off to reach the nested-loop path with a small probe side)
  * @param pairMemoryLimit     test knob: the most bytes a spilled pair (or a nested-loop chunk) may load, 0 = the
  *                            budget; small values force re-partitioning and the nested-loop path
+ * @param threads             the join's workers (1..{@value #MAX_THREADS}; default 1): with 2 or more, the probe pass
+ *                            and the spilled pairs run on that many threads within the one budget (see
+ *                            {@link HashJoin}); the build pass reads on one
  */
 public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchBytes, Side buildSide, Path spillDirectory,
                          int fanoutLog2, int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth,
-                         boolean forceSpill, boolean roleReversal, long pairMemoryLimit) {
+                         boolean forceSpill, boolean roleReversal, long pairMemoryLimit, int threads) {
+    /** The most workers a join runs. */
+    public static final int MAX_THREADS = 256;
     /**
      * The default maximum recursion depth: 32 levels of re-partitioning below level 0, a safety bound only. A pair
      * that does not fit is re-partitioned for as long as it splits (see {@code SpilledPairs}): at the smallest
@@ -50,7 +55,7 @@ public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchByte
      * budgets still get small pages ({@link SpillSizing}: at most an eighth of the budget in partially filled pages).
      */
     public static final JoinConfig DEFAULT = new JoinConfig(4 << 20, 1024, DEFAULT_OUTPUT_BATCH_BYTES, null, null, 0, 0, 0,
-            DEFAULT_MAX_RECURSION_DEPTH, false, true, 0);
+            DEFAULT_MAX_RECURSION_DEPTH, false, true, 0, 1);
 
     public JoinConfig {
         if (pageSize < 64 || (pageSize & 7) != 0) {
@@ -79,6 +84,9 @@ public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchByte
         if (pairMemoryLimit < 0) {
             throw new IllegalArgumentException("pairMemoryLimit must be 0 (the budget) or positive, got " + pairMemoryLimit);
         }
+        if (threads < 1 || threads > MAX_THREADS) {
+            throw new IllegalArgumentException("threads must be 1.." + MAX_THREADS + ", got " + threads);
+        }
     }
 
     /** A builder starting from {@link #DEFAULT}. */
@@ -105,6 +113,7 @@ public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchByte
         private boolean forceSpill;
         private boolean roleReversal;
         private long pairMemoryLimit;
+        private int threads;
 
         private Builder(JoinConfig from) {
             pageSize = from.pageSize;
@@ -119,6 +128,7 @@ public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchByte
             forceSpill = from.forceSpill;
             roleReversal = from.roleReversal;
             pairMemoryLimit = from.pairMemoryLimit;
+            threads = from.threads;
         }
 
         public Builder pageSize(int bytes) {
@@ -189,9 +199,16 @@ public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchByte
             return this;
         }
 
+        /** The join's workers (see {@link JoinConfig#threads()}). */
+        public Builder threads(int count) {
+            this.threads = count;
+            return this;
+        }
+
         public JoinConfig build() {
             return new JoinConfig(pageSize, outputBatchRows, outputBatchBytes, buildSide, spillDirectory, fanoutLog2,
-                    spillBufferBytes, spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit);
+                    spillBufferBytes, spillWindowBytes, maxRecursionDepth, forceSpill, roleReversal, pairMemoryLimit,
+                    threads);
         }
     }
 }

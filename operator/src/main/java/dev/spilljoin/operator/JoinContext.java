@@ -124,9 +124,9 @@ final class JoinContext {
     /**
      * The join's spill space, created on first use under the configured directory (which sweeps that directory's
      * leftovers first). After {@link #deleteSpillBeforeExit()} no space is created; one created meanwhile is deleted
-     * at once.
+     * at once. Workers may ask at once: exactly one space is created.
      */
-    SpillSpace space() {
+    synchronized SpillSpace space() {
         SpillSpace s = space;
         if (s == null) {
             if (deletedBeforeExit) {

@@ -70,6 +70,12 @@ public final class JoinStats {
     private long buildNanos;
     private long probeNanos;
     private long spilledPairsNanos;
+    private long buildCpuNanos;
+    private long probeCpuNanos;
+    private long spilledPairsCpuNanos;
+    private int threads = 1;
+    private int probeThreads = 1;
+    private int spilledPairsThreads = 1;
 
     public Side buildSide() {
         return buildSide;
@@ -140,6 +146,41 @@ public final class JoinStats {
     /** The spilled-pairs phase's time (every pair, re-partitioning and the nested loop included), in nanoseconds. */
     public long spilledPairsNanos() {
         return spilledPairsNanos;
+    }
+
+    /** CPU time of every thread that worked on the build phase, in nanoseconds. */
+    public long buildCpuNanos() {
+        return buildCpuNanos;
+    }
+
+    /** CPU time of every thread that worked on the probe phase (the finish scan included), in nanoseconds. */
+    public long probeCpuNanos() {
+        return probeCpuNanos;
+    }
+
+    /** CPU time of every thread that worked on the spilled-pairs phase, in nanoseconds. */
+    public long spilledPairsCpuNanos() {
+        return spilledPairsCpuNanos;
+    }
+
+    /** The workers the join was configured with ({@link JoinConfig#threads()}). */
+    public int threads() {
+        return threads;
+    }
+
+    /** The most workers that ran at once in any phase (fewer than {@link #threads()} when the budget held fewer). */
+    public int threadsUsed() {
+        return Math.max(probeThreads, spilledPairsThreads);
+    }
+
+    /** The probe pass's workers. */
+    public int probeThreads() {
+        return probeThreads;
+    }
+
+    /** The spilled-pairs phase's workers (1 when nothing spilled). */
+    public int spilledPairsThreads() {
+        return spilledPairsThreads;
     }
 
     public long budgetBytes() {
@@ -392,13 +433,23 @@ public final class JoinStats {
     }
 
     /** The join's own running totals: result rows and batches, the time per phase and the peak reserved. */
-    void recordRun(long rowsOut, long batchesOut, long buildTime, long probeTime, long pairsTime, long peakReserved) {
+    void recordRun(long rowsOut, long batchesOut, PhaseTimes times, long peakReserved) {
         this.outputRows = rowsOut;
         this.outputBatches = batchesOut;
-        this.buildNanos = buildTime;
-        this.probeNanos = probeTime;
-        this.spilledPairsNanos = pairsTime;
+        this.buildNanos = times.build.wallNanos();
+        this.probeNanos = times.probe.wallNanos();
+        this.spilledPairsNanos = times.pairs.wallNanos();
+        this.buildCpuNanos = times.build.cpuNanos();
+        this.probeCpuNanos = times.probe.cpuNanos();
+        this.spilledPairsCpuNanos = times.pairs.cpuNanos();
         this.peakReservedBytes = peakReserved;
+    }
+
+    /** The workers configured, and those the probe pass and the spilled-pairs phase ran with. */
+    void recordThreads(int configured, int probe, int pairs) {
+        this.threads = configured;
+        this.probeThreads = probe;
+        this.spilledPairsThreads = pairs;
     }
 
     /** The time of the build, probe and spilled-pairs phases together, in nanoseconds. */
@@ -457,6 +508,13 @@ public final class JoinStats {
                 + ",\"build_ms\":" + nanosToMillis(buildNanos)
                 + ",\"probe_ms\":" + nanosToMillis(probeNanos)
                 + ",\"spilled_pairs_ms\":" + nanosToMillis(spilledPairsNanos)
+                + ",\"build_cpu_ms\":" + nanosToMillis(buildCpuNanos)
+                + ",\"probe_cpu_ms\":" + nanosToMillis(probeCpuNanos)
+                + ",\"spilled_pairs_cpu_ms\":" + nanosToMillis(spilledPairsCpuNanos)
+                + ",\"threads\":" + threads
+                + ",\"threads_used\":" + threadsUsed()
+                + ",\"probe_threads\":" + probeThreads
+                + ",\"spilled_pairs_threads\":" + spilledPairsThreads
                 + "}";
     }
 

@@ -11,7 +11,9 @@ import dev.spilljoin.operator.data.Batch;
  * a NULL key have no candidates, as without a condition. NOT IN ({@link JoinType#NULL_AWARE_LEFT_ANTI}) takes no
  * condition.
  *
- * <p>Called on the join's thread, once per batch of candidates; it must not keep the batch.
+ * <p>Called once per batch of candidates; it must not keep the batch. With more than one worker
+ * ({@link JoinConfig#threads()}) it is called from the workers' threads, several at once: it must then be
+ * thread-safe (keep per-thread state in a {@link ThreadLocal}, looked up once per batch).
  */
 @FunctionalInterface
 public interface PairCondition {

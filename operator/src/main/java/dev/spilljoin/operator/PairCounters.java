@@ -5,8 +5,9 @@ import java.util.List;
 
 /**
  * What the JOIN_SPILLED phase did, counted in plain fields that only that phase's tasks write ({@link SpilledPairs},
- * {@link Repartitioner}, {@link InMemoryPairJoin}, {@link HeavyHitterNestedLoop}, all on the join's thread): the
- * join folds them into its {@link JoinStats} when the phase ends ({@link JoinStats#recordPairs}).
+ * {@link Repartitioner}, {@link InMemoryPairJoin}, {@link HeavyHitterNestedLoop}): each pair worker counts in its
+ * own (no counter is shared between threads), and the phase sums them ({@link #add}) when it ends; the join folds
+ * the sum into its {@link JoinStats} ({@link JoinStats#recordPairs}).
  */
 final class PairCounters {
     long spilledBytesBuild;
@@ -25,6 +26,26 @@ final class PairCounters {
     /** Spilled pairs joined in memory with a hash table (the nested-loop chunks are counted apart). */
     long hashTables;
     long heavyHitterKeysFromRepartitioning;
+
+    /** Adds {@code other}'s counts to these (sums; the deepest level and the largest fanouts). */
+    void add(PairCounters other) {
+        spilledBytesBuild += other.spilledBytesBuild;
+        spilledBytesProbe += other.spilledBytesProbe;
+        for (int level = 0; level < other.partitionsPerLevel.size(); level++) {
+            addAt(partitionsPerLevel, level, other.partitionsPerLevel.get(level));
+        }
+        for (int level = 0; level < other.fanoutPerLevel.size(); level++) {
+            maxAt(fanoutPerLevel, level, other.fanoutPerLevel.get(level));
+        }
+        maxRecursionDepth = Math.max(maxRecursionDepth, other.maxRecursionDepth);
+        heavyHitterKeys += other.heavyHitterKeys;
+        heavyHitterRows += other.heavyHitterRows;
+        nestedLoopChunks += other.nestedLoopChunks;
+        roleReversals += other.roleReversals;
+        directTables += other.directTables;
+        hashTables += other.hashTables;
+        heavyHitterKeysFromRepartitioning += other.heavyHitterKeysFromRepartitioning;
+    }
 
     void countPartitions(int level, long count) {
         addAt(partitionsPerLevel, level, count);

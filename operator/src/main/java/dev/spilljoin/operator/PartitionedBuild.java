@@ -367,7 +367,7 @@ final class PartitionedBuild implements JoinPhase {
      * keys, the key filter, the sketches and the writer share (now covering the probe pass's writers, one per spilled
      * partition). This phase owns nothing afterwards.
      */
-    PartitionedProbe finish(long probeStagingBytes) throws IOException {
+    PartitionedProbe finish(long probeStagingBytes, int probeWorkers) throws IOException {
         boolean marks = ctx.strategy.marksBuildRows();
         boolean directPossible = ctx.spec.condition() == null && DirectIndexTable.supports(ctx.buildLayout);
         DirectIndexTable.KeyRange[] keyRanges = new DirectIndexTable.KeyRange[fanout];
@@ -471,7 +471,7 @@ final class PartitionedBuild implements JoinPhase {
                 nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
         PartitionedProbe probe;
         try {
-            probe = new PartitionedProbe(ctx, out);
+            probe = new PartitionedProbe(ctx, out, probeWorkers);
         } catch (RuntimeException e) {
             probeWriter.close();
             throw e;

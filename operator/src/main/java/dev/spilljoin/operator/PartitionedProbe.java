@@ -18,6 +18,7 @@ import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.operator.table.TableProbe;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
+import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
@@ -26,7 +27,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The probe pass of the hybrid hash join: each probe batch is hashed once; rows the build-key filter rules out
+ * The probe pass of the hybrid hash join, run by one or more {@link ProbeWorker}s, each taking a probe batch (a
+ * morsel) at a time: each probe batch is hashed once; rows the build-key filter rules out
  * ({@link BuildKeyFilter}, while it pays) are joined at once as misses, without a table lookup or a spill; rows
  * whose level-0 partition stayed resident are probed at once against the resident table ({@link HashProbe},
  * batched, or {@link DirectIndexProbe} when the build chose the direct-index table); rows of spilled partitions are serialized in the probe side's {@link dev.spilljoin.operator.row.RowLayout} (their hash H stored
@@ -47,6 +49,11 @@ import java.util.List;
  * (all three closed at the end of the input, once their figures are taken for its report), plus its own staging
  * arena.
  *
+ * <p>Workers: the resident table, the filter and the heavy keys are read-only during the pass (MATCHED marks are
+ * idempotent writes safe between workers); the spill writer and the probe sketch are shared under a lock taken per
+ * batch ({@link #spillStaged}, {@link #sketch}); every count is a worker's own, summed at the end of the input, which
+ * the caller calls only after every worker stopped (as it calls the FINISH pass, which reads every MATCHED mark).
+ *
  * <p>Invariants: a deferred row is neither probed nor emitted now (the {@code deferred} mask of
  * {@link HashProbe.RowMasks}); the probe writers' memory is the share the build
  * set aside, one writer per spilled partition; the staging pages were left free by the build.
@@ -55,30 +62,20 @@ final class PartitionedProbe implements JoinPhase {
     private final JoinContext ctx;
     private final BuildOutput build;
     private final int bits;
-    private final TableProbe probe;
-    private final KeyHasher hasher;
-    private final RowWriter rowWriter;
-    private final RowArena[] staging = new RowArena[1];
     private final boolean anySpilled;
     private final SpillFile[] files;
     private final KeySketches sketch;
-    /** Owned: the probe spill writer and its writer share (closed at the end of the input). */
+    /** Owned: the probe spill writer and its writer share (closed at the end of the input); workers lock it. */
     private final ReservedSpillWriter spill;
+    /** Owned: the workers (each with its own probe, arrays and staging arena), made up front. */
+    private final ProbeWorker[] workers;
     /** Owned: the build keys' filter, null once closed. */
     private BuildKeyFilter keyFilter;
+    /** Workers still asking the filter; it is closed when none is left (its memory goes back at once). */
+    private int filterUsers;
     /** Owned: the key sketches, null once closed. */
     private JoinSketches sketches;
-    private long[] hashes = new long[0];
-    private long[] nullKeys = new long[0];
-    private long[] deferred = new long[0];
-    private long[] notDeferred = new long[0];
-    private int[] partitionOfRow = new int[0];
-    private long[] candidates = new long[0];
-    private long[] sureMisses = new long[0];
     private long spilledBytes;
-    private long filterChecked;
-    private long filterExcludedByRange;
-    private long filterExcludedByBloom;
     private EstimatesVsActuals estimates;
     private long sampleRows;
     private long sampleDistinctKeys;
@@ -86,18 +83,16 @@ final class PartitionedProbe implements JoinPhase {
     /** Set when the resident rows were freed and the pairs handed on (or the phase closed). */
     private boolean released;
 
-    PartitionedProbe(JoinContext ctx, BuildOutput build) {
+    /**
+     * The pass over {@code build}'s output with up to {@code maxWorkers} workers: as many as the memory the build left
+     * free holds staging pages for ({@link #stagingBytes}; the build leaves room for one at least). Each worker's
+     * staging draws from its own equal share of that memory (a child reservation with a limit), so a worker can
+     * never take the bytes a spill writer is about to reserve.
+     */
+    PartitionedProbe(JoinContext ctx, BuildOutput build, int maxWorkers) {
         this.ctx = ctx;
         this.build = build;
         this.bits = build.fanoutLog2();
-        this.hasher = new KeyHasher(ctx.probeKeys);
-        this.probe = build.direct() != null
-                ? new DirectIndexProbe(build.direct(), ctx.strategy, ctx.probeKeys[0], build.rows() == 0,
-                        build.nullKeyRows() > 0)
-                : new HashProbe(build.table(), ctx.strategy, hasher, ctx.probeEncoder(), build.rows() == 0,
-                        build.nullKeyRows() > 0, ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
-        this.rowWriter = new RowWriter(ctx.probeLayout);
-        this.staging[0] = new RowArena(ctx.memory, ctx.sizing.pageSize());
         boolean anyPartitionSpilled = false;
         for (int p = 0; p < (1 << bits); p++) {
             anyPartitionSpilled |= build.spilled()[p];
@@ -108,111 +103,70 @@ final class PartitionedProbe implements JoinPhase {
         this.keyFilter = build.keyFilter();
         this.sketches = build.sketches();
         this.sketch = sketches == null ? null : sketches.probe;
+        long free = ctx.memory.headroom();
+        int count = (int) Math.max(1, Math.min(maxWorkers, free / stagingBytes(ctx.sizing)));
+        this.workers = new ProbeWorker[count];
+        this.filterUsers = keyFilter == null ? 0 : count;
+        for (int w = 0; w < count; w++) {
+            MemoryReservation share = ctx.memory.newChild("probe-worker-" + w, Math.max(1, free / count));
+            this.workers[w] = new ProbeWorker(this, ctx, build, keyFilter, share);
+        }
     }
 
-    /** Pages the probe pass's staging arena may need (the build leaves them free). */
+    /** Pages a probe worker's staging arena needs (the build leaves one worker's free). */
     static long stagingBytes(SpillSizing sizing) {
         return 2L * sizing.pageSize();
     }
 
-    /** Starts a probe batch: spills its rows of spilled partitions, then starts probing the others. */
-    void start(Batch batch) throws IOException {
+    /** The workers: each probes one batch at a time, on one thread at a time. */
+    ProbeWorker worker(int index) {
+        return workers[index];
+    }
+
+    int workerCount() {
+        return workers.length;
+    }
+
+    boolean anySpilled() {
+        return anySpilled;
+    }
+
+    void checkCancelled() {
         ctx.checkCancelled();
-        int n = batch.rowCount();
-        int words = (n + 63) >>> 6;
-        if (hashes.length < n) {
-            hashes = new long[n];
-            nullKeys = new long[words];
-            deferred = new long[words];
-            notDeferred = new long[words];
-            partitionOfRow = new int[n];
-        }
-        hasher.hash(batch, hashes, nullKeys);
+    }
+
+    /** Feeds a batch's {@code n} hashes to the probe-side sketch, which samples batches (locked per batch). */
+    void sketch(long[] hashes, int n) {
         if (sketch != null) {
-            sketch.update(hashes, n, 0);
-        }
-        long[] misses = markSureMisses(batch, n, words);
-        if (!anySpilled) {
-            probe.start(batch, hashes, nullKeys, HashProbe.RowMasks.deferredAndSureMisses(null, misses));
-            return;
-        }
-        Arrays.fill(deferred, 0, words, 0L);
-        boolean anyDeferred = false;
-        long[] heavyKeys = build.heavyKeys();
-        int heavyCount = build.heavyKeyCount();
-        int heavy = build.heavyPartition();
-        boolean[] spilled = build.spilled();
-        for (int i = 0; i < n; i++) {
-            if (!Bitmaps.isSet(nullKeys, i) && (misses == null || !Bitmaps.isSet(misses, i))) {
-                int p = HashFunctions.partitionOf(hashes[i], 0, bits);
-                if (heavyCount > 0 && Arrays.binarySearch(heavyKeys, 0, heavyCount, hashes[i]) >= 0) {
-                    p = heavy;
-                }
-                if (spilled[p]) {
-                    Bitmaps.set(deferred, i);
-                    partitionOfRow[i] = p;
-                    anyDeferred = true;
-                }
+            synchronized (sketch) {
+                sketch.update(hashes, n, 0);
             }
         }
-        if (anyDeferred) {
-            for (int w = 0; w < words; w++) {
-                notDeferred[w] = ~deferred[w];
-            }
-            spillDeferred(batch, n);
-        }
-        probe.start(batch, hashes, nullKeys,
-                HashProbe.RowMasks.deferredAndSureMisses(anyDeferred ? deferred : null, misses));
     }
 
     /**
-     * Asks the build-key filter (while it is on) which non-NULL-key rows of the batch surely have no match: the mask
-     * of those rows, or null without a filter. Closes the filter once it has stopped paying.
+     * Encodes a worker's staged rows ({@code m} of them: batch rows {@code rows}, at {@code addresses}) into the
+     * probe files of their partitions ({@code partitionOfRow} by batch row), holding the spill writer's lock for the
+     * whole chunk.
      */
-    private long[] markSureMisses(Batch batch, int n, int words) {
-        BuildKeyFilter filter = keyFilter;
-        if (filter == null) {
-            return null;
-        }
-        if (candidates.length < words) {
-            candidates = new long[words];
-            sureMisses = new long[words];
-        }
-        for (int w = 0; w < words; w++) {
-            candidates[w] = ~nullKeys[w];
-        }
-        if ((n & 63) != 0) {
-            candidates[words - 1] &= -1L >>> (64 - (n & 63));
-        }
-        filter.markSureMisses(batch, hashes, candidates, sureMisses);
-        if (!filter.isOn()) {
-            closeKeyFilter();
-        }
-        return sureMisses;
-    }
-
-    private void spillDeferred(Batch batch, int n) throws IOException {
-        int from = 0;
-        while (from < n) {
-            int stop = rowWriter.write(batch, from, hashes, nullKeys, notDeferred, null, staging);
-            int m = rowWriter.writtenCount();
-            int[] rows = rowWriter.writtenRows();
-            long[] addresses = rowWriter.writtenAddresses();
+    void spillStaged(int[] partitionOfRow, int[] rows, long[] addresses, int m) throws IOException {
+        synchronized (spill) {
             for (int j = 0; j < m; j++) {
                 spill.spill(partitionOfRow[rows[j]], addresses[j]);
             }
-            staging[0].clear();
-            if (stop == from && stop < n) {
-                throw new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), stop, rowWriter.lengthOf(stop));
-            }
-            from = stop;
         }
     }
 
-    TableProbe probe() {
-        return probe;
+    RowTooLargeException rowTooLarge(int row, long length) {
+        return new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), row, length);
     }
 
+    /** A worker stopped asking the filter: the last one to stop gives its memory back. */
+    synchronized void stoppedAskingFilter() {
+        if (--filterUsers == 0) {
+            closeKeyFilter();
+        }
+    }
 
     /**
      * Ends the probe input: seals the probe spill files (the writers' memory and the writer share go back to the
@@ -226,12 +180,20 @@ final class PartitionedProbe implements JoinPhase {
                 spilledBytes += files[p].length();
             }
         }
-        staging[0].close();
+        closeWorkers();
         spill.close();
         closeKeyFilter();
         takeEstimates();
-        return new ProbeReport(probe.probeRows(), spilledBytes, filterChecked, filterExcludedByRange,
-                filterExcludedByBloom, estimates, sampleRows, sampleDistinctKeys);
+        long checked = 0;
+        long byRange = 0;
+        long byBloom = 0;
+        for (ProbeWorker w : workers) {
+            checked += w.filterChecks().checked();
+            byRange += w.filterChecks().excludedByRange();
+            byBloom += w.filterChecks().excludedByBloom();
+        }
+        return new ProbeReport(probeRows(), spilledBytes, checked, byRange, byBloom, estimates, sampleRows,
+                sampleDistinctKeys);
     }
 
     /** What the build pass reported (handed over with its output). */
@@ -241,7 +203,29 @@ final class PartitionedProbe implements JoinPhase {
 
     /** The join-wide input facts (after {@link #endOfInput}). */
     InputTotals totals() {
-        return new InputTotals(build.rows(), build.nullKeyRows(), probe.probeRows(), probe.probeNullKeyRows());
+        return new InputTotals(build.rows(), build.nullKeyRows(), probeRows(), probeNullKeyRows());
+    }
+
+    private long probeRows() {
+        long rows = 0;
+        for (ProbeWorker w : workers) {
+            rows += w.probe().probeRows();
+        }
+        return rows;
+    }
+
+    private long probeNullKeyRows() {
+        long rows = 0;
+        for (ProbeWorker w : workers) {
+            rows += w.probe().probeNullKeyRows();
+        }
+        return rows;
+    }
+
+    private void closeWorkers() {
+        for (ProbeWorker w : workers) {
+            w.close();
+        }
     }
 
     /**
@@ -251,10 +235,10 @@ final class PartitionedProbe implements JoinPhase {
     boolean fillResident(OutputWriter out) {
         if (residentScan == null) {
             residentScan = build.direct() != null
-                    ? new DirectIndexScan(build.direct(), ctx.strategy.finish(), probe.probeRows() == 0,
-                            probe.probeNullKeyRows() > 0)
-                    : new BuildRowScan(build.table(), ctx.strategy.finish(), probe.probeRows() == 0,
-                            probe.probeNullKeyRows() > 0);
+                    ? new DirectIndexScan(build.direct(), ctx.strategy.finish(), probeRows() == 0,
+                            probeNullKeyRows() > 0)
+                    : new BuildRowScan(build.table(), ctx.strategy.finish(), probeRows() == 0,
+                            probeNullKeyRows() > 0);
         }
         boolean done = residentScan.fill(out);
         out.materialize(null);
@@ -279,7 +263,7 @@ final class PartitionedProbe implements JoinPhase {
         }
         InputTotals totals = totals();
         close();
-        return new SpilledPairs(ctx, pairs, totals);
+        return new SpilledPairs(ctx, pairs, totals, ctx.config.threads());
     }
 
     /** Takes the sketches' figures (and stores the build's statistics in the cache) and closes them. */
@@ -302,12 +286,9 @@ final class PartitionedProbe implements JoinPhase {
         sketches = null;
     }
 
-    /** Gives the build-key filter's memory back, its counts taken first; idempotent. */
+    /** Gives the build-key filter's memory back (no worker may read it afterwards); idempotent. */
     private void closeKeyFilter() {
         if (keyFilter != null) {
-            filterChecked = keyFilter.checked();
-            filterExcludedByRange = keyFilter.excludedByRange();
-            filterExcludedByBloom = keyFilter.excludedByBloom();
             keyFilter.close();
             keyFilter = null;
         }
@@ -322,7 +303,7 @@ final class PartitionedProbe implements JoinPhase {
         released = true;
         try {
             spill.close();
-            staging[0].close();
+            closeWorkers();
             closeKeyFilter();
         } finally {
             try {

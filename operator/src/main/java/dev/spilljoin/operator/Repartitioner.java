@@ -2,6 +2,7 @@ package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.row.HashFunctions;
 import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.PartitionReader;
 import dev.spilljoin.spill.PartitionedSpillWriter;
 import dev.spilljoin.spill.SpillFile;
@@ -25,13 +26,16 @@ final class Repartitioner {
     private Repartitioner() {
     }
 
-    /** The children of {@code pair} at level + 1, with their stuck marks (see {@link SpillPair}). */
-    static List<SpillPair> split(JoinContext ctx, PairCounters counters, SpillPair pair, int bits)
-            throws IOException {
+    /**
+     * The children of {@code pair} at level + 1, with their stuck marks (see {@link SpillPair}); the reader and the
+     * writers draw from {@code memory} (the worker's share of the budget).
+     */
+    static List<SpillPair> split(JoinContext ctx, MemoryReservation memory, PairCounters counters, SpillPair pair,
+                                 int bits) throws IOException {
         int level = pair.level() + 1;
         int fanout = 1 << bits;
-        SpillFile[] build = splitFile(ctx, pair.build(), ctx.buildFormat, level, bits, "build");
-        SpillFile[] probe = splitFile(ctx, pair.probe(), ctx.probeFormat, level, bits, "probe");
+        SpillFile[] build = splitFile(ctx, memory, pair.build(), ctx.buildFormat, level, bits, "build");
+        SpillFile[] probe = splitFile(ctx, memory, pair.probe(), ctx.probeFormat, level, bits, "probe");
         List<SpillPair> children = new ArrayList<>();
         long parentRows = pair.buildRows();
         int created = 0;
@@ -55,15 +59,15 @@ final class Repartitioner {
         return children;
     }
 
-    private static SpillFile[] splitFile(JoinContext ctx, SpillFile file, SpillRowFormat format, int level, int bits,
-                                         String side) throws IOException {
+    private static SpillFile[] splitFile(JoinContext ctx, MemoryReservation memory, SpillFile file,
+                                         SpillRowFormat format, int level, int bits, String side) throws IOException {
         SpillFile[] out = new SpillFile[1 << bits];
         if (file == null) {
             return out;
         }
-        try (PartitionReader reader = file.openReader(ctx.memory, ctx.sizing.readWindowBytes());
+        try (PartitionReader reader = file.openReader(memory, ctx.sizing.readWindowBytes());
              PartitionedSpillWriter writer = ctx.space().newPartitionedWriter(side + "-L" + level, 1 << bits,
-                     ctx.memory, ctx.sizing.bufferBytes())) {
+                     memory, ctx.sizing.bufferBytes())) {
             while (reader.nextBlock()) {
                 long row = reader.blockAddress();
                 long end = row + reader.blockLength();

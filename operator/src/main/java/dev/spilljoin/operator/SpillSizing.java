@@ -247,6 +247,19 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
                 .fanoutLog2();
     }
 
+    /**
+     * The least share of the budget a spilled-pairs worker plans and runs with: the pair-phase terms of the minimum
+     * (a re-partitioning's reader and two writers; the nested loop's two readers, writer, page and one block's table)
+     * and the planner's own minimum, which it plans a split with.
+     */
+    long pairWorkerMinimum(JoinConfig config) {
+        long share = writerShare();
+        long reader = (long) readWindowBytes + bufferBytes;
+        long pair = 2 * reader + share + pairPageSize(pageSize, bufferBytes) + blockTableBytes(bufferBytes);
+        long planner = planner(config, bufferBytes, windowBytes, minRowBytes).minimumBudget();
+        return Math.max(planner, Math.max(reader + 2 * share, pair));
+    }
+
     /** Memory one spilled partition's writer holds: its buffer and its mapped window. */
     long writerShare() {
         return PartitionWriter.memoryBytes(bufferBytes, windowBytes);

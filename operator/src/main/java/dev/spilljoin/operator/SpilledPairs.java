@@ -1,10 +1,7 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.operator.row.SpilledRowDecoder;
-import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
-import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
-import dev.spilljoin.operator.table.JoinStrategy;
-import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.spill.MemoryReservation;
+
 
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -12,8 +9,13 @@ import java.util.Deque;
 import java.util.List;
 
 /**
- * The JOIN_SPILLED phase: joins the spilled partition pairs one at a time, depth first (a stack, so the disk holds
- * at most one level's siblings per level at a time).
+ * The JOIN_SPILLED phase: joins the spilled partition pairs, depth first (a stack, so the disk holds at most one
+ * level's siblings per level at a time per worker), on one or more {@link PairWorker}s. Each worker takes a pair at
+ * a time from the shared stack and joins it within its own share of the budget (a child reservation with a limit:
+ * the memory free when the phase starts, split evenly, so workers cannot take each other's room and each plans as a
+ * single-threaded join with that budget would); a worker that finds the stack empty waits while another may still
+ * push children (a pair being planned), then stops. As many workers run as the free memory holds a pair worker's
+ * minimum for ({@link SpillSizing#pairWorkerMinimum}), up to the join's threads and the pairs there are.
  *
  * <p>For each pair: if a side is empty and the join type can produce nothing from the other, both files are
  * dropped; if its probe file is the smaller and its probe rows fit, it is joined in memory with the roles reversed;
@@ -40,124 +42,89 @@ import java.util.List;
  * cost that grows with the square of the pair's size, so it is kept for the keys re-partitioning cannot separate
  * (hot keys), where it is the only way.
  */
-final class SpilledPairs implements OutputTask, JoinPhase {
+final class SpilledPairs implements JoinPhase {
     private final JoinContext ctx;
-    private final InputTotals totals;
-    /** This phase's own counts (its tasks write them), folded into the stats when it ends. */
-    private final PairCounters counters = new PairCounters();
+    /** Pairs not yet taken (guarded by this). */
     private final Deque<SpillPair> pending = new ArrayDeque<>();
-    private final SpilledRowDecoder decoder;
-    private final SpilledRowDecoder reversedDecoder;
-    private OutputTask current;
+    /** Owned: the workers, each with its share of the budget, counters and current task. */
+    private final PairWorker[] workers;
+    /** Pairs taken and still being planned: they may push children (guarded by this). */
+    private int planning;
 
-    /** The phase joining {@code pairs} (level 0's, in order), with the join-wide facts {@code totals}. */
-    SpilledPairs(JoinContext ctx, List<SpillPair> pairs, InputTotals totals) {
+    /** The phase joining {@code pairs} (level 0's, in order) with up to {@code maxWorkers} workers. */
+    SpilledPairs(JoinContext ctx, List<SpillPair> pairs, InputTotals totals, int maxWorkers) {
         this.ctx = ctx;
-        this.totals = totals;
         for (int i = pairs.size() - 1; i >= 0; i--) {
             pending.push(pairs.get(i));
         }
-        this.decoder = new SpilledRowDecoder(ctx.probeFormat, ctx.probeSchema, ctx.config.outputBatchRows());
-        this.reversedDecoder = new SpilledRowDecoder(ctx.buildFormat, ctx.spec.schema(ctx.strategy.buildSide()),
-                ctx.config.outputBatchRows());
+        long free = ctx.memory.headroom();
+        int count = (int) Math.max(1, Math.min(Math.min(maxWorkers, Math.max(1, pairs.size())),
+                free / ctx.sizing.pairWorkerMinimum(ctx.config)));
+        this.workers = new PairWorker[count];
+        for (int w = 0; w < count; w++) {
+            MemoryReservation share = count == 1 ? ctx.memory.newChild("pair-worker-0")
+                    : ctx.memory.newChild("pair-worker-" + w, free / count);
+            workers[w] = new PairWorker(this, ctx, totals, share);
+        }
     }
 
-    @Override
-    public boolean fill(OutputWriter out) throws IOException {
-        while (true) {
-            if (current == null) {
-                SpillPair pair = pending.poll();
-                if (pair == null) {
-                    return true;
-                }
-                ctx.checkCancelled();
-                current = plan(pair);
-                continue;
+    /** The workers: each joins one pair at a time, on one thread at a time. */
+    PairWorker worker(int index) {
+        return workers[index];
+    }
+
+    int workerCount() {
+        return workers.length;
+    }
+
+    /**
+     * The next pair to join, or null when every pair is taken and no taken pair can push children any more; waits
+     * while the stack is empty and another worker is planning a pair. Call {@link #planned} after planning it.
+     */
+    synchronized SpillPair take() {
+        while (pending.isEmpty() && planning > 0) {
+            ctx.checkCancelled();
+            try {
+                wait(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // checkCancelled turns it into a CancellationException
             }
-            if (!current.fill(out)) {
-                return false;
-            }
-            OutputTask done = current;
-            current = null;
-            done.close();
         }
+        SpillPair pair = pending.poll();
+        if (pair != null) {
+            planning++;
+        }
+        return pair;
     }
 
-    /** Chooses how to join {@code pair}: null after dropping or re-partitioning it. */
-    private OutputTask plan(SpillPair pair) throws IOException {
-        if (producesNothing(pair)) {
-            discard(pair);
-            return null;
+    /** A pair taken was planned: its {@code children} (none unless it was re-partitioned) join the stack. */
+    synchronized void planned(List<SpillPair> children) {
+        for (int i = children.size() - 1; i >= 0; i--) {
+            pending.push(children.get(i));
         }
-        long limit = ctx.config.pairMemoryLimit() > 0
-                ? Math.min(ctx.config.pairMemoryLimit(), ctx.memory.headroom()) : ctx.memory.headroom();
-        boolean faulted = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
-        if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null && pair.probe().length() < pair.build().length()
-                && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
-            counters.roleReversals++;
-            return counted(new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, true), reversedDecoder));
-        }
-        if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
-            return counted(new InMemoryPairJoin(ctx, pair, ctx.orientation(totals, false), decoder));
-        }
-        if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
-            List<SpillPair> children = Repartitioner.split(ctx, counters, pair,
-                    ctx.sizing.repartitionFanoutLog2(ctx.config, pair, ctx.memory.headroom()));
-            for (int i = children.size() - 1; i >= 0; i--) {
-                pending.push(children.get(i));
-            }
-            return null;
-        }
-        return new HeavyHitterNestedLoop(ctx, counters, pair, ctx.orientation(totals, false), decoder);
+        planning--;
+        notifyAll();
     }
 
-    /** Counts the table kind {@code join} built. */
-    private InMemoryPairJoin counted(InMemoryPairJoin join) {
-        if (join.usesDirectTable()) {
-            counters.directTables++;
-        } else {
-            counters.hashTables++;
-        }
-        return join;
-    }
-
-    /** Whether the pair cannot produce output: no build rows for a probe action that needs them, or no probe rows. */
-    private boolean producesNothing(SpillPair pair) {
-        ProbeAction probe = ctx.strategy.probe();
-        boolean probeNeedsBuild = probe == ProbeAction.PAIRS || probe == ProbeAction.SEMI || probe == ProbeAction.MARK;
-        boolean noBuildOutput = ctx.strategy.finish() == FinishAction.NONE;
-        if (pair.buildRows() == 0 && pair.probeRows() == 0) {
-            return true;
-        }
-        if (pair.buildRows() == 0 && probeNeedsBuild) {
-            return true;
-        }
-        return pair.probeRows() == 0 && noBuildOutput;
-    }
-
-    private static void discard(SpillPair pair) throws IOException {
-        if (pair.build() != null && pair.build().isSealed()) {
-            pair.build().delete();
-        }
-        if (pair.probe() != null && pair.probe().isSealed()) {
-            pair.probe().delete();
-        }
-    }
-
-    /** What this phase did so far. */
+    /** What this phase did so far: the workers' counters summed (read after the workers stopped). */
     PairCounters counters() {
-        return counters;
+        PairCounters sum = new PairCounters();
+        for (PairWorker w : workers) {
+            sum.add(w.counters());
+        }
+        return sum;
     }
 
     @Override
     public void close() throws IOException {
         try {
-            if (current != null) {
-                current.close();
-                current = null;
+            for (PairWorker w : workers) {
+                w.close();
             }
         } finally {
-            pending.clear();
+            synchronized (this) {
+                pending.clear();
+            }
         }
     }
 }

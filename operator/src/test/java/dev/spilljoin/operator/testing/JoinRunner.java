@@ -5,11 +5,14 @@ import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.JoinStats;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.BatchSources;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.Function;
@@ -23,8 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * memory the join drew is back to zero and its peak stayed within the budget.
  */
 public final class JoinRunner {
-    /** How the join is driven. */
-    public enum Mode { SINK, ITERATOR, PUSH }
+    /**
+     * How the join is driven: PUSH_CONCURRENT pushes each side's batches from {@code threads} threads at once (the
+     * join's configured workers), into a sink that is not thread-safe; PUSH_CONCURRENT_SAFE_SINK does the same into a
+     * sink that declares itself thread-safe (called concurrently).
+     */
+    public enum Mode { SINK, ITERATOR, PUSH, PUSH_CONCURRENT, PUSH_CONCURRENT_SAFE_SINK }
 
     private JoinRunner() {
     }
@@ -64,6 +71,35 @@ public final class JoinRunner {
                     push(join, first, first == Side.LEFT ? left : right);
                     push(join, first.other(), first == Side.LEFT ? right : left);
                 }
+                case PUSH_CONCURRENT, PUSH_CONCURRENT_SAFE_SINK -> {
+                    boolean safe = mode == Mode.PUSH_CONCURRENT_SAFE_SINK;
+                    Side first = join.start(l.sizeHintBytes(), r.sizeHintBytes(), new BatchSink() {
+                        private final AtomicInteger inside = new AtomicInteger();
+
+                        @Override
+                        public void accept(Batch b) {
+                            if (!safe) {
+                                assertThat(inside.incrementAndGet()).as("threads inside an unsafe sink").isEqualTo(1);
+                            }
+                            List<Object[]> batchRows = new ArrayList<>();
+                            collect(b, capacity, byteLimit, batchRows);
+                            synchronized (rows) {
+                                rows.addAll(batchRows);
+                            }
+                            if (!safe) {
+                                inside.decrementAndGet();
+                            }
+                        }
+
+                        @Override
+                        public boolean isThreadSafe() {
+                            return safe;
+                        }
+                    });
+                    int threads = spec.config().threads();
+                    pushConcurrently(join, first, first == Side.LEFT ? left : right, threads);
+                    pushConcurrently(join, first.other(), first == Side.LEFT ? right : left, threads);
+                }
             }
             stats = join.stats();
             assertThat(join.outputSchema()).isEqualTo(spec.outputSchema());
@@ -77,6 +113,37 @@ public final class JoinRunner {
     private static void push(HashJoin join, Side side, List<Batch> batches) {
         for (Batch b : batches) {
             join.push(side, b);
+        }
+        join.endOfInput(side);
+    }
+
+    /** Pushes {@code batches} from {@code threads} threads (batch i from thread i mod threads), then ends the side. */
+    private static void pushConcurrently(HashJoin join, Side side, List<Batch> batches, int threads) {
+        List<Thread> pushers = new ArrayList<>();
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < threads; t++) {
+            int first = t;
+            pushers.add(new Thread(() -> {
+                try {
+                    for (int i = first; i < batches.size(); i += threads) {
+                        join.push(side, batches.get(i));
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "test-pusher-" + t));
+        }
+        pushers.forEach(Thread::start);
+        for (Thread t : pushers) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                throw new AssertionError("interrupted while pushing", e);
+            }
+        }
+        if (!failures.isEmpty()) {
+            AssertionError error = new AssertionError("a pushing thread failed: " + failures.get(0), failures.get(0));
+            throw error;
         }
         join.endOfInput(side);
     }

@@ -1,0 +1,48 @@
+package dev.spilljoin.operator;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The time a join spent in each phase: wall time as its callers saw it, and CPU time of every thread that worked on
+ * the phase (the caller's and its workers'). Added to from any thread (concurrent pushes, worker threads ending),
+ * without a lock: a {@link LongAdder} per figure, written once per batch or per thread, never per row.
+ */
+final class PhaseTimes {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    /** A phase's two clocks. */
+    static final class Clock {
+        private final LongAdder wall = new LongAdder();
+        private final LongAdder cpu = new LongAdder();
+
+        /** Adds the time since {@code wallStart} ({@link System#nanoTime}) and {@code cpuStart} ({@link #cpuNow}). */
+        void addSince(long wallStart, long cpuStart) {
+            wall.add(System.nanoTime() - wallStart);
+            cpu.add(cpuNow() - cpuStart);
+        }
+
+        /** Adds CPU time another thread spent on the phase. */
+        void addCpu(long nanos) {
+            cpu.add(nanos);
+        }
+
+        long wallNanos() {
+            return wall.sum();
+        }
+
+        long cpuNanos() {
+            return cpu.sum();
+        }
+    }
+
+    final Clock build = new Clock();
+    final Clock probe = new Clock();
+    final Clock pairs = new Clock();
+
+    /** The calling thread's CPU time so far, in nanoseconds (0 where the JVM cannot measure it). */
+    static long cpuNow() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : 0;
+    }
+}

@@ -1,0 +1,247 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchSource;
+import dev.spilljoin.operator.testing.GeneratedSource;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The join's workers under races, cancellation, failure and a foreign close: a spilling full outer join repeated with
+ * yields injected into its sink and oversubscribed workers (each result checked by count and checksum); cancellation
+ * in the build, the probe and the spilled pairs; a failure on one worker (an extra condition that throws); close from
+ * another thread while workers run. After each: no spill file, no byte reserved, no worker thread alive.
+ */
+class ParallelJoinTest {
+    private static final long MB = 1L << 20;
+
+    @TempDir
+    Path spillRoot;
+
+    /** Keys 0..n-1 in a permuted order, payload i. */
+    private static BatchSource keys(long rows, long step) {
+        return new GeneratedSource(rows) {
+            @Override
+            protected long key(long i) {
+                return (i * step) % rows;
+            }
+
+            @Override
+            protected long payload(long i) {
+                return i;
+            }
+        };
+    }
+
+    /** Names of live threads that are join workers. */
+    static List<String> liveWorkerThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.startsWith("spilljoin-probe-") || n.startsWith("spilljoin-pairs-"))
+                .collect(Collectors.toList());
+    }
+
+    private JoinSpec.Builder spec(JoinType type, int threads, MemoryReservation root, Side build, boolean spill) {
+        return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k").joinType(type)
+                .reservation(root).config(JoinConfig.builder().threads(threads).spillDirectory(spillRoot)
+                        .buildSide(build).forceSpill(spill).fanoutLog2(4).outputBatchRows(64).build());
+    }
+
+    private void assertNothingLeft(MemoryReservation root) throws IOException {
+        assertThat(root.reserved()).as("bytes reserved after close").isZero();
+        try (var files = Files.list(spillRoot)) {
+            assertThat(files).as("spill root after close").isEmpty();
+        }
+        assertThat(liveWorkerThreads()).as("worker threads alive after close").isEmpty();
+    }
+
+    @Test
+    void aSpillingFullOuterJoinRepeatedWithYieldsIsAlwaysRight() throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("ParallelJoinTest race seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        int rows = 20_000;
+        for (int round = 0; round < Integer.getInteger("rounds", 50); round++) {
+            int yieldEvery = 1 + random.nextInt(4);
+            int threads = 2 + random.nextInt(3);
+            boolean spill = round % 2 == 0;
+            Side build = random.nextBoolean() ? Side.LEFT : Side.RIGHT;
+            try (MemoryReservation root = MemoryReservation.root("race", 4 * MB)) {
+                AtomicInteger batches = new AtomicInteger();
+                long[] countAndSum = new long[2];
+                JoinSpec spec = spec(JoinType.FULL_OUTER, threads, root, build, spill).build();
+                try (HashJoin join = HashJoin.create(spec)) {
+                    // left keys 0..rows-1, right keys 0..rows/2 step 2 (every other left key unmatched, half the
+                    // right rows' keys repeated, so both sides pad)
+                    join.run(keys(rows, 7), keys(rows / 2, 3), b -> {
+                        if (batches.incrementAndGet() % yieldEvery == 0) {
+                            Thread.yield();
+                        }
+                        for (int i = 0; i < b.rowCount(); i++) {
+                            countAndSum[0]++;
+                            countAndSum[1] += (b.column(0).isNull(i) ? 0 : b.column(0).getLong(i) + 1)
+                                    + (b.column(2).isNull(i) ? 0 : 3 * b.column(2).getLong(i) + 1);
+                        }
+                    });
+                    JoinStats stats = join.stats();
+                    assertThat(stats.partitions() > 0).as("round %d spilled", round).isEqualTo(spill);
+                    assertThat(stats.threadsUsed()).as("round %d workers", round).isGreaterThan(1);
+                }
+                // every left key k < rows/2 matches exactly one right row (key k); the others are padded
+                long expectedSum = 0;
+                for (long k = 0; k < rows; k++) {
+                    expectedSum += k + 1 + (k < rows / 2 ? 3 * k + 1 : 0);
+                }
+                assertThat(countAndSum).as("round %d (threads %d, build %s, spilled %s, yield every %d): rows and "
+                                + "checksum", round, threads, build, spill, yieldEvery).containsExactly(rows, expectedSum);
+                assertNothingLeft(root);
+            }
+        }
+    }
+
+    @Test
+    void cancellingMidBuildMidProbeAndMidPairsLeavesNothing() throws IOException {
+        for (String where : List.of("build", "probe", "pairs")) {
+            try (MemoryReservation root = MemoryReservation.root("cancel", 8 * MB)) {
+                AtomicReference<HashJoin> joinRef = new AtomicReference<>();
+                JoinSpec spec = spec(JoinType.INNER, 2, root, Side.RIGHT, true).build();
+                HashJoin join = HashJoin.create(spec);
+                joinRef.set(join);
+                BatchSource build = cancelAfter(keys(200_000, 7), where.equals("build") ? 3 : -1, joinRef);
+                BatchSource probe = cancelAfter(keys(200_000, 3), where.equals("probe") ? 3 : -1, joinRef);
+                Iterator<Batch> results = join.iterator(probe, build);
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> {
+                    int seen = 0;
+                    while (results.hasNext()) {
+                        results.next();
+                        if (where.equals("pairs") && ++seen == 2) {
+                            join.cancel(); // every partition spilled: every result comes from the pairs
+                        }
+                    }
+                }).as("cancelled %s", where).isInstanceOf(CancellationException.class);
+                System.out.printf("cancelled mid-%s: stopped after %d ms%n", where,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                join.close();
+                assertNothingLeft(root);
+            }
+        }
+    }
+
+    private static BatchSource cancelAfter(BatchSource source, int batches, AtomicReference<HashJoin> join) {
+        return new BatchSource() {
+            private int served;
+
+            @Override
+            public Batch next() {
+                if (++served == batches) {
+                    join.get().cancel();
+                }
+                return source.next();
+            }
+
+            @Override
+            public long sizeHintBytes() {
+                return source.sizeHintBytes();
+            }
+        };
+    }
+
+    @Test
+    void aFailureOnOneWorkerIsRethrownOnTheCallersThread() throws IOException {
+        for (boolean spilled : new boolean[] {false, true}) {
+            try (MemoryReservation root = MemoryReservation.root("failure", 64 * MB)) {
+                AtomicInteger calls = new AtomicInteger();
+                JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                        .joinType(JoinType.LEFT_OUTER).reservation(root)
+                        .condition(List.of(new ColumnRef(Side.LEFT, 1)), (pairs, accepted) -> {
+                            if (calls.incrementAndGet() == 5) {
+                                throw new IllegalStateException("condition failed on " + Thread.currentThread().getName());
+                            }
+                        })
+                        .config(JoinConfig.builder().threads(2).spillDirectory(spillRoot).buildSide(Side.RIGHT)
+                                .forceSpill(spilled).fanoutLog2(3).build()).build();
+                HashJoin join = HashJoin.create(spec);
+                assertThatThrownBy(() -> join.run(keys(100_000, 7), keys(100_000, 3), b -> { }))
+                        .as("spilled=%s", spilled)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageStartingWith("condition failed on spilljoin-");
+                join.close();
+                assertNothingLeft(root);
+            }
+        }
+    }
+
+    @Test
+    void closeFromAnotherThreadWhileWorkersRunIsSafe() throws Exception {
+        for (boolean spilled : new boolean[] {false, true}) {
+            try (MemoryReservation root = MemoryReservation.root("close", 16 * MB)) {
+                JoinSpec spec = spec(JoinType.INNER, 4, root, Side.RIGHT, spilled).config(JoinConfig.builder()
+                        .threads(4).spillDirectory(spillRoot).buildSide(Side.RIGHT).forceSpill(spilled)
+                        .outputBatchRows(16).build()).build();
+                HashJoin join = HashJoin.create(spec);
+                Iterator<Batch> results = join.iterator(keys(300_000, 7), keys(100_000, 3));
+                assertThat(results.hasNext()).isTrue();
+                results.next(); // the workers go on filling result batches until their queue is full
+                CountDownLatch closed = new CountDownLatch(1);
+                Thread closer = new Thread(() -> {
+                    join.close();
+                    closed.countDown();
+                }, "test-closer");
+                closer.start();
+                assertThat(closed.await(10, TimeUnit.SECONDS)).as("close returned").isTrue();
+                assertThatThrownBy(results::hasNext).as("the join is closed")
+                        .isInstanceOfAny(IllegalStateException.class, CancellationException.class);
+                assertNothingLeft(root);
+            }
+        }
+    }
+
+    @Test
+    void theMinimumBudgetGrowsWithTheWorkers() {
+        JoinConfig config = JoinConfig.DEFAULT;
+        long one = HashJoin.minimumBudget(config, 1);
+        long two = HashJoin.minimumBudget(config, 2);
+        long four = HashJoin.minimumBudget(config, 4);
+        System.out.printf("minimum budget: 1 worker %d, 2 workers %d, 4 workers %d bytes%n", one, two, four);
+        assertThat(one).isEqualTo(HashJoin.minimumBudget(config));
+        assertThat(two).isGreaterThan(one);
+        assertThat(four).isGreaterThan(two);
+    }
+
+    @Test
+    void belowTheMinimumForItsWorkersTheJoinRunsWithFewer() throws IOException {
+        JoinConfig config = JoinConfig.builder().threads(4).spillDirectory(spillRoot).buildSide(Side.RIGHT)
+                .forceSpill(true).build();
+        long budget = HashJoin.minimumBudget(config);
+        try (MemoryReservation root = MemoryReservation.root("fewer", budget)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .reservation(root).config(config).build();
+            long[] rows = new long[1];
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(keys(20_000, 7), keys(10_000, 3), b -> rows[0] += b.rowCount());
+                JoinStats stats = join.stats();
+                assertThat(stats.threads()).isEqualTo(4);
+                assertThat(stats.spilledPairsThreads()).as("pair workers: " + stats.toJson()).isLessThan(4);
+                assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(budget);
+            }
+            assertThat(rows[0]).as("every right key matches one left row").isEqualTo(10_000);
+        }
+    }
+}
