@@ -55,7 +55,9 @@ interface InMemoryJoinCases extends OracleTest {
                     }
                     List<ColumnRef> projection = in.randomProjection(type);
                     for (Side build : Side.values()) {
-                        JoinConfig config = JoinConfig.builder().buildSide(build).outputBatchRows(1 + r.nextInt(300)).build();
+                        // every other case with two workers (the probe pass on worker threads)
+                        JoinConfig config = JoinConfig.builder().buildSide(build).outputBatchRows(1 + r.nextInt(300))
+                                .threads(1 + i % 2).build();
                         OracleCheck.assertSame(tables, l, rt, c, type, projection, BUDGET, config,
                                 "-Dseed=" + OracleTest.SEED + " (case " + i + ")");
                         joins++;

@@ -116,6 +116,10 @@ public final class HashJoin implements AutoCloseable {
     /** The result batch being filled (on-heap; the join's own, handed out until the next call). */
     private OutputWriter output;
     private boolean probeInProgress;
+    /** Whether the probe source returned its end (it is not asked again). */
+    private boolean probeInputEnded;
+    /** Whether worker 0 (the caller) found no spilled pair left to take. */
+    private boolean pairsOnCallerDone;
     private boolean outputHandedOut;
     /** The workers of the parallel phase a pulled join is in, or null (see {@link WorkerRun}). */
     private volatile WorkerRun run;
@@ -338,7 +342,7 @@ public final class HashJoin implements AutoCloseable {
                     long t = System.nanoTime();
                     long c = PhaseTimes.cpuNow();
                     try {
-                        Batch out = probing().workerCount() > 1 ? probeInParallel(probeSource) : probeOnCaller(probeSource);
+                        Batch out = probeStep(probeSource);
                         if (out != null) {
                             return out;
                         }
@@ -369,8 +373,12 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
-    /** One step of the probe pass on the caller's thread: a full result batch, or null (call again). */
-    private Batch probeOnCaller(BatchSource probeSource) throws IOException {
+    /**
+     * One step of the probe pass on the caller's thread, worker 0: a full result batch, or null (call again). With
+     * helper threads (more than one worker), a helper's full batch goes out first, and a batch pulled from the source
+     * goes to the helpers while one of them would wait for input.
+     */
+    private Batch probeStep(BatchSource probeSource) throws IOException {
         ProbeWorker worker = probing().worker(0);
         if (probeInProgress) {
             TableProbe p = worker.probe();
@@ -379,33 +387,47 @@ public final class HashJoin implements AutoCloseable {
             probeInProgress = !done;
             return output.isFull() ? handOut() : null;
         }
-        Batch b = probeSource.next();
+        WorkerRun helpers = probeHelpers();
+        if (helpers != null) {
+            OutputWriter full = helpers.pollFull();
+            if (full != null) {
+                return handOut(full);
+            }
+        }
+        Batch b = probeInputEnded ? null : probeSource.next();
         if (b == null) {
-            finishProbe();
-        } else {
+            probeInputEnded = true;
+            return helpers == null ? finishProbe() : drainProbeHelpers(helpers);
+        }
+        if (helpers == null || !helpers.offer(b)) {
             worker.start(b);
             probeInProgress = true;
         }
         return null;
     }
 
-    /** The probe pass on its workers: their next full result batch, or null once the pass ended. */
-    private Batch probeInParallel(BatchSource probeSource) throws IOException {
+    /** The probe pass's helper threads (workers 1..), started at the first probe batch; null with one worker. */
+    private WorkerRun probeHelpers() {
         PartitionedProbe probe = probing();
-        if (run == null) {
-            run = new WorkerRun(ctx, "probe", probe.workerCount(), ctx.probeSchema, this::newOutputWriter,
+        if (probe.workerCount() > 1 && run == null) {
+            run = new WorkerRun(ctx, "probe", probe.workerCount() - 1, ctx.probeSchema, this::newOutputWriter,
                     (w, r) -> probeWorker(probe.worker(w), r));
         }
-        OutputWriter full = run.next(probeSource);
+        return run;
+    }
+
+    /** The probe input ended: the helpers' last batches, then (null) the end of the pass once they all stopped. */
+    private Batch drainProbeHelpers(WorkerRun helpers) throws IOException {
+        helpers.endInput();
+        OutputWriter full = helpers.next();
         if (full != null) {
             return handOut(full);
         }
         endRun(times.probe);
-        finishProbe();
-        return null;
+        return finishProbe();
     }
 
-    /** A probe worker's thread: probes the batches the caller feeds until the input ends. */
+    /** A probe helper's thread: probes the batches the caller offers until the input ends. */
     private static void probeWorker(ProbeWorker worker, WorkerRun run) throws IOException, InterruptedException {
         OutputWriter out = run.firstWriter();
         for (Batch b = run.nextInput(); b != null; b = run.nextInput()) {
@@ -425,8 +447,9 @@ public final class HashJoin implements AutoCloseable {
     }
 
     /**
-     * FINISH then JOIN_SPILLED: the next full result batch, or null when both are done (the rows left in
-     * {@link #output} then go out at DONE).
+     * FINISH then JOIN_SPILLED: the next full result batch, or null (call again until the phase is DONE; the rows
+     * left in {@link #output} then go out). Worker 0 is the caller; the spilled pairs' other workers are helper
+     * threads, whose batches go out first while the caller still takes pairs, and are drained once it found none left.
      */
     private Batch nextAfterProbe() throws IOException {
         if (phase == Phase.FINISH) {
@@ -448,18 +471,26 @@ public final class HashJoin implements AutoCloseable {
         long c = PhaseTimes.cpuNow();
         try {
             SpilledPairs pairs = (SpilledPairs) current;
-            if (pairs.workerCount() > 1) {
-                if (run == null) {
-                    run = new WorkerRun(ctx, "pairs", pairs.workerCount(), null, this::newOutputWriter,
-                            (w, r) -> pairsWorker(pairs.worker(w), r));
+            if (pairs.workerCount() > 1 && run == null && !pairsOnCallerDone) {
+                run = new WorkerRun(ctx, "pairs", pairs.workerCount() - 1, null, this::newOutputWriter,
+                        (w, r) -> pairsWorker(pairs.worker(w), r));
+            }
+            if (!pairsOnCallerDone) {
+                OutputWriter full = run == null ? null : run.pollFull();
+                if (full != null) {
+                    return handOut(full);
                 }
-                OutputWriter full = run.next(null);
+                if (!pairs.worker(0).fill(output)) {
+                    return handOut();
+                }
+                pairsOnCallerDone = true;
+            }
+            if (run != null) {
+                OutputWriter full = run.next();
                 if (full != null) {
                     return handOut(full);
                 }
                 endRun(times.pairs);
-            } else if (!pairs.worker(0).fill(output)) {
-                return handOut();
             }
             recordPairs();
             phase = Phase.DONE;
@@ -610,9 +641,12 @@ public final class HashJoin implements AutoCloseable {
             }
             finishProbe();
             times.probe.addSince(t, c);
-            for (Batch b = nextAfterProbe(); b != null; b = nextAfterProbe()) {
-                sinkAccept(b);
-                recycleHandedOut();
+            while (phase != Phase.DONE) {
+                Batch b = nextAfterProbe();
+                if (b != null) {
+                    sinkAccept(b);
+                    recycleHandedOut();
+                }
             }
             if (output.rowCount() > 0) {
                 emitToSink(output);
@@ -661,15 +695,29 @@ public final class HashJoin implements AutoCloseable {
         activeCallers.add(me);
         try {
             return step.run();
-        } catch (IOException e) {
-            closeAfterFailure(e);
-            throw new UncheckedIOException("hash join: spilling failed: " + e.getMessage(), e);
-        } catch (RuntimeException | Error e) {
-            closeAfterFailure(e);
-            throw e;
+        } catch (IOException | RuntimeException | Error e) {
+            Throwable first = firstFailure(e);
+            closeAfterFailure(first);
+            throw WorkerRun.unchecked(first);
         } finally {
             activeCallers.remove(me);
         }
+    }
+
+    /**
+     * The failure a call reports when it failed with {@code callers}: a helper thread's, if one failed first (the
+     * caller then only met the cancellation that failure caused), else its own.
+     */
+    private Throwable firstFailure(Throwable callers) {
+        WorkerRun r = run;
+        if (r == null) {
+            return callers;
+        }
+        Throwable first = r.firstFailure(callers);
+        if (first != callers) {
+            first.addSuppressed(callers);
+        }
+        return first;
     }
 
     private void closeAfterFailure(Throwable failure) {
@@ -759,10 +807,11 @@ public final class HashJoin implements AutoCloseable {
         phase = Phase.PROBE;
     }
 
-    /** Ends the probe input (timed by the caller, as part of the probe phase). */
-    private void finishProbe() throws IOException {
+    /** Ends the probe input (timed by the caller, as part of the probe phase); null: no result batch. */
+    private Batch finishProbe() throws IOException {
         stats.recordProbe(probing().endOfInput());
         phase = Phase.FINISH;
+        return null;
     }
 
     /**

@@ -14,8 +14,10 @@ import java.util.List;
  * a time from the shared stack and joins it within its own share of the budget (a child reservation with a limit:
  * the memory free when the phase starts, split evenly, so workers cannot take each other's room and each plans as a
  * single-threaded join with that budget would); a worker that finds the stack empty waits while another may still
- * push children (a pair being planned), then stops. As many workers run as the free memory holds a pair worker's
- * minimum for ({@link SpillSizing#pairWorkerMinimum}), up to the join's threads and the pairs there are.
+ * push children (a pair being planned), then stops. As many workers run as the free memory holds shares for, a share
+ * being the larger of a pair worker's minimum ({@link SpillSizing#pairWorkerMinimum}) and the largest pair that one
+ * worker with the whole budget would join at once (so that splitting the budget re-partitions nothing more), up to
+ * the join's threads and the pairs there are.
  *
  * <p>For each pair: if a side is empty and the join type can produce nothing from the other, both files are
  * dropped; if its probe file is the smaller and its probe rows fit, it is joined in memory with the roles reversed;
@@ -58,14 +60,33 @@ final class SpilledPairs implements JoinPhase {
             pending.push(pairs.get(i));
         }
         long free = ctx.memory.headroom();
-        int count = (int) Math.max(1, Math.min(Math.min(maxWorkers, Math.max(1, pairs.size())),
-                free / ctx.sizing.pairWorkerMinimum(ctx.config)));
+        long least = Math.max(ctx.sizing.pairWorkerMinimum(ctx.config), largestFitting(ctx, pairs, free));
+        int count = (int) Math.max(1, Math.min(Math.min(maxWorkers, Math.max(1, pairs.size())), free / least));
         this.workers = new PairWorker[count];
         for (int w = 0; w < count; w++) {
             MemoryReservation share = count == 1 ? ctx.memory.newChild("pair-worker-0")
                     : ctx.memory.newChild("pair-worker-" + w, free / count);
             workers[w] = new PairWorker(this, ctx, totals, share);
         }
+    }
+
+    /**
+     * The most memory a pair that fits {@code free} needs to be joined in memory (roles reversed where that is less):
+     * a worker's share must hold it, or splitting the budget would re-partition pairs one worker joins at once (pairs
+     * that do not fit the whole budget are re-partitioned anyway, and their children are smaller).
+     */
+    private static long largestFitting(JoinContext ctx, List<SpillPair> pairs, long free) {
+        long largest = 0;
+        for (SpillPair pair : pairs) {
+            long need = InMemoryPairJoin.memoryNeeded(ctx, pair, false);
+            if (ctx.config.roleReversal() && pair.build() != null && pair.probe() != null) {
+                need = Math.min(need, InMemoryPairJoin.memoryNeeded(ctx, pair, true));
+            }
+            if (need <= free) {
+                largest = Math.max(largest, need);
+            }
+        }
+        return largest;
     }
 
     /** The workers: each joins one pair at a time, on one thread at a time. */

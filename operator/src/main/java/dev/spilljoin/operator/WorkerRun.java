@@ -1,7 +1,6 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Batch;
-import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.table.OutputWriter;
 
@@ -15,21 +14,23 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * One parallel phase of a pulled join (morsel-driven, Leis et al. 2014): {@code workers} threads of their own run a
- * {@link Body} each, while the thread that pulls the join's results (the caller's) feeds them input batches and takes
- * their full result batches.
+ * The helper threads of one parallel phase of a pulled join (morsel-driven, Leis et al. 2014): the thread that pulls
+ * the join's results (the caller's) is worker 0 and does the phase's work itself whenever it has nothing to hand
+ * out; {@code helpers} threads of their own are workers 1..helpers and run a {@link Body} each. So N workers take
+ * N threads, not N + 1, and a result the caller makes itself is handed out without a hand-over.
  *
  * <p>Input (the probe pass): the caller pulls the source on its own thread (sources need not be thread-safe, and one
- * whose thread matters, such as a Spark task's iterator, is read on the thread that owns it), copies each batch into a
- * free one of {@code 2 × workers} recycled batches (a source may reuse its batch at the next call) and queues it; a
- * worker takes one ({@link #nextInput}), works on it, and gives it back ({@link #recycle}). Output: each worker fills
- * a result batch ({@link OutputWriter}) of its own; a full one goes to the caller's queue and the worker gets a free
- * one back ({@link #handOff}), from {@code 2 × workers} recycled writers, so a slow consumer stops the workers instead
- * of piling batches up. The caller hands a full batch out until its next call ({@link #next}).
+ * whose thread matters, such as a Spark task's iterator, is read on the thread that owns it). It gives a batch to the
+ * helpers ({@link #offer}, a copy into one of {@code 2 × helpers} recycled batches: a source may reuse its batch at
+ * the next call) while fewer batches wait than there are helpers, and works on it itself otherwise; a helper takes
+ * one ({@link #nextInput}), works on it, and gives it back ({@link #recycle}). Output: each helper fills a result
+ * batch ({@link OutputWriter}) of its own; a full one goes to the caller's queue and the helper gets a free one
+ * back ({@link #handOff}), from {@code 2 × helpers} recycled writers, so a slow consumer stops the helpers instead of
+ * piling batches up. The caller hands a queued batch out ({@link #pollFull}, {@link #next}) until its next call.
  *
- * <p>Failure and cancellation: the first failure of any worker wins; it cancels the join (every other worker stops at
- * its next batch or block boundary) and the caller rethrows it after every worker thread ended ({@link #stop}, which
- * {@code HashJoin.close} also calls, so no worker can touch memory after it is freed). An interrupt of the caller's
+ * <p>Failure and cancellation: the first failure of any helper wins; it cancels the join (every other worker stops at
+ * its next batch or block boundary) and the caller rethrows it after every helper thread ended ({@link #stop}, which
+ * {@code HashJoin.close} also calls, so no helper can touch memory after it is freed). An interrupt of the caller's
  * thread while it waits cancels the join the same way. Every exchange locks once per batch, never per row.
  */
 final class WorkerRun implements AutoCloseable {
@@ -58,12 +59,14 @@ final class WorkerRun implements AutoCloseable {
     private long workerCpuNanos;
 
     /**
-     * Starts {@code workers} threads running {@code body}; {@code inputSchema} is the input batches' schema (null for
-     * a phase without input), {@code writers} makes result batches.
+     * Starts {@code helpers} threads running {@code body} as workers 1..helpers (the caller is worker 0);
+     * {@code inputSchema} is the input batches' schema (null for a phase without input), {@code writers} makes
+     * result batches.
      */
-    WorkerRun(JoinContext ctx, String name, int workers, Schema inputSchema, Supplier<OutputWriter> writers,
+    WorkerRun(JoinContext ctx, String name, int helpers, Schema inputSchema, Supplier<OutputWriter> writers,
               Body body) {
         this.ctx = ctx;
+        int workers = helpers;
         for (int i = 0; i < 2 * workers; i++) {
             freeWriters.add(writers.get());
             if (inputSchema != null) {
@@ -74,8 +77,8 @@ final class WorkerRun implements AutoCloseable {
         this.threads = new Thread[workers];
         running = workers;
         for (int w = 0; w < workers; w++) {
-            int worker = w;
-            threads[w] = new Thread(() -> work(worker, body), "spilljoin-" + name + "-" + w);
+            int worker = w + 1;
+            threads[w] = new Thread(() -> work(worker, body), "spilljoin-" + name + "-" + worker);
             threads[w].setDaemon(true);
         }
         for (Thread t : threads) {
@@ -111,6 +114,24 @@ final class WorkerRun implements AutoCloseable {
             lock.unlock();
         }
         ctx.cancel();
+    }
+
+    /**
+     * The failure to report when the caller's own work (as worker 0) failed with {@code callers}: the first failure of
+     * the run (a helper's, when a helper failed first and the caller then only saw its cancellation), recording
+     * {@code callers} as the first if none was.
+     */
+    Throwable firstFailure(Throwable callers) {
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = callers;
+                changed.signalAll();
+            }
+            return failure;
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ------------------------------------------------------------------ the workers' side
@@ -188,51 +209,67 @@ final class WorkerRun implements AutoCloseable {
     // ------------------------------------------------------------------ the caller's side
 
     /**
-     * The next full result batch, feeding {@code source} (null: no input) to the workers meanwhile; null when every
-     * worker ended and every batch was handed out. Rethrows a worker's failure once every worker stopped. The
-     * returned batch stays valid until the next call.
+     * A helper's full result batch if one is queued, else null (never waits); rethrows a helper's failure once every
+     * helper stopped. The returned batch stays valid until the next call of this or {@link #next}.
      */
-    OutputWriter next(BatchSource source) {
+    OutputWriter pollFull() {
         lock.lock();
         try {
-            if (handedOut != null) {
-                handedOut.clear();
-                freeWriters.add(handedOut);
-                handedOut = null;
-                changed.signalAll();
+            recycleHandedOut();
+            if (failure == null) {
+                handedOut = full.poll();
+                return handedOut;
             }
-            while (true) {
-                if (failure != null) {
-                    break;
-                }
+        } finally {
+            lock.unlock();
+        }
+        throw stopAndRethrow();
+    }
+
+    /**
+     * Gives a copy of {@code batch} to the helpers if one of them would otherwise wait for input (fewer batches queued
+     * than helpers, and a free batch to copy into); false when the caller should work on it itself.
+     */
+    boolean offer(Batch batch) {
+        lock.lock();
+        try {
+            if (inputs.size() >= threads.length || freeInputs.isEmpty()) {
+                return false;
+            }
+            Batch copy = freeInputs.poll();
+            copy.copyFrom(batch);
+            inputs.add(copy);
+            changed.signalAll();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The input ended: helpers stop once the queued batches are done. */
+    void endInput() {
+        lock.lock();
+        try {
+            inputEnded = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The next full result batch of the helpers, waiting for one; null when every helper ended and every batch was
+     * handed out. Rethrows a helper's failure once every helper stopped. The returned batch stays valid until the
+     * next call.
+     */
+    OutputWriter next() {
+        lock.lock();
+        try {
+            recycleHandedOut();
+            while (failure == null) {
                 if (!full.isEmpty()) {
                     handedOut = full.poll();
                     return handedOut;
-                }
-                if (!inputEnded && !freeInputs.isEmpty()) {
-                    Batch copy = freeInputs.poll();
-                    lock.unlock();
-                    Batch in;
-                    try {
-                        ctx.checkCancelled();
-                        in = source.next();
-                        if (in != null) {
-                            copy.copyFrom(in);
-                        }
-                    } catch (RuntimeException | Error e) {
-                        lock.lock();
-                        fail(e);
-                        break;
-                    }
-                    lock.lock();
-                    if (in == null) {
-                        inputEnded = true;
-                        freeInputs.add(copy);
-                    } else {
-                        inputs.add(copy);
-                    }
-                    changed.signalAll();
-                    continue;
                 }
                 if (running == 0) {
                     return null;
@@ -245,23 +282,46 @@ final class WorkerRun implements AutoCloseable {
                 }
             }
         } finally {
-            if (lock.isHeldByCurrentThread()) {
-                lock.unlock();
-            }
+            lock.unlock();
         }
-        stop();
-        throw rethrowable(failure);
+        throw stopAndRethrow();
     }
 
-    private static RuntimeException rethrowable(Throwable failure) {
+    private void recycleHandedOut() {
+        if (handedOut != null) {
+            handedOut.clear();
+            freeWriters.add(handedOut);
+            handedOut = null;
+            changed.signalAll();
+        }
+    }
+
+    /** After a helper failed: stops the others and returns its failure to throw. */
+    private RuntimeException stopAndRethrow() {
+        stop();
+        return unchecked(failure);
+    }
+
+    /**
+     * {@code failure} as the unchecked exception a join call throws: itself if unchecked, an {@link Error} thrown at
+     * once, an I/O failure as {@link java.io.UncheckedIOException} ("spilling failed"), an interrupt as cancellation.
+     */
+    static RuntimeException unchecked(Throwable failure) {
         if (failure instanceof RuntimeException r) {
-            throw r;
+            return r;
         }
         if (failure instanceof Error e) {
             throw e;
         }
-        return new java.io.UncheckedIOException("hash join: spilling failed: " + failure.getMessage(),
-                failure instanceof java.io.IOException io ? io : new java.io.IOException(failure));
+        if (failure instanceof java.io.IOException io) {
+            return new java.io.UncheckedIOException("hash join: spilling failed: " + io.getMessage(), io);
+        }
+        if (failure instanceof InterruptedException) {
+            CancellationException c = new CancellationException("hash join stopped: a worker was interrupted");
+            c.initCause(failure);
+            return c;
+        }
+        return new IllegalStateException("hash join: a worker failed: " + failure, failure);
     }
 
     /** CPU time the worker threads spent (complete once they all ended). */
@@ -272,10 +332,6 @@ final class WorkerRun implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-    }
-
-    int workers() {
-        return threads.length;
     }
 
     /**

@@ -138,6 +138,30 @@ public final class RowArena implements AutoCloseable {
         return pageSize;
     }
 
+    /**
+     * Takes over {@code other}'s pages and rows (both arenas reserve from the same reservation), leaving it empty; its
+     * partly filled last page stays partly filled (rows never span pages), this arena's current page stays current.
+     */
+    public void absorb(RowArena other) {
+        if (other.reservation != reservation) {
+            throw new IllegalArgumentException("arenas of different reservations cannot share pages");
+        }
+        for (int p = 0; p < other.pages.size(); p++) {
+            pages.add(other.pages.get(p));
+            if (pages.size() > used.length) {
+                used = Arrays.copyOf(used, used.length * 2);
+            }
+            used[pages.size() - 1] = other.used[p];
+        }
+        reservedBytes += other.reservedBytes;
+        rowCount += other.rowCount;
+        other.pages.clear();
+        other.reservedBytes = 0;
+        other.rowCount = 0;
+        other.currentPage = -1;
+        other.currentUsed = 0;
+    }
+
     /** Frees every page and returns its bytes; the arena can be used again. */
     public void clear() {
         for (NativePage page : pages) {
