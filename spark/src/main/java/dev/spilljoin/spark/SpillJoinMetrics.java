@@ -71,7 +71,7 @@ final class SpillJoinMetrics implements Serializable {
         peakMemory.add(stats.peakReservedBytes());
         spillSize.add(stats.spilledBytesBuild() + stats.spilledBytesProbe());
         spilledPartitions.add(stats.partitions());
-        maxRecursionDepth.set((long) stats.maxRecursionDepth());
+        maxRecursionDepth.set((double) stats.maxRecursionDepth());
         heavyHitterKeys.add(stats.heavyHitterKeys());
         buildTime.add(TimeUnit.NANOSECONDS.toMillis(stats.buildNanos()));
         probeTime.add(TimeUnit.NANOSECONDS.toMillis(stats.probeNanos()));
