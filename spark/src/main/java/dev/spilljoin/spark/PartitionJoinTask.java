@@ -18,8 +18,8 @@ import java.util.Iterator;
 /**
  * The join of one zipped partition pair, run in a Spark task: the left and right rows of partition i (both sides
  * were shuffled by the same key expression into the same number of partitions, so they hold the same keys) are
- * joined by a spilljoin {@link HashJoin} and its result batches are handed out as rows, batch by batch, in
- * the task's {@link RowFormat}.
+ * joined by a spilljoin {@link HashJoin} on {@link SpillJoinOptions#taskThreads()} workers (the rows are read on the
+ * task's thread) and its result batches are handed out as rows, batch by batch, in the task's {@link RowFormat}.
  *
  * <p>Per task: {@link TaskJoinResources#forTask} holds the join, its budget (the caller's fixed one or Spark's
  * execution memory) and the spill root in Spark's local directories, and cleans them up on success, failure and
@@ -64,13 +64,13 @@ final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterat
         return b.build();
     }
 
-    /** The join's knobs: the build side fixed on the driver, the batch size of the options. */
-    static JoinConfig config(Side buildSide, int batchRows) {
-        return JoinConfig.builder().buildSide(buildSide).outputBatchRows(batchRows).build();
+    /** The join's knobs: the build side fixed on the driver, the batch size and the workers of the options. */
+    static JoinConfig config(Side buildSide, int batchRows, int threads) {
+        return JoinConfig.builder().buildSide(buildSide).outputBatchRows(batchRows).threads(threads).build();
     }
 
     private JoinConfig config() {
-        return config(buildSide, options.batchRows());
+        return config(buildSide, options.batchRows(), options.taskThreads());
     }
 
     @Override
@@ -92,7 +92,8 @@ final class PartitionJoinTask<T> implements FlatMapFunction2<Iterator<T>, Iterat
         if (options.taskStats() != null) {
             options.taskStats().add(new TaskJoinSummary(context.partitionId(), stats.budgetBytes(),
                     stats.peakReservedBytes(), stats.rows(Side.LEFT), stats.rows(Side.RIGHT), stats.outputRows(),
-                    stats.partitions(), stats.spilledBytesBuild() + stats.spilledBytesProbe(), stats.toJson()));
+                    stats.partitions(), stats.spilledBytesBuild() + stats.spilledBytesProbe(), stats.toJson(),
+                    stats.threadsUsed()));
         }
     }
 }

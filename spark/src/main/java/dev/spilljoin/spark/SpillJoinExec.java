@@ -42,8 +42,9 @@ import java.util.Objects;
  * children clustered by their join keys, so Spark's own rules insert (and adaptive execution coalesces) the
  * exchanges; a join adaptive execution has already split for skew ({@code isSkewJoin}) takes its children's
  * partitions as they are. Each task joins partition i of both sides with {@link SpillJoinExecTask}: the task's budget
- * comes from Spark's memory manager (or {@value SpillJoinExecTask#BUDGET_SETTING}), spills go to Spark's local
- * directories, and everything is released on success, failure and kill. Rows in and out are {@code UnsafeRow}s.
+ * comes from Spark's memory manager (or {@value SpillJoinExecTask#BUDGET_SETTING}), its workers from
+ * {@value SpillJoinExecTask#THREADS_SETTING} (default 1), spills go to Spark's local directories, and everything is
+ * released on success, failure and kill. Rows in and out are {@code UnsafeRow}s.
  *
  * <p>Output: left then right attributes (the outer side's other side nullable); left only for semi and anti joins.
  * Output partitioning follows Spark's shuffled joins; no output ordering is promised (a spilling join does not keep
@@ -256,9 +257,10 @@ public final class SpillJoinExec extends SparkPlan {
             dropsNullKeyLeftRows = true;
         }
         long fixedBudget = JavaUtils.byteStringAsBytes(conf().getConfString(SpillJoinExecTask.BUDGET_SETTING, "0"));
+        int threads = SpillJoinExecTask.threads(conf().getConfString(SpillJoinExecTask.THREADS_SETTING, "1"));
         SpillJoinExecTask task = new SpillJoinExecTask(JoinInputLayout.of(left.output(), leftKeys), rightLayout,
                 operatorJoinType(joinType), buildSide == BuildLeft$.MODULE$ ? Side.LEFT : Side.RIGHT, fixedBudget,
-                PartitionSizing.expectedTaskBudget(sparkContext()), BATCH_ROWS,
+                PartitionSizing.expectedTaskBudget(sparkContext()), threads, BATCH_ROWS,
                 condition.isDefined() ? condition.get() : null, bothSides(left.output(), right.output()),
                 dropsNullKeyLeftRows, metrics);
         return leftRows.toJavaRDD().zipPartitions(rightRows.toJavaRDD(), task).rdd();
@@ -291,7 +293,9 @@ public final class SpillJoinExec extends SparkPlan {
                 + "Build side: " + buildSide + "\n"
                 + "Join condition: " + (condition.isDefined() ? condition.get().sql() : "None") + "\n"
                 + "Task budget: " + ("0".equals(budget) ? "from Spark's memory manager"
-                : ByteSize.format(JavaUtils.byteStringAsBytes(budget))) + "\n";
+                : ByteSize.format(JavaUtils.byteStringAsBytes(budget))) + "\n"
+                + "Task threads: " + SpillJoinExecTask.threads(conf().getConfString(SpillJoinExecTask.THREADS_SETTING, "1"))
+                + "\n";
     }
 
     @Override

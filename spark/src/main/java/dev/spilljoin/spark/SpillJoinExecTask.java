@@ -5,7 +5,6 @@ import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.JoinType;
-import dev.spilljoin.operator.PairCondition;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
@@ -13,9 +12,7 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction2;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
-import org.apache.spark.sql.catalyst.expressions.BasePredicate;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.catalyst.expressions.Predicate;
 import scala.collection.immutable.Seq;
 
 import java.util.ArrayList;
@@ -29,14 +26,16 @@ import java.util.List;
  *
  * <p>Resources, budget, spill root and cleanup on success, failure and kill are {@link TaskJoinResources#forTask}'s;
  * the inputs are read per {@link JoinInputLayout}; keys the child does not have as a column are computed per row.
- * An extra join condition goes to the operator as a {@link PairCondition} over both sides' columns: it is evaluated on
+ * An extra join condition goes to the operator as a {@link TaskPairCondition} over both sides' columns: it is evaluated on
  * each candidate pair (equal keys) as an UnsafeRow of the left then the right child's columns, so outer, semi and
- * anti joins count only the pairs it accepts as matches, as Spark's own joins do. Metrics go to the node's
+ * anti joins count only the pairs it accepts as matches, as Spark's own joins do. The join runs on one worker unless
+ * {@value #THREADS_SETTING} gives more (Spark already runs a task per core). Metrics go to the node's
  * {@link SpillJoinMetrics}.
  */
 final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>, Iterator<InternalRow>, InternalRow> {
     private static final long serialVersionUID = 1L;
     static final String BUDGET_SETTING = "spark.spilljoin.taskBudget";
+    static final String THREADS_SETTING = "spark.spilljoin.taskThreads";
 
     private final JoinInputLayout left;
     private final JoinInputLayout right;
@@ -44,6 +43,7 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
     private final Side buildSide;
     private final long fixedBudget;
     private final long expectedBudget;
+    private final int threads;
     private final int batchRows;
     private final Expression condition;
     private final Seq<Attribute> pairAttributes;
@@ -51,13 +51,14 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
     private final SpillJoinMetrics metrics;
 
     /**
+     * @param threads        the workers of each task's join ({@value #THREADS_SETTING}, see {@link #threads(String)})
      * @param condition      the extra join condition, over {@code pairAttributes}; null = none
      * @param pairAttributes the attributes of a joined pair: the left child's output, then the right child's
      * @param dropsNullKeyLeftRows whether left rows with a NULL key are dropped before the join (a NOT IN whose
      *                             subquery is non-empty and has no NULL: such rows are not in the result)
      */
     SpillJoinExecTask(JoinInputLayout left, JoinInputLayout right, JoinType joinType, Side buildSide, long fixedBudget,
-                      long expectedBudget, int batchRows, Expression condition, Seq<Attribute> pairAttributes,
+                      long expectedBudget, int threads, int batchRows, Expression condition, Seq<Attribute> pairAttributes,
                       boolean dropsNullKeyLeftRows, SpillJoinMetrics metrics) {
         this.left = left;
         this.right = right;
@@ -65,6 +66,7 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
         this.buildSide = buildSide;
         this.fixedBudget = fixedBudget;
         this.expectedBudget = expectedBudget;
+        this.threads = threads;
         this.batchRows = batchRows;
         this.condition = condition;
         this.pairAttributes = pairAttributes;
@@ -72,10 +74,29 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
         this.metrics = metrics;
     }
 
+    /**
+     * The workers per task's join that {@value #THREADS_SETTING} gives (1 when unset): a whole number from 1 to
+     * {@value JoinConfig#MAX_THREADS}, else an error that says so.
+     */
+    static int threads(String setting) {
+        int threads;
+        try {
+            threads = Integer.parseInt(setting.trim());
+        } catch (NumberFormatException e) {
+            threads = 0;
+        }
+        if (threads < 1 || threads > JoinConfig.MAX_THREADS) {
+            throw new IllegalArgumentException(THREADS_SETTING + " is '" + setting + "'; set it to a whole number of"
+                    + " workers per task from 1 to " + JoinConfig.MAX_THREADS + " (1, the default, leaves the"
+                    + " parallelism to Spark's tasks)");
+        }
+        return threads;
+    }
+
     @Override
     public Iterator<InternalRow> call(Iterator<InternalRow> leftRows, Iterator<InternalRow> rightRows) {
         TaskContext context = TaskContext.get();
-        JoinConfig config = PartitionJoinTask.config(buildSide, batchRows);
+        JoinConfig config = PartitionJoinTask.config(buildSide, batchRows, threads);
         TaskJoinResources resources = TaskJoinResources.forTask(context, fixedBudget, expectedBudget,
                 HashJoin.minimumBudget(config), BUDGET_SETTING);
         JoinSpec.Builder b = JoinSpec.builder(left.schema("l"), right.schema("r")).joinType(joinType)
@@ -104,7 +125,8 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
             columns = pairSparkColumns;
         }
         if (condition != null) {
-            b.condition(pairColumns, pairCondition(context, pairSparkColumns));
+            b.condition(pairColumns, TaskPairCondition.create(context, condition, pairAttributes,
+                    pairSparkColumns.toArray(new SparkColumn[0]), threads));
         }
         JoinSpec spec = b.projection(projection).build();
         HashJoin join = HashJoin.create(spec);
@@ -114,24 +136,6 @@ final class SpillJoinExecTask implements FlatMapFunction2<Iterator<InternalRow>,
         BatchSource r = right.source(rightRows, spec.rightSchema(), batchRows);
         ResultRows rows = new ResultRows(new BatchUnsafeRows(columns.toArray(new SparkColumn[0])), metrics);
         return new TaskResultIterator<>(context, resources, join.iterator(l, r), rows, metrics::record);
-    }
-
-    /**
-     * The extra condition as the operator's {@link PairCondition}: Spark's predicate, compiled for this task, on each
-     * candidate pair as an UnsafeRow of {@code pairColumns}.
-     */
-    private PairCondition pairCondition(TaskContext context, List<SparkColumn> pairColumns) {
-        BasePredicate predicate = Predicate.create(condition, pairAttributes);
-        predicate.initialize(context.partitionId());
-        BatchUnsafeRows pairs = new BatchUnsafeRows(pairColumns.toArray(new SparkColumn[0]));
-        return (batch, accepted) -> {
-            pairs.load(batch);
-            for (int r = 0; r < pairs.rowCount(); r++) {
-                if (!predicate.eval(pairs.row(r))) {
-                    accepted[r >>> 6] &= ~(1L << r);
-                }
-            }
-        };
     }
 
     /** A result batch as UnsafeRows. */

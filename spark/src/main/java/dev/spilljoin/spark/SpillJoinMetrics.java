@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The SQL metrics of a {@link SpillJoinExec} node, shown per node in the Spark UI's SQL tab: created on the driver,
  * shipped with the tasks, each task adding its join's {@link JoinStats} once when its output is exhausted (output
- * rows are added batch by batch as they leave). Size and time metrics show total (min, med, max) over tasks.
+ * rows are added batch by batch as they leave). Size and time metrics show total (min, med, max) over tasks; the
+ * per-task ones (max recursion depth, workers used) show (min, med, max) over tasks, as Spark's average metrics do
+ * (set as doubles: Spark keeps them ×10 for one decimal).
  */
 final class SpillJoinMetrics implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -26,6 +28,7 @@ final class SpillJoinMetrics implements Serializable {
     private final SQLMetric spilledPartitions;
     private final SQLMetric maxRecursionDepth;
     private final SQLMetric heavyHitterKeys;
+    private final SQLMetric threadsUsed;
     private final SQLMetric buildTime;
     private final SQLMetric probeTime;
     private final SQLMetric spilledPairsTime;
@@ -39,6 +42,7 @@ final class SpillJoinMetrics implements Serializable {
         spilledPartitions = SQLMetrics.createMetric(sc, "spilled partitions");
         maxRecursionDepth = SQLMetrics.createAverageMetric(sc, "max recursion depth");
         heavyHitterKeys = SQLMetrics.createMetric(sc, "heavy-hitter keys");
+        threadsUsed = SQLMetrics.createAverageMetric(sc, "workers used");
         buildTime = SQLMetrics.createTimingMetric(sc, "time in build", SQLMetrics.createTimingMetric$default$3());
         probeTime = SQLMetrics.createTimingMetric(sc, "time in probe", SQLMetrics.createTimingMetric$default$3());
         spilledPairsTime = SQLMetrics.createTimingMetric(sc, "time in spilled pairs",
@@ -51,6 +55,7 @@ final class SpillJoinMetrics implements Serializable {
         m.put("spilledPartitions", spilledPartitions);
         m.put("maxRecursionDepth", maxRecursionDepth);
         m.put("heavyHitterKeys", heavyHitterKeys);
+        m.put("threadsUsed", threadsUsed);
         m.put("buildTime", buildTime);
         m.put("probeTime", probeTime);
         m.put("spilledPairsTime", spilledPairsTime);
@@ -71,8 +76,9 @@ final class SpillJoinMetrics implements Serializable {
         peakMemory.add(stats.peakReservedBytes());
         spillSize.add(stats.spilledBytesBuild() + stats.spilledBytesProbe());
         spilledPartitions.add(stats.partitions());
-        maxRecursionDepth.set((long) stats.maxRecursionDepth());
+        maxRecursionDepth.set((double) stats.maxRecursionDepth());
         heavyHitterKeys.add(stats.heavyHitterKeys());
+        threadsUsed.set((double) stats.threadsUsed());
         buildTime.add(TimeUnit.NANOSECONDS.toMillis(stats.buildNanos()));
         probeTime.add(TimeUnit.NANOSECONDS.toMillis(stats.probeNanos()));
         spilledPairsTime.add(TimeUnit.NANOSECONDS.toMillis(stats.spilledPairsNanos()));

@@ -1,5 +1,6 @@
 package dev.spilljoin.spark;
 
+import dev.spilljoin.operator.JoinConfig;
 import org.apache.spark.util.CollectionAccumulator;
 
 import java.io.Serializable;
@@ -17,10 +18,14 @@ import java.io.Serializable;
  *                        going through the public {@code Row} API (false: slower, but no Spark internals used)
  * @param taskStats       optional: receives one {@link TaskJoinSummary} per finished task (register it with
  *                        {@code sparkContext.collectionAccumulator()}); null = none
+ * @param taskThreads     the workers of each task's join ({@code JoinConfig.threads}, 1..{@value JoinConfig#MAX_THREADS};
+ *                        default 1): Spark already runs one task per core, so more pays only where a task has cores of
+ *                        its own to spare ({@code spark.task.cpus} above 1, fewer tasks than cores, a skewed partition
+ *                        that runs long after the others)
  */
 public record SpillJoinOptions(int partitions, long taskBudgetBytes, int batchRows, boolean internalRows,
-                               CollectionAccumulator<TaskJoinSummary> taskStats) implements Serializable {
-    public static final SpillJoinOptions DEFAULT = new SpillJoinOptions(0, 0, 4096, true, null);
+                               CollectionAccumulator<TaskJoinSummary> taskStats, int taskThreads) implements Serializable {
+    public static final SpillJoinOptions DEFAULT = new SpillJoinOptions(0, 0, 4096, true, null, 1);
 
     public SpillJoinOptions {
         if (partitions < 0) {
@@ -33,25 +38,33 @@ public record SpillJoinOptions(int partitions, long taskBudgetBytes, int batchRo
         if (batchRows < 1) {
             throw new IllegalArgumentException("batchRows must be at least 1, got " + batchRows);
         }
+        if (taskThreads < 1 || taskThreads > JoinConfig.MAX_THREADS) {
+            throw new IllegalArgumentException("taskThreads must be 1.." + JoinConfig.MAX_THREADS + ", got " + taskThreads);
+        }
     }
 
     public SpillJoinOptions withPartitions(int count) {
-        return new SpillJoinOptions(count, taskBudgetBytes, batchRows, internalRows, taskStats);
+        return new SpillJoinOptions(count, taskBudgetBytes, batchRows, internalRows, taskStats, taskThreads);
     }
 
     public SpillJoinOptions withTaskBudgetBytes(long bytes) {
-        return new SpillJoinOptions(partitions, bytes, batchRows, internalRows, taskStats);
+        return new SpillJoinOptions(partitions, bytes, batchRows, internalRows, taskStats, taskThreads);
     }
 
     public SpillJoinOptions withBatchRows(int rows) {
-        return new SpillJoinOptions(partitions, taskBudgetBytes, rows, internalRows, taskStats);
+        return new SpillJoinOptions(partitions, taskBudgetBytes, rows, internalRows, taskStats, taskThreads);
     }
 
     public SpillJoinOptions withInternalRows(boolean fastPath) {
-        return new SpillJoinOptions(partitions, taskBudgetBytes, batchRows, fastPath, taskStats);
+        return new SpillJoinOptions(partitions, taskBudgetBytes, batchRows, fastPath, taskStats, taskThreads);
     }
 
     public SpillJoinOptions withTaskStats(CollectionAccumulator<TaskJoinSummary> accumulator) {
-        return new SpillJoinOptions(partitions, taskBudgetBytes, batchRows, internalRows, accumulator);
+        return new SpillJoinOptions(partitions, taskBudgetBytes, batchRows, internalRows, accumulator, taskThreads);
+    }
+
+    /** The workers of each task's join (see {@link #taskThreads()}). */
+    public SpillJoinOptions withTaskThreads(int threads) {
+        return new SpillJoinOptions(partitions, taskBudgetBytes, batchRows, internalRows, taskStats, threads);
     }
 }

@@ -107,7 +107,8 @@ public final class SpillJoinSpark {
         long leftBytes = estimatedBytes(l);
         long rightBytes = estimatedBytes(r);
         Side build = leftBytes < rightBytes ? Side.LEFT : Side.RIGHT;
-        long minimum = HashJoin.minimumBudget(PartitionJoinTask.config(build, options.batchRows()));
+        long minimum = HashJoin.minimumBudget(PartitionJoinTask.config(build, options.batchRows(),
+                options.taskThreads()));
         if (options.taskBudgetBytes() > 0 && options.taskBudgetBytes() < minimum) {
             throw new IllegalArgumentException("taskBudgetBytes of " + options.taskBudgetBytes() + " is below the join's"
                     + " minimum of " + minimum + " bytes (" + ByteSize.format(minimum) + "); give each task at least that");

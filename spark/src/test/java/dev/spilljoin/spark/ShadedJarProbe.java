@@ -37,7 +37,7 @@ final class ShadedJarProbe {
             Row expected = spark.sql(sql).first();
             spark.conf().set(SpillJoinRule.JOINS_SETTING, "shuffled_hash");
             spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(
-                    HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+                    HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, SpillJoinExec.BATCH_ROWS, 1))));
             Dataset<Row> query = spark.sql(sql);
             Row actual = query.collectAsList().get(0);
             long spilled = SparkPlans.nodes(query.queryExecution().executedPlan(), SpillJoinExec.class).stream()

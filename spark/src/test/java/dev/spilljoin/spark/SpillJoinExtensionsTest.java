@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class SpillJoinExtensionsTest {
     private static final String[] SETTINGS = {"spark.sql.autoBroadcastJoinThreshold",
-            "spark.sql.adaptive.enabled", SpillJoinRule.JOINS_SETTING, SpillJoinExecTask.BUDGET_SETTING};
+            "spark.sql.adaptive.enabled", SpillJoinRule.JOINS_SETTING, SpillJoinExecTask.BUDGET_SETTING,
+            SpillJoinExecTask.THREADS_SETTING};
     private static SparkSession spark;
 
     @BeforeAll
@@ -169,6 +170,14 @@ class SpillJoinExtensionsTest {
     }
 
     @Test
+    void aBadTaskThreadsSettingFailsTheQueryWithTheRange() {
+        spark.conf().set(SpillJoinExecTask.THREADS_SETTING, "many");
+        assertThatThrownBy(() -> rows("SELECT /*+ SHUFFLE_HASH(r) */ * FROM sj_l l JOIN sj_r r ON l.k = r.k",
+                "shuffled_hash")).hasStackTraceContaining("spark.spilljoin.taskThreads is 'many'; set it to a whole"
+                + " number of workers per task from 1 to 256");
+    }
+
+    @Test
     void allShuffledTakesSortMergeJoinsToo() {
         String sql = "SELECT * FROM sj_l l FULL JOIN sj_r r ON l.k = r.k";
         List<String> spark = rows(sql, "off");
@@ -188,7 +197,7 @@ class SpillJoinExtensionsTest {
         assertThat(plan).containsPattern("SpillJoin \\[k#\\d+L, k2#\\d+], \\[k#\\d+L, k2#\\d+], LeftOuter, BuildRight");
         String formatted = spark.sql("EXPLAIN FORMATTED " + sql).collectAsList().get(0).getString(0);
         assertThat(formatted).contains("SpillJoin").containsPattern("Left keys \\[2]: \\[k#\\d+L, k2#\\d+]")
-                .contains("Join type: LeftOuter").contains("Build side: BuildRight");
+                .contains("Join type: LeftOuter").contains("Build side: BuildRight").contains("Task threads: 1");
     }
 
     @Test
@@ -209,6 +218,34 @@ class SpillJoinExtensionsTest {
                 + " FULL JOIN (SELECT r.*, repeat(w, 40) AS pad FROM sj_r r) r ON l.k = r.k AND l.v < r.pad", 1, true);
         SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
         assertThat(node.metrics().apply("spilledPartitions").value()).as("spilled partitions").isPositive();
+    }
+
+    /**
+     * {@value SpillJoinExecTask#THREADS_SETTING} = 2 at the minimum budget for two workers: an inner join, and an outer
+     * join whose extra condition the two workers evaluate at once, spill and give Spark's rows, and every task that
+     * spilled ran two workers (its own "workers used", kept ×10 as Spark keeps average metrics).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.w FROM " + TWO_WORKER_LEFT + " JOIN " + TWO_WORKER_RIGHT
+                    + " ON l.k = r.k",
+            "SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.w FROM " + TWO_WORKER_LEFT + " FULL JOIN " + TWO_WORKER_RIGHT
+                    + " ON l.k = r.k AND l.a < r.b"})
+    void twoWorkersPerTaskSpillAndGiveTheSameRows(String sql) throws InterruptedException {
+        spark.conf().set(SpillJoinExecTask.THREADS_SETTING, "2");
+        useTheMinimumTaskBudget(2);
+        TaskMetricUpdates updates = new TaskMetricUpdates();
+        spark.sparkContext().addSparkListener(updates);
+        try {
+            sameRowsWithAndWithoutTheExtension(sql, 1, true);
+            SharedSpark.awaitIdle();
+        } finally {
+            spark.sparkContext().removeSparkListener(updates);
+        }
+        SpillJoinExec node = nodes(SpillJoinExec.class).get(0);
+        assertThat(updates.of(node.metrics().apply("spilledPartitions"), node.metrics().apply("threadsUsed")))
+                .as("(spilled partitions, workers used ×10) of each task that spilled").isNotEmpty()
+                .allSatisfy(task -> assertThat(task[1]).isEqualTo(20));
     }
 
     /** Adaptive execution's skew-join split of a shuffled hash join is kept: the node runs the split partitions. */
@@ -234,10 +271,24 @@ class SpillJoinExtensionsTest {
 
     private static SparkPlan lastPlan;
 
+    /**
+     * Inputs that spill at the minimum budget for two workers (larger than one worker's): a build side of 8,000 rows
+     * of about 100 bytes each, some NULL keys on both sides.
+     */
+    private static final String TWO_WORKER_LEFT = "(SELECT IF(id % 97 = 0, NULL, id % 8000) AS k, concat('l', id) AS v,"
+            + " id % 5 AS a FROM range(16000)) l";
+    private static final String TWO_WORKER_RIGHT = "(SELECT IF(id % 89 = 0, NULL, id) AS k, concat('r', id) AS w,"
+            + " id % 4 AS b, repeat(concat('r', id), 16) AS pad FROM range(8000)) r";
+
     /** Gives each task the operator's minimum budget, so that every task spills. */
     private static void useTheMinimumTaskBudget() {
+        useTheMinimumTaskBudget(1);
+    }
+
+    /** Gives each task the operator's minimum budget for {@code threads} workers on every phase. */
+    private static void useTheMinimumTaskBudget(int threads) {
         spark.conf().set(SpillJoinExecTask.BUDGET_SETTING, Long.toString(dev.spilljoin.operator.HashJoin.minimumBudget(
-                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+                PartitionJoinTask.config(dev.spilljoin.operator.Side.RIGHT, SpillJoinExec.BATCH_ROWS, threads), threads)));
     }
 
     private static void sameRowsWithAndWithoutTheExtension(String sql, int expectedNodes, boolean nonEmpty) {

@@ -58,7 +58,7 @@ class TaskCleanupTest {
         Dataset<Row> left = RandomInputs.left(spark, random, 3000, 3000);
         Dataset<Row> right = RandomInputs.right(spark, random, 3000, 3000);
         SpillJoinOptions options = SpillJoinOptions.DEFAULT.withPartitions(2).withBatchRows(50);
-        long minimum = HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, 50));
+        long minimum = HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, 50, 1));
         spilling = SpillJoinSpark.join(left, right, List.of("k"), List.of("k"), JoinType.INNER,
                 options.withTaskBudgetBytes(minimum));
         sparkMemory = SpillJoinSpark.join(left, right, List.of("k"), List.of("k"), JoinType.INNER, options);
@@ -73,7 +73,7 @@ class TaskCleanupTest {
         String sql = "SELECT /*+ SHUFFLE_HASH(r) */ l.k, l.v, r.v FROM tc_l l JOIN tc_r r ON l.k = r.k";
         sqlSparkMemory = planned(spark.sql(sql));
         spark.conf().set(SpillJoinExecTask.BUDGET_SETTING,
-                Long.toString(HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, SpillJoinExec.BATCH_ROWS))));
+                Long.toString(HashJoin.minimumBudget(PartitionJoinTask.config(Side.RIGHT, SpillJoinExec.BATCH_ROWS, 1))));
         sqlSpilling = planned(spark.sql(sql));
     }
 
