@@ -100,6 +100,7 @@ public final class HashJoin implements AutoCloseable {
     private boolean pairsRecorded;
     private long cacheHits;
     private long cacheMisses;
+    private int buildThreads = 1;
     private int probeThreads = 1;
     private int pairsThreads = 1;
     private volatile Phase phase = Phase.CREATED;
@@ -124,11 +125,10 @@ public final class HashJoin implements AutoCloseable {
     /** The workers of the parallel phase a pulled join is in, or null (see {@link WorkerRun}). */
     private volatile WorkerRun run;
     private BatchSink pushSink;
-    /** Pushed probe batches: each pushing thread takes a probe worker (and its result batch) from here. */
-    private ArrayBlockingQueue<Integer> freePushWorkers;
+    /** Pushed batches: each pushing thread takes a worker of the phase (and, probing, its result batch) from here. */
+    private volatile ArrayBlockingQueue<Integer> freePushWorkers;
     private OutputWriter[] pushWriters;
-    /** Serializes build-side pushes, and sink calls when the sink is not thread-safe. */
-    private final Object buildLock = new Object();
+    /** Serializes sink calls when the sink is not thread-safe. */
     private final Object sinkLock = new Object();
     private final Object closeLock = new Object();
     /** Threads inside a call of this join: {@link #close()} from another thread waits for them to leave. */
@@ -230,7 +230,7 @@ public final class HashJoin implements AutoCloseable {
 
     private void recordRun() {
         stats.recordRun(outputRows.sum(), outputBatches.sum(), times, memory.peakReserved());
-        stats.recordThreads(spec.config().threads(), probeThreads, pairsThreads);
+        stats.recordThreads(spec.config().threads(), buildThreads, probeThreads, pairsThreads);
     }
 
     /**
@@ -331,10 +331,7 @@ public final class HashJoin implements AutoCloseable {
                 case BUILD -> {
                     long t = System.nanoTime();
                     long c = PhaseTimes.cpuNow();
-                    PartitionedBuild build = building();
-                    for (Batch b = buildSource.next(); b != null; b = buildSource.next()) {
-                        build.add(b);
-                    }
+                    buildFrom(buildSource);
                     times.build.addSince(t, c);
                     finishBuild();
                 }
@@ -365,6 +362,40 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
+    /**
+     * The build pass over {@code buildSource}: the caller is worker 0 and, with more than one worker, offers batches
+     * to helper threads while they would wait (as the probe pass does); the helpers have ended when it returns.
+     */
+    private void buildFrom(BatchSource buildSource) throws IOException {
+        PartitionedBuild build = building();
+        BuildWorker caller = build.worker(0);
+        if (build.workerCount() > 1) {
+            run = new WorkerRun(ctx, "build", build.workerCount() - 1, spec.schema(ctx.strategy.buildSide()), null,
+                    (w, r) -> buildWorker(build.worker(w), r));
+        }
+        for (Batch b = buildSource.next(); b != null; b = buildSource.next()) {
+            if (run == null || !run.offer(b)) {
+                caller.add(b);
+            }
+            if (run != null) {
+                run.pollFull(); // rethrows a helper's failure
+            }
+        }
+        if (run != null) {
+            run.endInput();
+            run.next(); // waits for the helpers to end
+            endRun(times.build);
+        }
+    }
+
+    /** A build helper's thread: routes the batches the caller offers until the input ends. */
+    private static void buildWorker(BuildWorker worker, WorkerRun run) throws IOException, InterruptedException {
+        for (Batch b = run.nextInput(); b != null; b = run.nextInput()) {
+            worker.add(b);
+            run.recycle(b);
+        }
+    }
+
     /** Clears the result batch handed out at the previous call (a worker run recycles its own). */
     private void recycleHandedOut() {
         if (outputHandedOut) {
@@ -380,19 +411,19 @@ public final class HashJoin implements AutoCloseable {
      */
     private Batch probeStep(BatchSource probeSource) throws IOException {
         ProbeWorker worker = probing().worker(0);
+        WorkerRun helpers = probeHelpers();
+        if (helpers != null) {
+            OutputWriter full = helpers.pollFull(); // first, so that no helper waits for a free result batch
+            if (full != null) {
+                return handOut(full);
+            }
+        }
         if (probeInProgress) {
             TableProbe p = worker.probe();
             boolean done = p.fill(output);
             output.materialize(p.batch());
             probeInProgress = !done;
             return output.isFull() ? handOut() : null;
-        }
-        WorkerRun helpers = probeHelpers();
-        if (helpers != null) {
-            OutputWriter full = helpers.pollFull();
-            if (full != null) {
-                return handOut(full);
-            }
         }
         Batch b = probeInputEnded ? null : probeSource.next();
         if (b == null) {
@@ -564,9 +595,9 @@ public final class HashJoin implements AutoCloseable {
 
     /**
      * Pushes one batch of {@code side}; the build side must be complete ({@link #endOfInput}) before the other. Up to
-     * {@link JoinConfig#threads()} threads may push at once (more wait for a free worker): probe-side batches are
-     * probed concurrently, each on its pushing thread; build-side batches are taken one at a time. Every push of a
-     * side must have returned before that side's {@link #endOfInput}.
+     * {@link JoinConfig#threads()} threads may push at once (more wait for a free worker): each batch is routed
+     * (build side) or probed (probe side) by a worker of its own on its pushing thread. Every push of a side must have
+     * returned before that side's {@link #endOfInput}.
      */
     public void push(Side side, Batch batch) {
         requirePushMode();
@@ -575,10 +606,13 @@ public final class HashJoin implements AutoCloseable {
             guarded(() -> {
                 long t = System.nanoTime();
                 long c = PhaseTimes.cpuNow();
-                synchronized (buildLock) {
-                    building().add(batch);
+                int w = takePushWorker();
+                try {
+                    building().worker(w).add(batch);
+                } finally {
+                    freePushWorkers.add(w);
+                    times.build.addSince(t, c);
                 }
-                times.build.addSince(t, c);
                 return null;
             });
             return;
@@ -608,6 +642,15 @@ public final class HashJoin implements AutoCloseable {
             }
             return null;
         });
+    }
+
+    /** The indexes of {@code workers} workers, for pushing threads to take one each. */
+    private static ArrayBlockingQueue<Integer> workerPool(int workers) {
+        ArrayBlockingQueue<Integer> pool = new ArrayBlockingQueue<>(workers);
+        for (int w = 0; w < workers; w++) {
+            pool.add(w);
+        }
+        return pool;
     }
 
     private int takePushWorker() {
@@ -780,8 +823,11 @@ public final class HashJoin implements AutoCloseable {
             ctx.deleteSpillBeforeExit();
         }
         output = newOutputWriter();
-        current = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
-                plan.sizing().plan().nestedLoopKeys());
+        PartitionedBuild build = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
+                plan.sizing().plan().nestedLoopKeys(), spec.config().threads());
+        current = build;
+        buildThreads = build.workerCount();
+        freePushWorkers = workerPool(build.workerCount());
         phase = Phase.BUILD;
     }
 
@@ -797,11 +843,10 @@ public final class HashJoin implements AutoCloseable {
         current = probe;
         probeThreads = probe.workerCount();
         pushWriters = new OutputWriter[probeThreads];
-        freePushWorkers = new ArrayBlockingQueue<>(probeThreads);
         for (int w = 0; w < probeThreads; w++) {
             pushWriters[w] = w == 0 ? output : newOutputWriter();
-            freePushWorkers.add(w);
         }
+        freePushWorkers = workerPool(probeThreads);
         stats.recordBuild(probe.buildReport());
         times.build.addSince(t, c);
         phase = Phase.PROBE;

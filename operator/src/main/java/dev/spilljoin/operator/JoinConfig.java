@@ -26,9 +26,9 @@ import java.nio.file.Path;
  *                            (default true; tests turn it off to reach the nested-loop path with a small probe side)
  * @param pairMemoryLimit     test knob: the most bytes a spilled pair (or a nested-loop chunk) may load, 0 = the
  *                            budget; small values force re-partitioning and the nested-loop path
- * @param threads             the join's workers (1..{@value #MAX_THREADS}; default 1): with 2 or more, the probe pass
- *                            and the spilled pairs run on that many threads within the one budget (see
- *                            {@link HashJoin}); the build pass reads on one
+ * @param threads             the join's workers (1..{@value #MAX_THREADS}; default 1): with 2 or more, the build
+ *                            pass, the probe pass and the spilled pairs run on that many threads within the one
+ *                            budget (see {@link HashJoin})
  */
 public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchBytes, Side buildSide, Path spillDirectory,
                          int fanoutLog2, int spillBufferBytes, int spillWindowBytes, int maxRecursionDepth,

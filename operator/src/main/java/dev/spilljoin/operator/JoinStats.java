@@ -74,6 +74,7 @@ public final class JoinStats {
     private long probeCpuNanos;
     private long spilledPairsCpuNanos;
     private int threads = 1;
+    private int buildThreads = 1;
     private int probeThreads = 1;
     private int spilledPairsThreads = 1;
 
@@ -170,7 +171,12 @@ public final class JoinStats {
 
     /** The most workers that ran at once in any phase (fewer than {@link #threads()} when the budget held fewer). */
     public int threadsUsed() {
-        return Math.max(probeThreads, spilledPairsThreads);
+        return Math.max(buildThreads, Math.max(probeThreads, spilledPairsThreads));
+    }
+
+    /** The build pass's workers. */
+    public int buildThreads() {
+        return buildThreads;
     }
 
     /** The probe pass's workers. */
@@ -445,9 +451,10 @@ public final class JoinStats {
         this.peakReservedBytes = peakReserved;
     }
 
-    /** The workers configured, and those the probe pass and the spilled-pairs phase ran with. */
-    void recordThreads(int configured, int probe, int pairs) {
+    /** The workers configured, and those the build pass, the probe pass and the spilled-pairs phase ran with. */
+    void recordThreads(int configured, int build, int probe, int pairs) {
         this.threads = configured;
+        this.buildThreads = build;
         this.probeThreads = probe;
         this.spilledPairsThreads = pairs;
     }
@@ -513,6 +520,7 @@ public final class JoinStats {
                 + ",\"spilled_pairs_cpu_ms\":" + nanosToMillis(spilledPairsCpuNanos)
                 + ",\"threads\":" + threads
                 + ",\"threads_used\":" + threadsUsed()
+                + ",\"build_threads\":" + buildThreads
                 + ",\"probe_threads\":" + probeThreads
                 + ",\"spilled_pairs_threads\":" + spilledPairsThreads
                 + "}";

@@ -20,6 +20,7 @@ import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The build pass of the hybrid hash join (Grace/hybrid hash join: DeWitt et al., "Implementation techniques for
@@ -57,7 +58,13 @@ import java.util.Arrays;
  * missed. Periodic detection, not a pre-pass: the input streams once. NULL-key rows are sketched with the rest (their
  * hash is a constant), but never routed as heavy.
  *
- * <p>Ownership: this phase owns the resident arenas, the staging arena, the build spill writer with its writer share,
+ * <p>Workers: with more than one ({@link JoinConfig#threads()}), each {@link BuildWorker} routes whole batches into
+ * arenas of its own per partition (merged at the end: {@link RowArena#absorb}); the filter, the sketch and the row
+ * counts are updated under this object's lock once per batch, the spill writer under its own per chunk; which
+ * partitions spilled and which keys are heavy change under {@link #structure} held for writing (a spill or a heavy key
+ * moves every worker's rows of a partition), which each worker holds for reading while it writes a batch.
+ *
+ * <p>Ownership: this phase owns the workers' arenas and staging arenas, the build spill writer with its writer share,
  * and the key filter and sketches it was given; {@link #finish} hands all that outlives the build to the probe pass
  * in one {@link BuildOutput} (the writer share moved to the probe's writer) and owns nothing afterwards.
  *
@@ -73,14 +80,20 @@ final class PartitionedBuild implements JoinPhase {
     private final JoinContext ctx;
     private final int bits;
     private final int fanout;
+    /** Owned: the workers, each with its own arenas per partition (merged into worker 0's at the end). */
+    private final BuildWorker[] workers;
+    /** Worker 0's arenas: every resident row once {@link #finish} merged the workers' arenas. */
     private final RowArena[] resident;
-    private final RowArena[] target;
     private final boolean[] spilled;
-    private final RowArena staging;
-    /** The level-0 build spill writer and the writer share it owns (set aside before the first row). */
+    /**
+     * Held for reading by a worker while it writes a batch; for writing while the spilled partitions or the heavy
+     * keys change (no worker writes then).
+     */
+    final ReentrantReadWriteLock structure = new ReentrantReadWriteLock();
+    /** Partitions spilled so far (under the structure lock): a worker refused a page spills only if none spilled since. */
+    private volatile long spills;
+    /** The level-0 build spill writer and the writer share it owns (set aside before the first row); locked per chunk. */
     private final ReservedSpillWriter spill;
-    private final RowWriter rowWriter;
-    private final KeyHasher hasher;
     private final boolean keepNullKeys;
     /** The join's key sketches (null without them): fed here, handed to the probe pass. */
     private final JoinSketches sketches;
@@ -88,9 +101,6 @@ final class PartitionedBuild implements JoinPhase {
     private BuildKeyFilter keyFilter;
     /** Set when {@link #finish} handed everything on: this phase then owns nothing. */
     private boolean handedOver;
-    private long[] hashes = new long[0];
-    private long[] nullKeys = new long[0];
-    private int[] partitionOfRow = new int[0];
     private long rowsIn;
     private long nullKeyRows;
     /** The resident hash table, once {@link #finish} created it (null when the direct-index table was). */
@@ -111,12 +121,11 @@ final class PartitionedBuild implements JoinPhase {
      * closed here if this constructor fails) and routes {@code knownHeavyKeys} (the level-0 plan's nested-loop keys,
      * known from an earlier join over this input) to the heavy partition from the first row.
      */
-    PartitionedBuild(JoinContext ctx, JoinSketches sketches, BuildKeyFilter keyFilter, HeavyHitters knownHeavyKeys) {
+    PartitionedBuild(JoinContext ctx, JoinSketches sketches, BuildKeyFilter keyFilter, HeavyHitters knownHeavyKeys,
+                     int workerCount) {
         this.ctx = ctx;
         this.bits = ctx.sizing.fanoutLog2();
         this.fanout = 1 << bits;
-        this.resident = new RowArena[fanout + 1];
-        this.target = new RowArena[fanout + 1];
         this.spilled = new boolean[fanout + 1];
         this.files = new SpillFile[fanout + 1];
         this.sketches = sketches;
@@ -128,14 +137,12 @@ final class PartitionedBuild implements JoinPhase {
             closeAll(sketches, keyFilter);
             throw e;
         }
-        this.staging = new RowArena(ctx.memory, ctx.sizing.pageSize());
-        for (int p = 0; p <= fanout; p++) {
-            resident[p] = new RowArena(ctx.memory, ctx.sizing.pageSize());
-            target[p] = resident[p];
+        this.workers = new BuildWorker[workerCount];
+        for (int w = 0; w < workerCount; w++) {
+            workers[w] = new BuildWorker(this, ctx, fanout + 1);
         }
+        this.resident = workers[0].arenas;
         markSpilled(fanout);
-        this.rowWriter = new RowWriter(ctx.buildLayout);
-        this.hasher = new KeyHasher(ctx.spec.keys(ctx.strategy.buildSide()));
         this.keepNullKeys = ctx.strategy.keepsNullKeyBuildRows();
         if (ctx.config.forceSpill()) {
             for (int p = 0; p < fanout; p++) {
@@ -158,31 +165,57 @@ final class PartitionedBuild implements JoinPhase {
         }
     }
 
-    void add(Batch batch) throws IOException {
-        ctx.checkCancelled();
-        int n = batch.rowCount();
-        if (hashes.length < n) {
-            hashes = new long[n];
-            nullKeys = new long[(n + 63) >>> 6];
-            partitionOfRow = new int[n];
-        }
-        boolean anyNull = hasher.hash(batch, hashes, nullKeys);
-        if (buildSketch != null && !heavyRoutingOff && batches > 0 && batches % HEAVY_CHECK_EVERY_BATCHES == 0) {
-            acceptHeavyKeys();
-        }
-        batches++;
-        rowsIn += n;
-        if (keyFilter != null) {
-            keyFilter.add(batch, hashes, nullKeys, anyNull);
-        }
-        if (anyNull) {
-            for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
-                nullKeyRows += Long.bitCount(nullKeys[w]);
+    /** The workers: each routes one batch at a time, on one thread at a time. */
+    BuildWorker worker(int index) {
+        return workers[index];
+    }
+
+    int workerCount() {
+        return workers.length;
+    }
+
+    int bits() {
+        return bits;
+    }
+
+    boolean keepsNullKeys() {
+        return keepNullKeys;
+    }
+
+    /**
+     * A worker's batch is hashed: counts its rows, adds its keys to the filter and, every
+     * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, accepts the heavy keys the sketch finds (under the structure lock
+     * held for writing, since their resident rows move). Called without the structure lock.
+     */
+    void beforeBatch(Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) throws IOException {
+        boolean checkHeavy;
+        synchronized (this) {
+            int n = batch.rowCount();
+            checkHeavy = buildSketch != null && !heavyRoutingOff && batches > 0
+                    && batches % HEAVY_CHECK_EVERY_BATCHES == 0;
+            batches++;
+            rowsIn += n;
+            if (keyFilter != null) {
+                keyFilter.add(batch, hashes, nullKeys, anyNull);
+            }
+            if (anyNull) {
+                for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
+                    nullKeyRows += Long.bitCount(nullKeys[w]);
+                }
             }
         }
-        for (int i = 0; i < n; i++) {
-            partitionOfRow[i] = Bitmaps.isSet(nullKeys, i) ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
+        if (checkHeavy) {
+            structure.writeLock().lock();
+            try {
+                acceptHeavyKeys();
+            } finally {
+                structure.writeLock().unlock();
+            }
         }
+    }
+
+    /** Sends the rows of heavy keys to the heavy partition (under the structure lock held for reading). */
+    void routeHeavyKeys(long[] hashes, long[] nullKeys, int[] partitionOfRow, int n) {
         if (heavyKeyCount > 0) {
             long[] keys = heavyKeys;
             int count = heavyKeyCount;
@@ -192,27 +225,34 @@ final class PartitionedBuild implements JoinPhase {
                 }
             }
         }
-        long[] exclude = keepNullKeys || !anyNull ? null : nullKeys;
-        int from = 0;
-        long bytes = 0;
-        while (true) {
-            int stop = rowWriter.write(batch, from, hashes, nullKeys, exclude, partitionOfRow, target);
-            bytes += rowWriter.writtenBytes();
-            flushStaging();
-            if (stop == n) {
-                if (buildSketch != null) {
-                    buildSketch.update(hashes, n, bytes);
-                }
-                return;
+    }
+
+    /** A worker's batch is routed: its hashes and row bytes go to the sketch. */
+    void afterBatch(long[] hashes, int n, long bytes) {
+        if (buildSketch != null) {
+            synchronized (this) {
+                buildSketch.update(hashes, n, bytes);
             }
-            if (stop == from) {
-                try {
-                    spillLargestResident("a row needs a page");
-                } catch (MemoryExhaustedException e) {
-                    throw new RowTooLargeException(ctx, ctx.strategy.buildSide(), stop, rowWriter.lengthOf(stop));
+        }
+    }
+
+    /** Partitions spilled so far (see {@link #spillLargestResident(String, long)}). */
+    long spills() {
+        return spills;
+    }
+
+    /**
+     * Encodes a worker's staged rows ({@code m}: batch rows {@code rows} at {@code addresses}) into their spilled
+     * partitions' files ({@code partitionOfRow} by batch row), holding the spill writer's lock for the whole chunk.
+     */
+    void spillStaged(int[] partitionOfRow, int[] rows, long[] addresses, int m) throws IOException {
+        synchronized (spill) {
+            for (int j = 0; j < m; j++) {
+                int p = partitionOfRow[rows[j]];
+                if (spilled[p]) {
+                    spill.spill(p, addresses[j]);
                 }
             }
-            from = stop;
         }
     }
 
@@ -223,12 +263,15 @@ final class PartitionedBuild implements JoinPhase {
      * routing stays off.
      */
     private void acceptHeavyKeys() throws IOException {
-        HeavyHitters candidates = HeavyHitters.find(buildSketch, heavyCandidateRows());
-        if (candidates.isEmpty()) {
-            return;
+        HeavyHitters routed;
+        synchronized (this) {
+            HeavyHitters candidates = HeavyHitters.find(buildSketch, heavyCandidateRows());
+            if (candidates.isEmpty()) {
+                return;
+            }
+            routed = ctx.sizing.nestedLoopKeys(ctx.config, new InputStatistics(buildSketch.rows(),
+                    buildSketch.bytes(), buildSketch.distinctEstimate(), candidates));
         }
-        HeavyHitters routed = ctx.sizing.nestedLoopKeys(ctx.config, new InputStatistics(buildSketch.rows(),
-                buildSketch.bytes(), buildSketch.distinctEstimate(), candidates));
         for (int i = 0; i < routed.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
             long h = routed.hash(i);
             int p = HashFunctions.partitionOf(h, 0, bits);
@@ -281,7 +324,12 @@ final class PartitionedBuild implements JoinPhase {
      * yet, so no pointer refers to a row).
      */
     private void moveResidentRowsOf(long h, int p) throws IOException {
-        RowArena arena = resident[p];
+        for (BuildWorker worker : workers) {
+            moveRowsOf(h, worker.arenas[p]);
+        }
+    }
+
+    private void moveRowsOf(long h, RowArena arena) throws IOException {
         for (int page = 0; page < arena.pageCount(); page++) {
             long start = arena.pageAddress(page);
             long end = start + arena.pageUsed(page);
@@ -306,57 +354,91 @@ final class PartitionedBuild implements JoinPhase {
         }
     }
 
-    /** Sends the staged rows of spilled partitions to their writers and empties the staging arena. */
-    private void flushStaging() throws IOException {
-        if (staging.rowCount() == 0) {
-            return;
-        }
-        int m = rowWriter.writtenCount();
-        int[] rows = rowWriter.writtenRows();
-        long[] addresses = rowWriter.writtenAddresses();
-        for (int j = 0; j < m; j++) {
-            int p = partitionOfRow[rows[j]];
-            if (spilled[p]) {
-                spill.spill(p, addresses[j]);
+    /**
+     * For a worker refused a page, which saw {@code seenSpills} partitions spilled before it wrote: spills the largest
+     * resident partition unless another worker spilled one since (its memory may serve).
+     */
+    void spillLargestResident(String why, long seenSpills) throws IOException {
+        structure.writeLock().lock();
+        try {
+            if (spills == seenSpills) {
+                spillLargestResident(why);
             }
+        } finally {
+            structure.writeLock().unlock();
         }
-        staging.clear();
     }
 
-    /** Spills the resident partition holding the most memory (partition 0 only when it is the last). */
+    /**
+     * Spills the resident partition holding the most memory over all workers (partition 0 only when it is the
+     * last): every worker's rows of it are encoded out and its pages freed.
+     */
     private void spillLargestResident(String why) throws IOException {
-        int victim = -1;
-        for (int p = fanout - 1; p >= 1; p--) {
-            if (!spilled[p] && resident[p].reservedBytes() > 0
-                    && (victim < 0 || resident[p].reservedBytes() > resident[victim].reservedBytes())) {
-                victim = p;
+        structure.writeLock().lock();
+        try {
+            int victim = -1;
+            long most = 0;
+            for (int p = fanout - 1; p >= 1; p--) {
+                long bytes = residentBytes(p);
+                if (!spilled[p] && bytes > 0 && (victim < 0 || bytes > most)) {
+                    victim = p;
+                    most = bytes;
+                }
             }
-        }
-        if (victim < 0 && !spilled[0] && resident[0].reservedBytes() > 0) {
-            victim = 0;
-        }
-        if (victim < 0) {
-            throw new MemoryExhaustedException("hash join: " + why + " but the budget of "
-                    + ByteSize.format(ctx.memory.limit()) + " is full and every partition has spilled already ("
-                    + ctx.sizing.describe() + "); give it a larger budget");
-        }
-        RowArena arena = resident[victim];
-        for (int page = 0; page < arena.pageCount(); page++) {
-            long row = arena.pageAddress(page);
-            long end = row + arena.pageUsed(page);
-            while (row < end) {
-                int length = RowLayout.rowLength(row);
-                spill.spill(victim, row);
-                row += length;
+            if (victim < 0 && !spilled[0] && residentBytes(0) > 0) {
+                victim = 0;
             }
+            if (victim < 0) {
+                throw new MemoryExhaustedException("hash join: " + why + " but the budget of "
+                        + ByteSize.format(ctx.memory.limit()) + " is full and every partition has spilled already ("
+                        + ctx.sizing.describe() + "); give it a larger budget");
+            }
+            synchronized (spill) {
+                for (BuildWorker worker : workers) {
+                    RowArena arena = worker.arenas[victim];
+                    for (int page = 0; page < arena.pageCount(); page++) {
+                        long row = arena.pageAddress(page);
+                        long end = row + arena.pageUsed(page);
+                        while (row < end) {
+                            int length = RowLayout.rowLength(row);
+                            spill.spill(victim, row);
+                            row += length;
+                        }
+                    }
+                    arena.clear();
+                }
+            }
+            markSpilled(victim);
+        } finally {
+            structure.writeLock().unlock();
         }
-        arena.clear();
-        markSpilled(victim);
+    }
+
+    /** Bytes of partition {@code p}'s pages over all workers. */
+    private long residentBytes(int p) {
+        long bytes = 0;
+        for (BuildWorker worker : workers) {
+            bytes += worker.arenas[p].reservedBytes();
+        }
+        return bytes;
     }
 
     private void markSpilled(int p) {
         spilled[p] = true;
-        target[p] = staging;
+        spills++;
+        for (BuildWorker worker : workers) {
+            worker.target[p] = worker.staging;
+        }
+    }
+
+    /** Merges every worker's arena of each partition into worker 0's, and frees the other workers' staging pages. */
+    private void mergeWorkers() {
+        for (int w = 1; w < workers.length; w++) {
+            for (int p = 0; p <= fanout; p++) {
+                resident[p].absorb(workers[w].arenas[p]);
+            }
+            workers[w].close();
+        }
     }
 
     /**
@@ -368,6 +450,7 @@ final class PartitionedBuild implements JoinPhase {
      * partition). This phase owns nothing afterwards.
      */
     PartitionedProbe finish(long probeStagingBytes, int probeWorkers) throws IOException {
+        mergeWorkers();
         boolean marks = ctx.strategy.marksBuildRows();
         boolean directPossible = ctx.spec.condition() == null && DirectIndexTable.supports(ctx.buildLayout);
         DirectIndexTable.KeyRange[] keyRanges = new DirectIndexTable.KeyRange[fanout];
@@ -463,9 +546,8 @@ final class PartitionedBuild implements JoinPhase {
                 residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.slotCount(),
                 table == null ? direct.bytes() : table.reservedBytes(), spilledBytes,
                 heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows);
-        staging.close();
-        for (RowArena arena : resident) {
-            arena.close();
+        for (BuildWorker worker : workers) {
+            worker.close();
         }
         BuildOutput out = new BuildOutput(bits, table, direct, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
                 nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
@@ -532,10 +614,9 @@ final class PartitionedBuild implements JoinPhase {
                 if (direct != null) {
                     direct.close();
                 }
-                for (RowArena arena : resident) {
-                    arena.close();
+                for (BuildWorker worker : workers) {
+                    worker.close();
                 }
-                staging.close();
             } finally {
                 closeAll(sketches, keyFilter);
             }

@@ -12,9 +12,9 @@ import java.io.IOException;
 /**
  * A {@link PartitionedSpillWriter} whose partitions draw their writer memory (buffer plus window share) from a
  * share set aside in advance, so that spilling can never be refused for want of memory. The share is this object's
- * own child reservation: it alone grows it ({@link #setAside}, {@link #setAsideOneMore}), gives one writer share of
- * it back to the budget just before a partition's first record (the partition's writer reserves it at once;
- * single-threaded, so nothing can take it in between), hands it on to the next pass's writer
+ * own child reservation: it alone grows it ({@link #setAside}, {@link #setAsideOneMore}), moves one writer share of
+ * it to a partition's writer just before the partition's first record ({@link MemoryReservation#transferTo}: at
+ * once, so no other worker's page can take it in between), hands it on to the next pass's writer
  * ({@link #handOver}) and closes it. The spill writer itself (and so the join's spill space) is created at the
  * first record. Rows are appended encoded in one side's {@link SpillRowFormat}.
  */
@@ -69,13 +69,13 @@ final class ReservedSpillWriter implements AutoCloseable {
      * not read the row afterwards).
      */
     void spill(int p, long row) throws IOException {
+        if (writer == null) {
+            writer = ctx.space().newPartitionedWriter(label, opened.length, ctx.memory, ctx.sizing.bufferBytes());
+        }
         if (!opened[p]) {
             opened[p] = true;
             openedCount++;
-            share.shrink(Math.min(perPartition, share.reserved()));
-        }
-        if (writer == null) {
-            writer = ctx.space().newPartitionedWriter(label, opened.length, ctx.memory, ctx.sizing.bufferBytes());
+            writer.takeFrom(p, share, Math.min(perPartition, share.reserved()));
         }
         int length = format.encodedLength(row);
         if (length <= recordCapacity) {

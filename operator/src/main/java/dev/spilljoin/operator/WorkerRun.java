@@ -21,11 +21,11 @@ import java.util.function.Supplier;
  *
  * <p>Input (the probe pass): the caller pulls the source on its own thread (sources need not be thread-safe, and one
  * whose thread matters, such as a Spark task's iterator, is read on the thread that owns it). It gives a batch to the
- * helpers ({@link #offer}, a copy into one of {@code 2 × helpers} recycled batches: a source may reuse its batch at
- * the next call) while fewer batches wait than there are helpers, and works on it itself otherwise; a helper takes
+ * helpers ({@link #offer}, a copy into one of {@code 4 × helpers} recycled batches: a source may reuse its batch at
+ * the next call) while fewer than two batches per helper wait, and works on it itself otherwise; a helper takes
  * one ({@link #nextInput}), works on it, and gives it back ({@link #recycle}). Output: each helper fills a result
  * batch ({@link OutputWriter}) of its own; a full one goes to the caller's queue and the helper gets a free one
- * back ({@link #handOff}), from {@code 2 × helpers} recycled writers, so a slow consumer stops the helpers instead of
+ * back ({@link #handOff}), from {@code 4 × helpers} recycled writers (none for a phase without results), so a slow consumer stops the helpers instead of
  * piling batches up. The caller hands a queued batch out ({@link #pollFull}, {@link #next}) until its next call.
  *
  * <p>Failure and cancellation: the first failure of any helper wins; it cancels the join (every other worker stops at
@@ -61,22 +61,23 @@ final class WorkerRun implements AutoCloseable {
     /**
      * Starts {@code helpers} threads running {@code body} as workers 1..helpers (the caller is worker 0);
      * {@code inputSchema} is the input batches' schema (null for a phase without input), {@code writers} makes
-     * result batches.
+     * result batches (null for a phase without results).
      */
     WorkerRun(JoinContext ctx, String name, int helpers, Schema inputSchema, Supplier<OutputWriter> writers,
               Body body) {
         this.ctx = ctx;
-        int workers = helpers;
-        for (int i = 0; i < 2 * workers; i++) {
-            freeWriters.add(writers.get());
+        for (int i = 0; i < 4 * helpers; i++) {
+            if (writers != null) {
+                freeWriters.add(writers.get());
+            }
             if (inputSchema != null) {
                 freeInputs.add(new Batch(inputSchema, ctx.config.outputBatchRows()));
             }
         }
         inputEnded = inputSchema == null;
-        this.threads = new Thread[workers];
-        running = workers;
-        for (int w = 0; w < workers; w++) {
+        this.threads = new Thread[helpers];
+        running = helpers;
+        for (int w = 0; w < helpers; w++) {
             int worker = w + 1;
             threads[w] = new Thread(() -> work(worker, body), "spilljoin-" + name + "-" + worker);
             threads[w].setDaemon(true);
@@ -227,13 +228,13 @@ final class WorkerRun implements AutoCloseable {
     }
 
     /**
-     * Gives a copy of {@code batch} to the helpers if one of them would otherwise wait for input (fewer batches queued
-     * than helpers, and a free batch to copy into); false when the caller should work on it itself.
+     * Gives a copy of {@code batch} to the helpers while fewer than two batches per helper wait (and a free batch to
+     * copy into is left); false when the caller should work on it itself.
      */
     boolean offer(Batch batch) {
         lock.lock();
         try {
-            if (inputs.size() >= threads.length || freeInputs.isEmpty()) {
+            if (inputs.size() >= 2 * threads.length || freeInputs.isEmpty()) {
                 return false;
             }
             Batch copy = freeInputs.poll();

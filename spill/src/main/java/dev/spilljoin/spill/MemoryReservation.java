@@ -132,6 +132,35 @@ public final class MemoryReservation implements AutoCloseable {
     }
 
     /**
+     * Moves {@code bytes} this node reserves but does not use (not allocated, not its children's) to {@code target}
+     * in the same tree, at once: the root's total does not change, so no other reservation can take them in between
+     * (a share set aside for a spill writer handed to the writer while other workers reserve pages).
+     */
+    public void transferTo(MemoryReservation target, long bytes) {
+        synchronized (root) {
+            checkOpen();
+            target.checkOpen();
+            if (target.root != root) {
+                throw new IllegalArgumentException("cannot move bytes from '" + name + "' to '" + target.name
+                        + "': they are in different trees");
+            }
+            long unused = reserved - allocated - childReserved();
+            if (bytes < 0 || bytes > unused) {
+                throw new IllegalStateException("cannot move " + bytes + " bytes from '" + name + "': only " + unused
+                        + " of its " + reserved + " reserved bytes are unused");
+            }
+            for (MemoryReservation node = this; node != null; node = node.parent) {
+                node.reserved -= bytes;
+            }
+            for (MemoryReservation node = target; node != null; node = node.parent) {
+                node.reserved += bytes;
+                node.peak = Math.max(node.peak, node.reserved);
+            }
+            assert invariantsHold();
+        }
+    }
+
+    /**
      * The accounting invariants of this node's whole tree, checked after every change when assertions are on
      * (always in tests): reserved covers allocated plus the children's reserved bytes, and the root is within its
      * limit.

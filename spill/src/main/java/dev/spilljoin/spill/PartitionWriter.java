@@ -98,7 +98,8 @@ public final class PartitionWriter implements AutoCloseable {
 
     private void allocateBuffer() {
         long needed = memoryBytes(bufferBytes, file.space().windowBytes());
-        if (!memory.tryGrow(needed)) {
+        long missing = needed - memory.available(); // bytes handed over with takeFrom count
+        if (missing > 0 && !memory.tryGrow(missing)) {
             throw new MemoryExhaustedException("spill writer for " + file.path() + " needs "
                     + ByteSize.format(needed) + " (a " + ByteSize.format(bufferBytes) + " buffer and a "
                     + ByteSize.format(file.space().windowBytes()) + " window's share) but '" + memory.name()
@@ -155,6 +156,14 @@ public final class PartitionWriter implements AutoCloseable {
                 failed = true;
             }
         }
+    }
+
+    /**
+     * Takes {@code bytes} reserved by {@code source} (in the same tree) for this writer's buffer and window, at once
+     * ({@link MemoryReservation#transferTo}): its first record then needs no reservation that could be refused.
+     */
+    public void takeFrom(MemoryReservation source, long bytes) {
+        source.transferTo(memory, bytes);
     }
 
     /**

@@ -101,4 +101,21 @@ class MemoryReservationTest {
             assertThat(worker.headroom()).isEqualTo(300);
         }
     }
+
+    @Test
+    void transferMovesUnusedBytesWithoutFreeingThemForOthers() {
+        try (MemoryReservation root = MemoryReservation.root("join", 1000)) {
+            MemoryReservation share = root.newChild("share");
+            MemoryReservation writer = root.newChild("writer");
+            MemoryReservation pages = root.newChild("pages");
+            assertThat(share.tryGrow(300)).isTrue();
+            assertThat(pages.tryGrow(700)).isTrue();
+            share.transferTo(writer, 200);
+            assertThat(share.reserved()).isEqualTo(100);
+            assertThat(writer.reserved()).isEqualTo(200);
+            assertThat(root.reserved()).as("the root's total does not change").isEqualTo(1000);
+            assertThat(pages.tryGrow(1)).as("nothing came free in between").isFalse();
+            assertThatThrownBy(() -> share.transferTo(writer, 101)).isInstanceOf(IllegalStateException.class);
+        }
+    }
 }

@@ -1,0 +1,118 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Bitmaps;
+import dev.spilljoin.operator.row.HashFunctions;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowWriter;
+import dev.spilljoin.spill.MemoryExhaustedException;
+
+import java.io.IOException;
+
+/**
+ * One worker of the build pass ({@link PartitionedBuild}): takes a build batch (a morsel) at a time, hashes its keys
+ * once, picks each row's partition and serializes the rows with one {@link RowWriter} call into its own arena of
+ * each resident partition, or, for a spilled partition, into its own staging arena, from which they are encoded into
+ * the partition's spill file.
+ *
+ * <p>Invariants: the arenas, the staging arena and the hash arrays are this worker's own; at the end of the pass the
+ * build merges every worker's arena of a partition into one ({@link RowArena#absorb}). While it writes a batch the
+ * worker holds the build's structure lock for reading ({@link PartitionedBuild#structure}): which partitions spilled
+ * and which keys are heavy change only under that lock held for writing, when no worker writes (a refused page makes
+ * the worker let go and ask the build to spill the largest resident partition across all workers, then go on).
+ */
+final class BuildWorker implements AutoCloseable {
+    private final PartitionedBuild build;
+    private final JoinContext ctx;
+    /** This worker's rows of each partition (index {@code fanout}: the heavy partition, always spilled). */
+    final RowArena[] arenas;
+    /** Where each partition's rows go: its arena, or {@link #staging} once the partition spilled. */
+    final RowArena[] target;
+    final RowArena staging;
+    private final RowWriter rowWriter;
+    private final KeyHasher hasher;
+    private long[] hashes = new long[0];
+    private long[] nullKeys = new long[0];
+    private int[] partitionOfRow = new int[0];
+
+    BuildWorker(PartitionedBuild build, JoinContext ctx, int partitions) {
+        this.build = build;
+        this.ctx = ctx;
+        this.arenas = new RowArena[partitions];
+        this.target = new RowArena[partitions];
+        this.staging = new RowArena(ctx.memory, ctx.sizing.pageSize());
+        for (int p = 0; p < partitions; p++) {
+            arenas[p] = new RowArena(ctx.memory, ctx.sizing.pageSize());
+            target[p] = arenas[p];
+        }
+        this.rowWriter = new RowWriter(ctx.buildLayout);
+        this.hasher = new KeyHasher(ctx.spec.keys(ctx.strategy.buildSide()));
+    }
+
+    /** Routes one build batch's rows to their partitions (see the class comment). */
+    void add(Batch batch) throws IOException {
+        ctx.checkCancelled();
+        int n = batch.rowCount();
+        if (hashes.length < n) {
+            hashes = new long[n];
+            nullKeys = new long[(n + 63) >>> 6];
+            partitionOfRow = new int[n];
+        }
+        boolean anyNull = hasher.hash(batch, hashes, nullKeys);
+        build.beforeBatch(batch, hashes, nullKeys, anyNull);
+        long bytes = 0;
+        build.structure.readLock().lock();
+        try {
+            int bits = build.bits();
+            for (int i = 0; i < n; i++) {
+                partitionOfRow[i] = Bitmaps.isSet(nullKeys, i) ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
+            }
+            build.routeHeavyKeys(hashes, nullKeys, partitionOfRow, n);
+            long[] exclude = build.keepsNullKeys() || !anyNull ? null : nullKeys;
+            int from = 0;
+            while (true) {
+                long spillsSeen = build.spills();
+                int stop = rowWriter.write(batch, from, hashes, nullKeys, exclude, partitionOfRow, target);
+                bytes += rowWriter.writtenBytes();
+                flushStaging();
+                if (stop == n) {
+                    break;
+                }
+                if (stop == from) {
+                    build.structure.readLock().unlock();
+                    try {
+                        build.spillLargestResident("a row needs a page", spillsSeen);
+                    } catch (MemoryExhaustedException e) {
+                        throw new RowTooLargeException(ctx, ctx.strategy.buildSide(), stop, rowWriter.lengthOf(stop));
+                    } finally {
+                        build.structure.readLock().lock();
+                    }
+                }
+                from = stop;
+            }
+        } finally {
+            build.structure.readLock().unlock();
+        }
+        build.afterBatch(hashes, n, bytes);
+    }
+
+    /** Sends the staged rows of spilled partitions to their writers and empties the staging arena. */
+    private void flushStaging() throws IOException {
+        if (staging.rowCount() == 0) {
+            return;
+        }
+        build.spillStaged(partitionOfRow, rowWriter.writtenRows(), rowWriter.writtenAddresses(),
+                rowWriter.writtenCount());
+        staging.clear();
+    }
+
+    /** Frees this worker's pages; idempotent. */
+    @Override
+    public void close() {
+        for (RowArena arena : arenas) {
+            arena.close();
+        }
+        staging.close();
+    }
+}
