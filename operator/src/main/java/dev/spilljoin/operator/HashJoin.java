@@ -824,7 +824,7 @@ public final class HashJoin implements AutoCloseable {
         }
         output = newOutputWriter();
         PartitionedBuild build = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
-                plan.sizing().plan().nestedLoopKeys(), spec.config().threads());
+                plan.sizing().plan().nestedLoopKeys(), buildWorkers(plan.sizing()));
         current = build;
         buildThreads = build.workerCount();
         freePushWorkers = workerPool(build.workerCount());
@@ -835,6 +835,16 @@ public final class HashJoin implements AutoCloseable {
      * Ends the build: the table is built with room left for the staging pages of every probe worker the join may run,
      * and the probe pass gets as many workers (up to the join's threads) as that room holds.
      */
+    /**
+     * The build pass's workers: up to the join's threads, as many as the memory beside the plan's reservations and the
+     * layout's minimum holds a staging page and a partly filled row page for, beyond the first worker's (which the
+     * minimum covers), so that every worker can still write once every partition has spilled.
+     */
+    private int buildWorkers(SpillSizing sizing) {
+        long spare = memory.headroom() - sizing.minimumBudget();
+        return (int) Math.max(1, Math.min(spec.config().threads(), 1 + spare / PartitionedProbe.stagingBytes(sizing)));
+    }
+
     private void finishBuild() throws IOException {
         long t = System.nanoTime();
         long c = PhaseTimes.cpuNow();

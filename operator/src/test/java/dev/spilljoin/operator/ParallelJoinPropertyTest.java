@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * join type, both build sides, every way to drive it (sink, iterator, push from one thread, push from as many threads
  * as workers into an unsafe and into a thread-safe sink), on four paths, each asserted from the stats where certain:
  * <ul>
- *   <li>in memory: nothing spills; the probe pass runs with every worker;</li>
+ *   <li>in memory: nothing spills; the build and the probe pass run with every worker;</li>
  *   <li>spilled at the minimum budget for the workers ({@link HashJoin#minimumBudget(JoinConfig, int)}, every
  *       partition forced out): the probe pass and the spilled pairs run with every worker;</li>
  *   <li>re-partitioned: a pair limit of one byte over wide key domains makes pairs split down to depth 2 or more
@@ -121,12 +121,8 @@ class ParallelJoinPropertyTest {
                 projection);
         JoinStats stats;
         try (MemoryReservation root = MemoryReservation.root("test", budget)) {
-            JoinSpec.Builder spec = JoinSpec.builder(in.left, in.right).joinType(type).projection(projection)
-                    .reservation(root).config(config);
-            for (int k = 0; k < in.leftKeys.length; k++) {
-                spec.on(in.leftKeys[k], in.rightKeys[k]);
-            }
-            JoinRunner.Result result = JoinRunner.run(spec.build(), left, right, mode, root);
+            JoinSpec spec = in.spec(type, projection).reservation(root).config(config).build();
+            JoinRunner.Result result = JoinRunner.run(spec, left, right, mode, root);
             stats = result.stats();
             String what = String.format("%s: %s build=%s mode=%s config=%s budget=%d left=%s keys=%s right=%s keys=%s "
                             + "stats=%s", where, type, build, mode, config, budget, in.left,
@@ -136,6 +132,7 @@ class ParallelJoinPropertyTest {
             assertThat(stats.threadsUsed()).as(what).isBetween(1, threads);
             if (path == JoinPath.IN_MEMORY) {
                 assertThat(stats.partitions()).as(what).isZero();
+                assertThat(stats.buildThreads()).as(what).isEqualTo(threads);
                 assertThat(stats.probeThreads()).as(what).isEqualTo(threads);
             } else {
                 assertThat(stats.residentPartitions()).as(what).isZero();

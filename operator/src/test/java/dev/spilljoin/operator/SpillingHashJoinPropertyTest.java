@@ -125,12 +125,8 @@ class SpillingHashJoinPropertyTest {
                 JoinType.INNER, List.of(new ColumnRef(Side.LEFT, 0))).isEmpty();
         JoinStats stats;
         try (MemoryReservation root = MemoryReservation.root("test", budget)) {
-            JoinSpec.Builder spec = JoinSpec.builder(in.left, in.right).joinType(type).projection(projection)
-                    .reservation(root).config(config);
-            for (int k = 0; k < in.leftKeys.length; k++) {
-                spec.on(in.leftKeys[k], in.rightKeys[k]);
-            }
-            JoinRunner.Result result = JoinRunner.run(spec.build(), left, right, mode, root);
+            JoinSpec spec = in.spec(type, projection).reservation(root).config(config).build();
+            JoinRunner.Result result = JoinRunner.run(spec, left, right, mode, root);
             String what = String.format("%s: %s build=%s mode=%s config=%s budget=%d left=%s keys=%s right=%s keys=%s "
                             + "stats=%s", where, type, build, mode, config, budget, in.left, Arrays.toString(in.leftKeys),
                     in.right, Arrays.toString(in.rightKeys), result.stats().toJson());

@@ -1,6 +1,7 @@
 package dev.spilljoin.operator.testing;
 
 import dev.spilljoin.operator.ColumnRef;
+import dev.spilljoin.operator.JoinSpec;
 import dev.spilljoin.operator.JoinType;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Column;
@@ -101,6 +102,15 @@ public final class RandomJoinInputs {
             case VARCHAR -> v < STRINGS.length ? STRINGS[v] : "s" + v;
             case VARBINARY -> v == 0 ? new byte[0] : ("bin" + v).repeat(v % 4 + 1).getBytes(StandardCharsets.UTF_8);
         };
+    }
+
+    /** A spec of these inputs joined on their keys, as {@code type}, returning {@code projection}. */
+    public JoinSpec.Builder spec(JoinType type, List<ColumnRef> projection) {
+        JoinSpec.Builder spec = JoinSpec.builder(left, right).joinType(type).projection(projection);
+        for (int k = 0; k < leftKeys.length; k++) {
+            spec.on(leftKeys[k], rightKeys[k]);
+        }
+        return spec;
     }
 
     /** A random non-empty projection (no repeats) of the columns the join type may return. */
