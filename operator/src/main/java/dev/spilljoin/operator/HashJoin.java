@@ -59,6 +59,17 @@ import java.util.concurrent.locks.LockSupport;
  * engines that drive their operators call {@link #start} (which says the side to push first), {@link #push} and
  * {@link #endOfInput}.
  *
+ * <p>Workers ({@link JoinConfig#threads()}, morsel-driven): with N ≥ 2 the build pass, the probe pass and the spilled
+ * pairs run on N workers, a batch (or a spilled pair) at a time. Pulled, the caller's thread is worker 0 and reads the
+ * sources; N − 1 helper threads ({@link WorkerRun}) take copies of the batches it offers them and hand their result
+ * batches back through a bounded queue; the FINISH scan runs on the caller. Pushed, up to N threads may call
+ * {@link #push} at once, each on a worker of its own; the sink is called one thread at a time unless it is
+ * {@link BatchSink#isThreadSafe()}. Result rows come in no particular order. Every worker draws from the one budget
+ * (build workers fill pages of their own; probe workers stage in their share of what the build left; pair workers
+ * join in an even share); the join runs fewer workers when the budget holds fewer
+ * ({@link #minimumBudget(JoinConfig, int)}, {@link JoinStats#threadsUsed()}). The first failure of any worker is
+ * rethrown on the calling thread after every helper ended; {@link #close()} from any thread first stops them.
+ *
  * <p>Memory: every off-heap byte (row pages, tables, spill buffers and mapped windows, reader windows) is reserved
  * from the join's reservation before it exists; peak reserved ≤ budget, always. A budget below the join's minimum
  * ({@link SpillSizing}) fails at construction naming the minimum. Cancellation ({@link #cancel()} or a thread
