@@ -4,7 +4,9 @@ import com.github.luben.zstd.Zstd;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.parquet.bytes.BytesInput;
@@ -17,10 +19,11 @@ import org.xerial.snappy.Snappy;
  * loads Hadoop's codec classes, so the CLI hands this one to the reader and writer instead. It only adapts the
  * compression libraries (a page is compressed or decompressed whole, as Parquet stores it): UNCOMPRESSED,
  * SNAPPY (snappy-java, raw blocks), GZIP (java.util.zip, a gzip stream) and ZSTD (zstd-jni, one frame). Any other
- * codec (LZ4, LZ4_RAW, LZO, BROTLI) is refused with a message naming it. Stateless: one instance serves every file.
+ * codec (LZ4, LZ4_RAW, LZO, BROTLI) is refused with a message naming it. The factory is stateless and serves every
+ * file; a compressor it makes keeps its buffers, for one writer ({@link #getCompressor}).
  */
 final class ParquetCodecs implements CompressionCodecFactory {
-    /** The zstd level of written pages (zstd's default). */
+    /** The zstd level of written pages: zstd's default, and DuckDB's for its zstd pages. */
     static final int ZSTD_LEVEL = 3;
 
     static final ParquetCodecs INSTANCE = new ParquetCodecs();
@@ -36,30 +39,16 @@ final class ParquetCodecs implements CompressionCodecFactory {
         };
     }
 
+    /**
+     * A new compressor of {@code codec} that reuses its input and output arrays from page to page: the bytes it
+     * returns are valid until its next call, which is how parquet-java's page writer uses them (it copies each
+     * compressed page, and the dictionary page, into its row-group buffer before it compresses the next). One
+     * thread, one output file.
+     */
     @Override
     public BytesInputCompressor getCompressor(CompressionCodecName codec) {
         check(codec);
-        return new BytesInputCompressor() {
-            @Override
-            public BytesInput compress(BytesInput bytes) throws IOException {
-                byte[] input = bytes.toByteArray();
-                return BytesInput.from(switch (codec) {
-                    case SNAPPY -> Snappy.compress(input);
-                    case ZSTD -> Zstd.compress(input, ZSTD_LEVEL);
-                    case GZIP -> gzip(input);
-                    default -> input;
-                });
-            }
-
-            @Override
-            public CompressionCodecName getCodecName() {
-                return codec;
-            }
-
-            @Override
-            public void release() {
-            }
-        };
+        return new PageCompressor(codec);
     }
 
     @Override
@@ -115,10 +104,10 @@ final class ParquetCodecs implements CompressionCodecFactory {
         return out;
     }
 
-    private static byte[] gzip(byte[] input) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(input.length / 2 + 64);
+    private static byte[] gzip(byte[] input, int length) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(length / 2 + 64);
         try (GZIPOutputStream gzip = new GZIPOutputStream(out)) {
-            gzip.write(input);
+            gzip.write(input, 0, length);
         }
         return out.toByteArray();
     }
@@ -126,6 +115,90 @@ final class ParquetCodecs implements CompressionCodecFactory {
     private static byte[] gunzip(byte[] compressed, int uncompressedSize) throws IOException {
         try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(compressed))) {
             return in.readNBytes(uncompressedSize);
+        }
+    }
+
+    /** Compresses pages into a reused output array from a reused copy of the page (see {@link #getCompressor}). */
+    private static final class PageCompressor implements BytesInputCompressor {
+        private final CompressionCodecName codec;
+        private final ArraySink page = new ArraySink();
+        private byte[] compressed = new byte[0];
+
+        PageCompressor(CompressionCodecName codec) {
+            this.codec = codec;
+        }
+
+        @Override
+        public BytesInput compress(BytesInput bytes) throws IOException {
+            if (codec == CompressionCodecName.UNCOMPRESSED) {
+                return bytes;
+            }
+            page.reset();
+            bytes.writeAllTo(page);
+            int length = page.length;
+            byte[] input = page.bytes;
+            int written = switch (codec) {
+                case SNAPPY -> {
+                    compressed = atLeast(compressed, Snappy.maxCompressedLength(length));
+                    yield Snappy.rawCompress(input, 0, length, compressed, 0);
+                }
+                case ZSTD -> {
+                    compressed = atLeast(compressed, (int) Zstd.compressBound(length));
+                    long n = Zstd.compressByteArray(compressed, 0, compressed.length, input, 0, length, ZSTD_LEVEL);
+                    if (Zstd.isError(n)) {
+                        throw new IOException("zstd could not compress a page: " + Zstd.getErrorName(n));
+                    }
+                    yield (int) n;
+                }
+                case GZIP -> {
+                    compressed = gzip(input, length);
+                    yield compressed.length;
+                }
+                default -> throw new IllegalStateException(codec.name());
+            };
+            return BytesInput.from(compressed, 0, written);
+        }
+
+        @Override
+        public CompressionCodecName getCodecName() {
+            return codec;
+        }
+
+        @Override
+        public void release() {
+        }
+
+        private static byte[] atLeast(byte[] array, int length) {
+            return array.length >= length ? array : new byte[Math.max(length, array.length + (array.length >> 1))];
+        }
+    }
+
+    /** An output stream into a growing array that is kept across {@link #reset()}s. */
+    private static final class ArraySink extends OutputStream {
+        byte[] bytes = new byte[0];
+        int length;
+
+        void reset() {
+            length = 0;
+        }
+
+        @Override
+        public void write(int b) {
+            ensure(1);
+            bytes[length++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            ensure(len);
+            System.arraycopy(b, off, bytes, length, len);
+            length += len;
+        }
+
+        private void ensure(int more) {
+            if (length + more > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(length + more, bytes.length + (bytes.length >> 1)));
+            }
         }
     }
 }
