@@ -1,6 +1,7 @@
 package dev.spilljoin.cli;
 
 import com.github.luben.zstd.Zstd;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,7 +61,8 @@ final class ParquetCodecs implements CompressionCodecFactory {
                 if (codec == CompressionCodecName.UNCOMPRESSED) {
                     return bytes;
                 }
-                return BytesInput.from(inflate(codec, bytes.toByteArray(), uncompressedSize));
+                byte[] compressed = bytes.toByteArray();
+                return BytesInput.from(ParquetCodecs.decompress(codec, compressed, compressed.length, uncompressedSize));
             }
 
             @Override
@@ -69,7 +71,7 @@ final class ParquetCodecs implements CompressionCodecFactory {
                 byte[] compressed = new byte[compressedSize];
                 input.get(compressed);
                 output.put(codec == CompressionCodecName.UNCOMPRESSED ? compressed
-                        : inflate(codec, compressed, uncompressedSize));
+                        : ParquetCodecs.decompress(codec, compressed, compressedSize, uncompressedSize));
             }
 
             @Override
@@ -89,17 +91,40 @@ final class ParquetCodecs implements CompressionCodecFactory {
         }
     }
 
-    private static byte[] inflate(CompressionCodecName codec, byte[] compressed, int uncompressedSize)
+    /**
+     * The first {@code length} bytes of {@code compressed} (a page body in {@code codec}, not UNCOMPRESSED)
+     * decompressed into a new array of {@code uncompressedSize} bytes; an {@link IOException} when they do not
+     * decompress to exactly that size (checked before snappy writes, so a corrupt page cannot write past the array).
+     */
+    static byte[] decompress(CompressionCodecName codec, byte[] compressed, int length, int uncompressedSize)
             throws IOException {
-        byte[] out = switch (codec) {
-            case SNAPPY -> Snappy.uncompress(compressed);
-            case ZSTD -> Zstd.decompress(compressed, uncompressedSize);
-            case GZIP -> gunzip(compressed, uncompressedSize);
+        byte[] out = new byte[uncompressedSize];
+        long size = switch (codec) {
+            case SNAPPY -> {
+                int expected = Snappy.uncompressedLength(compressed, 0, length);
+                if (expected != uncompressedSize) {
+                    yield expected;
+                }
+                yield Snappy.uncompress(compressed, 0, length, out, 0);
+            }
+            case ZSTD -> {
+                long n = Zstd.decompressByteArray(out, 0, uncompressedSize, compressed, 0, length);
+                if (Zstd.isError(n)) {
+                    throw new IOException("a ZSTD page does not decompress: " + Zstd.getErrorName(n));
+                }
+                yield n;
+            }
+            case GZIP -> {
+                try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed, 0, length))) {
+                    int n = in.readNBytes(out, 0, uncompressedSize);
+                    yield n == uncompressedSize && in.read() < 0 ? n : -1;
+                }
+            }
             default -> throw new IllegalStateException(codec.name());
         };
-        if (out.length != uncompressedSize) {
-            throw new IOException("a " + codec + " page decompressed to " + out.length + " bytes, its header says "
-                    + uncompressedSize + " (corrupt file?)");
+        if (size != uncompressedSize) {
+            throw new IOException("a " + codec + " page decompressed to " + (size < 0 ? "more" : size)
+                    + " bytes, its header says " + uncompressedSize + " (corrupt file?)");
         }
         return out;
     }
@@ -112,11 +137,6 @@ final class ParquetCodecs implements CompressionCodecFactory {
         return out.toByteArray();
     }
 
-    private static byte[] gunzip(byte[] compressed, int uncompressedSize) throws IOException {
-        try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(compressed))) {
-            return in.readNBytes(uncompressedSize);
-        }
-    }
 
     /** Compresses pages into a reused output array from a reused copy of the page (see {@link #getCompressor}). */
     private static final class PageCompressor implements BytesInputCompressor {
