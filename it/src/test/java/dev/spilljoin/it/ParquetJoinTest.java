@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +17,23 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -130,6 +147,46 @@ class ParquetJoinTest {
             assertThat(run.code).as(run.err).isZero();
             assertSameRows("read_parquet('" + out + "')", expected);
         }
+    }
+
+    /**
+     * A row group larger than the heap is read page by page: one row group of 96 MB (three INT64 columns of 4M rows
+     * in 64 KB pages, uncompressed, written by parquet-java), joined by spilljoin in a JVM of 64 MB heap at
+     * {@code --work-mem 1MB}, gives DuckDB's rows. (A reader holding whole row groups would run out of heap; the
+     * reader before refused row groups above 64 MB.)
+     */
+    @Test
+    void rowGroupLargerThanTheHeapIsReadPageByPage() throws Exception {
+        Path left = oneRowGroup("left.parquet", 4_000_000);
+        assertThat(count("(SELECT DISTINCT row_group_id FROM parquet_metadata('" + left + "'))")).isEqualTo(1);
+        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery("SELECT sum(total_compressed_size)"
+                + " FROM parquet_metadata('" + left + "')")) {
+            rs.next();
+            assertThat(rs.getLong(1)).as("bytes of the row group").isGreaterThan(90L << 20);
+        }
+        Path right = write("right.parquet", "SELECT (i * 997)::BIGINT AS rk, 'r' || i AS rname FROM range(3000) t(i)",
+                "snappy", 1024);
+        Path out = dir.resolve("out.parquet");
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m", "-XX:+UseSerialGC"));
+        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle") || flag.startsWith("-Ddisable")
+                    || flag.startsWith("-Dbackground")) {
+                command.add(flag);
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "join", "--quiet",
+                "--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--work-mem", "1MB",
+                "--spill-dir", spillDir().toString(), "--output", out.toString()));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        assertThat(process.exitValue()).as(text).isZero();
+        assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM read_parquet('" + left + "') l JOIN"
+                + " read_parquet('" + right + "') r ON l.k = r.rk");
+        assertThat(count("read_parquet('" + out + "')")).isEqualTo(3000);
+        assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
     }
 
     @Test
@@ -252,6 +309,57 @@ class ParquetJoinTest {
             s.execute("COPY (" + query + ") TO '" + file + "' (FORMAT parquet, COMPRESSION " + compression
                     + ", ROW_GROUP_SIZE " + rowGroupRows + ")");
         }
+        return file;
+    }
+
+    /**
+     * {@code rows} rows of three INT64 columns (k = row number, a and b from a SplittableRandom of seed 17) as one
+     * uncompressed row group of 64 KB plain pages, written with parquet-java's column writers.
+     */
+    private Path oneRowGroup(String name, int rows) throws IOException {
+        MessageType schema = Types.buildMessage().required(PrimitiveType.PrimitiveTypeName.INT64).named("k")
+                .required(PrimitiveType.PrimitiveTypeName.INT64).named("a")
+                .required(PrimitiveType.PrimitiveTypeName.INT64).named("b").named("big");
+        Path file = dir.resolve(name);
+        CompressionCodecFactory.BytesInputCompressor none = new CompressionCodecFactory.BytesInputCompressor() {
+            @Override
+            public BytesInput compress(BytesInput bytes) {
+                return bytes;
+            }
+
+            @Override
+            public CompressionCodecName getCodecName() {
+                return CompressionCodecName.UNCOMPRESSED;
+            }
+
+            @Override
+            public void release() {
+            }
+        };
+        ParquetFileWriter writer = new ParquetFileWriter(new LocalOutputFile(file), schema,
+                ParquetFileWriter.Mode.CREATE, Long.MAX_VALUE, 0);
+        writer.start();
+        ColumnChunkPageWriteStore pages = new ColumnChunkPageWriteStore(none, schema, new HeapByteBufferAllocator(),
+                64);
+        ColumnWriteStore store = ParquetProperties.builder().withPageSize(64 << 10).withDictionaryEncoding(false)
+                .build().newColumnWriteStore(schema, pages);
+        ColumnWriter k = store.getColumnWriter(schema.getColumns().get(0));
+        ColumnWriter a = store.getColumnWriter(schema.getColumns().get(1));
+        ColumnWriter b = store.getColumnWriter(schema.getColumns().get(2));
+        SplittableRandom random = new SplittableRandom(17);
+        for (int i = 0; i < rows; i++) {
+            k.write((long) i, 0, 0);
+            a.write(random.nextLong(), 0, 0);
+            b.write(random.nextLong(), 0, 0);
+            store.endRecord();
+        }
+        writer.startBlock(rows);
+        store.flush();
+        pages.flushToFileWriter(writer);
+        writer.endBlock();
+        writer.end(Map.of());
+        store.close();
+        pages.close();
         return file;
     }
 
