@@ -207,6 +207,29 @@ class ParquetJoinTest {
                 .containsExactly("BIGINT", "VARCHAR", "VARCHAR");
     }
 
+    /** Key type errors name only flags that apply: never a --schema flag for a Parquet side (its file types it). */
+    @Test
+    void keyTypeHintsFitEachSidesFormat() throws Exception {
+        Path left = write("left.parquet", LEFT, "snappy", 4096);
+        Path decimals = dir.resolve("right.csv");
+        Files.writeString(decimals, "rk,rname\n1.5,a\n2.0,b\n");
+        Run csvPartner = spilljoin("--left", left.toString(), "--right", decimals.toString(), "--on", "k=rk");
+        assertThat(csvPartner.code).as(csvPartner.err).isEqualTo(2);
+        assertThat(csvPartner.err).contains("--schema-right 'rk:integer'").doesNotContain("--schema-left");
+
+        Path text = write("right.parquet", "SELECT 'x' || i AS rk FROM range(10) t(i)", "snappy", 1024);
+        Run parquetPartner = spilljoin("--left", left.toString(), "--right", text.toString(), "--on", "k=rk");
+        assertThat(parquetPartner.code).as(parquetPartner.err).isEqualTo(2);
+        assertThat(parquetPartner.err).contains("both are Parquet columns").doesNotContain("--schema");
+
+        Files.writeString(decimals, "rk,rname\n1,a\nx,b\n");
+        Run badValue = spilljoin("--left", left.toString(), "--right", decimals.toString(), "--on", "k=rk",
+                "--schema-right", "rk:integer", "--output", dir.resolve("out.csv").toString());
+        assertThat(badValue.code).as(badValue.err).isEqualTo(3);
+        assertThat(badValue.err).contains("'x'").contains("--on-error skip").doesNotContain("--schema-left");
+        assertThat(leftovers()).as("files besides the inputs").isEmpty();
+    }
+
     @Test
     void truncatedFileIsOneLineNamingItExit3() throws Exception {
         Path whole = write("whole.parquet", LEFT, "zstd", 4096);
