@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.math.BigInteger;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,6 +32,8 @@ import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Types;
@@ -47,7 +50,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * groups, dictionary-encoded and plain columns, the compression of the case), spilljoin joins them into a Parquet
  * file, and DuckDB finds in it exactly the rows of its own join of the same files (EXCEPT ALL both ways and the
  * counts), with the input types kept. Every join type runs in memory (64 MB) and spilled (1 MB; the stats must show
- * spilling). Also: a directory and a glob of part files, a Parquet side joined to a CSV side, and the
+ * spilling). Also: a directory and a glob of part files (and a directory laid out as Spark writes one), a row group
+ * larger than the heap, key type hints that fit each side's format, a Parquet side joined to a CSV side, and the
  * one-line errors (exit 3, nothing left behind) for a truncated file, a nested column and a part file without the
  * key column.
  */
@@ -186,6 +190,71 @@ class ParquetJoinTest {
         assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM read_parquet('" + left + "') l JOIN"
                 + " read_parquet('" + right + "') r ON l.k = r.rk");
         assertThat(count("read_parquet('" + out + "')")).isEqualTo(3000);
+        assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
+    }
+
+    /**
+     * A directory laid out as Spark's {@code df.write.parquet(dir)} leaves it: part files named
+     * {@code part-NNNNN-<uuid>-c000.parquet}, a {@code _SUCCESS} marker and Hadoop's hidden {@code .crc} files beside
+     * them, every column OPTIONAL in a message named {@code spark_schema} with Spark's row metadata in the footer,
+     * INT32 ids, STRING names with NULLs, DATE days, DECIMAL(12,2) as INT64 and DECIMAL(20,2) as
+     * FIXED_LEN_BYTE_ARRAY(9). Written with parquet-java's column writers (Spark's writer is built on them), not by
+     * Spark: running Spark from this module is too heavy. It joins as DuckDB joins the part files, types kept.
+     */
+    @Test
+    void sparkStyleDirectoryOfPartFilesJoins() throws Exception {
+        Path spark = Files.createDirectory(dir.resolve("spark"));
+        MessageType schema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).named("id")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("name")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("amount")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.dateType()).named("day")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.decimalType(2, 12))
+                .named("price")
+                .optional(PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY).length(9)
+                .as(LogicalTypeAnnotation.decimalType(2, 20)).named("big")
+                .named("spark_schema");
+        String field = "{\"name\":\"%s\",\"type\":\"%s\",\"nullable\":true,\"metadata\":{}}";
+        String rowMetadata = "{\"type\":\"struct\",\"fields\":[" + String.join(",", field.formatted("id", "integer"),
+                field.formatted("name", "string"), field.formatted("amount", "long"), field.formatted("day", "date"),
+                field.formatted("price", "decimal(12,2)"), field.formatted("big", "decimal(20,2)")) + "]}";
+        Map<String, String> metadata = Map.of("org.apache.spark.version", "3.5.1",
+                "org.apache.spark.sql.parquet.row.metadata", rowMetadata);
+        for (int part = 0; part < 3; part++) {
+            int first = part * 3000;
+            String name = "part-0000" + part + "-8d3c5b1e-2f47-4f0a-9a61-5b0c2e7d9f13-c000.parquet";
+            writeWithParquetJava(spark.resolve(name), schema, 3000, metadata, (i, columns) -> {
+                int id = first + i;
+                columns[0].write(id, 0, 1);
+                if (id % 7 == 0) {
+                    columns[1].writeNull(0, 0);
+                } else {
+                    columns[1].write(Binary.fromString("name" + id), 0, 1);
+                }
+                columns[2].write(id * 10L, 0, 1);
+                columns[3].write(18_000 + id % 400, 0, 1);
+                columns[4].write(id * 101L, 0, 1);
+                columns[5].write(Binary.fromConstantByteArray(twosComplement(
+                        BigInteger.valueOf(id - 4500).multiply(BigInteger.TEN.pow(15)), 9)), 0, 1);
+            });
+            Files.writeString(spark.resolve("." + name + ".crc"), "crc");
+        }
+        Files.writeString(spark.resolve("_SUCCESS"), "");
+        Files.writeString(spark.resolve("._SUCCESS.crc"), "crc");
+        Path right = write("right.parquet", "SELECT (i * 3)::BIGINT AS rk, 'r' || i AS rname FROM range(4000) t(i)",
+                "snappy", 1024);
+        Path out = dir.resolve("out.parquet");
+        Run run = spilljoin("--left", spark.toString(), "--right", right.toString(), "--on", "id=rk", "--output",
+                out.toString(), "--work-mem", "1MB", "--spill-dir", spillDir().toString());
+        assertThat(run.code).as(run.err).isZero();
+        String l = "read_parquet('" + spark + "/*.parquet')";
+        String r = "read_parquet('" + right + "')";
+        assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM " + l + " l JOIN " + r
+                + " r ON l.id = r.rk");
+        assertThat(count("read_parquet('" + out + "')")).isEqualTo(3000);
+        assertThat(types("read_parquet('" + out + "')")).as("output column types")
+                .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList())
+                .contains("DATE", "DECIMAL(12,2)", "DECIMAL(20,2)");
         assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
     }
 
@@ -337,13 +406,40 @@ class ParquetJoinTest {
 
     /**
      * {@code rows} rows of three INT64 columns (k = row number, a and b from a SplittableRandom of seed 17) as one
-     * uncompressed row group of 64 KB plain pages, written with parquet-java's column writers.
+     * uncompressed row group of 64 KB plain pages.
      */
     private Path oneRowGroup(String name, int rows) throws IOException {
         MessageType schema = Types.buildMessage().required(PrimitiveType.PrimitiveTypeName.INT64).named("k")
                 .required(PrimitiveType.PrimitiveTypeName.INT64).named("a")
                 .required(PrimitiveType.PrimitiveTypeName.INT64).named("b").named("big");
-        Path file = dir.resolve(name);
+        SplittableRandom random = new SplittableRandom(17);
+        return writeWithParquetJava(dir.resolve(name), schema, rows, Map.of(), (i, columns) -> {
+            columns[0].write((long) i, 0, 0);
+            columns[1].write(random.nextLong(), 0, 0);
+            columns[2].write(random.nextLong(), 0, 0);
+        });
+    }
+
+    /** {@code value} in {@code bytes} big-endian two's-complement bytes (a FIXED_LEN_BYTE_ARRAY decimal). */
+    private static byte[] twosComplement(BigInteger value, int bytes) {
+        byte[] minimal = value.toByteArray();
+        byte[] out = new byte[bytes];
+        java.util.Arrays.fill(out, 0, bytes - minimal.length, (byte) (value.signum() < 0 ? -1 : 0));
+        System.arraycopy(minimal, 0, out, bytes - minimal.length, minimal.length);
+        return out;
+    }
+
+    /** Writes row {@code i} to the column writers (one per column, in schema order). */
+    private interface RowFiller {
+        void fill(int i, ColumnWriter[] columns);
+    }
+
+    /**
+     * A file of {@code rows} rows in one uncompressed row group of 64 KB plain pages, written with parquet-java's
+     * column writers (as Spark's writer is built on them), with {@code metadata} as the footer's key-value metadata.
+     */
+    private static Path writeWithParquetJava(Path file, MessageType schema, int rows, Map<String, String> metadata,
+                                             RowFiller filler) throws IOException {
         CompressionCodecFactory.BytesInputCompressor none = new CompressionCodecFactory.BytesInputCompressor() {
             @Override
             public BytesInput compress(BytesInput bytes) {
@@ -366,21 +462,19 @@ class ParquetJoinTest {
                 64);
         ColumnWriteStore store = ParquetProperties.builder().withPageSize(64 << 10).withDictionaryEncoding(false)
                 .build().newColumnWriteStore(schema, pages);
-        ColumnWriter k = store.getColumnWriter(schema.getColumns().get(0));
-        ColumnWriter a = store.getColumnWriter(schema.getColumns().get(1));
-        ColumnWriter b = store.getColumnWriter(schema.getColumns().get(2));
-        SplittableRandom random = new SplittableRandom(17);
+        ColumnWriter[] columns = new ColumnWriter[schema.getColumns().size()];
+        for (int c = 0; c < columns.length; c++) {
+            columns[c] = store.getColumnWriter(schema.getColumns().get(c));
+        }
         for (int i = 0; i < rows; i++) {
-            k.write((long) i, 0, 0);
-            a.write(random.nextLong(), 0, 0);
-            b.write(random.nextLong(), 0, 0);
+            filler.fill(i, columns);
             store.endRecord();
         }
         writer.startBlock(rows);
         store.flush();
         pages.flushToFileWriter(writer);
         writer.endBlock();
-        writer.end(Map.of());
+        writer.end(metadata);
         store.close();
         pages.close();
         return file;
@@ -395,7 +489,7 @@ class ParquetJoinTest {
     private List<Path> leftovers() throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             return files.filter(Files::isRegularFile)
-                    .filter(p -> !p.startsWith(dir.resolve("duck-tmp")))
+                    .filter(p -> !p.startsWith(dir.resolve("duck-tmp")) && !p.startsWith(dir.resolve("spark")))
                     .filter(p -> !p.getFileName().toString().matches(
                             "(left|right|out|plain|whole|truncated|nested|part-\\d|stats)\\..*|_SUCCESS"))
                     .toList();
