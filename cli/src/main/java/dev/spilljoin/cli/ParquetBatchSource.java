@@ -35,8 +35,9 @@ import org.apache.parquet.schema.MessageType;
  *
  * <p>Memory, whatever the row-group size: per projected column one page, compressed and decompressed (each at most
  * {@link ColumnChunkPages#MAX_PAGE_BYTES}), its dictionary and a {@value PositionalInput#BUFFER_BYTES}-byte read
- * buffer, all on the heap; the batch itself is the pipeline's, as for CSV. Its size hints are the footers' total bytes and rows, so the join builds on the smaller
- * input. Positions in messages are "part file row N" (1-based within the part file).
+ * buffer, all on the heap; the batch itself is the pipeline's, as for CSV. Its size hints are the footers' total
+ * bytes and rows, so the join builds on the smaller input. A page that cannot be decoded is an
+ * {@link InputException} naming the file (and the column, {@link ColumnChunkPages}). Positions in messages are "part file row N" (1-based within the part file).
  */
 final class ParquetBatchSource implements InputBatches {
     private static final GroupConverter NO_CONVERTER = new GroupConverter() {

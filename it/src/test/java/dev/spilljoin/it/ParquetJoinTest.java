@@ -311,6 +311,28 @@ class ParquetJoinTest {
     }
 
     @Test
+    void corruptPageHeaderIsOneLineNamingFileAndColumnExit3() throws Exception {
+        Path left = write("left.parquet", LEFT, "snappy", 4096);
+        long offset;
+        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery("SELECT data_page_offset FROM"
+                + " parquet_metadata('" + left + "') WHERE row_group_id = 2 AND path_in_schema = 'k'")) {
+            rs.next();
+            offset = rs.getLong(1);
+        }
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(left,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            byte[] garbage = new byte[16];
+            java.util.Arrays.fill(garbage, (byte) 0xFF);
+            file.write(java.nio.ByteBuffer.wrap(garbage), offset);
+        }
+        Path right = write("right.parquet", RIGHT, "snappy", 1024);
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--output",
+                dir.resolve("out.parquet").toString());
+        assertInputError(run, left.toString());
+        assertThat(run.err).contains("'k'");
+    }
+
+    @Test
     void nestedColumnIsRefusedNamingIt() throws Exception {
         Path left = write("nested.parquet", "SELECT i AS k, [i, i + 1] AS pair FROM range(10) t(i)", "zstd", 4096);
         Path right = write("right.parquet", RIGHT, "zstd", 1024);
