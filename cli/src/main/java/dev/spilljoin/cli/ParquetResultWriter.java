@@ -83,15 +83,19 @@ final class ParquetResultWriter implements ResultWriter {
             columns[c] = new ColumnChunk(new MessageType("spilljoin", fields.get(c)));
         }
         this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
-        ParquetProperties.Builder properties = ParquetProperties.builder().withPageSize(PAGE_BYTES)
-                .withDictionaryPageSize(PAGE_BYTES).withAllocator(buffers);
-        this.dictionaryFirst = properties.withDictionaryEncoding(true).build();
-        this.plain = properties.withDictionaryEncoding(false).build();
+        this.dictionaryFirst = properties(true);
+        this.plain = properties(false);
         this.out = new PositionCountingStream(out);
         this.file = new ParquetFileWriter(new StreamOutputFile(this.out), schema, ParquetFileWriter.Mode.OVERWRITE,
                 ROW_GROUP_BYTES, 0);
         file.start();
         newRowGroup();
+    }
+
+    /** Page sizes, the reused buffers, and dictionary encoding tried or not (one builder each: it is mutable). */
+    private ParquetProperties properties(boolean dictionary) {
+        return ParquetProperties.builder().withPageSize(PAGE_BYTES).withDictionaryPageSize(PAGE_BYTES)
+                .withAllocator(buffers).withDictionaryEncoding(dictionary).build();
     }
 
     /** The Parquet column {@code name}: {@code input}'s type renamed and OPTIONAL, or {@code type}'s own. */
@@ -140,6 +144,11 @@ final class ParquetResultWriter implements ResultWriter {
     @Override
     public long rowsWritten() {
         return rowsWritten;
+    }
+
+    /** Whether column {@code c}'s next row group tries dictionary encoding (no row group of it has fallen back). */
+    boolean triesDictionary(int c) {
+        return columns[c].dictionary;
     }
 
     private void newRowGroup() {
