@@ -37,6 +37,7 @@ import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Types;
+import org.xerial.snappy.Snappy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -258,6 +259,37 @@ class ParquetJoinTest {
         assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
     }
 
+    /** Data pages v2 (levels stored apart, values snappy-compressed; dictionary and delta encodings) join too. */
+    @Test
+    void dataPagesV2Join() throws Exception {
+        MessageType schema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("k")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("tag")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("v")
+                .named("v2");
+        ParquetProperties v2 = ParquetProperties.builder().withWriterVersion(
+                ParquetProperties.WriterVersion.PARQUET_2_0).withPageSize(8 << 10).build();
+        Path left = writeWithParquetJava(dir.resolve("left.parquet"), schema, 50_000, Map.of(), v2,
+                CompressionCodecName.SNAPPY, (i, columns) -> {
+                    columns[0].write((long) (i % 6000), 0, 1);
+                    if (i % 9 == 0) {
+                        columns[1].writeNull(0, 0);
+                    } else {
+                        columns[1].write(Binary.fromString("tag" + i % 40), 0, 1);
+                    }
+                    columns[2].write(i * 31L, 0, 1);
+                });
+        assertThat(count("(SELECT 1 FROM parquet_metadata('" + left + "') WHERE encodings LIKE '%DELTA%')"))
+                .as("delta-encoded chunks").isPositive();
+        Path right = write("right.parquet", RIGHT, "zstd", 1024);
+        Path out = dir.resolve("out.parquet");
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--output",
+                out.toString(), "--type", "left");
+        assertThat(run.code).as(run.err).isZero();
+        assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM read_parquet('" + left + "') l LEFT JOIN"
+                + " read_parquet('" + right + "') r ON l.k = r.rk");
+    }
+
     @Test
     void parquetJoinsCsvAndWritesCsvSideColumnsAsStrings() throws Exception {
         Path left = write("left.parquet", LEFT, "zstd", 4096);
@@ -457,20 +489,29 @@ class ParquetJoinTest {
     }
 
     /**
-     * A file of {@code rows} rows in one uncompressed row group of 64 KB plain pages, written with parquet-java's
+     * A file of {@code rows} rows in one uncompressed row group of 64 KB plain v1 pages, written with parquet-java's
      * column writers (as Spark's writer is built on them), with {@code metadata} as the footer's key-value metadata.
      */
     private static Path writeWithParquetJava(Path file, MessageType schema, int rows, Map<String, String> metadata,
                                              RowFiller filler) throws IOException {
-        CompressionCodecFactory.BytesInputCompressor none = new CompressionCodecFactory.BytesInputCompressor() {
+        return writeWithParquetJava(file, schema, rows, metadata, ParquetProperties.builder().withPageSize(64 << 10)
+                .withDictionaryEncoding(false).build(), CompressionCodecName.UNCOMPRESSED, filler);
+    }
+
+    /** As above, with {@code properties} (page version, encodings) and pages compressed by {@code codec}. */
+    private static Path writeWithParquetJava(Path file, MessageType schema, int rows, Map<String, String> metadata,
+                                             ParquetProperties properties, CompressionCodecName codec,
+                                             RowFiller filler) throws IOException {
+        CompressionCodecFactory.BytesInputCompressor compressor = new CompressionCodecFactory.BytesInputCompressor() {
             @Override
-            public BytesInput compress(BytesInput bytes) {
-                return bytes;
+            public BytesInput compress(BytesInput bytes) throws IOException {
+                return codec == CompressionCodecName.SNAPPY ? BytesInput.from(Snappy.compress(bytes.toByteArray()))
+                        : bytes;
             }
 
             @Override
             public CompressionCodecName getCodecName() {
-                return CompressionCodecName.UNCOMPRESSED;
+                return codec;
             }
 
             @Override
@@ -480,10 +521,9 @@ class ParquetJoinTest {
         ParquetFileWriter writer = new ParquetFileWriter(new LocalOutputFile(file), schema,
                 ParquetFileWriter.Mode.CREATE, Long.MAX_VALUE, 0);
         writer.start();
-        ColumnChunkPageWriteStore pages = new ColumnChunkPageWriteStore(none, schema, new HeapByteBufferAllocator(),
-                64);
-        ColumnWriteStore store = ParquetProperties.builder().withPageSize(64 << 10).withDictionaryEncoding(false)
-                .build().newColumnWriteStore(schema, pages);
+        ColumnChunkPageWriteStore pages = new ColumnChunkPageWriteStore(compressor, schema,
+                new HeapByteBufferAllocator(), 64);
+        ColumnWriteStore store = properties.newColumnWriteStore(schema, pages);
         ColumnWriter[] columns = new ColumnWriter[schema.getColumns().size()];
         for (int c = 0; c < columns.length; c++) {
             columns[c] = store.getColumnWriter(schema.getColumns().get(c));
