@@ -207,44 +207,32 @@ final class ParquetResultWriter implements ResultWriter {
             ColumnWriteStore s = store;
             boolean ints = v.type() == ColumnType.INTEGER;
             switch (physical) {
-                case INT64 -> {
+                case INT64, INT32 -> {
+                    boolean int32 = physical == PrimitiveType.PrimitiveTypeName.INT32; // both invariant in the loop
                     for (int r = 0; r < rows; r++) {
                         if (v.isNull(r)) {
                             w.writeNull(0, 0);
                         } else {
-                            w.write(ints ? v.ints()[r] : v.longs()[r], 0, 1);
+                            long value = ints ? v.ints()[r] : v.longs()[r];
+                            if (int32) {
+                                w.write((int) value, 0, 1);
+                            } else {
+                                w.write(value, 0, 1);
+                            }
                         }
                         s.endRecord();
                     }
                 }
-                case INT32 -> {
-                    for (int r = 0; r < rows; r++) {
-                        if (v.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else {
-                            w.write(ints ? v.ints()[r] : (int) v.longs()[r], 0, 1);
-                        }
-                        s.endRecord();
-                    }
-                }
-                case DOUBLE -> {
+                case DOUBLE, FLOAT -> {
+                    boolean float32 = physical == PrimitiveType.PrimitiveTypeName.FLOAT;
                     double[] values = v.doubles();
                     for (int r = 0; r < rows; r++) {
                         if (v.isNull(r)) {
                             w.writeNull(0, 0);
+                        } else if (float32) {
+                            w.write((float) values[r], 0, 1);
                         } else {
                             w.write(values[r], 0, 1);
-                        }
-                        s.endRecord();
-                    }
-                }
-                case FLOAT -> {
-                    double[] values = v.doubles();
-                    for (int r = 0; r < rows; r++) {
-                        if (v.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else {
-                            w.write((float) values[r], 0, 1);
                         }
                         s.endRecord();
                     }
