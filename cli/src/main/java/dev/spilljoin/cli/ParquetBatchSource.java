@@ -191,7 +191,7 @@ final class ParquetBatchSource implements InputBatches {
                     reader.consume();
                 }
             }
-            case BINARY, FIXED_LEN_BYTE_ARRAY -> {
+            case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
                 for (int r = from; r < end; r++) {
                     if (reader.getCurrentDefinitionLevel() < maxDefinition) {
                         vector.setNull(r);
@@ -204,7 +204,6 @@ final class ParquetBatchSource implements InputBatches {
                     reader.consume();
                 }
             }
-            case INT96 -> throw new IllegalStateException("INT96 is refused at planning");
         }
     }
 

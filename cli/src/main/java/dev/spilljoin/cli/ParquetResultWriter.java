@@ -248,7 +248,7 @@ final class ParquetResultWriter implements ResultWriter {
                         s.endRecord();
                     }
                 }
-                case BINARY, FIXED_LEN_BYTE_ARRAY -> {
+                case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
                     int[] offsets = v.offsets();
                     byte[] bytes = v.bytes();
                     for (int r = 0; r < rows; r++) {
@@ -260,7 +260,6 @@ final class ParquetResultWriter implements ResultWriter {
                         s.endRecord();
                     }
                 }
-                case INT96 -> throw new IllegalStateException("INT96 is refused at planning");
             }
         }
     }

@@ -198,9 +198,10 @@ class ParquetJoinTest {
      * A directory laid out as Spark's {@code df.write.parquet(dir)} leaves it: part files named
      * {@code part-NNNNN-<uuid>-c000.parquet}, a {@code _SUCCESS} marker and Hadoop's hidden {@code .crc} files beside
      * them, every column OPTIONAL in a message named {@code spark_schema} with Spark's row metadata in the footer,
-     * INT32 ids, STRING names with NULLs, DATE days, DECIMAL(12,2) as INT64 and DECIMAL(20,2) as
-     * FIXED_LEN_BYTE_ARRAY(9). Written with parquet-java's column writers (Spark's writer is built on them), not by
-     * Spark: running Spark from this module is too heavy. It joins as DuckDB joins the part files, types kept.
+     * INT32 ids, STRING names with NULLs, DATE days, DECIMAL(12,2) as INT64, DECIMAL(20,2) as
+     * FIXED_LEN_BYTE_ARRAY(9) and an INT96 timestamp (Spark's default), which comes out as the same INT96. Written
+     * with parquet-java's column writers (Spark's writer is built on them), not by Spark: running Spark from this
+     * module is too heavy. It joins as DuckDB joins the part files, types kept.
      */
     @Test
     void sparkStyleDirectoryOfPartFilesJoins() throws Exception {
@@ -214,11 +215,13 @@ class ParquetJoinTest {
                 .named("price")
                 .optional(PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY).length(9)
                 .as(LogicalTypeAnnotation.decimalType(2, 20)).named("big")
+                .optional(PrimitiveType.PrimitiveTypeName.INT96).named("ts")
                 .named("spark_schema");
         String field = "{\"name\":\"%s\",\"type\":\"%s\",\"nullable\":true,\"metadata\":{}}";
         String rowMetadata = "{\"type\":\"struct\",\"fields\":[" + String.join(",", field.formatted("id", "integer"),
                 field.formatted("name", "string"), field.formatted("amount", "long"), field.formatted("day", "date"),
-                field.formatted("price", "decimal(12,2)"), field.formatted("big", "decimal(20,2)")) + "]}";
+                field.formatted("price", "decimal(12,2)"), field.formatted("big", "decimal(20,2)"),
+                field.formatted("ts", "timestamp")) + "]}";
         Map<String, String> metadata = Map.of("org.apache.spark.version", "3.5.1",
                 "org.apache.spark.sql.parquet.row.metadata", rowMetadata);
         for (int part = 0; part < 3; part++) {
@@ -237,6 +240,10 @@ class ParquetJoinTest {
                 columns[4].write(id * 101L, 0, 1);
                 columns[5].write(Binary.fromConstantByteArray(twosComplement(
                         BigInteger.valueOf(id - 4500).multiply(BigInteger.TEN.pow(15)), 9)), 0, 1);
+                // INT96 as Spark writes timestamps: nanoseconds of the day, then the Julian day, little-endian
+                columns[6].write(Binary.fromConstantByteArray(java.nio.ByteBuffer.allocate(12)
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong((id % 86_400) * 1_000_000_000L + id)
+                        .putInt(2_459_000 + id % 300).array()), 0, 1);
             });
             Files.writeString(spark.resolve("." + name + ".crc"), "crc");
         }
@@ -255,7 +262,7 @@ class ParquetJoinTest {
         assertThat(count("read_parquet('" + out + "')")).isEqualTo(3000);
         assertThat(types("read_parquet('" + out + "')")).as("output column types")
                 .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList())
-                .contains("DATE", "DECIMAL(12,2)", "DECIMAL(20,2)");
+                .contains("DATE", "DECIMAL(12,2)", "DECIMAL(20,2)", "TIMESTAMP");
         assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
     }
 
