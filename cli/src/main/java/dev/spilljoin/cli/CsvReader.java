@@ -483,7 +483,7 @@ public final class CsvReader implements AutoCloseable {
     }
 
     private int notFitting(long recordLine, int c, byte[] b, int from, int to, String what) {
-        String hint = textHints[c] != null ? "compare the key as text with " + textHints[c]
+        String hint = textHints[c] != null ? textHints[c]
                 : "read it as text on both sides (--schema-left and --schema-right '" + columnNames[c] + ":varchar')";
         return malformed(recordLine, "value '" + excerpt(b, from, to) + "' in column " + (c + 1) + columnLabel(c)
                 + " is not " + what + "; fix the value, or " + hint);

@@ -61,7 +61,7 @@ final class JoinCommand implements Callable<Integer> {
     String outputFormat;
 
     @Option(names = "--compression", paramLabel = "CODEC",
-            description = "Parquet output page compression: zstd (default), snappy, gzip or none.")
+            description = "Parquet output page compression: snappy (default, as DuckDB), zstd, gzip or none.")
     String compression;
 
     @Option(names = "--build-side", paramLabel = "left|right|auto",

@@ -21,4 +21,17 @@ import java.nio.file.Path;
 public record JoinPlan(JoinKind kind, InputSide left, InputSide right, ColumnType[] keyTypes, String[] outputNames,
                        long workMemBytes, OutputTargets outputs, Path spillDir, boolean quiet, int threads,
                        ResultFormat output, Side buildSide) {
+    /**
+     * Closes the pipes the plan opened to read their headers (a pipe cannot be opened twice, so the join takes over
+     * the open reader): called when a run ends, however it ends, so that a pipe is closed even when the run fails
+     * before the join has taken it over (the output failing to open, say). Closing a reader the join has closed
+     * already does nothing.
+     */
+    void closeOpenedInputs() {
+        for (InputSide side : new InputSide[] {left, right}) {
+            if (side.opened() != null) {
+                side.opened().close();
+            }
+        }
+    }
 }

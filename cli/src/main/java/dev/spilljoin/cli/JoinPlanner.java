@@ -92,13 +92,12 @@ public final class JoinPlanner {
             KeyTypeInference.PairType types = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
                     () -> mismatch(left, right, pair));
             keyTypes[k] = types.type();
-            String textHint = textSchemas(left, right, k);
             assignType(leftReads, left, k, types.left());
             assignType(rightReads, right, k, types.right());
             checkParquetKey(left, right, k, types.left());
             checkParquetKey(right, left, k, types.right());
-            leftHints[left.keyColumns[k]] = textHint;
-            rightHints[right.keyColumns[k]] = textHint;
+            leftHints[left.keyColumns[k]] = badValueHint(left, right, k);
+            rightHints[right.keyColumns[k]] = badValueHint(left, right, k);
         }
         InputSide leftSide = new InputSide("left", options.left(), format, onError, left.names, left.keyColumns,
                 KeyReading.of(leftReads, leftHints), left.parquet, left.opened);
@@ -188,7 +187,8 @@ public final class JoinPlanner {
 
     /**
      * A Parquet side's key column is read as its own type: a pair whose comparison would need it read otherwise
-     * (as number text against a CSV column of decimals, say) is refused, with the CSV side's schema as the fix.
+     * (as number text against a CSV column of decimals, say) is refused, with the fix for the sides' formats
+     * ({@link #oneTypeFix}).
      */
     private static void checkParquetKey(Probe side, Probe other, int pair, KeyType read) {
         if (side.parquet == null) {
@@ -200,7 +200,7 @@ public final class JoinPlanner {
             throw new UsageException("key column '" + side.names[c] + "' of the Parquet input " + side.file
                     + " is " + ParquetColumnType.describe(side.parquet.types()[c]) + " but its partner '"
                     + other.names[other.keyColumns[pair]] + "' in " + other.file + " is " + describe(other, pair)
-                    + "; declare the partner's type with --schema-" + other.role + " to match");
+                    + "; " + oneTypeFix(side, other, pair));
         }
     }
 
@@ -298,7 +298,49 @@ public final class JoinPlanner {
         String rightName = right.names[right.keyColumns[pair]];
         return new UsageException("key columns of different types: left '" + leftName + "' is "
                 + describe(left, pair) + ", right '" + rightName + "' is " + describe(right, pair)
-                + "; give both one type, e.g. " + textSchemas(left, right, pair));
+                + "; " + oneTypeFix(left, right, pair));
+    }
+
+    /**
+     * How to give key pair {@code pair} one type, by the two sides' formats: two CSV sides are read as text
+     * ({@link #textSchemas}); a CSV side declares its Parquet partner's type with its own {@code --schema} flag;
+     * two Parquet columns have the types their files give (no flag changes them), so one file is written again with
+     * its key cast. A Parquet side is never told to take a {@code --schema} flag, which it refuses.
+     */
+    private static String oneTypeFix(Probe a, Probe b, int pair) {
+        if (a.parquet == null && b.parquet == null) {
+            return "give both one type, e.g. " + (a.role.equals("left") ? textSchemas(a, b, pair)
+                    : textSchemas(b, a, pair));
+        }
+        if (a.parquet != null && b.parquet != null) {
+            return "both are Parquet columns, typed by their files (no flag changes them): write one file again"
+                    + " with its key cast to the other's type";
+        }
+        Probe parquet = a.parquet != null ? a : b;
+        Probe csv = parquet == a ? b : a;
+        return "declare the CSV side's key as the Parquet column's type, e.g. --schema-" + csv.role + " '"
+                + csv.names[csv.keyColumns[pair]] + ":" + parquetKeyType(parquet, pair)
+                + "' (a Parquet column's type comes from its file)";
+    }
+
+    /**
+     * For a CSV side's key value in pair {@code pair} that does not parse as the pair's type, what to do besides
+     * fixing it: read the pair as text (two CSV sides), or skip such rows (with a Parquet partner, typed by its
+     * file, reading the pair as text is no way out).
+     */
+    private static String badValueHint(Probe left, Probe right, int pair) {
+        Probe parquet = left.parquet != null ? left : right.parquet != null ? right : null;
+        if (parquet == null) {
+            return "compare the key as text with " + textSchemas(left, right, pair);
+        }
+        return "skip such rows with --on-error skip (the partner '" + parquet.names[parquet.keyColumns[pair]]
+                + "' is a Parquet " + parquetKeyType(parquet, pair) + " column, typed by its file)";
+    }
+
+    /** The {@code --schema} spelling of a Parquet side's key type in pair {@code pair}. */
+    private static String parquetKeyType(Probe parquet, int pair) {
+        return ParquetColumnType.keyType(parquet.parquet.types()[parquet.keyColumns[pair]]).type().name()
+                .toLowerCase(Locale.ROOT);
     }
 
     private static String describe(Probe side, int pair) {

@@ -38,6 +38,7 @@ import java.util.Map;
  *       ({@link CsvPipeline}), with the same rows and the same failures;</li>
  *   <li>everything is opened in one try-with-resources, so a failure or an interrupt stops the pipeline's threads,
  *       closes the join (freeing its memory and deleting its spill directory) and deletes the uncommitted output;
+ *       a pipe the plan opened is closed on every path, also when the run fails before the join has taken it over;
  *       the join's own failures are mapped to exit codes here (a spill write or spill directory failing:
  *       resources; not fitting the budget at all: usage);</li>
  *   <li>after the output is committed, writes the {@code --stats} JSON ({@link RunStatistics}, then what the
@@ -94,6 +95,7 @@ final class JoinRunner {
         } catch (UncheckedIOException e) {
             throw new ResourceException("--spill-dir " + plan.spillDir() + ": " + e.getMessage(), e.getCause());
         } finally {
+            plan.closeOpenedInputs();
             progress.finish();
         }
     }

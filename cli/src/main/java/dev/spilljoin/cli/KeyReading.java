@@ -5,7 +5,8 @@ import dev.spilljoin.operator.data.ColumnType;
 /**
  * How {@link CsvReader} reads the columns of one input, by column index: the key type each is parsed as (null: a
  * text column, passed through), for a key compared as exact number text the grammar and canonical form (else
- * null), and for messages the flags that would read that key as text instead (null: none known).
+ * null), and for the message about a key value that does not parse, what to do besides fixing the value (the flags
+ * that read the pair as text, or for a Parquet partner skipping the row; null: read it as text on both sides).
  */
 record KeyReading(ColumnType[] types, NumberText[] numberText, String[] textHints) {
     KeyReading {

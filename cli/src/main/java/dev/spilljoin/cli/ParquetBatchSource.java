@@ -6,11 +6,14 @@ import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
-import org.apache.parquet.column.page.PageReadStore;
-import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
@@ -20,8 +23,9 @@ import org.apache.parquet.schema.MessageType;
 /**
  * A Parquet input ({@link ParquetInput}: its part files in order) as the join's batches, decoded column by column.
  *
- * <p>Algorithm: for each part file, for each row group, the reader fetches the projected column chunks only
- * ({@link ParquetInput#openReader}: projection pushdown) and a {@link ColumnReader} per column decodes their pages
+ * <p>Algorithm: for each part file (one channel, its footer read once at planning), for each row group, a
+ * {@link ColumnReader} per projected column (projection pushdown: the other chunks are never read) decodes the
+ * chunk's pages, which {@link RowGroupPages} reads from the file one page at a time as the reader needs them
  * (parquet-column's decoders, dictionary and plain alike). A batch of up to {@link BatchSizing#MAX_ROWS} rows is
  * filled one column at a time: the type is chosen once per column and batch, then a tight loop reads each value's
  * definition level (below the column's maximum: NULL) and its value straight into the vector's array (integers as
@@ -29,10 +33,11 @@ import org.apache.parquet.schema.MessageType;
  * parquet-column itself makes one: a {@link Binary} for a plain-encoded byte array value (dictionary values are
  * decoded once per page). A batch may span row groups and part files.
  *
- * <p>Memory: one row group's projected column chunks (at most {@link ParquetInput#MAX_ROW_GROUP_BYTES}, checked at
- * planning) plus one decompressed page and dictionary per column, all on the heap; the batch itself is the
- * pipeline's, as for CSV. Its size hints are the footers' total bytes and rows, so the join builds on the smaller
- * input. Positions in messages are "part file row N" (1-based within the part file).
+ * <p>Memory, whatever the row-group size: per projected column one page, compressed and decompressed (each at most
+ * {@link ColumnChunkPages#MAX_PAGE_BYTES}), its dictionary and a {@value PositionalInput#BUFFER_BYTES}-byte read
+ * buffer, all on the heap; the batch itself is the pipeline's, as for CSV. Its size hints are the footers' total
+ * bytes and rows, so the join builds on the smaller input. A page that cannot be decoded is an
+ * {@link InputException} naming the file (and the column, {@link ColumnChunkPages}). Positions in messages are "part file row N" (1-based within the part file).
  */
 final class ParquetBatchSource implements InputBatches {
     private static final GroupConverter NO_CONVERTER = new GroupConverter() {
@@ -60,8 +65,10 @@ final class ParquetBatchSource implements InputBatches {
     private long[] positions;
 
     private int fileIndex = -1;
-    private ParquetFileReader reader;
+    private int groupIndex;
+    private FileChannel channel;
     private String createdBy;
+    private MessageType requested;
     private ColumnDescriptor[] descriptors;
     private final ColumnReader[] columns;
     /** Rows left in the current row group, and the part-file row of the next row (0-based). */
@@ -102,8 +109,14 @@ final class ParquetBatchSource implements InputBatches {
                 break;
             }
             int n = (int) Math.min(batchRows - filled, groupRowsLeft);
-            for (int c = 0; c < columns.length; c++) {
-                decode(columns[c], descriptors[c], target.column(c), filled, n);
+            try {
+                for (int c = 0; c < columns.length; c++) {
+                    decode(columns[c], descriptors[c], target.column(c), filled, n);
+                }
+            } catch (InputException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw ParquetInput.unreadable(input.files().get(fileIndex), e);
             }
             long encodedFile = (long) fileIndex << 40;
             for (int r = 0; r < n; r++) {
@@ -178,7 +191,7 @@ final class ParquetBatchSource implements InputBatches {
                     reader.consume();
                 }
             }
-            case BINARY, FIXED_LEN_BYTE_ARRAY -> {
+            case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
                 for (int r = from; r < end; r++) {
                     if (reader.getCurrentDefinitionLevel() < maxDefinition) {
                         vector.setNull(r);
@@ -191,42 +204,44 @@ final class ParquetBatchSource implements InputBatches {
                     reader.consume();
                 }
             }
-            case INT96 -> throw new IllegalStateException("INT96 is refused at planning");
         }
     }
 
     /** Moves to the next row group with rows, opening the next part file as needed; false at the end. */
     private boolean nextRowGroup() {
         while (true) {
-            if (reader != null) {
-                PageReadStore group;
-                try {
-                    group = reader.readNextRowGroup();
-                } catch (IOException | RuntimeException e) {
-                    throw ParquetInput.unreadable(input.files().get(fileIndex), e);
-                }
-                if (group != null) {
-                    if (group.getRowCount() == 0) {
+            if (channel != null) {
+                List<BlockMetaData> blocks = input.footers().get(fileIndex).getBlocks();
+                if (groupIndex < blocks.size()) {
+                    BlockMetaData block = blocks.get(groupIndex++);
+                    if (block.getRowCount() == 0) {
                         continue;
                     }
-                    ColumnReadStoreImpl store = new ColumnReadStoreImpl(group, NO_CONVERTER,
-                            input.requestedSchema(fileIndex), createdBy);
+                    RowGroupPages group = new RowGroupPages(input.files().get(fileIndex), channel, block,
+                            descriptors);
+                    ColumnReadStoreImpl store = new ColumnReadStoreImpl(group, NO_CONVERTER, requested, createdBy);
                     for (int c = 0; c < columns.length; c++) {
                         columns[c] = store.getColumnReader(descriptors[c]);
                     }
-                    groupRowsLeft = group.getRowCount();
+                    groupRowsLeft = block.getRowCount();
                     return true;
                 }
-                closeReader();
+                closeChannel();
             }
             if (fileIndex + 1 >= input.files().size()) {
                 return false;
             }
             fileIndex++;
             nextRow = 0;
-            reader = input.openReader(fileIndex);
-            createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
-            MessageType requested = input.requestedSchema(fileIndex);
+            groupIndex = 0;
+            Path file = input.files().get(fileIndex);
+            try {
+                channel = FileChannel.open(file, StandardOpenOption.READ);
+            } catch (IOException e) {
+                throw ParquetInput.unreadable(file, e);
+            }
+            createdBy = input.footers().get(fileIndex).getFileMetaData().getCreatedBy();
+            requested = input.requestedSchema(fileIndex);
             descriptors = new ColumnDescriptor[columns.length];
             for (int c = 0; c < columns.length; c++) {
                 descriptors[c] = requested.getColumnDescription(new String[] {input.names()[c]});
@@ -286,17 +301,17 @@ final class ParquetBatchSource implements InputBatches {
 
     @Override
     public void close() {
-        closeReader();
+        closeChannel();
     }
 
-    private void closeReader() {
-        if (reader != null) {
+    private void closeChannel() {
+        if (channel != null) {
             try {
-                reader.close();
+                channel.close();
             } catch (IOException e) {
                 // read to the end or abandoned: nothing of ours to keep
             }
-            reader = null;
+            channel = null;
         }
     }
 }

@@ -1,10 +1,13 @@
 package dev.spilljoin.cli;
 
 import com.github.luben.zstd.Zstd;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.parquet.bytes.BytesInput;
@@ -17,10 +20,11 @@ import org.xerial.snappy.Snappy;
  * loads Hadoop's codec classes, so the CLI hands this one to the reader and writer instead. It only adapts the
  * compression libraries (a page is compressed or decompressed whole, as Parquet stores it): UNCOMPRESSED,
  * SNAPPY (snappy-java, raw blocks), GZIP (java.util.zip, a gzip stream) and ZSTD (zstd-jni, one frame). Any other
- * codec (LZ4, LZ4_RAW, LZO, BROTLI) is refused with a message naming it. Stateless: one instance serves every file.
+ * codec (LZ4, LZ4_RAW, LZO, BROTLI) is refused with a message naming it. The factory is stateless and serves every
+ * file; a compressor it makes keeps its buffers, for one writer ({@link #getCompressor}).
  */
 final class ParquetCodecs implements CompressionCodecFactory {
-    /** The zstd level of written pages (zstd's default). */
+    /** The zstd level of written pages: zstd's default, and DuckDB's for its zstd pages. */
     static final int ZSTD_LEVEL = 3;
 
     static final ParquetCodecs INSTANCE = new ParquetCodecs();
@@ -36,30 +40,16 @@ final class ParquetCodecs implements CompressionCodecFactory {
         };
     }
 
+    /**
+     * A new compressor of {@code codec} that reuses its input and output arrays from page to page: the bytes it
+     * returns are valid until its next call, which is how parquet-java's page writer uses them (it copies each
+     * compressed page, and the dictionary page, into its row-group buffer before it compresses the next). One
+     * thread, one output file.
+     */
     @Override
     public BytesInputCompressor getCompressor(CompressionCodecName codec) {
         check(codec);
-        return new BytesInputCompressor() {
-            @Override
-            public BytesInput compress(BytesInput bytes) throws IOException {
-                byte[] input = bytes.toByteArray();
-                return BytesInput.from(switch (codec) {
-                    case SNAPPY -> Snappy.compress(input);
-                    case ZSTD -> Zstd.compress(input, ZSTD_LEVEL);
-                    case GZIP -> gzip(input);
-                    default -> input;
-                });
-            }
-
-            @Override
-            public CompressionCodecName getCodecName() {
-                return codec;
-            }
-
-            @Override
-            public void release() {
-            }
-        };
+        return new PageCompressor(codec);
     }
 
     @Override
@@ -71,7 +61,8 @@ final class ParquetCodecs implements CompressionCodecFactory {
                 if (codec == CompressionCodecName.UNCOMPRESSED) {
                     return bytes;
                 }
-                return BytesInput.from(inflate(codec, bytes.toByteArray(), uncompressedSize));
+                byte[] compressed = bytes.toByteArray();
+                return BytesInput.from(ParquetCodecs.decompress(codec, compressed, compressed.length, uncompressedSize));
             }
 
             @Override
@@ -80,7 +71,7 @@ final class ParquetCodecs implements CompressionCodecFactory {
                 byte[] compressed = new byte[compressedSize];
                 input.get(compressed);
                 output.put(codec == CompressionCodecName.UNCOMPRESSED ? compressed
-                        : inflate(codec, compressed, uncompressedSize));
+                        : ParquetCodecs.decompress(codec, compressed, compressedSize, uncompressedSize));
             }
 
             @Override
@@ -100,32 +91,134 @@ final class ParquetCodecs implements CompressionCodecFactory {
         }
     }
 
-    private static byte[] inflate(CompressionCodecName codec, byte[] compressed, int uncompressedSize)
+    /**
+     * The first {@code length} bytes of {@code compressed} (a page body in {@code codec}, not UNCOMPRESSED)
+     * decompressed into a new array of {@code uncompressedSize} bytes; an {@link IOException} when they do not
+     * decompress to exactly that size (checked before snappy writes, so a corrupt page cannot write past the array).
+     */
+    static byte[] decompress(CompressionCodecName codec, byte[] compressed, int length, int uncompressedSize)
             throws IOException {
-        byte[] out = switch (codec) {
-            case SNAPPY -> Snappy.uncompress(compressed);
-            case ZSTD -> Zstd.decompress(compressed, uncompressedSize);
-            case GZIP -> gunzip(compressed, uncompressedSize);
+        byte[] out = new byte[uncompressedSize];
+        long size = switch (codec) {
+            case SNAPPY -> {
+                int expected = Snappy.uncompressedLength(compressed, 0, length);
+                if (expected != uncompressedSize) {
+                    yield expected;
+                }
+                yield Snappy.uncompress(compressed, 0, length, out, 0);
+            }
+            case ZSTD -> {
+                long n = Zstd.decompressByteArray(out, 0, uncompressedSize, compressed, 0, length);
+                if (Zstd.isError(n)) {
+                    throw new IOException("a ZSTD page does not decompress: " + Zstd.getErrorName(n));
+                }
+                yield n;
+            }
+            case GZIP -> {
+                try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed, 0, length))) {
+                    int n = in.readNBytes(out, 0, uncompressedSize);
+                    yield n == uncompressedSize && in.read() < 0 ? n : -1;
+                }
+            }
             default -> throw new IllegalStateException(codec.name());
         };
-        if (out.length != uncompressedSize) {
-            throw new IOException("a " + codec + " page decompressed to " + out.length + " bytes, its header says "
-                    + uncompressedSize + " (corrupt file?)");
+        if (size != uncompressedSize) {
+            throw new IOException("a " + codec + " page decompressed to " + (size < 0 ? "more" : size)
+                    + " bytes, its header says " + uncompressedSize + " (corrupt file?)");
         }
         return out;
     }
 
-    private static byte[] gzip(byte[] input) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(input.length / 2 + 64);
+    private static byte[] gzip(byte[] input, int length) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(length / 2 + 64);
         try (GZIPOutputStream gzip = new GZIPOutputStream(out)) {
-            gzip.write(input);
+            gzip.write(input, 0, length);
         }
         return out.toByteArray();
     }
 
-    private static byte[] gunzip(byte[] compressed, int uncompressedSize) throws IOException {
-        try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(compressed))) {
-            return in.readNBytes(uncompressedSize);
+
+    /** Compresses pages into a reused output array from a reused copy of the page (see {@link #getCompressor}). */
+    private static final class PageCompressor implements BytesInputCompressor {
+        private final CompressionCodecName codec;
+        private final ArraySink page = new ArraySink();
+        private byte[] compressed = new byte[0];
+
+        PageCompressor(CompressionCodecName codec) {
+            this.codec = codec;
+        }
+
+        @Override
+        public BytesInput compress(BytesInput bytes) throws IOException {
+            if (codec == CompressionCodecName.UNCOMPRESSED) {
+                return bytes;
+            }
+            page.reset();
+            bytes.writeAllTo(page);
+            int length = page.length;
+            byte[] input = page.bytes;
+            int written = switch (codec) {
+                case SNAPPY -> {
+                    compressed = atLeast(compressed, Snappy.maxCompressedLength(length));
+                    yield Snappy.rawCompress(input, 0, length, compressed, 0);
+                }
+                case ZSTD -> {
+                    compressed = atLeast(compressed, (int) Zstd.compressBound(length));
+                    long n = Zstd.compressByteArray(compressed, 0, compressed.length, input, 0, length, ZSTD_LEVEL);
+                    if (Zstd.isError(n)) {
+                        throw new IOException("zstd could not compress a page: " + Zstd.getErrorName(n));
+                    }
+                    yield (int) n;
+                }
+                case GZIP -> {
+                    compressed = gzip(input, length);
+                    yield compressed.length;
+                }
+                default -> throw new IllegalStateException(codec.name());
+            };
+            return BytesInput.from(compressed, 0, written);
+        }
+
+        @Override
+        public CompressionCodecName getCodecName() {
+            return codec;
+        }
+
+        @Override
+        public void release() {
+        }
+
+        private static byte[] atLeast(byte[] array, int length) {
+            return array.length >= length ? array : new byte[Math.max(length, array.length + (array.length >> 1))];
+        }
+    }
+
+    /** An output stream into a growing array that is kept across {@link #reset()}s. */
+    private static final class ArraySink extends OutputStream {
+        byte[] bytes = new byte[0];
+        int length;
+
+        void reset() {
+            length = 0;
+        }
+
+        @Override
+        public void write(int b) {
+            ensure(1);
+            bytes[length++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            ensure(len);
+            System.arraycopy(b, off, bytes, length, len);
+            length += len;
+        }
+
+        private void ensure(int more) {
+            if (length + more > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(length + more, bytes.length + (bytes.length >> 1)));
+            }
         }
     }
 }

@@ -15,7 +15,10 @@ import org.apache.parquet.schema.Type;
  *   <li>FLOAT and DOUBLE: DOUBLE; BOOLEAN: BOOLEAN;</li>
  *   <li>BINARY annotated STRING, ENUM or JSON: VARCHAR; any other BINARY and FIXED_LEN_BYTE_ARRAY (UUID, a
  *       DECIMAL in bytes, ...): VARBINARY (opaque bytes, compared bytewise);</li>
- *   <li>INT96 (legacy timestamps), repeated columns and groups (LIST, MAP, structs) are refused.</li>
+ *   <li>INT96 (the legacy timestamp Spark writes by default: nanoseconds of the day and Julian day, one canonical
+ *       encoding per instant): VARBINARY too, its 12 bytes passed through unchanged, so a Parquet output writes it
+ *       back as INT96 (lossless) and equal instants join as equal keys;</li>
+ *   <li>repeated columns and groups (LIST, MAP, structs) are refused.</li>
  * </ul>
  * The Parquet type itself is kept beside the plan ({@link ParquetInput#types()}), so that Parquet output writes each
  * column back with its physical and logical type.
@@ -32,9 +35,6 @@ final class ParquetColumnType {
         if (field.isRepetition(Type.Repetition.REPEATED)) {
             return "a repeated column";
         }
-        if (field.asPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96) {
-            return "INT96 (legacy timestamp)";
-        }
         return null;
     }
 
@@ -45,8 +45,7 @@ final class ParquetColumnType {
             case FLOAT, DOUBLE -> ColumnType.DOUBLE;
             case BOOLEAN -> ColumnType.BOOLEAN;
             case BINARY -> isText(type) ? ColumnType.VARCHAR : ColumnType.VARBINARY;
-            case FIXED_LEN_BYTE_ARRAY -> ColumnType.VARBINARY;
-            case INT96 -> throw new IllegalArgumentException("INT96 is not supported");
+            case FIXED_LEN_BYTE_ARRAY, INT96 -> ColumnType.VARBINARY;
         };
     }
 

@@ -12,7 +12,6 @@ import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.SpilljoinReadOptions;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.schema.MessageType;
@@ -27,20 +26,18 @@ import org.apache.parquet.schema.Type;
  * ({@code dir/part-*.parquet}). The columns are the first part file's top-level columns; {@link #project} keeps the
  * ones the join reads and checks that every part file has each of them with the same type, and that each is a type
  * spilljoin reads ({@link ParquetColumnType}). Every failure is an {@link InputException} naming the file and, where
- * there is one, the column. A row group whose needed column chunks exceed {@link #MAX_ROW_GROUP_BYTES} is refused
- * here, before the join starts: the reader holds one row group's needed chunks in memory at a time, so that bound
- * is what decoding takes (plus a decompressed page and a dictionary per column).
+ * there is one, the column. Each part file's footer is read once, here, and kept: the reader
+ * ({@link ParquetBatchSource}) locates the column chunks from it and streams them page by page, so row groups of
+ * any size are read (the memory bound is per page, {@link ColumnChunkPages}).
  *
- * @param names names of the columns read, in file order
+ * @param footers each part file's footer (its schema, row groups and column chunks), in file order
+ * @param names   names of the columns read, in file order
  * @param types their Parquet types (as the first part file has them)
  * @param rows  total rows of all part files (footers)
  * @param bytes total size of all part files
  */
-record ParquetInput(String role, Path given, List<Path> files, List<MessageType> schemas, String[] names,
+record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetadata> footers, String[] names,
                     PrimitiveType[] types, long rows, long bytes) {
-    /** The largest row group accepted, counting only the column chunks the join reads (compressed bytes). */
-    static final long MAX_ROW_GROUP_BYTES = 64L << 20;
-
     /** Read options: no Hadoop configuration, and the CLI's own codecs ({@link ParquetCodecs}). */
     static ParquetReadOptions readOptions() {
         return SpilljoinReadOptions.create(ParquetCodecs.INSTANCE);
@@ -56,18 +53,18 @@ record ParquetInput(String role, Path given, List<Path> files, List<MessageType>
     /** Finds {@code given}'s part files and reads their footers. */
     static ParquetInput open(String role, Path given) {
         List<Path> files = partFiles(role, given);
-        List<MessageType> schemas = new ArrayList<>(files.size());
+        List<ParquetMetadata> footers = new ArrayList<>(files.size());
         long rows = 0;
         long bytes = 0;
         for (Path file : files) {
             ParquetMetadata footer = footer(file);
-            schemas.add(footer.getFileMetaData().getSchema());
+            footers.add(footer);
             for (BlockMetaData block : footer.getBlocks()) {
                 rows += block.getRowCount();
             }
             bytes += sizeOf(file);
         }
-        MessageType first = schemas.get(0);
+        MessageType first = footers.get(0).getFileMetaData().getSchema();
         String[] names = new String[first.getFieldCount()];
         PrimitiveType[] types = new PrimitiveType[names.length];
         for (int c = 0; c < names.length; c++) {
@@ -75,19 +72,19 @@ record ParquetInput(String role, Path given, List<Path> files, List<MessageType>
             names[c] = field.getName();
             types[c] = ParquetColumnType.unsupported(field) == null ? field.asPrimitiveType() : null;
         }
-        return new ParquetInput(role, given, files, schemas, names, types, rows, bytes);
+        return new ParquetInput(role, given, files, footers, names, types, rows, bytes);
     }
 
     /**
      * This input reading only {@code columns} (indexes into {@link #names()}, in file order): checks that each is
-     * a supported type in every part file and that no row group holds more than {@link #MAX_ROW_GROUP_BYTES} of them.
+     * a supported type in every part file.
      */
     ParquetInput project(int[] columns) {
         String[] projected = new String[columns.length];
         PrimitiveType[] projectedTypes = new PrimitiveType[columns.length];
         for (int i = 0; i < columns.length; i++) {
             projected[i] = names[columns[i]];
-            Type field = schemas.get(0).getType(columns[i]);
+            Type field = schema(0).getType(columns[i]);
             String why = ParquetColumnType.unsupported(field);
             if (why != null) {
                 throw new InputException("column '" + field.getName() + "' of " + files.get(0) + " is " + why
@@ -96,7 +93,7 @@ record ParquetInput(String role, Path given, List<Path> files, List<MessageType>
             projectedTypes[i] = field.asPrimitiveType();
         }
         for (int f = 0; f < files.size(); f++) {
-            MessageType schema = schemas.get(f);
+            MessageType schema = schema(f);
             for (int i = 0; i < columns.length; i++) {
                 if (!schema.containsField(projected[i])) {
                     throw new InputException("column '" + projected[i] + "' is missing from " + files.get(f)
@@ -104,7 +101,7 @@ record ParquetInput(String role, Path given, List<Path> files, List<MessageType>
                             + " every part file needs the same columns");
                 }
                 Type field = schema.getType(projected[i]);
-                if (!field.equals(schemas.get(0).getType(projected[i]))
+                if (!field.equals(schema(0).getType(projected[i]))
                         && !(field.isPrimitive() && sameType(field.asPrimitiveType(), projectedTypes[i]))) {
                     throw new InputException("column '" + projected[i] + "' of " + files.get(f) + " is " + field
                             + " but " + projectedTypes[i] + " in " + files.get(0) + "; every part file needs"
@@ -112,29 +109,22 @@ record ParquetInput(String role, Path given, List<Path> files, List<MessageType>
                 }
             }
         }
-        checkRowGroups(projected);
-        return new ParquetInput(role, given, files, schemas, projected, projectedTypes, rows, bytes);
+        return new ParquetInput(role, given, files, footers, projected, projectedTypes, rows, bytes);
+    }
+
+    /** The schema of part file {@code file}. */
+    MessageType schema(int file) {
+        return footers.get(file).getFileMetaData().getSchema();
     }
 
     /** The requested (projected) schema of part file {@code file}. */
     MessageType requestedSchema(int file) {
         List<Type> fields = new ArrayList<>(names.length);
+        MessageType schema = schema(file);
         for (String name : names) {
-            fields.add(schemas.get(file).getType(name));
+            fields.add(schema.getType(name));
         }
-        return new MessageType(schemas.get(file).getName(), fields);
-    }
-
-    /** Opens part file {@code file} reading only the projected columns. */
-    ParquetFileReader openReader(int file) {
-        Path path = files.get(file);
-        try {
-            ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(path), readOptions());
-            reader.setRequestedSchema(requestedSchema(file));
-            return reader;
-        } catch (IOException | RuntimeException e) {
-            throw unreadable(path, e);
-        }
+        return new MessageType(schema.getName(), fields);
     }
 
     static InputException unreadable(Path file, Exception e) {
@@ -146,31 +136,6 @@ record ParquetInput(String role, Path given, List<Path> files, List<MessageType>
         String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         int newline = message.indexOf('\n');
         return newline < 0 ? message : message.substring(0, newline);
-    }
-
-    private void checkRowGroups(String[] projected) {
-        for (Path file : files) {
-            ParquetMetadata footer = footer(file);
-            int group = 0;
-            for (BlockMetaData block : footer.getBlocks()) {
-                long needed = 0;
-                for (ColumnChunkMetaData chunk : block.getColumns()) {
-                    String top = chunk.getPath().toArray()[0];
-                    for (String name : projected) {
-                        if (name.equals(top)) {
-                            needed += chunk.getTotalSize();
-                        }
-                    }
-                }
-                if (needed > MAX_ROW_GROUP_BYTES) {
-                    throw new InputException("row group " + group + " of " + file + " holds " + (needed >> 20)
-                            + " MB of the columns the join reads; spilljoin reads row groups of up to "
-                            + (MAX_ROW_GROUP_BYTES >> 20) + " MB (memory for decoding is bounded); rewrite the file"
-                            + " with smaller row groups");
-                }
-                group++;
-            }
-        }
     }
 
     private static boolean sameType(PrimitiveType a, PrimitiveType b) {

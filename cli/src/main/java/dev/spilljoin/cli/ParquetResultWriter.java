@@ -8,11 +8,11 @@ import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -27,37 +27,43 @@ import org.apache.parquet.schema.Types;
 
 /**
  * Writes the join's result as one Parquet file into the output's stream, through parquet-column's column writers
- * (its encoders: dictionary falling back to plain, as parquet-java decides; the pages compressed by
- * {@link ParquetCodecs}).
+ * (its encoders; the pages compressed by {@link ParquetCodecs}).
  *
  * <p>Schema: every column OPTIONAL (outer joins give NULLs), named as the output header; a column from a Parquet
  * input keeps its physical and logical type (INT32 DATE stays INT32 DATE, FLOAT stays FLOAT, a DECIMAL stays that
  * DECIMAL), any other takes its operator type's (BIGINT: INT64, DOUBLE, BOOLEAN, VARCHAR: BINARY STRING,
  * VARBINARY: BINARY) — so a CSV side's non-key columns are strings.
  *
- * <p>Algorithm: row by row within a batch (a Parquet record is a row), each value straight from its vector's array
- * to its column writer, a byte value as a {@link Binary} over the vector's bytes that the writer copies when it
- * keeps it ({@link Binary#fromReusedByteArray}). When the buffered row group reaches {@link #ROW_GROUP_BYTES}
- * (checked after each batch) it is flushed to the file; {@link #finish()} flushes the last one and writes the
- * footer. Memory: one row group's encoded pages, at most about {@link #ROW_GROUP_BYTES} plus one batch's values.
- * The stream is written front to back (no seek), so it may be a pipe.
+ * <p>Algorithm: each column has a column write store of its own (one-column schema, its own page store), so a batch
+ * is written a column at a time, in one tight loop per column with the type chosen once per batch: each value straight
+ * from its vector's array to the column writer, the row ended in that column's store (a Parquet record is a row; a
+ * one-column store's page boundaries fall between its own values, so its pages' row counts are exact). A byte value
+ * goes as a {@link Binary} over the vector's bytes that the writer copies when it keeps it
+ * ({@link Binary#fromReusedByteArray}). Encodings are parquet-java's: a chunk tries dictionary encoding and falls
+ * back to plain when the dictionary outgrows its page; a column that fell back in one row group is written plain in
+ * the next ones ({@link DictionaryWatch}: the attempt costs a hash lookup per value, for nothing when the values are
+ * mostly distinct). When the buffered row group reaches {@link #ROW_GROUP_BYTES} (checked after each batch) its column
+ * chunks go to the file in schema order; {@link #finish()} flushes the last one and writes the footer.
+ *
+ * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES}, plus one open page per column
+ * and the compressor's two page buffers; the page and row-group buffers are reused ({@link RecyclingAllocator}, which
+ * keeps at most twice {@link #ROW_GROUP_BYTES} free), so the heap holds about the same buffers from the first row
+ * group to the last. The stream is written front to back (no seek), so it may be a pipe.
  */
 final class ParquetResultWriter implements ResultWriter {
-    /** The buffered row group's size at which it is written out (encoded, before compression). */
+    /** The buffered row group's size at which it is written out (compressed pages plus the open ones). */
     static final long ROW_GROUP_BYTES = 16L << 20;
     private static final int PAGE_BYTES = 1 << 20;
     private static final int COLUMN_INDEX_TRUNCATE_BYTES = 64;
 
-    private final MessageType schema;
-    private final ColumnDescriptor[] descriptors;
-    private final PrimitiveType[] types;
-    private final ParquetProperties properties;
-    private final CompressionCodecName codec;
+    private final ColumnChunk[] columns;
+    private final ParquetProperties dictionaryFirst;
+    private final ParquetProperties plain;
+    private final BytesInputCompressor compressor;
+    /** The buffers of pages and row groups, reused from one to the next. */
+    private final RecyclingAllocator buffers = new RecyclingAllocator(2 * ROW_GROUP_BYTES);
     private final ParquetFileWriter file;
     private final PositionCountingStream out;
-    private ColumnChunkPageWriteStore pages;
-    private ColumnWriteStore columns;
-    private ColumnWriter[] writers;
     private long groupRows;
     private long rowsWritten;
 
@@ -71,20 +77,25 @@ final class ParquetResultWriter implements ResultWriter {
         for (int c = 0; c < names.length; c++) {
             fields.add(columnType(names[c], operatorTypes[c], parquetTypes[c]));
         }
-        this.schema = new MessageType("spilljoin", fields);
-        this.descriptors = schema.getColumns().toArray(new ColumnDescriptor[0]);
-        this.types = new PrimitiveType[names.length];
+        MessageType schema = new MessageType("spilljoin", fields);
+        this.columns = new ColumnChunk[names.length];
         for (int c = 0; c < names.length; c++) {
-            types[c] = descriptors[c].getPrimitiveType();
+            columns[c] = new ColumnChunk(new MessageType("spilljoin", fields.get(c)));
         }
-        this.codec = codec;
-        this.properties = ParquetProperties.builder().withPageSize(PAGE_BYTES).withDictionaryPageSize(PAGE_BYTES)
-                .build();
+        this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
+        this.dictionaryFirst = properties(true);
+        this.plain = properties(false);
         this.out = new PositionCountingStream(out);
         this.file = new ParquetFileWriter(new StreamOutputFile(this.out), schema, ParquetFileWriter.Mode.OVERWRITE,
                 ROW_GROUP_BYTES, 0);
         file.start();
         newRowGroup();
+    }
+
+    /** Page sizes, the reused buffers, and dictionary encoding tried or not (one builder each: it is mutable). */
+    private ParquetProperties properties(boolean dictionary) {
+        return ParquetProperties.builder().withPageSize(PAGE_BYTES).withDictionaryPageSize(PAGE_BYTES)
+                .withAllocator(buffers).withDictionaryEncoding(dictionary).build();
     }
 
     /** The Parquet column {@code name}: {@code input}'s type renamed and OPTIONAL, or {@code type}'s own. */
@@ -109,34 +120,15 @@ final class ParquetResultWriter implements ResultWriter {
 
     @Override
     public void write(Batch batch) throws IOException {
-        int width = writers.length;
-        for (int r = 0, rows = batch.rowCount(); r < rows; r++) {
-            for (int c = 0; c < width; c++) {
-                ColumnVector v = batch.column(c);
-                ColumnWriter w = writers[c];
-                if (v.isNull(r)) {
-                    w.writeNull(0, 0);
-                    continue;
-                }
-                switch (types[c].getPrimitiveTypeName()) {
-                    case INT64 -> w.write(v.type() == ColumnType.INTEGER ? v.ints()[r] : v.longs()[r], 0, 1);
-                    case INT32 -> w.write(v.type() == ColumnType.INTEGER ? v.ints()[r] : (int) v.longs()[r], 0, 1);
-                    case DOUBLE -> w.write(v.doubles()[r], 0, 1);
-                    case FLOAT -> w.write((float) v.doubles()[r], 0, 1);
-                    case BOOLEAN -> w.write(v.booleans()[r], 0, 1);
-                    case BINARY, FIXED_LEN_BYTE_ARRAY -> {
-                        int[] offsets = v.offsets();
-                        w.write(Binary.fromReusedByteArray(v.bytes(), offsets[r], offsets[r + 1] - offsets[r]), 0,
-                                1);
-                    }
-                    case INT96 -> throw new IllegalStateException("INT96 is refused at planning");
-                }
-            }
-            columns.endRecord();
+        int rows = batch.rowCount();
+        long buffered = 0;
+        for (int c = 0; c < columns.length; c++) {
+            columns[c].write(batch.column(c), rows);
+            buffered += columns[c].store.getBufferedSize();
         }
-        groupRows += batch.rowCount();
-        rowsWritten += batch.rowCount();
-        if (columns.getBufferedSize() >= ROW_GROUP_BYTES) {
+        groupRows += rows;
+        rowsWritten += rows;
+        if (buffered >= ROW_GROUP_BYTES) {
             flushRowGroup();
             newRowGroup();
         }
@@ -154,27 +146,122 @@ final class ParquetResultWriter implements ResultWriter {
         return rowsWritten;
     }
 
+    /** Whether column {@code c}'s next row group tries dictionary encoding (no row group of it has fallen back). */
+    boolean triesDictionary(int c) {
+        return columns[c].dictionary;
+    }
+
     private void newRowGroup() {
-        pages = new ColumnChunkPageWriteStore(ParquetCodecs.INSTANCE.getCompressor(codec), schema,
-                new HeapByteBufferAllocator(), COLUMN_INDEX_TRUNCATE_BYTES);
-        columns = properties.newColumnWriteStore(schema, pages);
-        writers = new ColumnWriter[descriptors.length];
-        for (int c = 0; c < descriptors.length; c++) {
-            writers[c] = columns.getColumnWriter(descriptors[c]);
+        for (ColumnChunk column : columns) {
+            column.open(column.dictionary ? dictionaryFirst : plain, compressor, buffers);
         }
         groupRows = 0;
     }
 
+    /** Writes the buffered row group's column chunks in schema order; a chunk that fell back stays plain after. */
     private void flushRowGroup() throws IOException {
         if (groupRows == 0) {
             return;
         }
         file.startBlock(groupRows);
-        columns.flush();
-        pages.flushToFileWriter(file);
+        for (ColumnChunk column : columns) {
+            column.store.flush();
+            column.pages.flushToFileWriter(file);
+        }
         file.endBlock();
-        columns.close();
-        pages.close();
+        for (ColumnChunk column : columns) {
+            column.dictionary &= column.watch.keptDictionary();
+            column.store.close();
+            column.pages.close();
+        }
+    }
+
+    /** One output column: its one-column schema, its encoding choice and the current row group's chunk writers. */
+    private static final class ColumnChunk {
+        private final MessageType schema;
+        private final ColumnDescriptor descriptor;
+        private final PrimitiveType.PrimitiveTypeName physical;
+        /** Whether the next row group's chunk tries dictionary encoding (until one falls back). */
+        boolean dictionary = true;
+        ColumnChunkPageWriteStore pages;
+        DictionaryWatch watch;
+        ColumnWriteStore store;
+        private ColumnWriter writer;
+
+        ColumnChunk(MessageType schema) {
+            this.schema = schema;
+            this.descriptor = schema.getColumns().get(0);
+            this.physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
+        }
+
+        void open(ParquetProperties properties, BytesInputCompressor compressor, RecyclingAllocator buffers) {
+            pages = new ColumnChunkPageWriteStore(compressor, schema, buffers, COLUMN_INDEX_TRUNCATE_BYTES);
+            watch = new DictionaryWatch(pages.getPageWriter(descriptor));
+            store = properties.newColumnWriteStore(schema, watch);
+            writer = store.getColumnWriter(descriptor);
+        }
+
+        /** Writes rows {@code 0 .. rows-1} of {@code v}, NULLs by definition level 0; the type chosen once. */
+        void write(ColumnVector v, int rows) {
+            ColumnWriter w = writer;
+            ColumnWriteStore s = store;
+            boolean ints = v.type() == ColumnType.INTEGER;
+            switch (physical) {
+                case INT64, INT32 -> {
+                    boolean int32 = physical == PrimitiveType.PrimitiveTypeName.INT32; // both invariant in the loop
+                    for (int r = 0; r < rows; r++) {
+                        if (v.isNull(r)) {
+                            w.writeNull(0, 0);
+                        } else {
+                            long value = ints ? v.ints()[r] : v.longs()[r];
+                            if (int32) {
+                                w.write((int) value, 0, 1);
+                            } else {
+                                w.write(value, 0, 1);
+                            }
+                        }
+                        s.endRecord();
+                    }
+                }
+                case DOUBLE, FLOAT -> {
+                    boolean float32 = physical == PrimitiveType.PrimitiveTypeName.FLOAT;
+                    double[] values = v.doubles();
+                    for (int r = 0; r < rows; r++) {
+                        if (v.isNull(r)) {
+                            w.writeNull(0, 0);
+                        } else if (float32) {
+                            w.write((float) values[r], 0, 1);
+                        } else {
+                            w.write(values[r], 0, 1);
+                        }
+                        s.endRecord();
+                    }
+                }
+                case BOOLEAN -> {
+                    boolean[] values = v.booleans();
+                    for (int r = 0; r < rows; r++) {
+                        if (v.isNull(r)) {
+                            w.writeNull(0, 0);
+                        } else {
+                            w.write(values[r], 0, 1);
+                        }
+                        s.endRecord();
+                    }
+                }
+                case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
+                    int[] offsets = v.offsets();
+                    byte[] bytes = v.bytes();
+                    for (int r = 0; r < rows; r++) {
+                        if (v.isNull(r)) {
+                            w.writeNull(0, 0);
+                        } else {
+                            w.write(Binary.fromReusedByteArray(bytes, offsets[r], offsets[r + 1] - offsets[r]), 0, 1);
+                        }
+                        s.endRecord();
+                    }
+                }
+            }
+        }
     }
 
     /** The output stream with the position Parquet's writer asks for (bytes written so far). */

@@ -6,7 +6,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * How the result is written: CSV (compressed by the output's extension, {@link CsvCompression}) or Parquet with
- * a page codec ({@code --compression}: zstd by default, snappy, gzip or none).
+ * a page codec ({@code --compression}: snappy by default, as DuckDB writes Parquet; zstd, gzip or none).
  *
  * @param parquetCodec the Parquet page codec; null for CSV
  */
@@ -31,7 +31,7 @@ record ResultFormat(DataFormat format, CsvCompression csvCompression, Compressio
 
     private static CompressionCodecName codec(String given) {
         if (given == null) {
-            return CompressionCodecName.ZSTD;
+            return CompressionCodecName.SNAPPY;
         }
         return switch (given.trim().toLowerCase(Locale.ROOT)) {
             case "zstd" -> CompressionCodecName.ZSTD;

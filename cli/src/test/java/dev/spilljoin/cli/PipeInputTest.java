@@ -1,17 +1,22 @@
 package dev.spilljoin.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,8 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Inputs that can be read only once (issue 17): a private FIFO (made in the test's directory) as the probe side is
  * read once, its header planned and its rows joined from the one open; the build side is then the file (its size
  * is known), the FIFO's key type is its partner's, and {@code --no-header} with a pipe is refused, as is a corrupt
- * compressed file (exit 3, one line). Standard input ({@code --left -}) runs through the launcher in
- * {@link LauncherIT}.
+ * compressed file (exit 3, one line). An output that cannot be opened is exit 4 with nothing left behind: refused
+ * at planning before the FIFO is opened, and when it fails after planning (its directory gone) the planned pipe is
+ * closed (its writer sees a broken pipe instead of waiting for ever). Standard input ({@code --left -}) runs through
+ * the launcher in {@link LauncherIT}.
  */
 class PipeInputTest {
     @TempDir
@@ -57,6 +64,64 @@ class PipeInputTest {
         writer.get();
         assertThat(run.code).isEqualTo(ExitCodes.USAGE);
         assertThat(run.err).contains("--no-header").contains(fifo.toString());
+    }
+
+    @Test
+    void outputInAMissingDirectoryIsExit4BeforeTheFifoIsOpened() throws Exception {
+        Path left = CsvTestFiles.write(dir, "l.csv", "id,v\n1,a\n");
+        Path fifo = SpecialFiles.fifo(dir.resolve("r.pipe"));
+        CompletableFuture<Void> writer = writeOnce(fifo, "id,w\n1,b\n");
+        Run run = join("--left", left.toString(), "--right", fifo.toString(), "--on", "id", "--output",
+                dir.resolve("missing").resolve("out.csv").toString());
+        assertThat(run.code).as(run.err).isEqualTo(ExitCodes.RESOURCES);
+        assertThat(run.err.strip().lines().count()).as(run.err).isEqualTo(1);
+        assertThat(run.err).contains(dir.resolve("missing").toString());
+        assertThat(openDescriptors(fifo)).as("descriptors of the FIFO left open").isZero();
+        assertThat(Files.readString(fifo)).as("the pipe, unread by the refused run").isEqualTo("id,w\n1,b\n");
+        writer.get(60, TimeUnit.SECONDS);
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("l.csv", "r.pipe");
+        }
+    }
+
+    @Test
+    void outputFailingToOpenAfterPlanningClosesThePipe() throws Exception {
+        Path left = CsvTestFiles.write(dir, "l.csv", "id,v\n1,a\n");
+        Path fifo = SpecialFiles.fifo(dir.resolve("r.pipe"));
+        StringBuilder rows = new StringBuilder("id,w\n");
+        for (int i = 0; i < 200_000; i++) { // more than a pipe holds: the writer blocks until the pipe is read or closed
+            rows.append(i).append(",w\n");
+        }
+        CompletableFuture<Void> writer = writeOnce(fifo, rows.toString());
+        Path outputDir = Files.createDirectory(dir.resolve("out"));
+        JoinOptions options = new JoinOptions(left, fifo, "id", null, null, outputDir.resolve("out.csv"), null, dir,
+                null, false, null, null, null, true, 1, null, null);
+        JoinPlan plan = JoinPlanner.plan(options);
+        assertThat(openDescriptors(fifo)).as("the planned pipe open here, and the writer's end").isEqualTo(2);
+        Files.delete(outputDir); // the output cannot be opened now: the run fails before the join starts
+        assertThatThrownBy(() -> JoinRunner.run(plan, OutputStream.nullOutputStream(),
+                new PrintWriter(Writer.nullWriter()), System.nanoTime(), Cancellation.NONE))
+                .isInstanceOf(ResourceException.class).hasMessageContaining(outputDir.toString());
+        assertThat(writer).as("the writer, released by the closed pipe").failsWithin(60, TimeUnit.SECONDS)
+                .withThrowableOfType(ExecutionException.class).withMessageContaining("Broken pipe");
+        assertThat(openDescriptors(fifo)).as("descriptors of the FIFO left open").isZero();
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("l.csv", "r.pipe");
+        }
+    }
+
+    /** How many of this process's file descriptors are open on {@code file} (from /proc/self/fd). */
+    private static long openDescriptors(Path file) throws IOException {
+        Path real = file.toRealPath();
+        try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd"))) {
+            return descriptors.filter(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).equals(real);
+                } catch (IOException gone) {
+                    return false; // closed while listed (the listing's own descriptor, say)
+                }
+            }).count();
+        }
     }
 
     @Test

@@ -7,6 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.math.BigInteger;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +18,26 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Types;
+import org.xerial.snappy.Snappy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +51,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * groups, dictionary-encoded and plain columns, the compression of the case), spilljoin joins them into a Parquet
  * file, and DuckDB finds in it exactly the rows of its own join of the same files (EXCEPT ALL both ways and the
  * counts), with the input types kept. Every join type runs in memory (64 MB) and spilled (1 MB; the stats must show
- * spilling). Also: a directory and a glob of part files, a Parquet side joined to a CSV side, and the
+ * spilling). Also: a directory and a glob of part files (and a directory laid out as Spark writes one), a row group
+ * larger than the heap, key type hints that fit each side's format, a Parquet side joined to a CSV side, and the
  * one-line errors (exit 3, nothing left behind) for a truncated file, a nested column and a part file without the
  * key column.
  */
@@ -132,6 +154,149 @@ class ParquetJoinTest {
         }
     }
 
+    /**
+     * A row group larger than the heap is read page by page: one row group of 96 MB (three INT64 columns of 4M rows
+     * in 64 KB pages, uncompressed, written by parquet-java), joined by spilljoin in a JVM of 64 MB heap at
+     * {@code --work-mem 1MB}, gives DuckDB's rows. (A reader holding whole row groups would run out of heap; the
+     * reader before refused row groups above 64 MB.)
+     */
+    @Test
+    void rowGroupLargerThanTheHeapIsReadPageByPage() throws Exception {
+        Path left = oneRowGroup("left.parquet", 4_000_000);
+        assertThat(count("(SELECT DISTINCT row_group_id FROM parquet_metadata('" + left + "'))")).isEqualTo(1);
+        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery("SELECT sum(total_compressed_size)"
+                + " FROM parquet_metadata('" + left + "')")) {
+            rs.next();
+            assertThat(rs.getLong(1)).as("bytes of the row group").isGreaterThan(90L << 20);
+        }
+        Path right = write("right.parquet", "SELECT (i * 997)::BIGINT AS rk, 'r' || i AS rname FROM range(3000) t(i)",
+                "snappy", 1024);
+        Path out = dir.resolve("out.parquet");
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m", "-XX:+UseSerialGC"));
+        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle") || flag.startsWith("-Ddisable")
+                    || flag.startsWith("-Dbackground")) {
+                command.add(flag);
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "join", "--quiet",
+                "--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--work-mem", "1MB",
+                "--spill-dir", spillDir().toString(), "--output", out.toString()));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        assertThat(process.exitValue()).as(text).isZero();
+        assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM read_parquet('" + left + "') l JOIN"
+                + " read_parquet('" + right + "') r ON l.k = r.rk");
+        assertThat(count("read_parquet('" + out + "')")).isEqualTo(3000);
+        assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
+    }
+
+    /**
+     * A directory laid out as Spark's {@code df.write.parquet(dir)} leaves it: part files named
+     * {@code part-NNNNN-<uuid>-c000.parquet}, a {@code _SUCCESS} marker and Hadoop's hidden {@code .crc} files beside
+     * them, every column OPTIONAL in a message named {@code spark_schema} with Spark's row metadata in the footer,
+     * INT32 ids, STRING names with NULLs, DATE days, DECIMAL(12,2) as INT64, DECIMAL(20,2) as
+     * FIXED_LEN_BYTE_ARRAY(9) and an INT96 timestamp (Spark's default), which comes out as the same INT96. Written
+     * with parquet-java's column writers (Spark's writer is built on them), not by Spark: running Spark from this
+     * module is too heavy. It joins as DuckDB joins the part files, types kept.
+     */
+    @Test
+    void sparkStyleDirectoryOfPartFilesJoins() throws Exception {
+        Path spark = Files.createDirectory(dir.resolve("spark"));
+        MessageType schema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).named("id")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("name")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("amount")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.dateType()).named("day")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.decimalType(2, 12))
+                .named("price")
+                .optional(PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY).length(9)
+                .as(LogicalTypeAnnotation.decimalType(2, 20)).named("big")
+                .optional(PrimitiveType.PrimitiveTypeName.INT96).named("ts")
+                .named("spark_schema");
+        String field = "{\"name\":\"%s\",\"type\":\"%s\",\"nullable\":true,\"metadata\":{}}";
+        String rowMetadata = "{\"type\":\"struct\",\"fields\":[" + String.join(",", field.formatted("id", "integer"),
+                field.formatted("name", "string"), field.formatted("amount", "long"), field.formatted("day", "date"),
+                field.formatted("price", "decimal(12,2)"), field.formatted("big", "decimal(20,2)"),
+                field.formatted("ts", "timestamp")) + "]}";
+        Map<String, String> metadata = Map.of("org.apache.spark.version", "3.5.1",
+                "org.apache.spark.sql.parquet.row.metadata", rowMetadata);
+        for (int part = 0; part < 3; part++) {
+            int first = part * 3000;
+            String name = "part-0000" + part + "-8d3c5b1e-2f47-4f0a-9a61-5b0c2e7d9f13-c000.parquet";
+            writeWithParquetJava(spark.resolve(name), schema, 3000, metadata, (i, columns) -> {
+                int id = first + i;
+                columns[0].write(id, 0, 1);
+                if (id % 7 == 0) {
+                    columns[1].writeNull(0, 0);
+                } else {
+                    columns[1].write(Binary.fromString("name" + id), 0, 1);
+                }
+                columns[2].write(id * 10L, 0, 1);
+                columns[3].write(18_000 + id % 400, 0, 1);
+                columns[4].write(id * 101L, 0, 1);
+                columns[5].write(Binary.fromConstantByteArray(twosComplement(
+                        BigInteger.valueOf(id - 4500).multiply(BigInteger.TEN.pow(15)), 9)), 0, 1);
+                // INT96 as Spark writes timestamps: nanoseconds of the day, then the Julian day, little-endian
+                columns[6].write(Binary.fromConstantByteArray(java.nio.ByteBuffer.allocate(12)
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong((id % 86_400) * 1_000_000_000L + id)
+                        .putInt(2_459_000 + id % 300).array()), 0, 1);
+            });
+            Files.writeString(spark.resolve("." + name + ".crc"), "crc");
+        }
+        Files.writeString(spark.resolve("_SUCCESS"), "");
+        Files.writeString(spark.resolve("._SUCCESS.crc"), "crc");
+        Path right = write("right.parquet", "SELECT (i * 3)::BIGINT AS rk, 'r' || i AS rname FROM range(4000) t(i)",
+                "snappy", 1024);
+        Path out = dir.resolve("out.parquet");
+        Run run = spilljoin("--left", spark.toString(), "--right", right.toString(), "--on", "id=rk", "--output",
+                out.toString(), "--work-mem", "1MB", "--spill-dir", spillDir().toString());
+        assertThat(run.code).as(run.err).isZero();
+        String l = "read_parquet('" + spark + "/*.parquet')";
+        String r = "read_parquet('" + right + "')";
+        assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM " + l + " l JOIN " + r
+                + " r ON l.id = r.rk");
+        assertThat(count("read_parquet('" + out + "')")).isEqualTo(3000);
+        assertThat(types("read_parquet('" + out + "')")).as("output column types")
+                .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList())
+                .contains("DATE", "DECIMAL(12,2)", "DECIMAL(20,2)", "TIMESTAMP");
+        assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
+    }
+
+    /** Data pages v2 (levels stored apart, values snappy-compressed; dictionary and delta encodings) join too. */
+    @Test
+    void dataPagesV2Join() throws Exception {
+        MessageType schema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("k")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("tag")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("v")
+                .named("v2");
+        ParquetProperties v2 = ParquetProperties.builder().withWriterVersion(
+                ParquetProperties.WriterVersion.PARQUET_2_0).withPageSize(8 << 10).build();
+        Path left = writeWithParquetJava(dir.resolve("left.parquet"), schema, 50_000, Map.of(), v2,
+                CompressionCodecName.SNAPPY, (i, columns) -> {
+                    columns[0].write((long) (i % 6000), 0, 1);
+                    if (i % 9 == 0) {
+                        columns[1].writeNull(0, 0);
+                    } else {
+                        columns[1].write(Binary.fromString("tag" + i % 40), 0, 1);
+                    }
+                    columns[2].write(i * 31L, 0, 1);
+                });
+        assertThat(count("(SELECT 1 FROM parquet_metadata('" + left + "') WHERE encodings LIKE '%DELTA%')"))
+                .as("delta-encoded chunks").isPositive();
+        Path right = write("right.parquet", RIGHT, "zstd", 1024);
+        Path out = dir.resolve("out.parquet");
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--output",
+                out.toString(), "--type", "left");
+        assertThat(run.code).as(run.err).isZero();
+        assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM read_parquet('" + left + "') l LEFT JOIN"
+                + " read_parquet('" + right + "') r ON l.k = r.rk");
+    }
+
     @Test
     void parquetJoinsCsvAndWritesCsvSideColumnsAsStrings() throws Exception {
         Path left = write("left.parquet", LEFT, "zstd", 4096);
@@ -150,6 +315,29 @@ class ParquetJoinTest {
                 .containsExactly("BIGINT", "VARCHAR", "VARCHAR");
     }
 
+    /** Key type errors name only flags that apply: never a --schema flag for a Parquet side (its file types it). */
+    @Test
+    void keyTypeHintsFitEachSidesFormat() throws Exception {
+        Path left = write("left.parquet", LEFT, "snappy", 4096);
+        Path decimals = dir.resolve("right.csv");
+        Files.writeString(decimals, "rk,rname\n1.5,a\n2.0,b\n");
+        Run csvPartner = spilljoin("--left", left.toString(), "--right", decimals.toString(), "--on", "k=rk");
+        assertThat(csvPartner.code).as(csvPartner.err).isEqualTo(2);
+        assertThat(csvPartner.err).contains("--schema-right 'rk:integer'").doesNotContain("--schema-left");
+
+        Path text = write("right.parquet", "SELECT 'x' || i AS rk FROM range(10) t(i)", "snappy", 1024);
+        Run parquetPartner = spilljoin("--left", left.toString(), "--right", text.toString(), "--on", "k=rk");
+        assertThat(parquetPartner.code).as(parquetPartner.err).isEqualTo(2);
+        assertThat(parquetPartner.err).contains("both are Parquet columns").doesNotContain("--schema");
+
+        Files.writeString(decimals, "rk,rname\n1,a\nx,b\n");
+        Run badValue = spilljoin("--left", left.toString(), "--right", decimals.toString(), "--on", "k=rk",
+                "--schema-right", "rk:integer", "--output", dir.resolve("out.csv").toString());
+        assertThat(badValue.code).as(badValue.err).isEqualTo(3);
+        assertThat(badValue.err).contains("'x'").contains("--on-error skip").doesNotContain("--schema-left");
+        assertThat(leftovers()).as("files besides the inputs").isEmpty();
+    }
+
     @Test
     void truncatedFileIsOneLineNamingItExit3() throws Exception {
         Path whole = write("whole.parquet", LEFT, "zstd", 4096);
@@ -159,6 +347,28 @@ class ParquetJoinTest {
         Path right = write("right.parquet", RIGHT, "zstd", 1024);
         assertInputError(spilljoin("--left", truncated.toString(), "--right", right.toString(), "--on", "k=rk",
                 "--output", dir.resolve("out.parquet").toString()), truncated.toString());
+    }
+
+    @Test
+    void corruptPageHeaderIsOneLineNamingFileAndColumnExit3() throws Exception {
+        Path left = write("left.parquet", LEFT, "snappy", 4096);
+        long offset;
+        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery("SELECT data_page_offset FROM"
+                + " parquet_metadata('" + left + "') WHERE row_group_id = 2 AND path_in_schema = 'k'")) {
+            rs.next();
+            offset = rs.getLong(1);
+        }
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(left,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            byte[] garbage = new byte[16];
+            java.util.Arrays.fill(garbage, (byte) 0xFF);
+            file.write(java.nio.ByteBuffer.wrap(garbage), offset);
+        }
+        Path right = write("right.parquet", RIGHT, "snappy", 1024);
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--output",
+                dir.resolve("out.parquet").toString());
+        assertInputError(run, left.toString());
+        assertThat(run.err).contains("'k'");
     }
 
     @Test
@@ -255,6 +465,90 @@ class ParquetJoinTest {
         return file;
     }
 
+    /**
+     * {@code rows} rows of three INT64 columns (k = row number, a and b from a SplittableRandom of seed 17) as one
+     * uncompressed row group of 64 KB plain pages.
+     */
+    private Path oneRowGroup(String name, int rows) throws IOException {
+        MessageType schema = Types.buildMessage().required(PrimitiveType.PrimitiveTypeName.INT64).named("k")
+                .required(PrimitiveType.PrimitiveTypeName.INT64).named("a")
+                .required(PrimitiveType.PrimitiveTypeName.INT64).named("b").named("big");
+        SplittableRandom random = new SplittableRandom(17);
+        return writeWithParquetJava(dir.resolve(name), schema, rows, Map.of(), (i, columns) -> {
+            columns[0].write((long) i, 0, 0);
+            columns[1].write(random.nextLong(), 0, 0);
+            columns[2].write(random.nextLong(), 0, 0);
+        });
+    }
+
+    /** {@code value} in {@code bytes} big-endian two's-complement bytes (a FIXED_LEN_BYTE_ARRAY decimal). */
+    private static byte[] twosComplement(BigInteger value, int bytes) {
+        byte[] minimal = value.toByteArray();
+        byte[] out = new byte[bytes];
+        java.util.Arrays.fill(out, 0, bytes - minimal.length, (byte) (value.signum() < 0 ? -1 : 0));
+        System.arraycopy(minimal, 0, out, bytes - minimal.length, minimal.length);
+        return out;
+    }
+
+    /** Writes row {@code i} to the column writers (one per column, in schema order). */
+    private interface RowFiller {
+        void fill(int i, ColumnWriter[] columns);
+    }
+
+    /**
+     * A file of {@code rows} rows in one uncompressed row group of 64 KB plain v1 pages, written with parquet-java's
+     * column writers (as Spark's writer is built on them), with {@code metadata} as the footer's key-value metadata.
+     */
+    private static Path writeWithParquetJava(Path file, MessageType schema, int rows, Map<String, String> metadata,
+                                             RowFiller filler) throws IOException {
+        return writeWithParquetJava(file, schema, rows, metadata, ParquetProperties.builder().withPageSize(64 << 10)
+                .withDictionaryEncoding(false).build(), CompressionCodecName.UNCOMPRESSED, filler);
+    }
+
+    /** As above, with {@code properties} (page version, encodings) and pages compressed by {@code codec}. */
+    private static Path writeWithParquetJava(Path file, MessageType schema, int rows, Map<String, String> metadata,
+                                             ParquetProperties properties, CompressionCodecName codec,
+                                             RowFiller filler) throws IOException {
+        CompressionCodecFactory.BytesInputCompressor compressor = new CompressionCodecFactory.BytesInputCompressor() {
+            @Override
+            public BytesInput compress(BytesInput bytes) throws IOException {
+                return codec == CompressionCodecName.SNAPPY ? BytesInput.from(Snappy.compress(bytes.toByteArray()))
+                        : bytes;
+            }
+
+            @Override
+            public CompressionCodecName getCodecName() {
+                return codec;
+            }
+
+            @Override
+            public void release() {
+            }
+        };
+        ParquetFileWriter writer = new ParquetFileWriter(new LocalOutputFile(file), schema,
+                ParquetFileWriter.Mode.CREATE, Long.MAX_VALUE, 0);
+        writer.start();
+        ColumnChunkPageWriteStore pages = new ColumnChunkPageWriteStore(compressor, schema,
+                new HeapByteBufferAllocator(), 64);
+        ColumnWriteStore store = properties.newColumnWriteStore(schema, pages);
+        ColumnWriter[] columns = new ColumnWriter[schema.getColumns().size()];
+        for (int c = 0; c < columns.length; c++) {
+            columns[c] = store.getColumnWriter(schema.getColumns().get(c));
+        }
+        for (int i = 0; i < rows; i++) {
+            filler.fill(i, columns);
+            store.endRecord();
+        }
+        writer.startBlock(rows);
+        store.flush();
+        pages.flushToFileWriter(writer);
+        writer.endBlock();
+        writer.end(metadata);
+        store.close();
+        pages.close();
+        return file;
+    }
+
     private Path spillDir() throws IOException {
         Path spill = dir.resolve("spill");
         return Files.isDirectory(spill) ? spill : Files.createDirectory(spill);
@@ -264,7 +558,7 @@ class ParquetJoinTest {
     private List<Path> leftovers() throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             return files.filter(Files::isRegularFile)
-                    .filter(p -> !p.startsWith(dir.resolve("duck-tmp")))
+                    .filter(p -> !p.startsWith(dir.resolve("duck-tmp")) && !p.startsWith(dir.resolve("spark")))
                     .filter(p -> !p.getFileName().toString().matches(
                             "(left|right|out|plain|whole|truncated|nested|part-\\d|stats)\\..*|_SUCCESS"))
                     .toList();

@@ -1,0 +1,83 @@
+package dev.spilljoin.cli;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.parquet.bytes.ByteBufferAllocator;
+
+/**
+ * The heap buffers of one Parquet writer, kept when parquet-java releases them and handed out again: its open pages'
+ * slabs are released after every page and its row group's compressed pages after every row group, so without reuse
+ * each row group's worth of buffers is new garbage that lives long enough to reach the old generation, and the small
+ * heap {@code bin/spilljoin} runs with would collect it in full collections over and over.
+ *
+ * <p>Algorithm: a request is rounded up to a size class (a power of two up to {@value #LINEAR_FROM} bytes, then a
+ * multiple of it), served from that class's free arrays when there is one, else by a new array of the class; the
+ * caller gets a buffer of exactly the size asked for over that array ({@link ByteBuffer#slice}: capacity = size,
+ * array offset 0). {@link #release} puts the buffer's array back in its class. Invariants: an array is either handed
+ * out or free, never both (a second release of the same buffer is ignored, so a double release cannot hand one array
+ * to two users); the free arrays total at most {@code maxFreeBytes} (above that a released array is left to the
+ * garbage collector). Used by one thread, as its writer is.
+ */
+final class RecyclingAllocator implements ByteBufferAllocator {
+    static final int LINEAR_FROM = 64 << 10;
+
+    private final long maxFreeBytes;
+    private final Map<Integer, ArrayDeque<byte[]>> free = new HashMap<>();
+    private final Set<byte[]> freeArrays = Collections.newSetFromMap(new IdentityHashMap<>());
+    private long freeBytes;
+
+    /** An allocator keeping at most {@code maxFreeBytes} of released arrays for reuse. */
+    RecyclingAllocator(long maxFreeBytes) {
+        this.maxFreeBytes = maxFreeBytes;
+    }
+
+    @Override
+    public ByteBuffer allocate(int size) {
+        int capacity = sizeClass(size);
+        ArrayDeque<byte[]> arrays = free.get(capacity);
+        byte[] array = arrays == null ? null : arrays.poll();
+        if (array == null) {
+            array = new byte[capacity];
+        } else {
+            freeArrays.remove(array);
+            freeBytes -= capacity;
+        }
+        return ByteBuffer.wrap(array, 0, size).slice();
+    }
+
+    @Override
+    public void release(ByteBuffer buffer) {
+        if (!buffer.hasArray()) {
+            return;
+        }
+        byte[] array = buffer.array();
+        if (array.length != sizeClass(array.length) || freeBytes + array.length > maxFreeBytes
+                || !freeArrays.add(array)) {
+            return;
+        }
+        free.computeIfAbsent(array.length, c -> new ArrayDeque<>()).push(array);
+        freeBytes += array.length;
+    }
+
+    @Override
+    public boolean isDirect() {
+        return false;
+    }
+
+    /** Bytes held in free arrays, for tests. */
+    long freeBytes() {
+        return freeBytes;
+    }
+
+    static int sizeClass(int size) {
+        if (size <= LINEAR_FROM) {
+            return Math.max(16, Integer.highestOneBit(Math.max(1, size - 1)) << 1);
+        }
+        return (int) Math.min(Integer.MAX_VALUE - 8, ((long) size + LINEAR_FROM - 1) / LINEAR_FROM * LINEAR_FROM);
+    }
+}
