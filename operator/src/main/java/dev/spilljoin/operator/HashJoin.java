@@ -128,6 +128,8 @@ public final class HashJoin implements AutoCloseable {
     /** The result batch being filled (on-heap; the join's own, handed out until the next call). */
     private OutputWriter output;
     private boolean probeInProgress;
+    /** The calling thread's CPU time at the last phase change it ran (see {@link #markCallerCpu}). */
+    private long callerCpuMark;
     /** Whether the probe source returned its end (it is not asked again). */
     private boolean probeInputEnded;
     /** Whether worker 0 (the caller) found no spilled pair left to take. */
@@ -307,6 +309,7 @@ public final class HashJoin implements AutoCloseable {
      * as results are pulled, then the spilled pairs. A returned batch is valid until the next call.
      */
     public Iterator<Batch> iterator(BatchSource left, BatchSource right) {
+        callerCpuMark = PhaseTimes.cpuNow();
         Side build = guarded(() -> beginJoin(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(),
                 right.sizeHintRows()));
         BatchSource buildSource = build == Side.LEFT ? left : right;
@@ -341,21 +344,20 @@ public final class HashJoin implements AutoCloseable {
             switch (phase) {
                 case BUILD -> {
                     long t = System.nanoTime();
-                    long c = PhaseTimes.cpuNow();
                     buildFrom(buildSource);
-                    times.build.addSince(t, c);
                     finishBuild();
+                    times.build.addWallSince(t);
+                    markCallerCpu(times.build);
                 }
                 case PROBE -> {
                     long t = System.nanoTime();
-                    long c = PhaseTimes.cpuNow();
                     try {
                         Batch out = probeStep(probeSource);
                         if (out != null) {
                             return out;
                         }
                     } finally {
-                        times.probe.addSince(t, c);
+                        times.probe.addWallSince(t);
                     }
                 }
                 case FINISH, JOIN_SPILLED -> {
@@ -496,7 +498,6 @@ public final class HashJoin implements AutoCloseable {
     private Batch nextAfterProbe() throws IOException {
         if (phase == Phase.FINISH) {
             long t = System.nanoTime();
-            long c = PhaseTimes.cpuNow();
             try {
                 if (!probing().fillResident(output)) {
                     return handOut();
@@ -505,12 +506,12 @@ public final class HashJoin implements AutoCloseable {
                 current = pairs;
                 pairsThreads = pairs.workerCount();
                 phase = Phase.JOIN_SPILLED;
+                markCallerCpu(times.probe);
             } finally {
-                times.probe.addSince(t, c);
+                times.probe.addWallSince(t);
             }
         }
         long t = System.nanoTime();
-        long c = PhaseTimes.cpuNow();
         try {
             SpilledPairs pairs = (SpilledPairs) current;
             if (pairs.workerCount() > 1 && run == null && !pairsOnCallerDone) {
@@ -536,9 +537,10 @@ public final class HashJoin implements AutoCloseable {
             }
             recordPairs();
             phase = Phase.DONE;
+            markCallerCpu(times.pairs);
             return null;
         } finally {
-            times.pairs.addSince(t, c);
+            times.pairs.addWallSince(t);
         }
     }
 
@@ -549,6 +551,17 @@ public final class HashJoin implements AutoCloseable {
             out = run.handOff(out);
         }
         run.finishWith(out);
+    }
+
+    /**
+     * Adds the calling thread's CPU time since the last mark to {@code clock} (at the end of the phase it measures;
+     * pulled, the mark is set when the iterator is made, so a phase's figure includes what the caller did with the
+     * result batches between calls) and sets the mark anew.
+     */
+    private void markCallerCpu(PhaseTimes.Clock clock) {
+        long now = PhaseTimes.cpuNow();
+        clock.addCpu(now - callerCpuMark);
+        callerCpuMark = now;
     }
 
     /** Ends the current worker run: every worker thread has ended; their CPU time goes to {@code clock}. */
@@ -679,7 +692,10 @@ public final class HashJoin implements AutoCloseable {
         if (side == ctx.strategy.buildSide()) {
             requirePhase(Phase.BUILD, "end the build side (" + side + ")");
             guarded(() -> {
+                long t = System.nanoTime();
+                long c = PhaseTimes.cpuNow();
                 finishBuild();
+                times.build.addSince(t, c);
                 return null;
             });
             return;
@@ -687,14 +703,14 @@ public final class HashJoin implements AutoCloseable {
         requirePhase(Phase.PROBE, "end the probe side (" + side + ")");
         guarded(() -> {
             long t = System.nanoTime();
-            long c = PhaseTimes.cpuNow();
+            callerCpuMark = PhaseTimes.cpuNow();
             for (OutputWriter w : pushWriters) {
                 if (w != output && w.rowCount() > 0) {
                     emitToSink(w);
                 }
             }
             finishProbe();
-            times.probe.addSince(t, c);
+            times.probe.addWallSince(t);
             while (phase != Phase.DONE) {
                 Batch b = nextAfterProbe();
                 if (b != null) {
@@ -857,8 +873,6 @@ public final class HashJoin implements AutoCloseable {
     }
 
     private void finishBuild() throws IOException {
-        long t = System.nanoTime();
-        long c = PhaseTimes.cpuNow();
         int threads = spec.config().threads();
         PartitionedProbe probe = building().finish(PartitionedProbe.stagingBytes(ctx.sizing) * threads, threads);
         current = probe;
@@ -869,7 +883,6 @@ public final class HashJoin implements AutoCloseable {
         }
         freePushWorkers = workerPool(probeThreads);
         stats.recordBuild(probe.buildReport());
-        times.build.addSince(t, c);
         phase = Phase.PROBE;
     }
 

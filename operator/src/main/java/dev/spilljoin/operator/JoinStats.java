@@ -149,7 +149,10 @@ public final class JoinStats {
         return spilledPairsNanos;
     }
 
-    /** CPU time of every thread that worked on the build phase, in nanoseconds. */
+    /**
+     * CPU time of every thread that worked on the build phase, in nanoseconds (pulled, the calling thread's share is
+     * its CPU time from the start of the phase to its end, so it includes what the caller did between calls).
+     */
     public long buildCpuNanos() {
         return buildCpuNanos;
     }
