@@ -21,11 +21,12 @@ import java.util.function.Supplier;
  *
  * <p>Input (the probe pass): the caller pulls the source on its own thread (sources need not be thread-safe, and one
  * whose thread matters, such as a Spark task's iterator, is read on the thread that owns it). It gives a batch to the
- * helpers ({@link #offer}, a copy into one of {@code 4 × helpers} recycled batches: a source may reuse its batch at
- * the next call) while fewer than two batches per helper wait, and works on it itself otherwise; a helper takes
+ * helpers ({@link #offer}, a copy into one of {@code 6 × helpers} recycled batches: a source may reuse its batch at
+ * the next call) while fewer than four batches per helper wait, and works on it itself otherwise; a helper takes
  * one ({@link #nextInput}), works on it, and gives it back ({@link #recycle}). Output: each helper fills a result
  * batch ({@link OutputWriter}) of its own; a full one goes to the caller's queue and the helper gets a free one
- * back ({@link #handOff}), from {@code 4 × helpers} recycled writers (none for a phase without results), so a slow consumer stops the helpers instead of
+ * back ({@link #handOff}), from {@code 16 × helpers} recycled writers (none for a phase without results: enough
+ * that a helper seldom waits for the caller, since waking a thread on this VM costs tens of microseconds), so a slow consumer stops the helpers instead of
  * piling batches up. The caller hands a queued batch out ({@link #pollFull}, {@link #next}) until its next call.
  *
  * <p>Failure and cancellation: the first failure of any helper wins; it cancels the join (every other worker stops at
@@ -66,13 +67,11 @@ final class WorkerRun implements AutoCloseable {
     WorkerRun(JoinContext ctx, String name, int helpers, Schema inputSchema, Supplier<OutputWriter> writers,
               Body body) {
         this.ctx = ctx;
-        for (int i = 0; i < 4 * helpers; i++) {
-            if (writers != null) {
-                freeWriters.add(writers.get());
-            }
-            if (inputSchema != null) {
-                freeInputs.add(new Batch(inputSchema, ctx.config.outputBatchRows()));
-            }
+        for (int i = 0; i < 16 * helpers && writers != null; i++) {
+            freeWriters.add(writers.get());
+        }
+        for (int i = 0; i < 6 * helpers && inputSchema != null; i++) {
+            freeInputs.add(new Batch(inputSchema, ctx.config.outputBatchRows()));
         }
         inputEnded = inputSchema == null;
         this.threads = new Thread[helpers];
@@ -228,13 +227,13 @@ final class WorkerRun implements AutoCloseable {
     }
 
     /**
-     * Gives a copy of {@code batch} to the helpers while fewer than two batches per helper wait (and a free batch to
+     * Gives a copy of {@code batch} to the helpers while fewer than four batches per helper wait (and a free batch to
      * copy into is left); false when the caller should work on it itself.
      */
     boolean offer(Batch batch) {
         lock.lock();
         try {
-            if (inputs.size() >= 2 * threads.length || freeInputs.isEmpty()) {
+            if (inputs.size() >= 4 * threads.length || freeInputs.isEmpty()) {
                 return false;
             }
             Batch copy = freeInputs.poll();
