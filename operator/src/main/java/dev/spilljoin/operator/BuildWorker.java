@@ -36,14 +36,19 @@ final class BuildWorker implements AutoCloseable {
     private long[] nullKeys = new long[0];
     private int[] partitionOfRow = new int[0];
 
-    BuildWorker(PartitionedBuild build, JoinContext ctx, int partitions) {
+    /**
+     * A worker of {@code build} with an arena per partition ({@code partitions}) of pages of {@code pageSize} bytes
+     * (the layout's page divided among the workers, so that their partly filled last pages together take no more of
+     * the budget than one worker's would).
+     */
+    BuildWorker(PartitionedBuild build, JoinContext ctx, int partitions, int pageSize) {
         this.build = build;
         this.ctx = ctx;
         this.arenas = new RowArena[partitions];
         this.target = new RowArena[partitions];
-        this.staging = new RowArena(ctx.memory, ctx.sizing.pageSize());
+        this.staging = new RowArena(ctx.memory, pageSize);
         for (int p = 0; p < partitions; p++) {
-            arenas[p] = new RowArena(ctx.memory, ctx.sizing.pageSize());
+            arenas[p] = new RowArena(ctx.memory, pageSize);
             target[p] = arenas[p];
         }
         this.rowWriter = new RowWriter(ctx.buildLayout);

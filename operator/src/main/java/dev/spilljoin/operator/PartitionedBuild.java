@@ -138,8 +138,9 @@ final class PartitionedBuild implements JoinPhase {
             throw e;
         }
         this.workers = new BuildWorker[workerCount];
+        int pageSize = Math.max(64, (ctx.sizing.pageSize() / workerCount) & ~7);
         for (int w = 0; w < workerCount; w++) {
-            workers[w] = new BuildWorker(this, ctx, fanout + 1);
+            workers[w] = new BuildWorker(this, ctx, fanout + 1, pageSize);
         }
         this.resident = workers[0].arenas;
         markSpilled(fanout);

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The join's workers under races, cancellation, failure and a foreign close: a spilling full outer join repeated with
  * yields injected into its sink and oversubscribed workers (each result checked by count and checksum); cancellation
- * in the build, the probe and the spilled pairs; a failure on one worker (an extra condition that throws); close from
- * another thread while workers run. After each: no spill file, no byte reserved, no worker thread alive.
+ * in the build, the probe and the spilled pairs, and by an interrupt of the caller's thread; a failure on one worker
+ * (an extra condition that throws); close from another thread while workers run. After each: no spill file, no byte reserved, no worker thread alive.
  */
 class ParallelJoinTest {
     private static final long MB = 1L << 20;
@@ -118,7 +118,7 @@ class ParallelJoinTest {
 
     @Test
     void cancellingMidBuildMidProbeAndMidPairsLeavesNothing() throws IOException {
-        for (String where : List.of("build", "probe", "pairs")) {
+        for (String where : List.of("build", "probe", "pairs", "interrupt")) {
             try (MemoryReservation root = MemoryReservation.root("cancel", 8 * MB)) {
                 AtomicReference<HashJoin> joinRef = new AtomicReference<>();
                 cancelledAt.set(0);
@@ -136,8 +136,13 @@ class ParallelJoinTest {
                             cancelledAt.set(System.nanoTime());
                             join.cancel(); // every partition spilled: every result comes from the pairs
                         }
+                        if (where.equals("interrupt") && ++seen == 2) {
+                            cancelledAt.set(System.nanoTime());
+                            Thread.currentThread().interrupt(); // the caller's own thread, mid-pairs
+                        }
                     }
                 }).as("cancelled %s", where).isInstanceOf(CancellationException.class);
+                Thread.interrupted(); // clear the flag the interrupt case set
                 System.out.printf("cancelled mid-%s: the call threw %d µs after cancel()%n", where,
                         TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - cancelledAt.get()));
                 join.close();
