@@ -895,7 +895,8 @@ public final class HashJoin implements AutoCloseable {
 
     /**
      * Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase and
-     * from any thread: a call of this join running on another thread is cancelled and waited for first, and the
+     * from any thread: a call of this join running on another thread is cancelled and waited for first (it stops at
+     * its next batch or block boundary; one blocked inside a source or a sink holds close until it returns), and the
      * workers of a parallel phase are stopped and joined, so nothing frees memory a live thread still reads.
      */
     @Override
