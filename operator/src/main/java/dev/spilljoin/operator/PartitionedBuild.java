@@ -12,6 +12,7 @@ import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.DirectIndexTable;
+import dev.spilljoin.operator.table.ParallelTasks;
 import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
@@ -479,7 +480,8 @@ final class PartitionedBuild implements JoinPhase {
                     for (int p = 0; p < fanout; p++) {
                         arenas[p] = spilled[p] ? null : resident[p];
                     }
-                    direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas, tableBytes);
+                    direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas, tableBytes,
+                            workers.length);
                     if (direct != null) {
                         for (RowArena arena : arenas) {
                             if (arena != null) {
@@ -563,14 +565,19 @@ final class PartitionedBuild implements JoinPhase {
         return probe;
     }
 
-    /** The key statistics of the resident partitions' rows, each partition scanned once ({@code cache}). */
+    /**
+     * The key statistics of the resident partitions' rows, each partition scanned once ({@code cache}), the
+     * partitions not yet scanned on the build's workers' threads.
+     */
     private DirectIndexTable.KeyRange residentKeys(DirectIndexTable.KeyRange[] cache) {
+        ParallelTasks.run(workers.length, fanout, p -> {
+            if (!spilled[p] && cache[p] == null) {
+                cache[p] = DirectIndexTable.KeyRange.scan(ctx.buildLayout, resident[p]);
+            }
+        });
         DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.empty(ctx.buildLayout);
         for (int p = 0; p < fanout; p++) {
             if (!spilled[p]) {
-                if (cache[p] == null) {
-                    cache[p] = DirectIndexTable.KeyRange.scan(ctx.buildLayout, resident[p]);
-                }
                 keys.add(cache[p]);
             }
         }

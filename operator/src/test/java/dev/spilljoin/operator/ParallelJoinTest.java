@@ -54,7 +54,8 @@ class ParallelJoinTest {
     /** Names of live threads that are join workers. */
     static List<String> liveWorkerThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .filter(n -> n.startsWith("spilljoin-probe-") || n.startsWith("spilljoin-pairs-"))
+                .filter(n -> n.startsWith("spilljoin-build-") || n.startsWith("spilljoin-probe-")
+                        || n.startsWith("spilljoin-pairs-") || n.startsWith("spilljoin-table-"))
                 .collect(Collectors.toList());
     }
 

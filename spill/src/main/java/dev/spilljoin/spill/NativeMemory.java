@@ -174,10 +174,16 @@ public final class NativeMemory {
      * reads first, so a word whose bits are already set is never written (no cache line bouncing between cores).
      */
     public static void orLongAtomic(long address, long bits) {
+        getAndOrLongAtomic(address, bits);
+    }
+
+    /** {@link #orLongAtomic}, returning the long as it was before (to tell whether the bits were set already). */
+    public static long getAndOrLongAtomic(long address, long bits) {
         long old = UNSAFE.getLongVolatile(null, address);
         while ((old & bits) != bits && !UNSAFE.compareAndSwapLong(null, address, old, old | bits)) {
             old = UNSAFE.getLongVolatile(null, address);
         }
+        return old;
     }
 
     public static int getInt(long address) {

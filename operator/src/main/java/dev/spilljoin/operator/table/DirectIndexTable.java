@@ -9,6 +9,8 @@ import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.NativeMemory.NativePage;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /**
  * A build table for a single BIGINT or INTEGER key without duplicate non-NULL keys, indexed by {@code key - min}
  * instead of a hash: a rank bitmap over the key range plus columnar payload (the concise hash table's layout,
@@ -210,6 +212,18 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      */
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
                                             boolean marks, RowArena[] arenas, long alternativeBytes) {
+        return tryBuild(reservation, layout, keys, marks, arenas, alternativeBytes, 1);
+    }
+
+    /**
+     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long)}, filled on up to
+     * {@code threads} threads, a row page at a time ({@link ParallelTasks}): occupancy bits are set by atomic OR (a
+     * bit found set is a duplicate), then the ranks are summed on the caller, then every page copies its rows'
+     * payload to their ranks (distinct slots; NULL bits by atomic OR), the NULL-key rows of a page to the ranks its
+     * count of them reserved in page order.
+     */
+    public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
+                                            boolean marks, RowArena[] arenas, long alternativeBytes, int threads) {
         long bytes = supports(layout) ? bytes(layout, keys, marks) : -1;
         if (bytes < 0 || bytes > alternativeBytes || !reservation.tryGrow(bytes)) {
             return null;
@@ -224,12 +238,20 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
         try {
             NativeMemory.fill(table.page.address(), bytes, (byte) 0);
-            if (!table.setOccupancy(arenas)) {
+            Pages pages = new Pages(arenas);
+            long[] nullKeyRowsOfPage = new long[pages.count];
+            if (!table.setOccupancy(pages, nullKeyRowsOfPage, threads)) {
                 table.close();
                 return null;
             }
             table.sumRanks();
-            table.copyPayload(arenas);
+            long nullRank = table.keyedRows;
+            for (int p = 0; p < pages.count; p++) {
+                long rows = nullKeyRowsOfPage[p];
+                nullKeyRowsOfPage[p] = nullRank; // from now on: the first NULL-key rank of the page
+                nullRank += rows;
+            }
+            table.copyPayload(pages, nullKeyRowsOfPage, threads);
             return table;
         } catch (RuntimeException e) {
             table.close();
@@ -237,31 +259,56 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
     }
 
-    /** Sets every keyed row's occupancy bit; false at the first duplicate key. */
-    private boolean setOccupancy(RowArena[] arenas) {
-        boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
-        long keyAt = layout.keyOffset();
-        long base = page.address();
-        for (RowArena arena : arenas) {
-            for (int p = 0; arena != null && p < arena.pageCount(); p++) {
-                long row = arena.pageAddress(p);
-                long end = row + arena.pageUsed(p);
-                while (row < end) {
-                    if (!RowLayout.hasNullKey(row)) {
-                        long index = (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min;
-                        long block = base + (index >>> 6) * BLOCK_BYTES;
-                        long bits = NativeMemory.getLong(block);
-                        long bit = 1L << index;
-                        if ((bits & bit) != 0) {
-                            return false;
-                        }
-                        NativeMemory.putLong(block, bits | bit);
-                    }
-                    row += RowLayout.rowLength(row);
+    /** The row pages of some arenas, as [start, end) address pairs: the tasks of a parallel fill. */
+    private static final class Pages {
+        final int count;
+        final long[] start;
+        final long[] end;
+
+        Pages(RowArena[] arenas) {
+            int n = 0;
+            for (RowArena arena : arenas) {
+                n += arena == null ? 0 : arena.pageCount();
+            }
+            count = n;
+            start = new long[n];
+            end = new long[n];
+            int i = 0;
+            for (RowArena arena : arenas) {
+                for (int p = 0; arena != null && p < arena.pageCount(); p++, i++) {
+                    start[i] = arena.pageAddress(p);
+                    end[i] = start[i] + arena.pageUsed(p);
                 }
             }
         }
-        return true;
+    }
+
+    /**
+     * Sets every keyed row's occupancy bit and counts each page's NULL-key rows into {@code nullKeyRowsOfPage};
+     * false when a key turned up twice.
+     */
+    private boolean setOccupancy(Pages pages, long[] nullKeyRowsOfPage, int threads) {
+        boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
+        long keyAt = layout.keyOffset();
+        long base = page.address();
+        AtomicBoolean duplicate = new AtomicBoolean();
+        ParallelTasks.run(threads, pages.count, p -> {
+            long nullKeyRows = 0;
+            for (long row = pages.start[p], end = pages.end[p]; row < end && !duplicate.get(); ) {
+                if (RowLayout.hasNullKey(row)) {
+                    nullKeyRows++;
+                } else {
+                    long index = (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min;
+                    long bit = 1L << index;
+                    if ((NativeMemory.getAndOrLongAtomic(base + (index >>> 6) * BLOCK_BYTES, bit) & bit) != 0) {
+                        duplicate.set(true);
+                    }
+                }
+                row += RowLayout.rowLength(row);
+            }
+            nullKeyRowsOfPage[p] = nullKeyRows;
+        });
+        return !duplicate.get();
     }
 
     private void sumRanks() {
@@ -273,30 +320,26 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
     }
 
-    /** Copies every row's payload fields (and NULL bits) to its rank. */
-    private void copyPayload(RowArena[] arenas) {
+    /** Copies every row's payload fields (and NULL bits) to its rank; page p's NULL-key rows from firstNullRank[p]. */
+    private void copyPayload(Pages pages, long[] firstNullRank, int threads) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyAt = layout.keyOffset();
         int fields = layout.fieldCount();
-        long nullRank = keyedRows;
-        for (RowArena arena : arenas) {
-            for (int p = 0; arena != null && p < arena.pageCount(); p++) {
-                long row = arena.pageAddress(p);
-                long end = row + arena.pageUsed(p);
-                while (row < end) {
-                    long rank = RowLayout.hasNullKey(row) ? nullRank++ : rankOf(
-                            (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min);
-                    for (int f = 1; f < fields; f++) {
-                        if (RowLayout.isNull(row, f)) {
-                            setBit(nulls[f], rank);
-                        } else {
-                            copyValue(layout.fieldType(f), layout.fixedAddress(row, f), column[f], rank);
-                        }
+        ParallelTasks.run(threads, pages.count, p -> {
+            long nullRank = firstNullRank[p];
+            for (long row = pages.start[p], end = pages.end[p]; row < end; ) {
+                long rank = RowLayout.hasNullKey(row) ? nullRank++ : rankOf(
+                        (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min);
+                for (int f = 1; f < fields; f++) {
+                    if (RowLayout.isNull(row, f)) {
+                        NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
+                    } else {
+                        copyValue(layout.fieldType(f), layout.fixedAddress(row, f), column[f], rank);
                     }
-                    row += RowLayout.rowLength(row);
                 }
+                row += RowLayout.rowLength(row);
             }
-        }
+        });
     }
 
     private static void copyValue(ColumnType type, long from, long column, long rank) {
@@ -306,11 +349,6 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             case BOOLEAN -> NativeMemory.putByte(column + rank, NativeMemory.getByte(from));
             case VARCHAR, VARBINARY -> throw new IllegalStateException("a direct-index table holds no " + type);
         }
-    }
-
-    private static void setBit(long bitmap, long bit) {
-        long word = bitmap + ((bit >>> 6) << 3);
-        NativeMemory.putLong(word, NativeMemory.getLong(word) | 1L << bit);
     }
 
     private static boolean isBit(long bitmap, long bit) {

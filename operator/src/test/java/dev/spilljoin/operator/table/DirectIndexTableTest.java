@@ -137,4 +137,54 @@ class DirectIndexTableTest {
             dense.close();
         }
     }
+
+    @Test
+    void filledOnFourThreadsPageByPageItHoldsWhatOneThreadBuilds() {
+        try (MemoryReservation memory = MemoryReservation.root("test", 8 << 20)) {
+            List<Long[]> rows = new ArrayList<>();
+            for (long k = 0; k < 20_000; k++) { // many 4 kB pages; keys permuted, every 7th value and 11th key NULL
+                long key = (k * 7919) % 20_000;
+                rows.add(new Long[] {k % 11 == 0 ? null : key, k % 7 == 0 ? null : 3 * key});
+            }
+            RowArena arena = arena(memory, rows);
+            assertThat(arena.pageCount()).isGreaterThan(8);
+            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(LAYOUT, arena);
+            DirectIndexTable one = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {arena},
+                    Long.MAX_VALUE, 1);
+            DirectIndexTable four = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {arena},
+                    Long.MAX_VALUE, 4);
+            long nullKeyRows = rows.stream().filter(r -> r[0] == null).count();
+            // every slot of the key range (empty ones read as NULL), then the NULL-key rows after the range
+            long[] all = java.util.stream.LongStream.rangeClosed(1, one.range() + nullKeyRows).toArray();
+            assertThat(one.rows()).isEqualTo(20_000);
+            assertThat(four.rows()).isEqualTo(20_000);
+            ColumnVector keysOne = new ColumnVector(ColumnType.BIGINT, all.length);
+            ColumnVector keysFour = new ColumnVector(ColumnType.BIGINT, all.length);
+            ColumnVector valuesOne = new ColumnVector(ColumnType.BIGINT, all.length);
+            ColumnVector valuesFour = new ColumnVector(ColumnType.BIGINT, all.length);
+            one.gather(0, all, all.length, new long[all.length], keysOne, 0);
+            four.gather(0, all, all.length, new long[all.length], keysFour, 0);
+            one.gather(1, all, all.length, new long[all.length], valuesOne, 0);
+            four.gather(1, all, all.length, new long[all.length], valuesFour, 0);
+            for (int r = 0; r < all.length; r++) {
+                assertThat(keysFour.isNull(r)).as("key NULL at ref %d", all[r]).isEqualTo(keysOne.isNull(r));
+                assertThat(valuesFour.isNull(r)).as("value NULL at ref %d", all[r]).isEqualTo(valuesOne.isNull(r));
+                if (!keysOne.isNull(r)) {
+                    assertThat(keysFour.getLong(r)).isEqualTo(keysOne.getLong(r));
+                }
+                if (!valuesOne.isNull(r)) {
+                    assertThat(valuesFour.getLong(r)).as("value at ref %d", all[r]).isEqualTo(valuesOne.getLong(r));
+                }
+            }
+            one.close();
+            four.close();
+            rows.add(new Long[] {17L, 0L}); // a duplicate in the last page
+            RowArena withDuplicate = arena(memory, rows);
+            assertThat(DirectIndexTable.tryBuild(memory, LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, withDuplicate),
+                    false, new RowArena[] {withDuplicate}, Long.MAX_VALUE, 4)).as("a duplicate on any thread").isNull();
+            withDuplicate.close();
+            arena.close();
+            assertThat(memory.reserved()).isZero();
+        }
+    }
 }

@@ -1,0 +1,73 @@
+package dev.spilljoin.operator.table;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs tasks {@code 0..count-1} (a task is a row page or a partition, never a row) on up to {@code threads} threads,
+ * the calling thread one of them: each thread takes the next task index until none is left. The first failure stops
+ * the others at their next task and is rethrown on the calling thread once every thread has ended, so nothing the
+ * tasks use is freed while one still runs. One thread (or one task) runs everything on the caller, with no thread
+ * started.
+ */
+public final class ParallelTasks {
+    /** One task. */
+    @FunctionalInterface
+    public interface Task {
+        void run(int index);
+    }
+
+    private ParallelTasks() {
+    }
+
+    public static void run(int threads, int count, Task task) {
+        int helpers = Math.min(threads, count) - 1;
+        if (helpers <= 0) {
+            for (int i = 0; i < count; i++) {
+                task.run(i);
+            }
+            return;
+        }
+        AtomicInteger next = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Runnable loop = () -> {
+            try {
+                for (int i = next.getAndIncrement(); i < count && failure.get() == null; i = next.getAndIncrement()) {
+                    task.run(i);
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        };
+        Thread[] started = new Thread[helpers];
+        for (int h = 0; h < helpers; h++) {
+            started[h] = new Thread(loop, "spilljoin-table-" + (h + 1));
+            started[h].setDaemon(true);
+            started[h].start();
+        }
+        loop.run();
+        boolean interrupted = false;
+        for (Thread t : started) {
+            while (t.isAlive()) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    interrupted = true; // the tasks' memory must outlive them: keep waiting
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        Throwable e = failure.get();
+        if (e instanceof RuntimeException r) {
+            throw r;
+        }
+        if (e instanceof Error error) {
+            throw error;
+        }
+        if (e != null) {
+            throw new IllegalStateException("a table task failed: " + e, e);
+        }
+    }
+}
