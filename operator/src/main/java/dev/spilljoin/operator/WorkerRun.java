@@ -3,6 +3,7 @@ package dev.spilljoin.operator;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.ParallelTasks;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -351,19 +352,7 @@ final class WorkerRun implements AutoCloseable {
         if (anyRunning) {
             ctx.cancel();
         }
-        boolean interrupted = false;
-        for (Thread t : threads) {
-            while (t.isAlive()) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    interrupted = true; // the workers must end before anything is freed: keep waiting
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        ParallelTasks.joinAll(threads);
     }
 
     @Override

@@ -46,19 +46,7 @@ public final class ParallelTasks {
             started[h].start();
         }
         loop.run();
-        boolean interrupted = false;
-        for (Thread t : started) {
-            while (t.isAlive()) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    interrupted = true; // the tasks' memory must outlive them: keep waiting
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        joinAll(started);
         Throwable e = failure.get();
         if (e instanceof RuntimeException r) {
             throw r;
@@ -68,6 +56,26 @@ public final class ParallelTasks {
         }
         if (e != null) {
             throw new IllegalStateException("a table task failed: " + e, e);
+        }
+    }
+
+    /**
+     * Waits until every thread of {@code threads} ended, whatever interrupts come meanwhile (the memory they use may
+     * be freed only afterwards); an interrupt is kept for the caller to see.
+     */
+    public static void joinAll(Thread[] threads) {
+        boolean interrupted = false;
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }
