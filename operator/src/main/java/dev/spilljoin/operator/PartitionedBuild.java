@@ -502,7 +502,7 @@ final class PartitionedBuild implements JoinPhase {
                     arenas[k] = resident[partitions[k]];
                 }
                 table = UnchainedTable.tryBuild(ctx.memory, ctx.buildLayout, marks, keepNullKeys, bits, partitions,
-                        arenas);
+                        arenas, workers.length);
                 if (table == null) {
                     throw new MemoryExhaustedException("hash join: its resident table of "
                             + ByteSize.format(tableBytes) + " does not fit the budget of "

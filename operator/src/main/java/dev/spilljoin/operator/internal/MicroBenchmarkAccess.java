@@ -112,7 +112,7 @@ public final class MicroBenchmarkAccess {
             partitions[p] = p;
         }
         UnchainedTable table = UnchainedTable.tryBuild(memory, layout, false, false,
-                Integer.numberOfTrailingZeros(count), partitions, rows.arenas);
+                Integer.numberOfTrailingZeros(count), partitions, rows.arenas, 1);
         return table == null ? null : new HashTable(table);
     }
 

@@ -167,17 +167,18 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
      */
     public static UnchainedTable tryBuild(MemoryReservation reservation, RowLayout layout, boolean marks,
                                           boolean keepNullKeys, RowArena source) {
-        return tryBuild(reservation, layout, marks, keepNullKeys, 0, new int[] {0}, new RowArena[] {source});
+        return tryBuild(reservation, layout, marks, keepNullKeys, 0, new int[] {0}, new RowArena[] {source}, 1);
     }
 
     /**
-     * As {@link #tryBuild(MemoryReservation, RowLayout, boolean, boolean, RowArena)} over several sources, each
+     * A table over the rows of {@code sources} (see the class comment; NULL-key rows may be in any source), each
      * holding the rows of one level-0 partition: {@code sources[k]} those of partition {@code partitions[k]} of
-     * {@code 2^partitionBits} (see the class comment; NULL-key rows may be in any source).
+     * {@code 2^partitionBits}; counted and scattered on up to {@code threads} threads, a source (its own directory
+     * range) at a time ({@link ParallelTasks}).
      */
     public static UnchainedTable tryBuild(MemoryReservation reservation, RowLayout layout, boolean marks,
                                           boolean keepNullKeys, int partitionBits, int[] partitions,
-                                          RowArena[] sources) {
+                                          RowArena[] sources, int threads) {
         long total = 0;
         for (RowArena arena : sources) {
             total += arena.rowCount();
@@ -198,7 +199,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             throw e;
         }
         try {
-            if (!table.fill(marks, keepNullKeys, sources)) {
+            if (!table.fill(marks, keepNullKeys, sources, threads)) {
                 table.close();
                 return null;
             }
@@ -209,46 +210,34 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         }
     }
 
+    /** What counting one source found (step 1 of the class comment). */
+    private static final class SourceCounts {
+        long slotRows;
+        long slotBytes;
+        long nullRows;
+        long nullBytes;
+        boolean header;
+        long touched;
+    }
+
     /** Steps 1 to 3 of the class comment; false (sources untouched) if the storage was refused. */
-    private boolean fill(boolean marks, boolean keepNullKeys, RowArena[] sources) {
+    private boolean fill(boolean marks, boolean keepNullKeys, RowArena[] sources, int threads) {
         CompactRows format = rowsFormat;
         boolean variable = format.isVariable();
+        SourceCounts[] counts = new SourceCounts[sources.length];
+        ParallelTasks.run(threads, sources.length, k -> counts[k] = count(format, keepNullKeys, sources[k], k));
         boolean header = marks || variable;
-        long dir = directory;
-        long[] rowAt = new long[GROUP];
-        long[] slotAt = new long[GROUP];
         long slotRows = 0;
         long slotBytes = 0;
         long nullRows = 0;
         long nullBytes = 0;
-        for (int k = 0; k < sources.length; k++) {
-            RowArena arena = sources[k];
-            long rangeStart = dir + ((long) k << bits << 3);
-            for (int p = 0; p < arena.pageCount(); p++) {
-                long row = arena.pageAddress(p);
-                long pageEnd = row + arena.pageUsed(p);
-                while (row < pageEnd) {
-                    int m = loadGroup(row, pageEnd, rangeStart, rowAt, slotAt);
-                    row = rowAt[m - 1] + RowLayout.rowLength(rowAt[m - 1]);
-                    for (int j = 0; j < m; j++) {
-                        long source = rowAt[j];
-                        int compact = format.lengthOf(source);
-                        if (RowLayout.hasNullKey(source)) {
-                            if (keepNullKeys) {
-                                nullRows++;
-                                nullBytes += compact;
-                                header = true;
-                            }
-                        } else {
-                            long at = slotAt[j];
-                            NativeMemory.putLong(at, NativeMemory.getLong(at) + (variable ? compact : 1));
-                            slotRows++;
-                            slotBytes += compact;
-                            header = header || format.needsHeader(source);
-                        }
-                    }
-                }
-            }
+        for (SourceCounts c : counts) {
+            header |= c.header;
+            slotRows += c.slotRows;
+            slotBytes += c.slotBytes;
+            nullRows += c.nullRows;
+            nullBytes += c.nullBytes;
+            sink += c.touched;
         }
         CompactRows chosen = header ? format : format.withoutHeader();
         int unit = variable ? 1 : chosen.stride();
@@ -269,15 +258,69 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             throw new IllegalStateException("the hash table's storage at 0x" + Long.toHexString(storage)
                     + " lies beyond the 48-bit addresses its directory holds");
         }
-        scatter(chosen, unit, slotRows, nullRows, keepNullKeys, sources, rowAt, slotAt);
+        long slotsEnd = sumSlots(unit);
+        long[] nullStart = new long[sources.length];
+        long nullCursor = slotsEnd;
+        for (int k = 0; k < sources.length; k++) {
+            nullStart[k] = nullCursor;
+            nullCursor += keepNullKeys ? (variable ? counts[k].nullBytes : counts[k].nullRows * unit) : 0;
+        }
+        long[] touched = new long[sources.length];
+        ParallelTasks.run(threads, sources.length,
+                k -> touched[k] = scatter(chosen, keepNullKeys, sources[k], k, nullStart[k]));
+        for (long t : touched) {
+            sink += t;
+        }
+        nullKeyRowsStart = slotsEnd;
+        end = nullCursor;
+        size = slotRows;
+        nullKeyRows = nullRows;
+        rowsFormat = chosen;
         return true;
+    }
+
+    /** Step 1 for source {@code k}: counts its rows into their slots of directory range {@code k}. */
+    private SourceCounts count(CompactRows format, boolean keepNullKeys, RowArena arena, int k) {
+        boolean variable = format.isVariable();
+        long rangeStart = directory + ((long) k << bits << 3);
+        long[] rowAt = new long[GROUP];
+        long[] slotAt = new long[GROUP + 1];
+        SourceCounts c = new SourceCounts();
+        for (int p = 0; p < arena.pageCount(); p++) {
+            long row = arena.pageAddress(p);
+            long pageEnd = row + arena.pageUsed(p);
+            while (row < pageEnd) {
+                int m = loadGroup(row, pageEnd, rangeStart, rowAt, slotAt);
+                c.touched += slotAt[m];
+                row = rowAt[m - 1] + RowLayout.rowLength(rowAt[m - 1]);
+                for (int j = 0; j < m; j++) {
+                    long source = rowAt[j];
+                    int compact = format.lengthOf(source);
+                    if (RowLayout.hasNullKey(source)) {
+                        if (keepNullKeys) {
+                            c.nullRows++;
+                            c.nullBytes += compact;
+                            c.header = true;
+                        }
+                    } else {
+                        long at = slotAt[j];
+                        NativeMemory.putLong(at, NativeMemory.getLong(at) + (variable ? compact : 1));
+                        c.slotRows++;
+                        c.slotBytes += compact;
+                        c.header = c.header || format.needsHeader(source);
+                    }
+                }
+            }
+        }
+        return c;
     }
 
     /**
      * Takes the next group of up to {@value #GROUP} rows of a page, from {@code row} to at most {@code pageEnd}, into
      * {@code rowAt}, and the addresses of their directory entries (in the range at {@code rangeStart}) into
-     * {@code slotAt}, loading those entries in one loop of independent loads (their sum goes to {@link #sink}, so
-     * the loads stay); returns how many rows it took (at least one).
+     * {@code slotAt}, loading those entries in one loop of independent loads (their sum goes to {@code slotAt[m]},
+     * which the caller adds to {@link #sink}, so the loads stay); returns how many rows it took (at least one).
+     * {@code slotAt} has room for {@value #GROUP} + 1 longs.
      */
     private int loadGroup(long row, long pageEnd, long rangeStart, long[] rowAt, long[] slotAt) {
         int m = 0;
@@ -291,17 +334,15 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             slotAt[j] = at;
             touched += NativeMemory.getLong(at);
         }
-        sink += touched;
+        slotAt[m] = touched;
         return m;
     }
 
     /**
-     * Step 3, a group of {@value #GROUP} source rows at a time in three loops (memory-level parallelism: the
-     * directory entries of the group are loaded first, independently of each other, then updated, then the rows
-     * copied to the targets those gave, whose lines the update loop already touched).
+     * Step 2: turns the directory's counts into each slot's end in the storage (a running sum, entry {@code slots}
+     * the end of the last); returns where the NULL-key rows begin.
      */
-    private void scatter(CompactRows format, int unit, long slotRows, long nullRows, boolean keepNullKeys,
-                         RowArena[] sources, long[] rowAt, long[] slotAt) {
+    private long sumSlots(int unit) {
         long dir = directory;
         int slots = ranges << bits;
         long running = storage;
@@ -311,49 +352,53 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             NativeMemory.putLong(at, running);
         }
         NativeMemory.putLong(dir + ((long) slots << 3), running);
-        long nullCursor = running;
-        nullKeyRowsStart = running;
+        return running;
+    }
+
+    /**
+     * Step 3 for source {@code k}, a group of {@value #GROUP} rows at a time in three loops (memory-level
+     * parallelism: the directory entries of the group are loaded first, independently of each other, then updated,
+     * then the rows copied to the targets those gave, whose lines the update loop already touched); its NULL-key rows
+     * go from {@code nullCursor} on. Frees the source's pages. Returns the sum of the bytes it touched (for the sink).
+     */
+    private long scatter(CompactRows format, boolean keepNullKeys, RowArena arena, int k, long nullCursor) {
+        long rangeStart = directory + ((long) k << bits << 3);
+        long[] rowAt = new long[GROUP];
+        long[] slotAt = new long[GROUP + 1];
         long[] targetAt = new long[GROUP];
         long touched = 0;
-        for (int k = 0; k < sources.length; k++) {
-            RowArena arena = sources[k];
-            long rangeStart = dir + ((long) k << bits << 3);
-            for (int p = 0; p < arena.pageCount(); p++) {
-                long row = arena.pageAddress(p);
-                long pageEnd = row + arena.pageUsed(p);
-                while (row < pageEnd) {
-                    int m = loadGroup(row, pageEnd, rangeStart, rowAt, slotAt);
-                    row = rowAt[m - 1] + RowLayout.rowLength(rowAt[m - 1]);
-                    for (int j = 0; j < m; j++) {
-                        long source = rowAt[j];
-                        long target = 0;
-                        if (!RowLayout.hasNullKey(source)) {
-                            long at = slotAt[j];
-                            long entry = NativeMemory.getLong(at);
-                            target = (entry & ADDRESS_MASK) - format.lengthOf(source);
-                            NativeMemory.putLong(at, target
-                                    | (entry & TAG_MASK) | HashFunctions.tagOf(RowLayout.hash(source)));
-                            touched += NativeMemory.getByte(target);
-                        } else if (keepNullKeys) {
-                            target = nullCursor;
-                            nullCursor += format.lengthOf(source);
-                        }
-                        targetAt[j] = target;
+        for (int p = 0; p < arena.pageCount(); p++) {
+            long row = arena.pageAddress(p);
+            long pageEnd = row + arena.pageUsed(p);
+            while (row < pageEnd) {
+                int m = loadGroup(row, pageEnd, rangeStart, rowAt, slotAt);
+                touched += slotAt[m];
+                row = rowAt[m - 1] + RowLayout.rowLength(rowAt[m - 1]);
+                for (int j = 0; j < m; j++) {
+                    long source = rowAt[j];
+                    long target = 0;
+                    if (!RowLayout.hasNullKey(source)) {
+                        long at = slotAt[j];
+                        long entry = NativeMemory.getLong(at);
+                        target = (entry & ADDRESS_MASK) - format.lengthOf(source);
+                        NativeMemory.putLong(at, target
+                                | (entry & TAG_MASK) | HashFunctions.tagOf(RowLayout.hash(source)));
+                        touched += NativeMemory.getByte(target);
+                    } else if (keepNullKeys) {
+                        target = nullCursor;
+                        nullCursor += format.lengthOf(source);
                     }
-                    for (int j = 0; j < m; j++) {
-                        if (targetAt[j] != 0) {
-                            format.copy(rowAt[j], targetAt[j]);
-                        }
+                    targetAt[j] = target;
+                }
+                for (int j = 0; j < m; j++) {
+                    if (targetAt[j] != 0) {
+                        format.copy(rowAt[j], targetAt[j]);
                     }
                 }
             }
-            arena.clear();
         }
-        sink += touched;
-        end = nullCursor;
-        size = slotRows;
-        nullKeyRows = nullRows;
-        rowsFormat = format;
+        arena.clear();
+        return touched;
     }
 
     /**

@@ -26,6 +26,8 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The unchained table on its own: its slots, its compact rows, NULL-key rows, MATCHED marks and its memory. Rows are
@@ -222,8 +224,9 @@ class UnchainedTableTest {
         }
     }
 
-    @Test
-    void aTableOfSeveralPartitionsHasOneDirectoryRangeEachAndFindsEveryRowThroughItsPartition() {
+    @ParameterizedTest(name = "filled on {0} threads")
+    @ValueSource(ints = {1, 3})
+    void aTableOfSeveralPartitionsHasOneDirectoryRangeEachAndFindsEveryRowThroughItsPartition(int threads) {
         int bits = 2;
         int[] resident = {0, 2, 3};
         RowArena[] arenas = new RowArena[resident.length];
@@ -248,7 +251,8 @@ class UnchainedTableTest {
         for (int i = 0; i < probeKeys.length; i++) {
             probeKeys[i] = i;
         }
-        try (UnchainedTable table = UnchainedTable.tryBuild(memory, layoutOf(KV), false, false, bits, resident, arenas)) {
+        try (UnchainedTable table = UnchainedTable.tryBuild(memory, layoutOf(KV), false, false, bits, resident, arenas,
+                threads)) {
             assertThat(table.rangeCount()).isEqualTo(3);
             assertThat(table.size()).isEqualTo(expected.size());
             assertThat(table.slotCount() % 3).isZero();
