@@ -46,8 +46,8 @@ import java.util.List;
  *
  * <p>Ownership: everything {@link PartitionedBuild#finish} handed over ({@link BuildOutput}): the resident table
  * (holding the resident rows; freed by {@link #finish}), the probe spill writer and its writer share, the key filter and the sketches
- * (all three closed at the end of the input, once their figures are taken for its report), plus its own staging
- * arena.
+ * (all three closed at the end of the input, once their figures are taken for its report), plus its workers (each
+ * with its staging arena in its share of the memory the build left).
  *
  * <p>Workers: the resident table, the filter and the heavy keys are read-only during the pass (MATCHED marks are
  * idempotent writes safe between workers); the spill writer and the probe sketch are shared under a lock taken per
@@ -55,8 +55,9 @@ import java.util.List;
  * the caller calls only after every worker stopped (as it calls the FINISH pass, which reads every MATCHED mark).
  *
  * <p>Invariants: a deferred row is neither probed nor emitted now (the {@code deferred} mask of
- * {@link HashProbe.RowMasks}); the probe writers' memory is the share the build
- * set aside, one writer per spilled partition; the staging pages were left free by the build.
+ * {@link HashProbe.RowMasks}); the probe writers' memory is the share the build set aside, one writer per spilled
+ * partition, each taking its share at once ({@link ReservedSpillWriter}); the staging pages were left free by the
+ * build, and each worker's stay within its own share of them (a child reservation with a limit).
  */
 final class PartitionedProbe implements JoinPhase {
     private final JoinContext ctx;
