@@ -21,6 +21,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongPredicate;
 
 /**
  * The hybrid (Grace) hash join of two inputs of any size under a memory budget, for every {@link JoinType}; the
@@ -196,13 +197,20 @@ public final class HashJoin implements AutoCloseable {
         if (threads <= 1) {
             return minimum;
         }
-        for (long budget = minimum; ; budget += Math.max(1024, budget / 64) & ~1023L) {
+        return smallestBudget(minimum, budget -> {
             SpillSizing layout = SpillSizing.choose(config, budget, budget, null, 8);
-            if (layout.pairWorkerMinimum(config) * threads <= budget
-                    && layout.minimumBudget() + PartitionedProbe.stagingBytes(layout) * threads <= budget) {
-                return budget;
-            }
+            return layout.pairWorkerMinimum(config) * threads <= budget
+                    && layout.minimumBudget() + layout.stagingBytes() * threads <= budget;
+        });
+    }
+
+    /** The first budget from {@code minimum} up, in steps of 1/64 (whole kilobytes), that {@code holds}. */
+    private static long smallestBudget(long minimum, LongPredicate holds) {
+        long budget = minimum;
+        while (!holds.test(budget)) {
+            budget += Math.max(1024, budget / 64) & ~1023L;
         }
+        return budget;
     }
 
     /**
@@ -218,18 +226,16 @@ public final class HashJoin implements AutoCloseable {
     public static long budgetForRow(JoinConfig config, long rowBytes) {
         long minimum = SpillSizing.absoluteMinimum(config);
         long row = rowBytes + 64; // with a spill block's header and the encoding's alignment
-        for (long budget = minimum; ; budget += Math.max(1024, budget / 64) & ~1023L) {
+        return smallestBudget(minimum, budget -> {
             long sketches = budget - minimum >= JoinSketches.memoryBytes() ? JoinSketches.memoryBytes() : 0;
             long filter = Long.highestOneBit(Math.max(1, (budget - minimum - sketches) / 8));
             long partitioning = budget - sketches - filter;
             if (partitioning < minimum) {
-                continue;
+                return false;
             }
             long layout = SpillSizing.choose(config, partitioning, budget, null, 8).minimumBudget();
-            if (sketches + filter + layout + 2 * row <= budget && layout + 5 * row <= budget) {
-                return budget;
-            }
-        }
+            return sketches + filter + layout + 2 * row <= budget && layout + 5 * row <= budget;
+        });
     }
 
     public Schema outputSchema() {
@@ -869,12 +875,12 @@ public final class HashJoin implements AutoCloseable {
      */
     private int buildWorkers(SpillSizing sizing) {
         long spare = memory.headroom() - sizing.minimumBudget();
-        return (int) Math.max(1, Math.min(spec.config().threads(), 1 + spare / PartitionedProbe.stagingBytes(sizing)));
+        return (int) Math.max(1, Math.min(spec.config().threads(), 1 + spare / sizing.stagingBytes()));
     }
 
     private void finishBuild() throws IOException {
         int threads = spec.config().threads();
-        PartitionedProbe probe = building().finish(PartitionedProbe.stagingBytes(ctx.sizing) * threads, threads);
+        PartitionedProbe probe = building().finish(ctx.sizing.stagingBytes() * threads, threads);
         current = probe;
         probeThreads = probe.workerCount();
         pushWriters = new OutputWriter[probeThreads];

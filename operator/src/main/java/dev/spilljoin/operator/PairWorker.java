@@ -50,13 +50,14 @@ final class PairWorker implements OutputTask {
                 List<SpillPair> children = List.of();
                 try {
                     ctx.checkCancelled();
-                    if (!producesNothing(pair)) {
-                        children = split(pair);
-                        if (children.isEmpty()) {
-                            current = task(pair);
-                        }
-                    } else {
+                    if (producesNothing(pair)) {
                         discard(pair);
+                    } else {
+                        current = task(pair);
+                        if (current == null) {
+                            children = Repartitioner.split(ctx, memory, counters, pair,
+                                    ctx.sizing.repartitionFanoutLog2(ctx.config, pair, memory.headroom()));
+                        }
                     }
                 } finally {
                     phase.planned(children);
@@ -72,37 +73,27 @@ final class PairWorker implements OutputTask {
         }
     }
 
-    /** The children of {@code pair} when it must be re-partitioned (see {@link SpilledPairs}), else none. */
-    private List<SpillPair> split(SpillPair pair) throws IOException {
-        if (fitsInMemory(pair) || pair.stuck() || pair.level() >= ctx.config.maxRecursionDepth()) {
-            return List.of();
-        }
-        return Repartitioner.split(ctx, memory, counters, pair,
-                ctx.sizing.repartitionFanoutLog2(ctx.config, pair, memory.headroom()));
-    }
-
-    /** The task joining {@code pair}, which does not need re-partitioning. */
+    /**
+     * The task joining {@code pair} (see {@link SpilledPairs}): in memory with the roles reversed when its probe file
+     * is the smaller and its rows fit, else in memory as planned when its build rows fit, else the nested loop once it
+     * no longer splits; null when it must be re-partitioned. Each fit is computed once.
+     */
     private OutputTask task(SpillPair pair) throws IOException {
-        if (reversible(pair)) {
+        long limit = limit();
+        boolean faulted = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
+        if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null
+                && pair.probe().length() < pair.build().length()
+                && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
             counters.roleReversals++;
             return counted(new InMemoryPairJoin(ctx, memory, pair, ctx.orientation(totals, true), reversedDecoder));
         }
-        if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit()) {
+        if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
             return counted(new InMemoryPairJoin(ctx, memory, pair, ctx.orientation(totals, false), decoder));
         }
+        if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
+            return null;
+        }
         return new HeavyHitterNestedLoop(ctx, memory, counters, pair, ctx.orientation(totals, false), decoder);
-    }
-
-    private boolean fitsInMemory(SpillPair pair) {
-        return reversible(pair) || pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit();
-    }
-
-    /** Whether the pair is joined with the roles reversed: its probe file is the smaller and its rows fit. */
-    private boolean reversible(SpillPair pair) {
-        boolean faulted = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
-        return ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null
-                && pair.probe().length() < pair.build().length()
-                && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit();
     }
 
     /** The most a pair may load: this worker's headroom (or the test knob's limit, if lower). */

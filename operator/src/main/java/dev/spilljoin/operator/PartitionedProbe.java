@@ -86,7 +86,7 @@ final class PartitionedProbe implements JoinPhase {
 
     /**
      * The pass over {@code build}'s output with up to {@code maxWorkers} workers: as many as the memory the build left
-     * free holds staging pages for ({@link #stagingBytes}; the build leaves room for one at least). Each worker's
+     * free holds staging pages for ({@link SpillSizing#stagingBytes}; the build leaves room for one at least). Each worker's
      * staging draws from its own equal share of that memory (a child reservation with a limit), so a worker can
      * never take the bytes a spill writer is about to reserve.
      */
@@ -105,18 +105,13 @@ final class PartitionedProbe implements JoinPhase {
         this.sketches = build.sketches();
         this.sketch = sketches == null ? null : sketches.probe;
         long free = ctx.memory.headroom();
-        int count = (int) Math.max(1, Math.min(maxWorkers, free / stagingBytes(ctx.sizing)));
+        int count = (int) Math.max(1, Math.min(maxWorkers, free / ctx.sizing.stagingBytes()));
         this.workers = new ProbeWorker[count];
         this.filterUsers = keyFilter == null ? 0 : count;
         for (int w = 0; w < count; w++) {
             MemoryReservation share = ctx.memory.newChild("probe-worker-" + w, Math.max(1, free / count));
             this.workers[w] = new ProbeWorker(this, ctx, build, keyFilter, share);
         }
-    }
-
-    /** Pages a probe worker's staging arena needs (the build leaves one worker's free). */
-    static long stagingBytes(SpillSizing sizing) {
-        return 2L * sizing.pageSize();
     }
 
     /** The workers: each probes one batch at a time, on one thread at a time. */
@@ -130,10 +125,6 @@ final class PartitionedProbe implements JoinPhase {
 
     boolean anySpilled() {
         return anySpilled;
-    }
-
-    void checkCancelled() {
-        ctx.checkCancelled();
     }
 
     /** Feeds a batch's {@code n} hashes to the probe-side sketch, which samples batches (locked per batch). */
@@ -156,10 +147,6 @@ final class PartitionedProbe implements JoinPhase {
                 spill.spill(partitionOfRow[rows[j]], addresses[j]);
             }
         }
-    }
-
-    RowTooLargeException rowTooLarge(int row, long length) {
-        return new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), row, length);
     }
 
     /** A worker stopped asking the filter: the last one to stop gives its memory back. */

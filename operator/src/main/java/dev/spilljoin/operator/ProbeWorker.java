@@ -31,6 +31,7 @@ import java.util.Arrays;
  */
 final class ProbeWorker implements AutoCloseable {
     private final PartitionedProbe pass;
+    private final JoinContext ctx;
     private final BuildOutput build;
     /** This worker's share of the memory the build left free (its staging pages). */
     private final MemoryReservation memory;
@@ -55,6 +56,7 @@ final class ProbeWorker implements AutoCloseable {
                 MemoryReservation memory) {
         this.memory = memory;
         this.pass = pass;
+        this.ctx = ctx;
         this.build = build;
         this.filter = filter;
         this.asksFilter = filter != null;
@@ -70,7 +72,7 @@ final class ProbeWorker implements AutoCloseable {
 
     /** Starts a probe batch: spills its rows of spilled partitions, then starts probing the others. */
     void start(Batch batch) throws IOException {
-        pass.checkCancelled();
+        ctx.checkCancelled();
         int n = batch.rowCount();
         int words = (n + 63) >>> 6;
         if (hashes.length < n) {
@@ -151,7 +153,7 @@ final class ProbeWorker implements AutoCloseable {
                     rowWriter.writtenCount());
             staging[0].clear();
             if (stop == from && stop < n) {
-                throw pass.rowTooLarge(stop, rowWriter.lengthOf(stop));
+                throw new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), stop, rowWriter.lengthOf(stop));
             }
             from = stop;
         }

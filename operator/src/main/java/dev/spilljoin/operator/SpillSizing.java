@@ -170,12 +170,9 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     private static long minimum(PartitionPlanner planner, int fanout, int buffer, int window, int readWindow,
             int page) {
-        long share = PartitionWriter.memoryBytes(buffer, window);
-        long reader = (long) readWindow + buffer;
-        long build = fanout * share + 4L * page + TABLE_MIN;
-        long repartition = reader + 2 * share;
-        long pair = 2 * reader + share + pairPageSize(page, buffer) + blockTableBytes(buffer);
-        return Math.max(planner.minimumBudget(), Math.max(build, Math.max(repartition, pair)));
+        long build = fanout * PartitionWriter.memoryBytes(buffer, window) + 4L * page + TABLE_MIN;
+        return Math.max(planner.minimumBudget(),
+                Math.max(build, pairPhaseMinimum(buffer, window, readWindow, page)));
     }
 
     /**
@@ -253,11 +250,25 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      * and the planner's own minimum, which it plans a split with.
      */
     long pairWorkerMinimum(JoinConfig config) {
-        long share = writerShare();
-        long reader = (long) readWindowBytes + bufferBytes;
-        long pair = 2 * reader + share + pairPageSize(pageSize, bufferBytes) + blockTableBytes(bufferBytes);
-        long planner = planner(config, bufferBytes, windowBytes, minRowBytes).minimumBudget();
-        return Math.max(planner, Math.max(reader + 2 * share, pair));
+        return Math.max(planner(config, bufferBytes, windowBytes, minRowBytes).minimumBudget(),
+                pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize));
+    }
+
+    /**
+     * The pair-phase terms of the minimum: a re-partitioning (a reader and two writers) and the nested loop (two
+     * readers, a writer, a pair page and one block's table).
+     */
+    private static long pairPhaseMinimum(int buffer, int window, int readWindow, int page) {
+        long share = PartitionWriter.memoryBytes(buffer, window);
+        long reader = (long) readWindow + buffer;
+        long repartition = reader + 2 * share;
+        long pair = 2 * reader + share + pairPageSize(page, buffer) + blockTableBytes(buffer);
+        return Math.max(repartition, pair);
+    }
+
+    /** Bytes of the staging pages one worker of the probe pass (or one build worker beyond the first) needs. */
+    long stagingBytes() {
+        return 2L * pageSize;
     }
 
     /** Memory one spilled partition's writer holds: its buffer and its mapped window. */

@@ -5,8 +5,6 @@ import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.operator.table.ParallelTasks;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.ArrayDeque;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
@@ -35,13 +33,11 @@ import java.util.function.Supplier;
  * {@code HashJoin.close} also calls, so no helper can touch memory after it is freed). An interrupt of the caller's
  * thread while it waits cancels the join the same way. Every exchange locks once per batch, never per row.
  */
-final class WorkerRun implements AutoCloseable {
+final class WorkerRun {
     /** What a worker thread runs: its share of the phase, on {@code run}'s inputs and writers. */
     interface Body {
         void run(int worker, WorkerRun run) throws Exception;
     }
-
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final JoinContext ctx;
     private final ReentrantLock lock = new ReentrantLock();
@@ -96,7 +92,7 @@ final class WorkerRun implements AutoCloseable {
             lock.lock();
             try {
                 running--;
-                workerCpuNanos += THREADS.getCurrentThreadCpuTime();
+                workerCpuNanos += PhaseTimes.cpuNow();
                 changed.signalAll();
             } finally {
                 lock.unlock();
@@ -353,10 +349,5 @@ final class WorkerRun implements AutoCloseable {
             ctx.cancel();
         }
         ParallelTasks.joinAll(threads);
-    }
-
-    @Override
-    public void close() {
-        stop();
     }
 }

@@ -293,8 +293,11 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long base = page.address();
         AtomicBoolean duplicate = new AtomicBoolean();
         ParallelTasks.run(threads, pages.count, p -> {
+            if (duplicate.get()) {
+                return; // the table is dropped: no page needs visiting any more
+            }
             long nullKeyRows = 0;
-            for (long row = pages.start[p], end = pages.end[p]; row < end && !duplicate.get(); ) {
+            for (long row = pages.start[p], end = pages.end[p]; row < end; ) {
                 if (RowLayout.hasNullKey(row)) {
                     nullKeyRows++;
                 } else {
