@@ -223,8 +223,8 @@ final class HeavyHitterNestedLoop implements OutputTask {
         int rows = 0;
         for (int offset = 0; offset < length; ) {
             long row = address + offset;
-            if (summarize && !SpillRowFormat.hasNullKey(row)) {
-                summarize(SpillRowFormat.hash(row));
+            if (summarize && !buildFormat.hasNullKey(row)) {
+                summarize(buildFormat.hash(row));
             }
             offset += buildFormat.rowLength(row);
             rows++;
@@ -312,17 +312,17 @@ final class HeavyHitterNestedLoop implements OutputTask {
                 long target = nextProbe.reserveRecord(length);
                 NativeMemory.copy(row, target, length);
                 if (matched) {
-                    SpillRowFormat.setMatched(target);
+                    format.setMatched(target);
                 }
             } else {
-                appendLarge(row, length, matched);
+                appendLarge(format, row, length, matched);
             }
         }
     }
 
     /** A row larger than the write buffer: flagged in a scratch page (reserved first), then written as its own block. */
-    private void appendLarge(long row, int length, boolean matched) throws IOException {
-        if (!matched || SpillRowFormat.isMatched(row)) {
+    private void appendLarge(SpillRowFormat format, long row, int length, boolean matched) throws IOException {
+        if (!matched || format.isMatched(row)) {
             nextProbe.append(row, length);
             return;
         }
@@ -332,7 +332,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         }
         try (NativeMemory.NativePage scratch = NativeMemory.allocate(memory, length)) {
             NativeMemory.copy(row, scratch.address(), length);
-            SpillRowFormat.setMatched(scratch.address());
+            format.setMatched(scratch.address());
             nextProbe.append(scratch.address(), length);
         } finally {
             memory.shrink(length);

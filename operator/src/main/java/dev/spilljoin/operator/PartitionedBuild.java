@@ -8,7 +8,6 @@ import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.row.HashFunctions;
 import dev.spilljoin.operator.row.KeyHasher;
 import dev.spilljoin.operator.row.RowArena;
-import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.DirectIndexTable;
@@ -338,8 +337,8 @@ final class PartitionedBuild implements JoinPhase {
             long to = start;
             long removed = 0;
             for (long row = start; row < end; ) {
-                int length = RowLayout.rowLength(row);
-                if (RowLayout.hash(row) == h && !RowLayout.hasNullKey(row)) {
+                int length = ctx.buildLayout.rowLength(row);
+                if (ctx.buildLayout.hash(row) == h && !ctx.buildLayout.hasNullKey(row)) {
                     spill.spill(fanout, row);
                     removed++;
                 } else {
@@ -402,7 +401,7 @@ final class PartitionedBuild implements JoinPhase {
                         long row = arena.pageAddress(page);
                         long end = row + arena.pageUsed(page);
                         while (row < end) {
-                            int length = RowLayout.rowLength(row);
+                            int length = ctx.buildLayout.rowLength(row);
                             spill.spill(victim, row);
                             row += length;
                         }

@@ -32,7 +32,7 @@ import java.util.List;
  * ({@link BuildKeyFilter}, while it pays) are joined at once as misses, without a table lookup or a spill; rows
  * whose level-0 partition stayed resident are probed at once against the resident table ({@link HashProbe},
  * batched, or {@link DirectIndexProbe} when the build chose the direct-index table); rows of spilled partitions are serialized in the probe side's {@link dev.spilljoin.operator.row.RowLayout} (their hash H stored
- * with them, never recomputed) into a staging arena and encoded from there into their partition's probe spill file
+ * with variable-width rows, recomputed from a fixed-width row's key) into a staging arena and encoded from there into their partition's probe spill file
  * ({@link dev.spilljoin.operator.row.SpillRowFormat}), to be joined with the partition's build rows later ({@link SpilledPairs}). NULL-key
  * probe rows never enter a partition: the resident probe emits (pads) or drops them at once, as the join type says.
  *

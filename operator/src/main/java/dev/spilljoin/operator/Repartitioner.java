@@ -73,8 +73,8 @@ final class Repartitioner {
                 long end = row + reader.blockLength();
                 while (row < end) {
                     int length = format.rowLength(row);
-                    int p = SpillRowFormat.hasNullKey(row) ? 0
-                            : HashFunctions.partitionOf(SpillRowFormat.hash(row), level, bits);
+                    int p = format.hasNullKey(row) ? 0
+                            : HashFunctions.partitionOf(format.hash(row), level, bits);
                     writer.append(p, row, length);
                     row += length;
                 }

@@ -62,7 +62,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     private static final long MIN_SHARE = MIN_BUFFER + MIN_WINDOW;
     private static final long TABLE_MIN = UnchainedTable.minimumBytes();
     /** The shortest encoded row with a variable-width field: a hash, a byte of bits, its length, a field's length. */
-    private static final int MIN_VARIABLE_ROW_BYTES = 8 + 1 + 4 + 4;
+    private static final int MIN_VARIABLE_ROW_BYTES = 4 + 8 + 1 + 4;
     /**
      * An input expected above this many budgets is "large": few of its partitions can stay resident, so the spill
      * writers may take {@code 1 / LARGE_INPUT_WRITERS_DIVISOR} of the budget (larger windows, fewer mappings).
@@ -114,11 +114,12 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
             int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (PAGE_BUDGET_DIVISOR * planned)) & ~7L));
             int readWindow = (int) Math.max(window,
                     clamp(Long.highestOneBit(pairBudget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
-            while (readWindow > window && minimum(planner, planned, buffer, window, readWindow, page) > budget) {
+            while (readWindow > window
+                    && minimum(planner, planned, buffer, window, readWindow, page, minRowBytes) > budget) {
                 readWindow = Math.max(window, (readWindow / 2) & ~4095);
             }
             return new SpillSizing(plan, budget, expected, minRowBytes, buffer, window, readWindow, page,
-                    minimum(planner, planned, buffer, window, readWindow, page));
+                    minimum(planner, planned, buffer, window, readWindow, page, minRowBytes));
         }
     }
 
@@ -169,23 +170,23 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     }
 
     private static long minimum(PartitionPlanner planner, int fanout, int buffer, int window, int readWindow,
-            int page) {
+            int page, int minRowBytes) {
         long build = fanout * PartitionWriter.memoryBytes(buffer, window) + 4L * page + TABLE_MIN;
         return Math.max(planner.minimumBudget(),
-                Math.max(build, pairPhaseMinimum(buffer, window, readWindow, page)));
+                Math.max(build, pairPhaseMinimum(buffer, window, readWindow, page, minRowBytes)));
     }
 
     /**
-     * The most a table over the rows of one spill block of {@code block} bytes takes, whatever their layout: the
-     * compact copy of a fixed-width row is at least 7 bytes shorter than its encoding (no hash; its header at most a
-     * byte longer than the encoding's bits), that of a row with a variable-width field at most 4 bytes longer (its
-     * two lengths and padding against the encoding's hash and length); the directory grows with the rows.
+     * The most a table over the rows of one spill block of {@code block} bytes takes, for a layout whose shortest
+     * row is {@code minRowBytes}: the compact copy of a fixed-width row is at most its encoding (the same bytes, less
+     * the bits when no row needs them), and a fixed-width row is encoded in its in-memory length, so a block holds at
+     * most {@code block / minRowBytes} of them; the compact copy of a row with a variable-width field is at most
+     * 3 bytes longer than its encoding (its key length and padding against the encoding's hash), and such a row is at
+     * least {@value #MIN_VARIABLE_ROW_BYTES} bytes encoded. The directory grows with the rows.
      */
-    private static long blockTableBytes(long block) {
-        long most = 0;
-        for (long rows = 1; rows <= block / SpillRowFormat.MIN_ROW_BYTES; rows++) {
-            most = Math.max(most, UnchainedTable.directoryBytes(rows) + UnchainedTable.allocationBytes(block - 7 * rows));
-        }
+    private static long blockTableBytes(long block, int minRowBytes) {
+        long most = UnchainedTable.directoryBytes(block / Math.max(SpillRowFormat.MIN_ROW_BYTES, minRowBytes))
+                + UnchainedTable.allocationBytes(block);
         long variableRows = block / MIN_VARIABLE_ROW_BYTES;
         return Math.max(most, UnchainedTable.directoryBytes(variableRows)
                 + UnchainedTable.allocationBytes(block + 4 * variableRows));
@@ -251,18 +252,18 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      */
     long pairWorkerMinimum(JoinConfig config) {
         return Math.max(planner(config, bufferBytes, windowBytes, minRowBytes).minimumBudget(),
-                pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize));
+                pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize, minRowBytes));
     }
 
     /**
      * The pair-phase terms of the minimum: a re-partitioning (a reader and two writers) and the nested loop (two
      * readers, a writer, a pair page and one block's table).
      */
-    private static long pairPhaseMinimum(int buffer, int window, int readWindow, int page) {
+    private static long pairPhaseMinimum(int buffer, int window, int readWindow, int page, int minRowBytes) {
         long share = PartitionWriter.memoryBytes(buffer, window);
         long reader = (long) readWindow + buffer;
         long repartition = reader + 2 * share;
-        long pair = 2 * reader + share + pairPageSize(page, buffer) + blockTableBytes(buffer);
+        long pair = 2 * reader + share + pairPageSize(page, buffer) + blockTableBytes(buffer, minRowBytes);
         return Math.max(repartition, pair);
     }
 

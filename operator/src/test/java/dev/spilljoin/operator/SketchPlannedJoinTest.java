@@ -166,14 +166,14 @@ class SketchPlannedJoinTest {
     }
 
     /**
-     * The size hints of the build side (W1's R: 400,000 rows, hinted exactly) make the partition planner choose the
-     * join's fanout: 400K rows of 48 bytes plus the table's 40 per row need about 35 MB, more than 16 partitions of
+     * The size hints of the build side (W1's R: 800,000 rows, hinted exactly) make the partition planner choose the
+     * join's fanout: 800K rows of 17 bytes plus the table's 33 per row need about 40 MB, more than 16 partitions of
      * the capacity left by a 2 MB budget, so 32. The stats show the plan (fanout per level, resident partitions) and the
      * fanout used, and the join's result is W1's.
      */
     @Test
     void theJoinsFanoutIsThePartitionPlannersFromTheSizeHints() {
-        long nR = 400_000;
+        long nR = 800_000;
         long nS = 800_000;
         CountAndSum result = new CountAndSum();
         JoinStats stats;
@@ -188,7 +188,7 @@ class SketchPlannedJoinTest {
             assertThat(budget.reserved()).isZero();
             assertThat(budget.peakReserved()).isLessThanOrEqualTo(2 * MB);
         }
-        System.out.println("planned from hints, 400K x 800K under 2MB: " + stats.toJson());
+        System.out.println("planned from hints, 800K x 800K under 2MB: " + stats.toJson());
         assertThat(result.count()).isEqualTo(nS);
         int row = KEY_VALUE_ROW_BYTES;
         PartitionPlan plan = plannerOf(stats).plan(InputStatistics.of(nR, nR * row, 0), planBudget(stats));
@@ -202,8 +202,8 @@ class SketchPlannedJoinTest {
                 .contains("\"planned_resident_partitions\":" + plan.residentPartitions());
     }
 
-    /** The (BIGINT, BIGINT) rows of these joins: 25 header bytes, a null byte, key and payload, padded to 8. */
-    private static final int KEY_VALUE_ROW_BYTES = 48;
+    /** The (BIGINT, BIGINT) rows of these joins: a byte of flags and null bits, key and payload. */
+    private static final int KEY_VALUE_ROW_BYTES = 17;
 
     /** The planner as the join built it: its layout's writer share per partition buffer, the directory per row. */
     private static PartitionPlanner plannerOf(JoinStats stats) {
@@ -280,10 +280,10 @@ class SketchPlannedJoinTest {
     }
 
     /**
-     * Heavy-key routing keeps every join type's semantics: left (the build side) 4,000 rows, half of them key 7, 5%
+     * Heavy-key routing keeps every join type's semantics: left (the build side) 10,000 rows, half of them key 7, 5%
      * NULL keys; right 1,000 rows, a tenth key 7, 5% NULL keys; batches of 128 rows, so key 7 is found by the sketch
      * after some of its rows are resident (they are moved to the heavy pair). The budget, 384 KiB of which the
-     * sketches take about 226 KiB, is small enough for key 7's 2,000 rows (160 KB with their directory share) to
+     * sketches take about 226 KiB, is small enough for key 7's 5,000 rows (165 KB with their directory share) to
      * overflow a partition, so the planner routes it (under 1 MB the whole build side fits and nothing is routed).
      * Every join type, with the heavy pair joined in memory (default) and on the nested-loop path (pair limit of one
      * byte), against the oracle.
@@ -295,7 +295,7 @@ class SketchPlannedJoinTest {
         SplittableRandom r = new SplittableRandom(seed);
         Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
         List<Object[]> leftRows = new ArrayList<>();
-        for (long i = 0; i < 4_000; i++) {
+        for (long i = 0; i < 10_000; i++) {
             Long k = r.nextInt(2) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(3_000));
             leftRows.add(new Object[] {k, i});
         }

@@ -25,9 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Round trips through the spill encoding: in-memory rows written by {@link RowWriter} are encoded
- * ({@link SpillRowFormat}), then expanded back into in-memory rows (which must equal the originals byte for byte,
- * NEXT aside) and decoded into a batch ({@link SpilledRowDecoder}, which must equal the input batch on every column
- * the layout holds), with NULLs, NULL keys and MATCHED flags carried.
+ * ({@link SpillRowFormat}), then expanded back into in-memory rows (which must equal the originals byte for byte)
+ * and decoded into a batch ({@link SpilledRowDecoder}, which must equal the input batch on every column
+ * the layout holds), with NULLs, NULL keys and MATCHED flags carried, and the key hash either stored (variable-width
+ * rows) or recomputed from the key (fixed-width rows) equal to the batch's.
  */
 class SpillRowFormatTest {
     /** Nine columns of every type, so the encoded bits take two bytes; keys BIGINT and VARCHAR. */
@@ -36,6 +37,10 @@ class SpillRowFormatTest {
             Column.of("t", ColumnType.VARCHAR), Column.of("y", ColumnType.VARBINARY), Column.of("l", ColumnType.BIGINT),
             Column.of("j", ColumnType.INTEGER));
     private static final Schema LONG_KV = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
+    /** Every fixed-width key type in one composite key, and a payload. */
+    private static final Schema FIXED_KEYS = Schema.of(Column.of("i", ColumnType.INTEGER),
+            Column.of("d", ColumnType.DOUBLE), Column.of("b", ColumnType.BOOLEAN), Column.of("l", ColumnType.BIGINT),
+            Column.of("p", ColumnType.INTEGER));
     private MemoryReservation root;
 
     @BeforeEach
@@ -65,13 +70,13 @@ class SpillRowFormatTest {
         RowLayout layout = new RowLayout(WIDE, new int[]{0, 1}, new int[]{0, 1, 2, 3, 4, 5, 6, 7, 8});
         SpillRowFormat format = new SpillRowFormat(layout);
         assertThat(format.isFixedWidth()).isFalse();
-        assertThat(format.headerBytes()).isEqualTo(8 + 2 + 4);
+        assertThat(format.headerBytes()).as("length, hash, two bytes of bits").isEqualTo(4 + 8 + 2);
         Batch batch = Rows.toBatches(WIDE, wideRows(), 16).get(0);
         roundTrip(format, WIDE, batch, new int[]{0, 1});
     }
 
     @Test
-    void aFixedWidthBigintPairIsTwentyFiveBytesAndRoundTrips() {
+    void aFixedWidthBigintPairIsSeventeenBytesAndRoundTrips() {
         RowLayout layout = new RowLayout(LONG_KV, new int[]{0}, new int[]{0, 1});
         SpillRowFormat format = new SpillRowFormat(layout);
         assertThat(format.isFixedWidth()).isTrue();
@@ -80,8 +85,22 @@ class SpillRowFormatTest {
         Batch batch = Rows.toBatches(LONG_KV, rows, 16).get(0);
         long[] encoded = roundTrip(format, LONG_KV, batch, new int[]{0});
         for (long length : encoded) {
-            assertThat(length).isEqualTo(25);
+            assertThat(length).isEqualTo(17);
         }
+        assertThat(layout.fixedRowLength()).as("in memory, the same bytes").isEqualTo(17);
+    }
+
+    @Test
+    void fixedWidthRowsRecomputeTheKeyHashOfEveryFixedKeyType() {
+        RowLayout layout = new RowLayout(FIXED_KEYS, new int[]{0, 1, 2, 3}, new int[]{0, 1, 2, 3, 4});
+        SpillRowFormat format = new SpillRowFormat(layout);
+        assertThat(format.isFixedWidth()).isTrue();
+        List<Object[]> rows = List.of(new Object[]{-7, -0.0, true, Long.MIN_VALUE, 1},
+                new Object[]{Integer.MIN_VALUE, Double.NaN, false, -1L, null},
+                new Object[]{0, 0.0, false, 0L, 3}, new Object[]{null, 1.5, true, 2L, 4},
+                new Object[]{Integer.MAX_VALUE, -1e300, null, Long.MAX_VALUE, Integer.MIN_VALUE});
+        Batch batch = Rows.toBatches(FIXED_KEYS, rows, 16).get(0);
+        roundTrip(format, FIXED_KEYS, batch, new int[]{0, 1, 2, 3});
     }
 
     /**
@@ -103,10 +122,14 @@ class SpillRowFormatTest {
             long total = 0;
             for (int i = 0; i < n; i++) {
                 if (i % 2 == 1) {
-                    RowLayout.setMatched(addresses[i]);
+                    layout.setMatched(addresses[i]);
                 }
                 lengths[i] = format.encodedLength(addresses[i]);
-                assertThat(lengths[i]).as("row %d", i).isLessThan(RowLayout.rowLength(addresses[i]));
+                if (format.isFixedWidth()) {
+                    assertThat(lengths[i]).as("row %d", i).isEqualTo(layout.rowLength(addresses[i]));
+                } else {
+                    assertThat(lengths[i]).as("row %d", i).isLessThan(layout.rowLength(addresses[i]));
+                }
                 total += lengths[i];
             }
             assertThat(root.tryGrow(total)).isTrue();
@@ -114,16 +137,20 @@ class SpillRowFormatTest {
                 long at = block.address();
                 for (int i = 0; i < n; i++) {
                     if (i == n - 1) {
-                        long copy = rows.tryAllocate(RowLayout.rowLength(addresses[i]));
-                        NativeMemory.copy(addresses[i], copy, RowLayout.rowLength(addresses[i]));
+                        long copy = rows.tryAllocate(layout.rowLength(addresses[i]));
+                        NativeMemory.copy(addresses[i], copy, layout.rowLength(addresses[i]));
                         format.encode(copy, copy, (int) lengths[i]);
                         NativeMemory.copy(copy, at, lengths[i]);
                     } else {
                         format.encode(addresses[i], at, (int) lengths[i]);
                     }
                     assertThat(format.rowLength(at)).isEqualTo((int) lengths[i]);
-                    assertThat(SpillRowFormat.hash(at)).isEqualTo(hashes[i]);
-                    assertThat(SpillRowFormat.isMatched(at)).isEqualTo(i % 2 == 1);
+                    boolean nullKey = ((nullKeys[0] >>> i) & 1) != 0;
+                    if (!nullKey) {
+                        assertThat(format.hash(at)).as("hash of row %d", i).isEqualTo(hashes[i]);
+                    }
+                    assertThat(format.hasNullKey(at)).isEqualTo(nullKey);
+                    assertThat(format.isMatched(at)).isEqualTo(i % 2 == 1);
                     at += lengths[i];
                 }
                 assertThat(format.expandedBytes(block.address(), (int) total))
@@ -134,7 +161,7 @@ class SpillRowFormatTest {
                 long row = expanded.pageAddress(0);
                 for (int i = 0; i < n; i++) {
                     assertSameRow(layout, addresses[i], row, i);
-                    row += RowLayout.rowLength(row);
+                    row += layout.rowLength(row);
                 }
 
                 SpilledRowDecoder decoder = new SpilledRowDecoder(format, schema, 64);
@@ -142,7 +169,9 @@ class SpillRowFormatTest {
                 Batch decoded = decoder.batch();
                 assertThat(decoded.rowCount()).isEqualTo(n);
                 for (int i = 0; i < n; i++) {
-                    assertThat(decoder.hashes()[i]).isEqualTo(hashes[i]);
+                    if (((nullKeys[0] >>> i) & 1) == 0) {
+                        assertThat(decoder.hashes()[i]).isEqualTo(hashes[i]);
+                    }
                     assertThat((decoder.nullKeys()[0] >>> i) & 1).as("NULL key of row %d", i)
                             .isEqualTo((nullKeys[0] >>> i) & 1);
                     assertThat((decoder.matchedBefore()[0] >>> i) & 1).isEqualTo(i % 2);
@@ -160,15 +189,14 @@ class SpillRowFormatTest {
         }
     }
 
-    /** The rows agree on every byte but NEXT and the padding. */
+    /** The rows agree on every byte but the padding. */
     private static void assertSameRow(RowLayout layout, long original, long expanded, int i) {
-        assertThat(RowLayout.rowLength(expanded)).as("length of row %d", i).isEqualTo(RowLayout.rowLength(original));
-        assertThat(RowLayout.keyLength(expanded)).isEqualTo(RowLayout.keyLength(original));
-        assertThat(RowLayout.hash(expanded)).isEqualTo(RowLayout.hash(original));
-        assertThat(NativeMemory.getLong(expanded + RowLayout.NEXT)).isZero();
+        assertThat(layout.rowLength(expanded)).as("length of row %d", i).isEqualTo(layout.rowLength(original));
+        assertThat(layout.keyLength(expanded)).isEqualTo(layout.keyLength(original));
+        assertThat(layout.hash(expanded)).isEqualTo(layout.hash(original));
         int end = layout.keyOffset() + new SpillRowFormat(layout).encodedLength(original)
                 - new SpillRowFormat(layout).headerBytes();
-        for (int b = RowLayout.FLAGS; b < end; b++) {
+        for (int b = 0; b < end; b++) {
             assertThat(NativeMemory.getByte(expanded + b)).as("byte %d of row %d", b, i)
                     .isEqualTo(NativeMemory.getByte(original + b));
         }

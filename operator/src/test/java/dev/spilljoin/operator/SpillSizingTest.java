@@ -16,14 +16,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SpillSizingTest {
     private static final long KB = 1024;
     private static final long MB = KB * KB;
-    /** A (BIGINT key, BIGINT payload) row: 25 header bytes, a null byte, 16 value bytes, padded to 48. */
-    private static final int ROW = 48;
+    /** A (BIGINT key, BIGINT payload) row: a byte of flags and null bits, 16 value bytes. */
+    private static final int ROW = 17;
 
     @Test
     void everyBudgetFromTheMinimumUpGetsALayoutThatFitsIt() {
         long minimum = SpillSizing.absoluteMinimum(JoinConfig.DEFAULT);
-        assertThat(minimum).as("the planner's minimum: a fanout of 2 and two extra buffers of 8 KiB writer shares in"
-                + " half the budget").isEqualTo(64 * KB);
+        assertThat(minimum).as("the nested loop's: two readers of 8 KiB, a writer share of 8 KiB, a pair page of"
+                + " 32 KiB and the table over one 4 KiB block of rows of 8 bytes (4 KiB of directory), just above the"
+                + " planner's 64 KiB (a fanout of 2 and two extra buffers of 8 KiB writer shares in half the budget)")
+                .isEqualTo(65_600);
         long[] hints = {-1, 0, 1000, 1_000_000, 100_000_000};
         for (long budget = minimum; budget <= 8L << 30; budget = budget * 3 / 2) {
             for (long rows : hints) {
@@ -55,12 +57,12 @@ class SpillSizingTest {
             PartitionPlan plan = planner.plan(expected, budget);
             assertThat(s.plan()).as("budget %d rows %d", budget, c[1]).isEqualTo(plan);
         }
-        // 1M rows of 48 + 40 bytes (16 of directory, 24 of compact row) = 88 MB under 4 MB: partitions of at most
+        // 1M rows of 17 + 33 bytes (16 of directory, 17 of compact row) = 50 MB under 4 MB: partitions of at most
         // 0.8 × (4 MB − 2 writer shares)
         SpillSizing w1 = SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,
                 SpillSizing.expectedBuild(null, 1_000_000, 16_000_000, ROW), ROW);
         long capacity = (long) (0.8 * (4 * MB - 2 * w1.writerShare()));
-        int needed = (int) ((88_000_000 + capacity - 1) / capacity);
+        int needed = (int) ((50_000_000 + capacity - 1) / capacity);
         assertThat(w1.fanout()).as("the power of two at or above %d partitions", needed)
                 .isEqualTo(Integer.highestOneBit(needed - 1) * 2);
         assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,

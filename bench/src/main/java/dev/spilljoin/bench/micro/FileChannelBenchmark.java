@@ -1,6 +1,5 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
 import dev.spilljoin.operator.internal.MicroBenchmarkAccess.RowCursor;
 import dev.spilljoin.spill.SpillSpace;
 
@@ -88,7 +87,7 @@ public class FileChannelBenchmark extends MicroBenchmark {
             if (b.position() == 0) {
                 return sum;
             }
-            sum += MicroBenchmarkAccess.keyHashSum(buffer.address(), b.position());
+            sum += rows.rows().keyHashSum(buffer.address(), b.position());
             position += b.position();
         }
     }

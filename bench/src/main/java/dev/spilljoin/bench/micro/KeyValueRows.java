@@ -27,8 +27,8 @@ final class KeyValueRows {
     static final int[] KEY_COLUMNS = {0};
     /** The operator's internals for these rows (keyed by {@code k}, serialized with both columns). */
     static final MicroBenchmarkAccess ACCESS = MicroBenchmarkAccess.forRows(SCHEMA, KEY_COLUMNS);
-    /** Bytes of one serialized row: 26 of header and null bits, two 8-byte fields, padding to 8. */
-    static final int ROW_BYTES = 48;
+    /** Bytes of one serialized row: a byte of flags and null bits, two 8-byte fields (17). */
+    static final int ROW_BYTES = ACCESS.rowBytes();
     /**
      * The partitions the table benchmarks' rows come in, as the build's resident partitions (the table has one
      * directory range per partition).

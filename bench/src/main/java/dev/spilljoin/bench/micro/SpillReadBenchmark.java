@@ -1,6 +1,5 @@
 package dev.spilljoin.bench.micro;
 
-import dev.spilljoin.operator.internal.MicroBenchmarkAccess;
 import dev.spilljoin.spill.PartitionReader;
 import dev.spilljoin.spill.PartitionWriter;
 import dev.spilljoin.spill.SpillFile;
@@ -22,7 +21,7 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * Spill read: a {@link PartitionReader} walks a {@value SpillRows#MIB} MiB partition file block by block (one
  * mapped window of {@code windowBytes} at a time, CRC32C verified per block) and every row in each block, summing
- * the rows' stored key hashes. The score, in ops/s, is MiB/s. A spill file is read once and deleted when its reader
+ * the rows' key hashes. The score, in ops/s, is MiB/s. A spill file is read once and deleted when its reader
  * closes, so each invocation's file is written and its reader opened before it, untimed, and the reader closed
  * after it. The file is in the page cache (just written): this is the CPU cost per byte; {@link FileChannelBenchmark}
  * reads the same bytes without a mapping.
@@ -58,7 +57,7 @@ public class SpillReadBenchmark extends MicroBenchmark {
     public long read() throws IOException {
         long sum = 0;
         while (reader.nextBlock()) {
-            sum += MicroBenchmarkAccess.keyHashSum(reader.blockAddress(), reader.blockLength());
+            sum += rows.rows().keyHashSum(reader.blockAddress(), reader.blockLength());
         }
         return sum;
     }

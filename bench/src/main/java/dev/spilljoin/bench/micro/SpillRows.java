@@ -15,8 +15,8 @@ import java.io.IOException;
  * deleted, with whatever is left in it, on {@link #close()}.
  */
 final class SpillRows implements AutoCloseable {
-    static final int ROWS = 1 << 19;
-    /** {@value #ROWS} rows of 48 bytes: a whole number of MiB, so that ops/s read as MiB/s. */
+    static final int ROWS = 1 << 20;
+    /** {@value #ROWS} rows of 17 bytes: a whole number of MiB, so that ops/s read as MiB/s. */
     static final int MIB = ROWS * KeyValueRows.ROW_BYTES >> 20;
     /** The write-combining buffer of a spill writer (the operator's largest, chosen at generous budgets). */
     static final int BUFFER_BYTES = 64 * 1024;

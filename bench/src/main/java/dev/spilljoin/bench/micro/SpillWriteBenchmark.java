@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Spill write: {@value SpillRows#MIB} MiB of 48-byte rows appended one by one to a new partition file through a
+ * Spill write: {@value SpillRows#MIB} MiB of 17-byte rows appended one by one to a new partition file through a
  * {@link PartitionWriter} ({@value SpillRows#BUFFER_BYTES}-byte write-combining buffer, CRC32C per block,
  * fallocate and a mapped window of {@code windowBytes} per chunk), then sealed ({@code finish}). The score, in
  * ops/s, is MiB/s. The file is opened before and deleted after each invocation (untimed); the spill space lives

@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * partitions' pages ({@link PartitionPages}), as the build's finish does with its resident partitions: count the rows
  * per slot, reserve and allocate the directory and the compact rows, copy every row to its slot (freeing each
  * partition's pages once copied). The rows are serialized before each invocation and the table freed
- * after it, untimed. 32K rows (1.5 MiB of rows, under 1 MiB of table) fit in L2; 1M rows (48 MiB, 25 MiB) do not.
+ * after it, untimed. 32K rows (0.5 MiB of rows, under 1 MiB of table) fit in L2; 1M rows (17 MiB, 25 MiB) do not.
  *
  * <p>The primary score is ns per table; {@code build:rows} (an {@link AuxCounters} counter) is ns per row.
  */

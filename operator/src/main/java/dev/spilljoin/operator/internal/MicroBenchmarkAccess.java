@@ -80,7 +80,7 @@ public final class MicroBenchmarkAccess {
 
     /** Empty row pages of {@code pageBytes} each, reserved from {@code memory} as rows arrive. */
     public RowPages newRowPages(MemoryReservation memory, int pageBytes) {
-        return new RowPages(new RowArena(memory, pageBytes), new RowWriter(layout));
+        return new RowPages(this, new RowArena(memory, pageBytes), new RowWriter(layout));
     }
 
     /** {@code partitions} empty arenas of {@code pageBytes} pages, reserved from {@code memory} as rows arrive. */
@@ -89,7 +89,7 @@ public final class MicroBenchmarkAccess {
         for (int p = 0; p < partitions; p++) {
             arenas[p] = new RowArena(memory, pageBytes);
         }
-        return new PartitionPages(arenas, new RowWriter(layout));
+        return new PartitionPages(layout, arenas, new RowWriter(layout));
     }
 
     /**
@@ -154,14 +154,19 @@ public final class MicroBenchmarkAccess {
         }
     }
 
-    /** The sum of the stored key hashes of the serialized rows lying back to back in {@code [address, +length)}. */
-    public static long keyHashSum(long address, long length) {
+    /** The sum of the key hashes of this layout's serialized rows lying back to back in {@code [address, +length)}. */
+    public long keyHashSum(long address, long length) {
         long sum = 0;
         long end = address + length;
-        for (long row = address; row < end; row += RowLayout.rowLength(row)) {
-            sum += RowLayout.hash(row);
+        for (long row = address; row < end; row += layout.rowLength(row)) {
+            sum += layout.hash(row);
         }
         return sum;
+    }
+
+    /** Bytes of a serialized row of this layout (its fixed length; the shortest row for a variable-width one). */
+    public int rowBytes() {
+        return layout.minRowLength();
     }
 
     /** Reference: the key hash H of a single BIGINT key {@code value}. */
@@ -198,10 +203,12 @@ public final class MicroBenchmarkAccess {
 
     /** Serialized rows in off-heap pages, in the order written. */
     public static final class RowPages implements AutoCloseable {
+        private final MicroBenchmarkAccess access;
         private final RowArena arena;
         private final RowWriter writer;
 
-        private RowPages(RowArena arena, RowWriter writer) {
+        private RowPages(MicroBenchmarkAccess access, RowArena arena, RowWriter writer) {
+            this.access = access;
             this.arena = arena;
             this.writer = writer;
         }
@@ -221,7 +228,7 @@ public final class MicroBenchmarkAccess {
                 long row = arena.pageAddress(p);
                 long end = row + arena.pageUsed(p);
                 while (row < end) {
-                    int length = RowLayout.rowLength(row);
+                    int length = access.layout.rowLength(row);
                     spill.append(row, length);
                     row += length;
                 }
@@ -230,14 +237,19 @@ public final class MicroBenchmarkAccess {
 
         /** A cursor at the first row, for copying the rows out whole. */
         public RowCursor cursor() {
-            return new RowCursor(arena);
+            return new RowCursor(access.layout, arena);
         }
 
-        /** The sum of every row's stored key hash. */
+        /** The sum of the key hashes of rows of these pages' layout lying back to back in {@code [address, +length)}. */
+        public long keyHashSum(long address, long length) {
+            return access.keyHashSum(address, length);
+        }
+
+        /** The sum of every row's key hash. */
         public long keyHashSum() {
             long sum = 0;
             for (int p = 0; p < arena.pageCount(); p++) {
-                sum += MicroBenchmarkAccess.keyHashSum(arena.pageAddress(p), arena.pageUsed(p));
+                sum += access.keyHashSum(arena.pageAddress(p), arena.pageUsed(p));
             }
             return sum;
         }
@@ -260,12 +272,14 @@ public final class MicroBenchmarkAccess {
 
     /** Copies the rows of a {@link RowPages}, in order and whole, into buffers. */
     public static final class RowCursor {
+        private final RowLayout layout;
         private final RowArena arena;
         private int page = -1;
         private long row;
         private long end;
 
-        private RowCursor(RowArena arena) {
+        private RowCursor(RowLayout layout, RowArena arena) {
+            this.layout = layout;
             this.arena = arena;
         }
 
@@ -284,7 +298,7 @@ public final class MicroBenchmarkAccess {
                     row = arena.pageAddress(page);
                     end = row + arena.pageUsed(page);
                 }
-                int length = RowLayout.rowLength(row);
+                int length = layout.rowLength(row);
                 if (fill + length > capacity) {
                     if (fill == 0) {
                         throw new IllegalArgumentException("a row of " + length + " bytes does not fit in a buffer of "
@@ -301,11 +315,13 @@ public final class MicroBenchmarkAccess {
 
     /** One arena of serialized rows per partition, filled as the build routes rows to its resident partitions. */
     public static final class PartitionPages implements AutoCloseable {
+        private final RowLayout layout;
         private final RowArena[] arenas;
         private final RowWriter writer;
         private int[] partitionOfRow = new int[0];
 
-        private PartitionPages(RowArena[] arenas, RowWriter writer) {
+        private PartitionPages(RowLayout layout, RowArena[] arenas, RowWriter writer) {
+            this.layout = layout;
             this.arenas = arenas;
             this.writer = writer;
         }
@@ -336,8 +352,8 @@ public final class MicroBenchmarkAccess {
             int i = 0;
             for (int p = 0; p < arena.pageCount(); p++) {
                 long end = arena.pageAddress(p) + arena.pageUsed(p);
-                for (long row = arena.pageAddress(p); row < end; row += RowLayout.rowLength(row)) {
-                    hashes[i++] = RowLayout.hash(row);
+                for (long row = arena.pageAddress(p); row < end; row += layout.rowLength(row)) {
+                    hashes[i++] = layout.hash(row);
                 }
             }
             return hashes;

@@ -5,9 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * The hash functions of the join, all derived from one 64-bit key hash {@code H} that is computed once per row
- * (by {@link KeyHasher}) and stored in the serialized row, so that spilling, reloading and re-partitioning never
- * hash a key again.
+ * The hash functions of the join, all derived from one 64-bit key hash {@code H} that is computed per batch (by
+ * {@link KeyHasher}); a serialized row with a variable-width field stores it, so that spilling, reloading and
+ * re-partitioning never hash a string again, and a fixed-width row recomputes it from its key fields
+ * ({@link RowLayout#hash}: a multiply and a mix per field, cheaper than 8 bytes per row in memory and on disk).
  *
  * <pre>
  *   H            = KeyHasher: per key column  h = fmix64(h ^ (value * GOLDEN)), h starting at KEY_SEED

@@ -9,7 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Off-heap pages holding serialized rows back to back (8-byte aligned; see {@link RowLayout}). Rows never span
+ * Off-heap pages holding serialized rows back to back (see {@link RowLayout}: fixed-width rows unpadded,
+ * variable-width rows padded to 8 bytes). Rows never span
  * pages; a row larger than the page size gets a page of its own. Rows stay at their address until {@link #clear()}
  * or {@link #close()}.
  *
@@ -40,7 +41,7 @@ public final class RowArena implements AutoCloseable {
     }
 
     /**
-     * Room for a row of {@code bytes} (a multiple of 8): its address, or 0 if a new page was needed and the
+     * Room for a row of {@code bytes}: its address, or 0 if a new page was needed and the
      * reservation refused it.
      */
     public long tryAllocate(int bytes) {

@@ -10,25 +10,29 @@ import java.util.Arrays;
  * The serialized in-memory row format of build rows (and of probe rows on their way to a spill file): a
  * self-describing, relocatable byte range in off-heap memory (nothing in a row points outside it). Spill files hold
  * the same rows without the in-memory-only parts ({@link SpillRowFormat}); the hash table holds compact copies
- * ({@code UnchainedTable}).
+ * ({@code UnchainedTable}). Two shapes, chosen by the layout's field types:
  *
  * <pre>
- * offset  size  field
- *   0      4    rowLength   total bytes of the row, a multiple of 8 (rows are 8-byte aligned in a page)
+ * fixed-width layouts (no VARCHAR or VARBINARY field): every row is {@link #fixedRowLength()} bytes, unpadded
+ *   0      cb   bits        bit 0 MATCHED (a probe row matched it), bit 1 NULL_KEY (some key column is NULL),
+ *                           bit 2 + f: field f is NULL; cb = ceil((2 + fields) / 8), one byte for up to 6 fields
+ *   cb          key region, then payload region
+ * variable-width layouts (some field VARCHAR or VARBINARY):
+ *   0      4    rowLength   total bytes of the row, a multiple of 8 (these rows are 8-byte aligned in a page)
  *   4      4    keyLength   bytes of the key region
- *   8      8    hash        the key's 64-bit hash H, computed once (HashFunctions); never recomputed
- *  16      8    next        0; unused since the chained table was replaced by UnchainedTable, which copies
- *                           rows into its compact format (kept: the build pass's format is unchanged)
- *  24      1    flags       bit 0 MATCHED (a probe row matched it), bit 1 NULL_KEY (some key column is NULL)
- *  25      nb   null bits   one bit per field (keys first), bit set = NULL; nb = ceil(fields / 8)
- *  K=25+nb      key region  (keyLength bytes; equal keys have equal key regions, so keys compare as bytes)
- *                 fixed key fields in key order: BIGINT 8, INTEGER 4, DOUBLE 8 (normalized), BOOLEAN 1
- *                 variable key fields in key order: int length + bytes
- *  K+keyLength  payload region
- *                 fixed payload fields: BIGINT 8, INTEGER 4, DOUBLE 8 (raw bits), BOOLEAN 1
- *                 variable payload fields: int length + bytes
- *               padding to a multiple of 8
+ *   8      8    hash        the key's 64-bit hash H (HashFunctions), computed once and stored: a variable-width
+ *                           key is costly to hash again
+ *  16      cb   bits        as above
+ *  16+cb        key region, then payload region, then padding to a multiple of 8
+ * key region:     fixed key fields in key order: BIGINT 8, INTEGER 4, DOUBLE 8 (normalized), BOOLEAN 1;
+ *                 then variable key fields in key order: int length + bytes
+ * payload region: fixed payload fields: BIGINT 8, INTEGER 4, DOUBLE 8 (raw bits), BOOLEAN 1;
+ *                 then variable payload fields: int length + bytes
  * </pre>
+ *
+ * <p>A fixed-width row stores no hash: {@link #hash} recomputes H from its key fields exactly as {@link KeyHasher}
+ * computed it from the batch (a multiply and a mix per key field), which costs less than 8 bytes per row in memory
+ * and on disk. A (BIGINT key, BIGINT payload) row is 17 bytes.
  *
  * <p>Fields: field {@code k < keyCount} is key column {@code k}; the payload fields are the side's other columns
  * the output needs. A key column is read back from its key field, except DOUBLE keys: their key bytes are
@@ -37,20 +41,28 @@ import java.util.Arrays;
  * Multi-byte values are in native byte order, unaligned.
  */
 public final class RowLayout {
-    public static final int LENGTH = 0;
-    public static final int KEY_LENGTH = 4;
-    public static final int HASH = 8;
-    public static final int NEXT = 16;
-    public static final int FLAGS = 24;
-    public static final int NULLS = 25;
+    /** Offsets of a variable-width row's header fields. */
+    private static final int LENGTH = 0;
+    private static final int KEY_LENGTH = 4;
+    private static final int HASH = 8;
+    private static final int VARIABLE_BITS = 16;
+    /** Bit 0 of the bits: a probe row matched this row. */
     public static final byte MATCHED = 1;
+    /** Bit 1 of the bits: some key column is NULL. */
     public static final byte NULL_KEY = 2;
+    /** The bit of field 0's NULL flag; field f's is this plus f. */
+    public static final int FIELD_BITS_SHIFT = 2;
 
     private final ColumnType[] fieldTypes;
     private final int[] sourceColumns;
     private final int keyCount;
-    private final int nullBytes;
+    private final int bitBytes;
+    private final boolean variableWidth;
+    /** Offset of the bits from the row start: 0 in fixed-width rows, 16 in variable-width rows. */
+    private final int bitsOffset;
     private final int keyOffset;
+    /** The length of every row of a fixed-width layout, -1 for a variable-width layout. */
+    private final int fixedRowLength;
     /** For a fixed field: its offset within its region; for a variable field: its index among its region's. */
     private final int[] position;
     private final int keyFixedBytes;
@@ -75,8 +87,15 @@ public final class RowLayout {
         }
         keyFixedBytes = assignPositions(0, keyCount);
         payloadFixedBytes = assignPositions(keyCount, fields);
-        nullBytes = (fields + 7) >>> 3;
-        keyOffset = NULLS + nullBytes;
+        boolean variable = false;
+        for (ColumnType type : fieldTypes) {
+            variable |= type.isVariableWidth();
+        }
+        variableWidth = variable;
+        bitBytes = (FIELD_BITS_SHIFT + fields + 7) >>> 3;
+        bitsOffset = variable ? VARIABLE_BITS : 0;
+        keyOffset = bitsOffset + bitBytes;
+        fixedRowLength = variable ? -1 : keyOffset + keyFixedBytes + payloadFixedBytes;
         fieldOfColumn = new int[schema.size()];
         Arrays.fill(fieldOfColumn, -1);
         for (int k = 0; k < keyCount; k++) {
@@ -132,8 +151,24 @@ public final class RowLayout {
         return fieldOfColumn[column];
     }
 
-    public int nullBytes() {
-        return nullBytes;
+    /** Bytes of the bits (flags and NULL bits) of a row. */
+    public int bitBytes() {
+        return bitBytes;
+    }
+
+    /** Offset of the bits from the row start. */
+    public int bitsOffset() {
+        return bitsOffset;
+    }
+
+    /** Whether some field is variable-width (rows then carry their lengths and hash, and are padded). */
+    public boolean isVariableWidth() {
+        return variableWidth;
+    }
+
+    /** The length of every row of a fixed-width layout; -1 for a variable-width layout. */
+    public int fixedRowLength() {
+        return fixedRowLength;
     }
 
     /** Offset of the key region from the row start. */
@@ -151,6 +186,9 @@ public final class RowLayout {
 
     /** The shortest row of this layout: every variable field empty (its 4-byte length only), padded to 8. */
     public int minRowLength() {
+        if (!variableWidth) {
+            return fixedRowLength;
+        }
         int length = keyOffset + keyFixedBytes + payloadFixedBytes;
         for (ColumnType type : fieldTypes) {
             length += type.isVariableWidth() ? 4 : 0;
@@ -167,38 +205,96 @@ public final class RowLayout {
         return field < keyCount;
     }
 
+    // ---- writing a row's header
+
+    /**
+     * Writes the header of a row of {@code length} bytes (its key region {@code keyLength} bytes) with hash
+     * {@code hash} at {@code row}: no field NULL, MATCHED clear, NULL_KEY as given. (A fixed-width row's header is its
+     * bits only; length, key length and hash are implied by the layout and the key.)
+     */
+    public void writeHeader(long row, int length, int keyLength, long hash, boolean nullKey) {
+        if (variableWidth) {
+            NativeMemory.putInt(row + LENGTH, length);
+            NativeMemory.putInt(row + KEY_LENGTH, keyLength);
+            NativeMemory.putLong(row + HASH, hash);
+        }
+        NativeMemory.putByte(row + bitsOffset, nullKey ? NULL_KEY : 0);
+        for (int b = 1; b < bitBytes; b++) {
+            NativeMemory.putByte(row + bitsOffset + b, (byte) 0);
+        }
+    }
+
+    /** Sets field {@code field}'s NULL bit in the row at {@code row}. */
+    public void setNull(long row, int field) {
+        int bit = FIELD_BITS_SHIFT + field;
+        long at = row + bitsOffset + (bit >>> 3);
+        NativeMemory.putByte(at, (byte) (NativeMemory.getByte(at) | (1 << (bit & 7))));
+    }
+
     // ---- reading a row at an address
 
-    public static int rowLength(long row) {
-        return NativeMemory.getInt(row + LENGTH);
+    public int rowLength(long row) {
+        return variableWidth ? NativeMemory.getInt(row + LENGTH) : fixedRowLength;
     }
 
-    public static int keyLength(long row) {
-        return NativeMemory.getInt(row + KEY_LENGTH);
+    public int keyLength(long row) {
+        return variableWidth ? NativeMemory.getInt(row + KEY_LENGTH) : keyFixedBytes;
     }
 
-    public static long hash(long row) {
-        return NativeMemory.getLong(row + HASH);
+    /** The key hash H of the row at {@code row}: stored in a variable-width row, recomputed from a fixed-width one's key. */
+    public long hash(long row) {
+        return variableWidth ? NativeMemory.getLong(row + HASH) : keyHash(row + keyOffset);
     }
 
-    public static byte flags(long row) {
-        return NativeMemory.getByte(row + FLAGS);
+    /**
+     * H of the fixed-width key fields at {@code key}, as {@link KeyHasher} folds them (INTEGER sign-extended, DOUBLE
+     * as its stored normalized bits, BOOLEAN as 0/1).
+     */
+    long keyHash(long key) {
+        long h = HashFunctions.KEY_SEED;
+        for (int f = 0; f < keyCount; f++) {
+            long at = key + position[f];
+            long value = switch (fieldTypes[f]) {
+                case BIGINT, DOUBLE -> NativeMemory.getLong(at);
+                case INTEGER -> NativeMemory.getInt(at);
+                case BOOLEAN -> NativeMemory.getByte(at);
+                case VARCHAR, VARBINARY -> throw new IllegalStateException("a variable-width key's hash is stored");
+            };
+            h = HashFunctions.combine(h, value);
+        }
+        return h;
     }
 
-    public static boolean isMatched(long row) {
-        return (NativeMemory.getByte(row + FLAGS) & MATCHED) != 0;
+    /** The row's MATCHED and NULL_KEY bits. */
+    public int flags(long row) {
+        return NativeMemory.getByte(row + bitsOffset) & (MATCHED | NULL_KEY);
     }
 
-    public static void setMatched(long row) {
-        NativeMemory.putByte(row + FLAGS, (byte) (NativeMemory.getByte(row + FLAGS) | MATCHED));
+    public boolean isMatched(long row) {
+        return (NativeMemory.getByte(row + bitsOffset) & MATCHED) != 0;
     }
 
-    public static boolean hasNullKey(long row) {
-        return (NativeMemory.getByte(row + FLAGS) & NULL_KEY) != 0;
+    public void setMatched(long row) {
+        NativeMemory.putByte(row + bitsOffset, (byte) (NativeMemory.getByte(row + bitsOffset) | MATCHED));
     }
 
-    public static boolean isNull(long row, int field) {
-        return (NativeMemory.getByte(row + NULLS + (field >>> 3)) & (1 << (field & 7))) != 0;
+    public boolean hasNullKey(long row) {
+        return (NativeMemory.getByte(row + bitsOffset) & NULL_KEY) != 0;
+    }
+
+    /** Whether some bit of the row is set: a NULL field, a NULL key, or MATCHED. */
+    public boolean anyBitSet(long row) {
+        for (int b = 0; b < bitBytes; b++) {
+            if (NativeMemory.getByte(row + bitsOffset + b) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public boolean isNull(long row, int field) {
+        int bit = FIELD_BITS_SHIFT + field;
+        return (NativeMemory.getByte(row + bitsOffset + (bit >>> 3)) & (1 << (bit & 7))) != 0;
     }
 
     /** Address of a fixed-width field's value. */

@@ -11,7 +11,8 @@ import dev.spilljoin.spill.NativeMemory;
  * <p>Algorithm, per batch: (1) one pass per variable-width field sums each row's length; (2) rows get their
  * addresses from the arena in order, stopping at the first refused page; (3) the headers are written; (4) one loop
  * per field writes that field into every row (the type switch outside the loop). The key hash comes from the
- * caller ({@link KeyHasher}) and is stored, never recomputed. No object is allocated per row; the per-row arrays are
+ * caller ({@link KeyHasher}); variable-width rows store it, fixed-width rows recompute it from their key when
+ * needed ({@link RowLayout#hash}). No object is allocated per row; the per-row arrays are
  * reused across batches.
  */
 public final class RowWriter {
@@ -68,14 +69,7 @@ public final class RowWriter {
             addresses[m] = address;
             bytes += lengths[i];
             m++;
-            NativeMemory.putInt(address + RowLayout.LENGTH, lengths[i]);
-            NativeMemory.putInt(address + RowLayout.KEY_LENGTH, keyLengths[i]);
-            NativeMemory.putLong(address + RowLayout.HASH, hashes[i]);
-            NativeMemory.putLong(address + RowLayout.NEXT, 0L);
-            NativeMemory.fill(address + RowLayout.FLAGS, 1 + layout.nullBytes(), (byte) 0);
-            if (nullKey) {
-                NativeMemory.putByte(address + RowLayout.FLAGS, RowLayout.NULL_KEY);
-            }
+            layout.writeHeader(address, lengths[i], keyLengths[i], hashes[i], nullKey);
         }
         written = m;
         writtenBytes = bytes;
@@ -144,8 +138,10 @@ public final class RowWriter {
                 }
             }
         }
-        for (int i = from; i < n; i++) {
-            lengths[i] = (lengths[i] + 7) & ~7;
+        if (layout.isVariableWidth()) {
+            for (int i = from; i < n; i++) {
+                lengths[i] = (lengths[i] + 7) & ~7;
+            }
         }
     }
 
@@ -207,12 +203,9 @@ public final class RowWriter {
             }
         }
         if (v.mayHaveNulls()) {
-            long nullByte = RowLayout.NULLS + (f >>> 3);
-            byte bit = (byte) (1 << (f & 7));
             for (int j = 0; j < m; j++) {
                 if (v.isNull(sel[j])) {
-                    long p = a[j] + nullByte;
-                    NativeMemory.putByte(p, (byte) (NativeMemory.getByte(p) | bit));
+                    layout.setNull(a[j], f);
                 }
             }
         }

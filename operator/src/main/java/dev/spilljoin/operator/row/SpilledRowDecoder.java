@@ -58,8 +58,8 @@ public final class SpilledRowDecoder {
         while (offset < length && n < capacity) {
             long row = block + offset;
             rows[n] = row;
-            hashes[n] = SpillRowFormat.hash(row);
-            byte flags = SpillRowFormat.flags(row);
+            hashes[n] = format.hash(row);
+            byte flags = format.flags(row);
             if ((flags & RowLayout.NULL_KEY) != 0) {
                 Bitmaps.set(nullKeys, n);
             }

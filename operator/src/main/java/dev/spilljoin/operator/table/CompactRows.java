@@ -7,39 +7,33 @@ import dev.spilljoin.spill.NativeMemory;
 
 /**
  * The row format inside an {@link UnchainedTable}: a build row ({@link RowLayout}) without what only the build pass
- * and the spill files need (its stored hash, the NEXT link, the lengths where the layout has no variable-width
- * field). Where a row lies tells its slot, so no hash is kept; keys are compared by value.
+ * and the spill files need (a variable-width row's stored hash; a fixed-width row's bits when no row needs them).
+ * Where a row lies tells its slot, so no hash is kept; keys are compared by value.
  *
  * <pre>
  * every field fixed-width ("fixed"; stride = header + keyFixedBytes + payloadFixedBytes, no padding, unaligned):
- *   [header: bit 0 MATCHED, bit 1 NULL_KEY, bit 2+f NULL of field f; ceil((2 + fields) / 8) bytes]
+ *   [header: RowLayout's bits: bit 0 MATCHED, bit 1 NULL_KEY, bit 2+f NULL of field f; ceil((2 + fields) / 8) bytes]
  *   [key fields as RowLayout's key region][payload fields as RowLayout's payload region]
- *   The header is left out (0 bytes) when no row of the table has a NULL field or a NULL key and the join never
- *   marks rows (the table decides while counting, {@link #withoutHeader}). Layouts of more than
- *   {@value #MAX_PACKED_FIELDS} fields keep RowLayout's flags byte and null bytes as they are (null bit f at 8+f).
- * some field variable-width ("variable"; RowLayout's row less its hash and NEXT: rowLength - 16 bytes):
- *   [int rowLength][int keyLength][flags byte][null bytes][key region][payload region][padding]
+ *   i.e. the RowLayout row itself. The header is left out (0 bytes) when no row of the table has a NULL field or a
+ *   NULL key and the join never marks rows (the table decides while counting, {@link #withoutHeader}).
+ * some field variable-width ("variable"; RowLayout's row less its hash: rowLength - 8 bytes):
+ *   [int rowLength][int keyLength][bits][key region][payload region][padding]
  * </pre>
  *
  * <p>(BIGINT key, BIGINT payload): 17 bytes with the header, 16 without. A key column is read back from its key
  * field; NULL values are zeros, as in RowLayout.
  */
 final class CompactRows {
-    /** The most fields whose null bits are packed with the flags into at most 7 header bytes. */
-    static final int MAX_PACKED_FIELDS = 54;
     /** Header bits: the flags of RowLayout. */
     static final int MATCHED = RowLayout.MATCHED;
     static final int NULL_KEY = RowLayout.NULL_KEY;
+    /** Bytes a variable-width row loses: RowLayout's stored hash. */
+    private static final int VARIABLE_SAVING = 8;
 
     private final RowLayout layout;
     private final boolean variable;
-    private final boolean packed;
-    /** Header bytes of a fixed-width row (0 without a header). */
-    private final int headerBytes;
-    /** Offset of the flags byte, -1 without a header. */
+    /** Offset of the bits, -1 without a header. */
     private final int flagsOffset;
-    /** The bit (from the flags byte's bit 0) of field 0's null bit. */
-    private final int nullBitBase;
     /** Offset of the key region. */
     private final int dataOffset;
     private final int keyFixed;
@@ -55,33 +49,17 @@ final class CompactRows {
 
     private CompactRows(RowLayout layout, boolean header) {
         this.layout = layout;
-        boolean var = false;
-        for (int f = 0; f < layout.fieldCount(); f++) {
-            var |= layout.fieldType(f).isVariableWidth();
-        }
-        this.variable = var;
-        this.packed = !var && layout.fieldCount() <= MAX_PACKED_FIELDS;
+        this.variable = layout.isVariableWidth();
         this.keyFixed = layout.keyFixedBytes();
         this.dataBytes = layout.keyFixedBytes() + layout.payloadFixedBytes();
-        if (var) {
-            headerBytes = 8 + 1 + layout.nullBytes();
+        if (variable) {
             flagsOffset = 8;
-            nullBitBase = 8;
-        } else if (!header) {
-            headerBytes = 0;
-            flagsOffset = -1;
-            nullBitBase = 0;
-        } else if (packed) {
-            headerBytes = (2 + layout.fieldCount() + 7) >>> 3;
-            flagsOffset = 0;
-            nullBitBase = 2;
+            dataOffset = 8 + layout.bitBytes();
         } else {
-            headerBytes = 1 + layout.nullBytes();
-            flagsOffset = 0;
-            nullBitBase = 8;
+            flagsOffset = header ? 0 : -1;
+            dataOffset = header ? layout.bitBytes() : 0;
         }
-        this.dataOffset = headerBytes;
-        this.stride = var ? 0 : headerBytes + dataBytes;
+        this.stride = variable ? 0 : dataOffset + dataBytes;
         ColumnType keyType = layout.keyCount() == 1 ? layout.fieldType(0) : null;
         this.singleKeyWidth = keyType == null || keyType.isVariableWidth() ? 0 : keyType.fixedWidth();
     }
@@ -118,68 +96,41 @@ final class CompactRows {
 
     /**
      * The most bytes the compact copies of {@code rows} rows of {@code layout} take whose RowLayout rows total
-     * {@code rowBytes}: exact for fixed-width rows (with their header), {@code rowBytes - 16 rows} otherwise.
+     * {@code rowBytes}: exact for fixed-width rows (with their header), {@code rowBytes - 8 rows} otherwise.
      */
     static long bytesBound(RowLayout layout, long rows, long rowBytes) {
         CompactRows format = new CompactRows(layout);
-        return format.variable ? Math.max(0, rowBytes - 16 * rows) : rows * format.stride;
+        return format.variable ? Math.max(0, rowBytes - VARIABLE_SAVING * rows) : rows * format.stride;
     }
 
     /** The length of the compact copy of the RowLayout row at {@code source}. */
     int lengthOf(long source) {
-        return variable ? RowLayout.rowLength(source) - 16 : stride;
+        return variable ? layout.rowLength(source) - VARIABLE_SAVING : stride;
     }
 
     /** Whether the RowLayout row at {@code source} needs a header: a NULL field, a NULL key, a MATCHED flag. */
     boolean needsHeader(long source) {
-        if (RowLayout.flags(source) != 0) {
-            return true;
-        }
-        for (int b = 0, nb = layout.nullBytes(); b < nb; b++) {
-            if (NativeMemory.getByte(source + RowLayout.NULLS + b) != 0) {
-                return true;
-            }
-        }
-        return false;
+        return layout.anyBitSet(source);
     }
 
     /** Writes the compact copy of the RowLayout row at {@code source} to {@code target}; returns its length. */
     int copy(long source, long target) {
         if (variable) {
-            int length = RowLayout.rowLength(source) - 16;
+            int length = layout.rowLength(source) - VARIABLE_SAVING;
             NativeMemory.putInt(target, length);
-            NativeMemory.putInt(target + 4, RowLayout.keyLength(source));
-            NativeMemory.copy(source + RowLayout.FLAGS, target + 8, length - 8);
+            NativeMemory.putInt(target + 4, layout.keyLength(source));
+            NativeMemory.copy(source + 16, target + 8, length - 8);
             return length;
         }
-        if (flagsOffset >= 0) {
-            writeHeader(source, target);
-        }
-        long from = source + layout.keyOffset();
-        long to = target + dataOffset;
+        long from = source + layout.keyOffset() - dataOffset;
         int i = 0;
-        for (; i + 8 <= dataBytes; i += 8) {
-            NativeMemory.putLong(to + i, NativeMemory.getLong(from + i));
+        for (; i + 8 <= stride; i += 8) {
+            NativeMemory.putLong(target + i, NativeMemory.getLong(from + i));
         }
-        for (; i < dataBytes; i++) {
-            NativeMemory.putByte(to + i, NativeMemory.getByte(from + i));
+        for (; i < stride; i++) {
+            NativeMemory.putByte(target + i, NativeMemory.getByte(from + i));
         }
         return stride;
-    }
-
-    private void writeHeader(long source, long target) {
-        int nb = layout.nullBytes();
-        if (!packed) {
-            NativeMemory.copy(source + RowLayout.FLAGS, target, 1 + nb);
-            return;
-        }
-        long header = RowLayout.flags(source) & (MATCHED | NULL_KEY);
-        for (int b = 0; b < nb; b++) {
-            header |= (NativeMemory.getByte(source + RowLayout.NULLS + b) & 0xFFL) << (8 * b + 2);
-        }
-        for (int b = 0; b < headerBytes; b++) {
-            NativeMemory.putByte(target + b, (byte) (header >>> (8 * b)));
-        }
     }
 
     // ---- reading a compact row
@@ -218,7 +169,7 @@ final class CompactRows {
         if (flagsOffset < 0) {
             return false;
         }
-        int bit = nullBitBase + field;
+        int bit = RowLayout.FIELD_BITS_SHIFT + field;
         return (NativeMemory.getByte(row + flagsOffset + (bit >>> 3)) & (1 << (bit & 7))) != 0;
     }
 

@@ -95,7 +95,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 long row = arena.pageAddress(p);
                 long end = row + arena.pageUsed(p);
                 while (row < end) {
-                    if (RowLayout.hasNullKey(row)) {
+                    if (layout.hasNullKey(row)) {
                         r.nullKeyRows++;
                     } else {
                         long key = intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt);
@@ -104,9 +104,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         r.keyedRows++;
                     }
                     for (int f = 1; f < fields; f++) {
-                        r.fieldHasNull[f] |= RowLayout.isNull(row, f);
+                        r.fieldHasNull[f] |= layout.isNull(row, f);
                     }
-                    row += RowLayout.rowLength(row);
+                    row += layout.rowLength(row);
                 }
             }
             return r;
@@ -298,7 +298,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
             long nullKeyRows = 0;
             for (long row = pages.start[p], end = pages.end[p]; row < end; ) {
-                if (RowLayout.hasNullKey(row)) {
+                if (layout.hasNullKey(row)) {
                     nullKeyRows++;
                 } else {
                     long index = (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min;
@@ -307,7 +307,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         duplicate.set(true);
                     }
                 }
-                row += RowLayout.rowLength(row);
+                row += layout.rowLength(row);
             }
             nullKeyRowsOfPage[p] = nullKeyRows;
         });
@@ -331,16 +331,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         ParallelTasks.run(threads, pages.count, p -> {
             long nullRank = firstNullRank[p];
             for (long row = pages.start[p], end = pages.end[p]; row < end; ) {
-                long rank = RowLayout.hasNullKey(row) ? nullRank++ : rankOf(
+                long rank = layout.hasNullKey(row) ? nullRank++ : rankOf(
                         (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min);
                 for (int f = 1; f < fields; f++) {
-                    if (RowLayout.isNull(row, f)) {
+                    if (layout.isNull(row, f)) {
                         NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
                     } else {
                         copyValue(layout.fieldType(f), layout.fixedAddress(row, f), column[f], rank);
                     }
                 }
-                row += RowLayout.rowLength(row);
+                row += layout.rowLength(row);
             }
         });
     }

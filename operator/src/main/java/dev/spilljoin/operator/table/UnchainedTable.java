@@ -152,11 +152,11 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
 
     /**
      * The partition planner's table cost per build row whose shortest RowLayout row is {@code minRowBytes}: the
-     * directory's share plus the compact copy of such a row ({@code minRowBytes - 24} bounds it for fixed-width
-     * rows; rows with variable-width fields take {@code rowLength - 16}, which the run-time checks count exactly).
+     * directory's share plus the compact copy of such a row (a fixed-width row's compact copy is at most the row;
+     * rows with variable-width fields take {@code rowLength - 8}, which the run-time checks count exactly).
      */
     public static long plannedBytesPerRow(int minRowBytes) {
-        return MAX_DIRECTORY_BYTES_PER_ROW + Math.max(8, minRowBytes - 24);
+        return MAX_DIRECTORY_BYTES_PER_ROW + minRowBytes;
     }
 
     /**
@@ -282,21 +282,23 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     /** Step 1 for source {@code k}: counts its rows into their slots of directory range {@code k}. */
     private SourceCounts count(CompactRows format, boolean keepNullKeys, RowArena arena, int k) {
         boolean variable = format.isVariable();
+        RowLayout layout = format.layout();
         long rangeStart = directory + ((long) k << bits << 3);
         long[] rowAt = new long[GROUP];
         long[] slotAt = new long[GROUP + 1];
+        long[] hashAt = new long[GROUP];
         SourceCounts c = new SourceCounts();
         for (int p = 0; p < arena.pageCount(); p++) {
             long row = arena.pageAddress(p);
             long pageEnd = row + arena.pageUsed(p);
             while (row < pageEnd) {
-                int m = loadGroup(row, pageEnd, rangeStart, rowAt, slotAt);
+                int m = loadGroup(layout, row, pageEnd, rangeStart, rowAt, slotAt, hashAt);
                 c.touched += slotAt[m];
-                row = rowAt[m - 1] + RowLayout.rowLength(rowAt[m - 1]);
+                row = rowAt[m - 1] + layout.rowLength(rowAt[m - 1]);
                 for (int j = 0; j < m; j++) {
                     long source = rowAt[j];
                     int compact = format.lengthOf(source);
-                    if (RowLayout.hasNullKey(source)) {
+                    if (layout.hasNullKey(source)) {
                         if (keepNullKeys) {
                             c.nullRows++;
                             c.nullBytes += compact;
@@ -319,18 +321,20 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
      * Takes the next group of up to {@value #GROUP} rows of a page, from {@code row} to at most {@code pageEnd}, into
      * {@code rowAt}, and the addresses of their directory entries (in the range at {@code rangeStart}) into
      * {@code slotAt}, loading those entries in one loop of independent loads (their sum goes to {@code slotAt[m]},
-     * which the caller adds to {@link #sink}, so the loads stay); returns how many rows it took (at least one).
-     * {@code slotAt} has room for {@value #GROUP} + 1 longs.
+     * which the caller adds to {@link #sink}, so the loads stay), and their key hashes into {@code hashAt}; returns
+     * how many rows it took (at least one). {@code slotAt} has room for {@value #GROUP} + 1 longs.
      */
-    private int loadGroup(long row, long pageEnd, long rangeStart, long[] rowAt, long[] slotAt) {
+    private int loadGroup(RowLayout layout, long row, long pageEnd, long rangeStart, long[] rowAt, long[] slotAt,
+                          long[] hashAt) {
         int m = 0;
         for (; m < GROUP && row < pageEnd; m++) {
             rowAt[m] = row;
-            row += RowLayout.rowLength(row);
+            hashAt[m] = layout.hash(row);
+            row += layout.rowLength(row);
         }
         long touched = 0;
         for (int j = 0; j < m; j++) {
-            long at = rangeStart + ((long) HashFunctions.bucketOf(RowLayout.hash(rowAt[j]), bits) << 3);
+            long at = rangeStart + ((long) HashFunctions.bucketOf(hashAt[j], bits) << 3);
             slotAt[j] = at;
             touched += NativeMemory.getLong(at);
         }
@@ -362,27 +366,29 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
      * go from {@code nullCursor} on. Frees the source's pages. Returns the sum of the bytes it touched (for the sink).
      */
     private long scatter(CompactRows format, boolean keepNullKeys, RowArena arena, int k, long nullCursor) {
+        RowLayout layout = format.layout();
         long rangeStart = directory + ((long) k << bits << 3);
         long[] rowAt = new long[GROUP];
         long[] slotAt = new long[GROUP + 1];
+        long[] hashAt = new long[GROUP];
         long[] targetAt = new long[GROUP];
         long touched = 0;
         for (int p = 0; p < arena.pageCount(); p++) {
             long row = arena.pageAddress(p);
             long pageEnd = row + arena.pageUsed(p);
             while (row < pageEnd) {
-                int m = loadGroup(row, pageEnd, rangeStart, rowAt, slotAt);
+                int m = loadGroup(layout, row, pageEnd, rangeStart, rowAt, slotAt, hashAt);
                 touched += slotAt[m];
-                row = rowAt[m - 1] + RowLayout.rowLength(rowAt[m - 1]);
+                row = rowAt[m - 1] + layout.rowLength(rowAt[m - 1]);
                 for (int j = 0; j < m; j++) {
                     long source = rowAt[j];
                     long target = 0;
-                    if (!RowLayout.hasNullKey(source)) {
+                    if (!layout.hasNullKey(source)) {
                         long at = slotAt[j];
                         long entry = NativeMemory.getLong(at);
                         target = (entry & ADDRESS_MASK) - format.lengthOf(source);
                         NativeMemory.putLong(at, target
-                                | (entry & TAG_MASK) | HashFunctions.tagOf(RowLayout.hash(source)));
+                                | (entry & TAG_MASK) | HashFunctions.tagOf(hashAt[j]));
                         touched += NativeMemory.getByte(target);
                     } else if (keepNullKeys) {
                         target = nullCursor;
