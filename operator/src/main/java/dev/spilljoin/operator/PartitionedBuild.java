@@ -452,6 +452,8 @@ final class PartitionedBuild implements JoinPhase {
      */
     PartitionedProbe finish(long probeStagingBytes, int probeWorkers) throws IOException {
         mergeWorkers();
+        // The partitions still resident need no writer share unless the table makes them spill: keep one for that.
+        spill.releaseUnopened(1);
         boolean marks = ctx.strategy.marksBuildRows();
         boolean directPossible = ctx.spec.condition() == null && DirectIndexTable.supports(ctx.buildLayout);
         DirectIndexTable.KeyRange[] keyRanges = new DirectIndexTable.KeyRange[fanout];
@@ -515,8 +517,14 @@ final class PartitionedBuild implements JoinPhase {
                 keyFilter = null;
                 continue;
             }
+            if (!spill.hasShareForOneMore() && !spill.setAsideOneMore()) {
+                throw new MemoryExhaustedException("hash join: the resident table of " + ByteSize.format(tableBytes)
+                        + " does not fit the budget of " + ByteSize.format(ctx.memory.limit())
+                        + " and a partition to spill for it cannot get a writer (" + ctx.sizing.describe() + ")");
+            }
             spillLargestResident("the resident table needs " + ByteSize.format(need));
         }
+        spill.releaseUnopened(0);
         int spilledCount = 0;
         for (int p = 0; p < fanout; p++) {
             if (spilled[p]) {

@@ -63,6 +63,22 @@ final class ReservedSpillWriter implements AutoCloseable {
         return share.tryGrow(perPartition);
     }
 
+    /** Whether a whole writer share is set aside for the next partition to open. */
+    boolean hasShareForOneMore() {
+        return share.reserved() >= perPartition;
+    }
+
+    /**
+     * Gives the set-aside shares beyond {@code keep} back to the budget (shares no partition's writer took yet: the
+     * partitions that will never spill need none).
+     */
+    void releaseUnopened(int keep) {
+        long excess = share.reserved() - keep * perPartition;
+        if (excess > 0) {
+            share.shrink(excess);
+        }
+    }
+
     /**
      * Appends the in-memory row at {@code row} to partition {@code p}, encoded in the {@link SpillRowFormat}: straight
      * into the writer's buffer, or, for a row larger than the buffer, encoded over itself first (so the caller must
@@ -122,7 +138,13 @@ final class ReservedSpillWriter implements AutoCloseable {
                         + " of spill writer memory for the " + nextLabel + " writers");
             }
         }
-        share.shrink(share.reserved() - shares * perPartition);
+        long excess = share.reserved() - shares * perPartition;
+        if (excess > 0) {
+            share.shrink(excess);
+        } else if (excess < 0 && !share.tryGrow(-excess)) {
+            throw new MemoryExhaustedException("hash join: could not set aside " + ByteSize.format(-excess)
+                    + " of spill writer memory for the " + nextLabel + " writers");
+        }
         ReservedSpillWriter next = new ReservedSpillWriter(ctx, nextLabel, partitions, share, nextFormat);
         share = null;
         return next;

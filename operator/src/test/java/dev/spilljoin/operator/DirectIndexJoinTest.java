@@ -3,6 +3,8 @@ package dev.spilljoin.operator;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.testing.CountAndSum;
+import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.JoinRunner;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
@@ -325,8 +327,9 @@ class DirectIndexJoinTest {
 
     /**
      * The planner's side of the table: W1's shape (a BIGINT key and one BIGINT payload column, 8.25 bytes per row in
-     * the direct table, 16 to 32 in the hash table's directory). At a budget just above what the join with the
-     * direct table reserves at its peak, every partition stays resident; the same rows with one duplicate key need
+     * the direct table, 16 to 32 in the hash table's directory). At a budget a little above what the join with the
+     * direct table reserves at its peak in a large budget (256 KiB for what a smaller budget plans differently, such
+     * as the writer shares it sets aside while it builds), every partition stays resident; the same rows with one duplicate key need
      * the hash table, which does not fit there, so partitions spill.
      */
     @Test
@@ -339,7 +342,7 @@ class DirectIndexJoinTest {
         }
         List<Object[]> probe = side(r, ColumnType.BIGINT, 20_000, () -> r.nextInt(70_000) - 35_000, false);
         long peak = runAt(64L << 20, probe, build).peakReservedBytes();
-        long budget = peak + (32 << 10);
+        long budget = peak + (256 << 10);
         JoinStats direct = runAt(budget, probe, build);
         assertThat(direct.tableKind()).as(direct.toJson()).isEqualTo("direct");
         assertThat(direct.partitions()).as(direct.toJson()).isZero();
@@ -348,6 +351,40 @@ class DirectIndexJoinTest {
         JoinStats hash = runAt(budget, probe, withDuplicate);
         assertThat(hash.directTables()).as(hash.toJson()).isZero();
         assertThat(hash.partitions()).as(hash.toJson()).isPositive();
+    }
+
+    /**
+     * W1 at the tight setting's budget, 32 bytes per build row: the build pass holds 17-byte rows, the writer shares
+     * no partition used go back to the budget, and the direct table takes 8.25 bytes per row, so nothing spills, on
+     * one worker and on two; the result is W1's, the peak within the budget.
+     */
+    @Test
+    void w1AtThirtyTwoBytesPerBuildRowJoinsWithoutASpill() {
+        long nR = 200_000;
+        long nS = 400_000;
+        long budget = 32 * nR;
+        long[] expected = GeneratedSource.w1CountAndSum(nR, nS);
+        for (int threads : new int[] {1, 2}) {
+            CountAndSum result = new CountAndSum();
+            JoinStats stats;
+            try (MemoryReservation root = MemoryReservation.root("w1-tight", budget)) {
+                JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                        .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(root)
+                        .config(JoinConfig.builder().spillDirectory(spillRoot).threads(threads).build()).build();
+                try (HashJoin join = HashJoin.create(spec)) {
+                    join.run(GeneratedSource.w1Build(nR), GeneratedSource.w1Probe(nS, nR), result);
+                    stats = join.stats();
+                }
+                assertThat(root.reserved()).isZero();
+            }
+            String what = threads + " workers: " + stats.toJson();
+            assertThat(result.count()).as(what).isEqualTo(expected[0]);
+            assertThat(result.sum()).as(what).isEqualTo(expected[1]);
+            assertThat(stats.tableKind()).as(what).isEqualTo("direct");
+            assertThat(stats.partitions()).as(what).isZero();
+            assertThat(stats.spilledBytesBuild() + stats.spilledBytesProbe()).as(what).isZero();
+            assertThat(stats.peakReservedBytes()).as(what).isLessThanOrEqualTo(budget);
+        }
     }
 
     /** An INNER join of {@code probe} with {@code build} projecting (probe key, build BIGINT) at {@code budget}. */

@@ -35,7 +35,7 @@ class JoinStatsTest {
             probe.add(new Object[]{i % 60_000, i});
         }
         for (JoinRunner.Mode mode : JoinRunner.Mode.values()) {
-            try (MemoryReservation budget = MemoryReservation.root("times-" + mode, 2 * MB)) {
+            try (MemoryReservation budget = MemoryReservation.root("times-" + mode, MB)) {
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
                         .config(JoinConfig.builder().spillDirectory(spillRoot.path()).build()).build();

@@ -4,8 +4,6 @@ import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
-import dev.spilljoin.workloads.W1Rows;
-import java.math.BigInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -46,7 +44,7 @@ class MinimumBudgetJoinTest {
             assertThat(budget.peakReserved()).isLessThanOrEqualTo(budgetBytes);
         }
         System.out.println("W1 200K x 200K under the minimum budget: " + stats.toJson());
-        long[] expected = w1CountAndSum(ROWS, ROWS);
+        long[] expected = GeneratedSource.w1CountAndSum(ROWS, ROWS);
         assertThat(result.count()).isEqualTo(expected[0]);
         assertThat(result.sum()).isEqualTo(expected[1]);
 
@@ -66,22 +64,5 @@ class MinimumBudgetJoinTest {
         long oncePerLevel = (long) ((depth + 1) * ROWS * SPILLED_BYTES_PER_ROW);
         assertThat(stats.spilledBytesBuild()).as("build rows spilled once per level").isLessThanOrEqualTo(oncePerLevel);
         assertThat(stats.spilledBytesProbe()).as("probe rows spilled once per level").isLessThanOrEqualTo(oncePerLevel);
-    }
-
-    /**
-     * W1's {@code count(*), sum(r.p + s.p)} without a join: S row i has key {@code uniform(0x21, i, nR)}, the key
-     * of exactly one R row, {@code perm}'s inverse of it ({@code perm(j, n) = j × 2654435761 mod n}, a prime
-     * above n, so its inverse mod n exists).
-     */
-    private static long[] w1CountAndSum(long nR, long nS) {
-        long inverse = BigInteger.valueOf(2654435761L).modInverse(BigInteger.valueOf(nR)).longValueExact();
-        long sum = 0;
-        for (long i = 0; i < nS; i++) {
-            long key = W1Rows.probeKey(i, nR);
-            long j = Math.floorMod(key * inverse, nR);
-            assertThat(W1Rows.buildKey(j, nR)).isEqualTo(key);
-            sum += W1Rows.probePayload(i) + W1Rows.buildPayload(j);
-        }
-        return new long[] {nS, sum};
     }
 }

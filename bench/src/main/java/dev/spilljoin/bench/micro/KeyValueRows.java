@@ -27,8 +27,15 @@ final class KeyValueRows {
     static final int[] KEY_COLUMNS = {0};
     /** The operator's internals for these rows (keyed by {@code k}, serialized with both columns). */
     static final MicroBenchmarkAccess ACCESS = MicroBenchmarkAccess.forRows(SCHEMA, KEY_COLUMNS);
-    /** Bytes of one serialized row: a byte of flags and null bits, two 8-byte fields (17). */
-    static final int ROW_BYTES = ACCESS.rowBytes();
+    /** Bytes of one serialized row: a byte of flags and null bits, two 8-byte fields (a constant for JMH's annotations). */
+    static final int ROW_BYTES = 17;
+
+    static {
+        if (ACCESS.rowBytes() != ROW_BYTES) {
+            throw new IllegalStateException("the operator's (BIGINT, BIGINT) rows are " + ACCESS.rowBytes()
+                    + " bytes, the benchmarks assume " + ROW_BYTES);
+        }
+    }
     /**
      * The partitions the table benchmarks' rows come in, as the build's resident partitions (the table has one
      * directory range per partition).

@@ -6,6 +6,8 @@ import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.workloads.W1Rows;
+
+import java.math.BigInteger;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -91,5 +93,24 @@ public abstract class GeneratedSource implements BatchSource {
     /** W1's probe side S: {@code k = uniform(0x21, i, nR)}, {@code p = payload(0x22, i)}. */
     public static GeneratedSource w1Probe(long nS, long nR) {
         return of(nS, i -> W1Rows.probeKey(i, nR), W1Rows::probePayload);
+    }
+
+    /**
+     * W1's {@code count(*), sum(r.p + s.p)} without a join: S row i has key {@code uniform(0x21, i, nR)}, the key
+     * of exactly one R row, {@code perm}'s inverse of it ({@code perm(j, n) = j × 2654435761 mod n}, a prime
+     * above n, so its inverse mod n exists).
+     */
+    public static long[] w1CountAndSum(long nR, long nS) {
+        long inverse = BigInteger.valueOf(2654435761L).modInverse(BigInteger.valueOf(nR)).longValueExact();
+        long sum = 0;
+        for (long i = 0; i < nS; i++) {
+            long key = W1Rows.probeKey(i, nR);
+            long j = Math.floorMod(key * inverse, nR);
+            if (W1Rows.buildKey(j, nR) != key) {
+                throw new IllegalStateException("perm's inverse is wrong at probe row " + i);
+            }
+            sum += W1Rows.probePayload(i) + W1Rows.buildPayload(j);
+        }
+        return new long[] {nS, sum};
     }
 }
