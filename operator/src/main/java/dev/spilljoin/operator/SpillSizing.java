@@ -43,8 +43,8 @@ import dev.spilljoin.spill.PartitionWriter;
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
  * minimum(B)   = max(planner: 8·w (a fanout of 2 and two extra buffers in half the budget),
  *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w,
- *                    pair: 2·(read window + buffer) + w + pair page + table(a block of the smallest
- *                    encoded rows, {@link #blockTableBytes}))
+ *                    pair: 2·(read window + buffer) + w + pair page (max(row page, 4 · buffer))
+ *                          + table(a block of the smallest encoded rows, {@link #blockTableBytes}))
  *                (the pair term is the nested-loop path: two readers, a writer, and a chunk of one block)
  * </pre>
  *
@@ -115,11 +115,11 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
             int readWindow = (int) Math.max(window,
                     clamp(Long.highestOneBit(pairBudget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
             while (readWindow > window
-                    && minimum(planner, planned, buffer, window, readWindow, page, minRowBytes) > budget) {
+                    && minimum(planner, planned, buffer, window, readWindow, page) > budget) {
                 readWindow = Math.max(window, (readWindow / 2) & ~4095);
             }
             return new SpillSizing(plan, budget, expected, minRowBytes, buffer, window, readWindow, page,
-                    minimum(planner, planned, buffer, window, readWindow, page, minRowBytes));
+                    minimum(planner, planned, buffer, window, readWindow, page));
         }
     }
 
@@ -170,22 +170,22 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     }
 
     private static long minimum(PartitionPlanner planner, int fanout, int buffer, int window, int readWindow,
-            int page, int minRowBytes) {
+            int page) {
         long build = fanout * PartitionWriter.memoryBytes(buffer, window) + 4L * page + TABLE_MIN;
         return Math.max(planner.minimumBudget(),
-                Math.max(build, pairPhaseMinimum(buffer, window, readWindow, page, minRowBytes)));
+                Math.max(build, pairPhaseMinimum(buffer, window, readWindow, page)));
     }
 
     /**
-     * The most a table over the rows of one spill block of {@code block} bytes takes, for a layout whose shortest
-     * row is {@code minRowBytes}: the compact copy of a fixed-width row is at most its encoding (the same bytes, less
-     * the bits when no row needs them), and a fixed-width row is encoded in its in-memory length, so a block holds at
-     * most {@code block / minRowBytes} of them; the compact copy of a row with a variable-width field is at most
-     * 3 bytes longer than its encoding (its key length and padding against the encoding's hash), and such a row is at
-     * least {@value #MIN_VARIABLE_ROW_BYTES} bytes encoded. The directory grows with the rows.
+     * The most a table over the rows of one spill block of {@code block} bytes takes, whatever their layout: the
+     * compact copy of a fixed-width row is at most its encoding (the same bytes, less the bits when no row needs
+     * them), and a block holds at most {@code block / }{@value SpillRowFormat#MIN_ROW_BYTES} such rows; the compact
+     * copy of a row with a variable-width field is at most 3 bytes longer than its encoding (its key length and
+     * padding against the encoding's hash), and such a row is at least {@value #MIN_VARIABLE_ROW_BYTES} bytes
+     * encoded. The directory grows with the rows.
      */
-    private static long blockTableBytes(long block, int minRowBytes) {
-        long most = UnchainedTable.directoryBytes(block / Math.max(SpillRowFormat.MIN_ROW_BYTES, minRowBytes))
+    private static long blockTableBytes(long block) {
+        long most = UnchainedTable.directoryBytes(block / SpillRowFormat.MIN_ROW_BYTES)
                 + UnchainedTable.allocationBytes(block);
         long variableRows = block / MIN_VARIABLE_ROW_BYTES;
         return Math.max(most, UnchainedTable.directoryBytes(variableRows)
@@ -252,18 +252,18 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      */
     long pairWorkerMinimum(JoinConfig config) {
         return Math.max(planner(config, bufferBytes, windowBytes, minRowBytes).minimumBudget(),
-                pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize, minRowBytes));
+                pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize));
     }
 
     /**
      * The pair-phase terms of the minimum: a re-partitioning (a reader and two writers) and the nested loop (two
      * readers, a writer, a pair page and one block's table).
      */
-    private static long pairPhaseMinimum(int buffer, int window, int readWindow, int page, int minRowBytes) {
+    private static long pairPhaseMinimum(int buffer, int window, int readWindow, int page) {
         long share = PartitionWriter.memoryBytes(buffer, window);
         long reader = (long) readWindow + buffer;
         long repartition = reader + 2 * share;
-        long pair = 2 * reader + share + pairPageSize(page, buffer) + blockTableBytes(buffer, minRowBytes);
+        long pair = 2 * reader + share + pairPageSize(page, buffer) + blockTableBytes(buffer);
         return Math.max(repartition, pair);
     }
 
@@ -287,8 +287,9 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
         return bufferBytes - 8;
     }
 
+    /** A row page, and at least four spill blocks: the chunks of pairs and of the nested loop are read in blocks. */
     private static int pairPageSize(int page, int buffer) {
-        return Math.max(page, 8 * buffer);
+        return Math.max(page, 4 * buffer);
     }
 
     /**

@@ -48,7 +48,7 @@ class MinimumBudgetJoinTest {
         assertThat(result.count()).isEqualTo(expected[0]);
         assertThat(result.sum()).isEqualTo(expected[1]);
 
-        assertThat(budgetBytes).isEqualTo(65_600);
+        assertThat(budgetBytes).isEqualTo(64 * 1024);
         assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(budgetBytes);
         assertThat(stats.nestedLoopChunks()).as("no pair took the nested loop").isZero();
         assertThat(stats.heavyHitterRows()).as("no row went through the nested loop").isZero();
