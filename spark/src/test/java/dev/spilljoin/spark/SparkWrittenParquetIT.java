@@ -1,5 +1,6 @@
 package dev.spilljoin.spark;
 
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT96;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -26,6 +27,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -90,7 +99,8 @@ class SparkWrittenParquetIT {
     static Path shared;
     private static Path leftDir;
     private static Path rightDir;
-    private static String timestampType;
+    /** The physical type Spark wrote TimestampType as (spark.sql.parquet.outputTimestampType): INT96 or INT64. */
+    private static PrimitiveType.PrimitiveTypeName timestampType;
     private static final Map<String, Expected> EXPECTED = new ConcurrentHashMap<>();
 
     @TempDir
@@ -100,16 +110,42 @@ class SparkWrittenParquetIT {
     static void sparkWritesBothDirectories() {
         SparkSession spark = SharedSpark.session();
         spark.conf().set(JAVA8_API, "true");
-        timestampType = spark.conf().get("spark.sql.parquet.outputTimestampType");
         leftDir = shared.resolve("orders");
         rightDir = shared.resolve("customers");
         spark.range(50_000).selectExpr(LEFT).repartition(4).write().parquet(leftDir.toString());
         spark.range(30_000).selectExpr(RIGHT).repartition(3).write().parquet(rightDir.toString());
         for (Path written : List.of(leftDir, rightDir)) {
             assertThat(written.resolve("_SUCCESS")).as("Spark's marker").exists();
+            assertThat(written.resolve("._SUCCESS.crc")).as("Hadoop's checksum file beside it").exists();
             assertThat(partFiles(written)).as("part files in " + written).hasSizeGreaterThan(2)
                     .allMatch(p -> p.getFileName().toString().matches("part-\\d{5}-.*\\.snappy\\.parquet"));
         }
+        MessageType left = footerSchema(partFiles(leftDir).get(0));
+        MessageType right = footerSchema(partFiles(rightDir).get(0));
+        timestampType = left.getType("ts").asPrimitiveType().getPrimitiveTypeName();
+        assertThat(describe(left)).as("the left part files' columns").containsExactly("k INT32", "tag BINARY STRING",
+                "name BINARY STRING", "amount DOUBLE", "day INT32 DATE", "ts " + (timestampType == INT96 ? "INT96"
+                        : "INT64 TIMESTAMP(MICROS,true)"), "price INT64 DECIMAL(10,2)", "flag BOOLEAN");
+        assertThat(describe(right)).as("the right part files' columns").containsExactly("k INT64", "tag BINARY STRING",
+                "big FIXED_LEN_BYTE_ARRAY DECIMAL(25,4)", "ntz INT64 TIMESTAMP(MICROS,false)", "score INT32",
+                "note BINARY STRING", "flag BOOLEAN");
+    }
+
+    /** The schema in a part file's footer, read with Spark's own parquet-java; its column chunks are snappy. */
+    private static MessageType footerSchema(Path partFile) {
+        try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(partFile.toUri()), new Configuration()))) {
+            assertThat(reader.getRowGroups()).flatMap(BlockMetaData::getColumns)
+                    .extracting(ColumnChunkMetaData::getCodec).containsOnly(CompressionCodecName.SNAPPY);
+            return reader.getFileMetaData().getSchema();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> describe(MessageType schema) {
+        return schema.getFields().stream().map(f -> f.getName() + " " + f.asPrimitiveType().getPrimitiveTypeName()
+                + (f.getLogicalTypeAnnotation() == null ? "" : " " + f.getLogicalTypeAnnotation())).toList();
     }
 
     @AfterAll
@@ -271,14 +307,10 @@ class SparkWrittenParquetIT {
                     ZoneOffset.UTC)));
         } else if (type.equals(DataTypes.TimestampType)) {
             long micros = ChronoUnit.MICROS.between(Instant.EPOCH, (Instant) value);
-            return switch (timestampType) {
-                case "INT96" -> latin1(ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)
-                        .putLong(Math.floorMod(micros, MICROS_PER_DAY) * 1000)
-                        .putInt((int) (Math.floorDiv(micros, MICROS_PER_DAY) + JULIAN_DAY_OF_EPOCH)).array());
-                case "TIMESTAMP_MICROS" -> Long.toString(micros);
-                case "TIMESTAMP_MILLIS" -> Long.toString(Math.floorDiv(micros, 1000));
-                default -> throw new IllegalStateException("outputTimestampType " + timestampType);
-            };
+            // INT96: nanoseconds of the day, then the Julian day, little-endian
+            return timestampType != INT96 ? Long.toString(micros) : latin1(ByteBuffer.allocate(12)
+                    .order(ByteOrder.LITTLE_ENDIAN).putLong(Math.floorMod(micros, MICROS_PER_DAY) * 1000)
+                    .putInt((int) (Math.floorDiv(micros, MICROS_PER_DAY) + JULIAN_DAY_OF_EPOCH)).array());
         } else if (type instanceof DecimalType decimal) {
             java.math.BigInteger unscaled = ((BigDecimal) value).unscaledValue();
             if (decimal.precision() <= 18) {
