@@ -169,6 +169,7 @@ public final class JoinPlanner {
         int keys = keyNames.size();
         int[] fileKeys = new int[keys];
         for (int k = 0; k < keys; k++) {
+            all.checkFirstPartHas(keyNames.get(k));
             fileKeys[k] = columnIndex(all.names(), keyNames.get(k), file, "--on");
         }
         int[] read = allColumns ? IntStream.range(0, all.names().length).toArray()

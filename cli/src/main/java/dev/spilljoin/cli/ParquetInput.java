@@ -112,6 +112,25 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
         return new ParquetInput(role, given, files, footers, projected, projectedTypes, rows, bytes);
     }
 
+    /**
+     * Refuses column {@code name} missing from the first part file while a later one has it (a directory Spark
+     * appended to with another schema, whose part files sort either way): an {@link InputException} naming that
+     * file and the column, as {@link #project} does for a later part file without it. A column no part file has
+     * is left to the caller: the input does not have it.
+     */
+    void checkFirstPartHas(String name) {
+        if (schema(0).containsField(name)) {
+            return;
+        }
+        for (int f = 1; f < files.size(); f++) {
+            if (schema(f).containsField(name)) {
+                throw new InputException("column '" + name + "' is missing from " + files.get(0) + " (the first"
+                        + " part file of " + given + ", whose part " + files.get(f) + " has it); every part file"
+                        + " needs the same columns");
+            }
+        }
+    }
+
     /** The schema of part file {@code file}. */
     MessageType schema(int file) {
         return footers.get(file).getFileMetaData().getSchema();

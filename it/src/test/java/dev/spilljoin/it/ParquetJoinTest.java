@@ -393,6 +393,19 @@ class ParquetJoinTest {
         assertThat(run.err).contains(second.toString());
     }
 
+    /** As Spark's append with another schema can leave it: the part file sorting first lacks the key column. */
+    @Test
+    void firstPartFileWithoutTheKeyColumnIsRefusedNamingFileAndColumn() throws Exception {
+        Files.createDirectory(dir.resolve("parts"));
+        Path first = write("parts/part-0.parquet", "SELECT i AS v FROM range(10) t(i)", "zstd", 4096);
+        write("parts/part-1.parquet", "SELECT i AS k, i AS v FROM range(10) t(i)", "zstd", 4096);
+        Path right = write("right.parquet", RIGHT, "zstd", 1024);
+        Run run = spilljoin("--left", dir.resolve("parts").toString(), "--right", right.toString(), "--on", "k=rk",
+                "--output", dir.resolve("out.parquet").toString());
+        assertInputError(run, "'k'");
+        assertThat(run.err).contains(first.toString());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"csv.gz", "csv.zst"})
     void compressedCsvRoundTrips(String extension) throws Exception {
