@@ -21,6 +21,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 import java.util.function.LongPredicate;
 
 /**
@@ -35,7 +36,7 @@ import java.util.function.LongPredicate;
  * partition planner, fed the size hints or cached statistics: {@link SpillSizing}); partitions stay resident until
  * a reservation is refused, then the largest spills (partition 0 last). PROBE ({@link PartitionedProbe}) probes
  * rows of resident partitions at once and spills the others' beside their build rows. FINISH emits the resident
- * build rows by their MATCHED flags ({@link dev.spilljoin.operator.table.BuildRowScan}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins
+ * build rows by their MATCHED flags ({@link dev.spilljoin.operator.table.FinishRanges}) and frees them. JOIN_SPILLED ({@link SpilledPairs}) joins
  * each spilled pair with its own table (on the smaller of its two files: role reversal), re-partitioning with the
  * next level's h1 what does not fit and sending what will not split to the nested-loop path
  * ({@link HeavyHitterNestedLoop}). The build side is chosen by {@link BuildSideChoice}; the join type is mapped to
@@ -60,12 +61,15 @@ import java.util.function.LongPredicate;
  * engines that drive their operators call {@link #start} (which says the side to push first), {@link #push} and
  * {@link #endOfInput}.
  *
- * <p>Workers ({@link JoinConfig#threads()}, morsel-driven): with N ≥ 2 the build pass, the probe pass and the spilled
- * pairs run on N workers, a batch (or a spilled pair) at a time. Pulled, the caller's thread is worker 0 and reads the
- * sources; N − 1 helper threads ({@link WorkerRun}) take copies of the batches it offers them and hand their result
- * batches back through a bounded queue; the FINISH scan runs on the caller. Pushed, up to N threads may call
- * {@link #push} at once, each on a worker of its own; the sink is called one thread at a time unless it is
- * {@link BatchSink#isThreadSafe()}. Result rows come in no particular order. Every worker draws from the one budget
+ * <p>Workers ({@link JoinConfig#threads()}, morsel-driven): with N ≥ 2 the build pass, the probe pass, the FINISH
+ * scan and the spilled pairs run on N workers, a batch (a range of the resident table, a spilled pair) at a time.
+ * Pulled, the caller's thread is worker 0 and reads the sources; N − 1 helper threads ({@link WorkerRun}) take copies
+ * of the batches it offers them and hand their result batches back through a bounded queue. Pushed, up to N threads
+ * may call {@link #push} at once, each on a worker of its own; the FINISH scan and the spilled pairs run within the
+ * probe side's {@link #endOfInput}, its thread worker 0 and helper threads handing it their result batches, as
+ * pulled. The sink is called one thread at a time unless it is {@link BatchSink#isThreadSafe()}. The FINISH scan
+ * starts only after every probe worker stopped (helpers joined; every push returned before the probe side's end), so
+ * it reads every MATCHED mark. Result rows come in no particular order. Every worker draws from the one budget
  * (build workers fill pages of their own; probe workers stage in their share of what the build left; pair workers
  * join in an even share); the join runs fewer workers when the budget holds fewer
  * ({@link #minimumBudget(JoinConfig, int)}, {@link JoinStats#threadsUsed()}). The first failure of any worker is
@@ -114,6 +118,7 @@ public final class HashJoin implements AutoCloseable {
     private long cacheMisses;
     private int buildThreads = 1;
     private int probeThreads = 1;
+    private int finishThreads = 1;
     private int pairsThreads = 1;
     private volatile Phase phase = Phase.CREATED;
     /**
@@ -133,8 +138,8 @@ public final class HashJoin implements AutoCloseable {
     private long callerCpuMark;
     /** Whether the probe source returned its end (it is not asked again). */
     private boolean probeInputEnded;
-    /** Whether worker 0 (the caller) found no spilled pair left to take. */
-    private boolean pairsOnCallerDone;
+    /** Whether worker 0 (the caller) found no work left in the current {@link #sharedStep} phase. */
+    private boolean callerDone;
     private boolean outputHandedOut;
     /** The workers of the parallel phase a pulled join is in, or null (see {@link WorkerRun}). */
     private volatile WorkerRun run;
@@ -249,7 +254,7 @@ public final class HashJoin implements AutoCloseable {
 
     private void recordRun() {
         stats.recordRun(outputRows.sum(), outputBatches.sum(), times, memory.peakReserved());
-        stats.recordThreads(spec.config().threads(), buildThreads, probeThreads, pairsThreads);
+        stats.recordThreads(spec.config().threads(), buildThreads, probeThreads, finishThreads, pairsThreads);
     }
 
     /**
@@ -498,17 +503,20 @@ public final class HashJoin implements AutoCloseable {
 
     /**
      * FINISH then JOIN_SPILLED: the next full result batch, or null (call again until the phase is DONE; the rows
-     * left in {@link #output} then go out). Worker 0 is the caller; the spilled pairs' other workers are helper
-     * threads, whose batches go out first while the caller still takes pairs, and are drained once it found none left.
+     * left in {@link #output} then go out). Each is a {@link #sharedStep}: the FINISH scan's workers take ranges of the
+     * resident table, the spilled pairs' workers take pairs.
      */
     private Batch nextAfterProbe() throws IOException {
         if (phase == Phase.FINISH) {
             long t = System.nanoTime();
             try {
-                if (!probing().fillResident(output)) {
-                    return handOut();
+                PartitionedProbe probe = probing();
+                Batch out = sharedStep("finish", probe.finishWorkers(), w -> o -> probe.fillResident(w, o),
+                        times.probe);
+                if (out != null) {
+                    return out;
                 }
-                SpilledPairs pairs = probing().finish();
+                SpilledPairs pairs = probe.finish();
                 current = pairs;
                 pairsThreads = pairs.workerCount();
                 phase = Phase.JOIN_SPILLED;
@@ -520,26 +528,9 @@ public final class HashJoin implements AutoCloseable {
         long t = System.nanoTime();
         try {
             SpilledPairs pairs = (SpilledPairs) current;
-            if (pairs.workerCount() > 1 && run == null && !pairsOnCallerDone) {
-                run = new WorkerRun(ctx, "pairs", pairs.workerCount() - 1, null, this::newOutputWriter,
-                        (w, r) -> pairsWorker(pairs.worker(w), r));
-            }
-            if (!pairsOnCallerDone) {
-                OutputWriter full = run == null ? null : run.pollFull();
-                if (full != null) {
-                    return handOut(full);
-                }
-                if (!pairs.worker(0).fill(output)) {
-                    return handOut();
-                }
-                pairsOnCallerDone = true;
-            }
-            if (run != null) {
-                OutputWriter full = run.next();
-                if (full != null) {
-                    return handOut(full);
-                }
-                endRun(times.pairs);
+            Batch out = sharedStep("pairs", pairs.workerCount(), w -> pairs.worker(w)::fill, times.pairs);
+            if (out != null) {
+                return out;
             }
             recordPairs();
             phase = Phase.DONE;
@@ -550,10 +541,49 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
-    /** A spilled-pairs worker's thread: joins pairs until none is left. */
-    private static void pairsWorker(PairWorker worker, WorkerRun run) throws IOException, InterruptedException {
+    /** A worker's share of a parallel phase after the probe pass: fills a result batch; true when it found no work left. */
+    private interface WorkerShare {
+        boolean fill(OutputWriter out) throws IOException;
+    }
+
+    /**
+     * One step of a phase whose work {@code workers} workers share: worker 0 is the caller, filling {@link #output};
+     * workers 1.. are helper threads (a {@link WorkerRun} started at the first step) filling result batches of their
+     * own, which go out first while the caller still works and are drained once it found no work left. Returns the
+     * next full result batch, or null once every worker found no work left and every helper ended (their CPU time
+     * then goes to {@code clock}).
+     */
+    private Batch sharedStep(String name, int workers, IntFunction<WorkerShare> shareOf, PhaseTimes.Clock clock)
+            throws IOException {
+        if (workers > 1 && run == null && !callerDone) {
+            run = new WorkerRun(ctx, name, workers - 1, null, this::newOutputWriter,
+                    (w, r) -> fillShare(shareOf.apply(w), r));
+        }
+        if (!callerDone) {
+            OutputWriter full = run == null ? null : run.pollFull();
+            if (full != null) {
+                return handOut(full);
+            }
+            if (!shareOf.apply(0).fill(output)) {
+                return handOut();
+            }
+            callerDone = true;
+        }
+        if (run != null) {
+            OutputWriter full = run.next();
+            if (full != null) {
+                return handOut(full);
+            }
+            endRun(clock);
+        }
+        callerDone = false;
+        return null;
+    }
+
+    /** A helper's thread in a {@link #sharedStep}: fills result batches from its share until it found no work left. */
+    private static void fillShare(WorkerShare share, WorkerRun run) throws IOException, InterruptedException {
         OutputWriter out = run.firstWriter();
-        while (!worker.fill(out)) {
+        while (!share.fill(out)) {
             out = run.handOff(out);
         }
         run.finishWith(out);
@@ -692,7 +722,11 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
-    /** Ends the input of {@code side}: the build side builds the table; the probe side finishes the join. */
+    /**
+     * Ends the input of {@code side}: the build side builds the table; the probe side finishes the join, on the calling
+     * thread as worker 0 of the FINISH scan and the spilled pairs (with helper threads when the join has more than one
+     * worker; the calling thread alone calls the sink with every batch they make).
+     */
     public void endOfInput(Side side) {
         requirePushMode();
         if (side == ctx.strategy.buildSide()) {
@@ -895,6 +929,7 @@ public final class HashJoin implements AutoCloseable {
     /** Ends the probe input (timed by the caller, as part of the probe phase); null: no result batch. */
     private Batch finishProbe() throws IOException {
         stats.recordProbe(probing().endOfInput());
+        finishThreads = probing().finishWorkers();
         phase = Phase.FINISH;
         return null;
     }

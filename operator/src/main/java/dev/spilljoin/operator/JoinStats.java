@@ -76,6 +76,7 @@ public final class JoinStats {
     private int threads = 1;
     private int buildThreads = 1;
     private int probeThreads = 1;
+    private int finishThreads = 1;
     private int spilledPairsThreads = 1;
 
     public Side buildSide() {
@@ -174,7 +175,7 @@ public final class JoinStats {
 
     /** The most workers that ran at once in any phase (fewer than {@link #threads()} when the budget held fewer). */
     public int threadsUsed() {
-        return Math.max(buildThreads, Math.max(probeThreads, spilledPairsThreads));
+        return Math.max(Math.max(buildThreads, probeThreads), Math.max(finishThreads, spilledPairsThreads));
     }
 
     /** The build pass's workers. */
@@ -185,6 +186,14 @@ public final class JoinStats {
     /** The probe pass's workers. */
     public int probeThreads() {
         return probeThreads;
+    }
+
+    /**
+     * The FINISH scan's workers (over the resident table, after the probe pass): up to {@link #threads()}, no more
+     * than the scan has ranges; 1 when the join type's finish emits no build row.
+     */
+    public int finishThreads() {
+        return finishThreads;
     }
 
     /** The spilled-pairs phase's workers (1 when nothing spilled). */
@@ -454,11 +463,15 @@ public final class JoinStats {
         this.peakReservedBytes = peakReserved;
     }
 
-    /** The workers configured, and those the build pass, the probe pass and the spilled-pairs phase ran with. */
-    void recordThreads(int configured, int build, int probe, int pairs) {
+    /**
+     * The workers configured, and those the build pass, the probe pass, the FINISH scan and the spilled-pairs phase
+     * ran with.
+     */
+    void recordThreads(int configured, int build, int probe, int finish, int pairs) {
         this.threads = configured;
         this.buildThreads = build;
         this.probeThreads = probe;
+        this.finishThreads = finish;
         this.spilledPairsThreads = pairs;
     }
 
@@ -525,6 +538,7 @@ public final class JoinStats {
                 + ",\"threads_used\":" + threadsUsed()
                 + ",\"build_threads\":" + buildThreads
                 + ",\"probe_threads\":" + probeThreads
+                + ",\"finish_threads\":" + finishThreads
                 + ",\"spilled_pairs_threads\":" + spilledPairsThreads
                 + "}";
     }

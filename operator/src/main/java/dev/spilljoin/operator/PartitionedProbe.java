@@ -12,6 +12,7 @@ import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.BuildRowScan;
 import dev.spilljoin.operator.table.DirectIndexProbe;
 import dev.spilljoin.operator.table.DirectIndexScan;
+import dev.spilljoin.operator.table.FinishRanges;
 import dev.spilljoin.operator.table.FinishScan;
 import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.OutputWriter;
@@ -25,6 +26,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The probe pass of the hybrid hash join, run by one or more {@link ProbeWorker}s, each taking a probe batch (a
@@ -41,8 +43,13 @@ import java.util.List;
  * batch's hashes feed the probe-side sample sketch.
  *
  * <p>After the probe input ends ({@link #endOfInput}), the FINISH pass emits the resident table's build rows by their
- * MATCHED flags ({@link #fillResident}; {@link BuildRowScan} or, for a direct-index table, {@link DirectIndexScan}),
- * and {@link #finish} hands the spilled pairs on to {@link SpilledPairs}.
+ * MATCHED flags ({@link #fillResident}; {@link BuildRowScan} or, for a direct-index table, {@link DirectIndexScan}) on
+ * up to {@link JoinConfig#threads()} workers ({@link #finishWorkers}): the table is cut into disjoint ranges
+ * ({@link FinishRanges}) and each worker takes the next range not yet taken (an atomic counter) and scans it into its
+ * own result batch, keeping its own place in its range when the batch is full. The pass holds no memory of the
+ * budget (result batches are on the heap), so it may run more workers than the probe's staging held. With one worker
+ * there is one range: the whole table in storage order. {@link #finish} hands the spilled pairs on to
+ * {@link SpilledPairs}.
  *
  * <p>Ownership: everything {@link PartitionedBuild#finish} handed over ({@link BuildOutput}): the resident table
  * (holding the resident rows; freed by {@link #finish}), the probe spill writer and its writer share, the key filter and the sketches
@@ -52,7 +59,10 @@ import java.util.List;
  * <p>Workers: the resident table, the filter and the heavy keys are read-only during the pass (MATCHED marks are
  * idempotent writes safe between workers); the spill writer and the probe sketch are shared under a lock taken per
  * batch ({@link #spillStaged}, {@link #sketch}); every count is a worker's own, summed at the end of the input, which
- * the caller calls only after every worker stopped (as it calls the FINISH pass, which reads every MATCHED mark).
+ * the caller calls only after every worker stopped. That is the FINISH pass's barrier: every probe worker has stopped
+ * (its helper thread joined, or every push returned before the probe side's end) before {@link #endOfInput}, and the
+ * FINISH pass's workers start after it, so every MATCHED mark is set and visible before any range is scanned; the
+ * ranges only read the table.
  *
  * <p>Invariants: a deferred row is neither probed nor emitted now (the {@code deferred} mask of
  * {@link HashProbe.RowMasks}); the probe writers' memory is the share the build set aside, one writer per spilled
@@ -80,7 +90,11 @@ final class PartitionedProbe implements JoinPhase {
     private EstimatesVsActuals estimates;
     private long sampleRows;
     private long sampleDistinctKeys;
-    private FinishScan residentScan;
+    /** The FINISH pass's ranges (made at the end of the input) and the next range no worker took yet. */
+    private FinishRanges finishRanges;
+    private final AtomicInteger nextRange = new AtomicInteger();
+    /** Per FINISH worker: the range it is scanning (its place kept while its result batch is handed out), or null. */
+    private FinishScan[] finishScans;
     /** Set when the resident rows were freed and the pairs handed on (or the phase closed). */
     private boolean released;
 
@@ -172,6 +186,13 @@ final class PartitionedProbe implements JoinPhase {
         spill.close();
         closeKeyFilter();
         takeEstimates();
+        boolean probeEmpty = probeRows() == 0;
+        boolean probeHasNullKey = probeNullKeyRows() > 0;
+        int threads = ctx.config.threads();
+        finishRanges = build.direct() != null
+                ? FinishRanges.of(build.direct(), ctx.strategy.finish(), probeEmpty, probeHasNullKey, threads)
+                : FinishRanges.of(build.table(), ctx.strategy.finish(), probeEmpty, probeHasNullKey, threads);
+        finishScans = new FinishScan[finishWorkers()];
         long checked = 0;
         long byRange = 0;
         long byBloom = 0;
@@ -217,20 +238,39 @@ final class PartitionedProbe implements JoinPhase {
     }
 
     /**
-     * The FINISH pass over the resident table (after {@link #endOfInput}): emits its build rows by their MATCHED
-     * flags; true when done, false when {@code out} is full (call again).
+     * The FINISH pass's workers (after {@link #endOfInput}): up to the join's threads, no more than there are ranges,
+     * at least one.
      */
-    boolean fillResident(OutputWriter out) {
-        if (residentScan == null) {
-            residentScan = build.direct() != null
-                    ? new DirectIndexScan(build.direct(), ctx.strategy.finish(), probeRows() == 0,
-                            probeNullKeyRows() > 0)
-                    : new BuildRowScan(build.table(), ctx.strategy.finish(), probeRows() == 0,
-                            probeNullKeyRows() > 0);
+    int finishWorkers() {
+        return Math.max(1, Math.min(ctx.config.threads(), finishRanges.count()));
+    }
+
+    /**
+     * FINISH worker {@code worker}'s share of the pass over the resident table (after {@link #endOfInput}; one thread
+     * per worker): scans ranges no worker took yet into {@code out}, emitting their build rows by their MATCHED flags;
+     * true when no range is left, false when {@code out} is full (call again: the worker goes on where it stopped).
+     */
+    boolean fillResident(int worker, OutputWriter out) {
+        FinishScan scan = finishScans[worker];
+        while (true) {
+            if (scan == null) {
+                int range = nextRange.getAndIncrement();
+                if (range >= finishRanges.count()) {
+                    out.materialize(null);
+                    return true;
+                }
+                ctx.checkCancelled();
+                scan = finishRanges.scan(range);
+                finishScans[worker] = scan;
+            }
+            boolean done = scan.fill(out);
+            out.materialize(null);
+            if (!done) {
+                return false;
+            }
+            scan = null;
+            finishScans[worker] = null;
         }
-        boolean done = residentScan.fill(out);
-        out.materialize(null);
-        return done;
     }
 
     /**

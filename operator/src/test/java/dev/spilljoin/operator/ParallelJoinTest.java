@@ -55,7 +55,8 @@ class ParallelJoinTest {
     static List<String> liveWorkerThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
                 .filter(n -> n.startsWith("spilljoin-build-") || n.startsWith("spilljoin-probe-")
-                        || n.startsWith("spilljoin-pairs-") || n.startsWith("spilljoin-table-"))
+                        || n.startsWith("spilljoin-finish-") || n.startsWith("spilljoin-pairs-")
+                        || n.startsWith("spilljoin-table-"))
                 .collect(Collectors.toList());
     }
 

@@ -7,35 +7,51 @@ import dev.spilljoin.spill.NativeMemory;
  * The finish pass over a {@link DirectIndexTable}: visits the occupied indexes in order (the set bits of the
  * occupancy blocks), then the NULL-key rows after the range, and emits those the {@link FinishAction} selects by
  * their MATCHED bit (a NULL-key row is never matched), probe side NULL. Resumable at any row: it keeps the block and
- * the bits of it not yet visited.
+ * the bits of it not yet visited. A scan may cover only a range of whole blocks (64 indexes each) and a range of the
+ * NULL-key rows ({@link FinishRanges}), so that several workers scan one table.
  */
 public final class DirectIndexScan implements FinishScan {
     private final DirectIndexTable table;
     private final FinishAction action;
     private final boolean probeEmpty;
     private final boolean probeHasNullKey;
+    private final long endBlock;
+    private final long endNullKeyRow;
     private long block;
     private long bits;
     private boolean blockLoaded;
     private long nullKeyRow;
 
+    /** The scan of every row of {@code table}. */
     public DirectIndexScan(DirectIndexTable table, FinishAction action, boolean probeEmpty, boolean probeHasNullKey) {
+        this(table, action, probeEmpty, probeHasNullKey, 0, table.blockCount(), 0, table.nullKeyRows());
+    }
+
+    /**
+     * The scan of {@code table}'s blocks {@code [fromBlock, toBlock)}, then of its NULL-key rows
+     * {@code [fromNullKeyRow, toNullKeyRow)}.
+     */
+    DirectIndexScan(DirectIndexTable table, FinishAction action, boolean probeEmpty, boolean probeHasNullKey,
+                    long fromBlock, long toBlock, long fromNullKeyRow, long toNullKeyRow) {
         this.table = table;
         this.action = action;
         this.probeEmpty = probeEmpty;
         this.probeHasNullKey = probeHasNullKey;
+        this.block = fromBlock;
+        this.endBlock = toBlock;
+        this.nullKeyRow = fromNullKeyRow;
+        this.endNullKeyRow = toNullKeyRow;
     }
 
     @Override
     public boolean fill(OutputWriter out) {
-        if (action == FinishAction.NONE
-                || action == FinishAction.NULL_AWARE_UNMATCHED && probeHasNullKey && !probeEmpty) {
+        if (!BuildRowScan.emitsAny(action, probeEmpty, probeHasNullKey)) {
             return true;
         }
         out.readBuildRowsFrom(table);
         long blocks = table.blocks();
         int blockBytes = DirectIndexTable.blockBytes();
-        while (block < table.blockCount()) {
+        while (block < endBlock) {
             if (!blockLoaded) {
                 bits = NativeMemory.getLong(blocks + block * blockBytes);
                 blockLoaded = true;
@@ -54,7 +70,7 @@ public final class DirectIndexScan implements FinishScan {
             blockLoaded = false;
         }
         long range = table.range();
-        for (; nullKeyRow < table.nullKeyRows(); nullKeyRow++) {
+        for (; nullKeyRow < endNullKeyRow; nullKeyRow++) {
             if (selects(false, true)) {
                 if (out.room() == 0) {
                     return false;

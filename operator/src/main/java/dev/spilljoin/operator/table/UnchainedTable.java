@@ -463,6 +463,14 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         return end;
     }
 
+    /**
+     * The address of slot {@code slot}'s first row (where the previous slot's rows end); {@code slotCount()} gives
+     * the end of the last slot, where the NULL-key rows begin.
+     */
+    long slotStart(int slot) {
+        return NativeMemory.getLong(directory + ((long) slot << 3)) & ADDRESS_MASK;
+    }
+
     /** Where the NULL-key rows begin (the end of the last slot). */
     public long nullKeyRowsStart() {
         return nullKeyRowsStart;

@@ -57,7 +57,7 @@ class UnchainedTableTest {
         return arenaOf(memory, schema, rows);
     }
 
-    private static RowArena arenaOf(MemoryReservation memory, Schema schema, List<Object[]> rows) {
+    static RowArena arenaOf(MemoryReservation memory, Schema schema, List<Object[]> rows) {
         RowArena arena = new RowArena(memory, PAGE);
         RowWriter writer = new RowWriter(layoutOf(schema));
         KeyHasher hasher = new KeyHasher(KEY);
