@@ -1,6 +1,10 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.testing.JoinRunner;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.RandomJoinInputs;
@@ -13,7 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -31,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       (some joins must show it);</li>
  *   <li>heavy keys: the same at maximum depth 1 over small key domains sends pairs to the nested loop.</li>
  * </ul>
+ * And the FINISH scan of the resident table on every worker, in memory and partly spilled, over both table kinds
+ * ({@link #theFinishScanOnEveryWorkerMatchesTheOracle}).
  * Inputs of up to 1,500 rows a side in batches of 1 to 100 rows, so that several workers take batches. After every
  * join: zero bytes reserved, peak within the budget (both from {@link JoinRunner}), the spill root empty and no worker
  * thread alive. The seed is printed; replay with {@code -Dseed=<seed>} (and {@code -Dcases=<n>}).
@@ -68,6 +76,134 @@ class ParallelJoinPropertyTest {
     void heavyKeyPairsMatchTheOracle(int threads) throws IOException {
         long[] totals = run(JoinPath.HEAVY_KEYS, threads);
         assertThat(totals[2]).as("joins with rows on the nested-loop path").isPositive();
+    }
+
+    private enum TableKind { DIRECT, HASH }
+
+    /**
+     * The FINISH scan of the resident table on every worker: each join type and build side whose finish emits build
+     * rows, over a direct-index table (unique dense build keys) and a hash table (duplicates and a VARCHAR payload),
+     * in memory and partly spilled (a budget halfway between the minimum for the workers and what the join takes in
+     * memory, so some partitions stay resident and some spill), driven by every form in turn (pulled and pushed).
+     * Each result equals the oracle as a multiset, so a range scanned twice or skipped shows as duplicated or missing
+     * unmatched (or matched) rows. In memory, the stats must show the scan on every worker and the table kind; partly
+     * spilled, enough joins must show both with resident and spilled partitions.
+     */
+    @ParameterizedTest(name = "threads={0}")
+    @ValueSource(ints = {2, 4})
+    void theFinishScanOnEveryWorkerMatchesTheOracle(int threads) throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        int cases = Integer.getInteger("cases", 1);
+        System.out.println("ParallelJoinPropertyTest FINISH threads=" + threads + " seed=" + seed + " cases=" + cases
+                + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        long[] hybridOnEveryWorker = new long[TableKind.values().length];
+        int modes = 0;
+        for (int c = 0; c < cases; c++) {
+            for (TableKind kind : TableKind.values()) {
+                long caseSeed = random.nextLong();
+                SplittableRandom r = new SplittableRandom(caseSeed);
+                for (JoinType type : JoinType.values()) {
+                    for (Side build : Side.values()) {
+                        if (JoinStrategy.of(type, build).finish() == JoinStrategy.FinishAction.NONE) {
+                            continue;
+                        }
+                        for (boolean spill : new boolean[] {false, true}) {
+                            JoinRunner.Mode mode = JoinRunner.Mode.values()[modes++ % JoinRunner.Mode.values().length];
+                            String where = "FINISH threads=" + threads + " seed=" + seed + " case=" + c + " caseSeed="
+                                    + caseSeed + " " + kind + " " + type + " build=" + build + " spill=" + spill
+                                    + " mode=" + mode;
+                            JoinStats stats = checkFinish(r, kind, type, build, spill, threads, mode, where);
+                            String residentKind = stats.tableBuckets() == 0 ? "direct" : "hash";
+                            if (spill && stats.partitions() > 0 && stats.residentPartitions() > 0
+                                    && stats.finishThreads() == threads
+                                    && residentKind.equals(kind == TableKind.DIRECT ? "direct" : "hash")) {
+                                hybridOnEveryWorker[kind.ordinal()]++;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (TableKind kind : TableKind.values()) {
+            assertThat(hybridOnEveryWorker[kind.ordinal()])
+                    .as("partly spilled joins over a %s table whose FINISH scan ran on every worker", kind).isPositive();
+        }
+    }
+
+    /** Build and probe rows for {@link #theFinishScanOnEveryWorkerMatchesTheOracle}: (k BIGINT, v BIGINT, s VARCHAR). */
+    private static List<Object[]> finishRows(SplittableRandom r, int rows, long domain, boolean unique,
+                                             boolean nullKeys) {
+        List<Object[]> out = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            Long key = nullKeys && r.nextInt(12) == 0 ? null : unique ? 2L * i + r.nextInt(2) : (long) r.nextInt(
+                    (int) domain);
+            out.add(new Object[] {key, r.nextInt(9) == 0 ? null : r.nextLong(), "s" + r.nextInt(50)});
+        }
+        Collections.shuffle(out, new java.util.Random(r.nextLong()));
+        return out;
+    }
+
+    private JoinStats checkFinish(SplittableRandom r, TableKind kind, JoinType type, Side build, boolean spill,
+                                  int threads, JoinRunner.Mode mode, String where) throws IOException {
+        int buildRows = 5000 + r.nextInt(2000);
+        boolean direct = kind == TableKind.DIRECT;
+        List<Object[]> buildSide = finishRows(r, buildRows, buildRows / 2, direct, true);
+        // probe keys over the build keys' range and beyond it: some build rows match, some do not; a NOT IN probe
+        // side without NULL keys (one would leave nothing for the finish to emit)
+        boolean probeNulls = JoinStrategy.of(type, build).finish() != JoinStrategy.FinishAction.NULL_AWARE_UNMATCHED;
+        List<Object[]> probeSide = finishRows(r, 500 + r.nextInt(1000), 3L * buildRows, false, probeNulls);
+        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT),
+                Column.of("s", ColumnType.VARCHAR));
+        List<ColumnRef> projection = new ArrayList<>();
+        for (Side side : Side.values()) {
+            if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
+                // the direct-index table holds fixed-width payloads only: no VARCHAR of its side
+                for (int col = 0; col < (direct && side == build ? 2 : 3); col++) {
+                    projection.add(new ColumnRef(side, col));
+                }
+            }
+        }
+        List<Object[]> leftRows = build == Side.LEFT ? buildSide : probeSide;
+        List<Object[]> rightRows = build == Side.LEFT ? probeSide : buildSide;
+        int[] key = {0};
+        List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, key, key, type, projection);
+        int batchRows = 1 + r.nextInt(200);
+        List<Batch> left = Rows.toBatches(schema, leftRows, batchRows);
+        List<Batch> right = Rows.toBatches(schema, rightRows, batchRows);
+        JoinConfig config = JoinConfig.builder().threads(threads).buildSide(build).spillDirectory(spillRoot)
+                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300)).pageSize(256).fanoutLog2(2)
+                .spillBufferBytes(128).spillWindowBytes(4096).build();
+        JoinSpec.Builder spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
+                .config(config);
+        long budget = 64L << 20;
+        if (spill) {
+            long minimum = HashJoin.minimumBudget(config, threads);
+            long inMemory;
+            try (MemoryReservation root = MemoryReservation.root("probe the peak", budget)) {
+                inMemory = JoinRunner.run(spec.reservation(root).build(), left, right, JoinRunner.Mode.SINK, root)
+                        .stats().peakReservedBytes();
+            }
+            budget = Math.max(minimum, minimum + (inMemory - minimum) * 3 / 4);
+        }
+        try (MemoryReservation root = MemoryReservation.root("test", budget)) {
+            JoinRunner.Result result = JoinRunner.run(spec.reservation(root).build(), left, right, mode, root);
+            JoinStats stats = result.stats();
+            String what = where + " budget=" + budget + " stats=" + stats.toJson();
+            assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
+            assertThat(stats.peakReservedBytes()).as(what).isLessThanOrEqualTo(budget);
+            assertThat(stats.finishThreads()).as(what).isBetween(1, threads);
+            if (!spill) {
+                assertThat(stats.partitions()).as(what).isZero();
+                assertThat(stats.tableKind()).as(what).isEqualTo(direct ? "direct" : "hash");
+                assertThat(stats.finishThreads()).as("FINISH scan workers: " + what).isEqualTo(threads);
+            }
+            assertThat(ParallelJoinTest.liveWorkerThreads()).as("worker threads alive after %s", what).isEmpty();
+            try (var files = Files.list(spillRoot)) {
+                assertThat(files).as("spill root after %s", what).isEmpty();
+            }
+            return stats;
+        }
     }
 
     /** Returns {joins whose pairs ran on every worker, joins at depth ≥ 2, joins with nested-loop rows}. */
