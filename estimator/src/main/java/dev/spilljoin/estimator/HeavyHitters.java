@@ -1,6 +1,7 @@
 package dev.spilljoin.estimator;
 
 import java.util.Arrays;
+import java.util.TreeSet;
 import java.util.stream.IntStream;
 
 import org.apache.datasketches.frequencies.ErrorType;
@@ -120,6 +121,68 @@ public final class HeavyHitters {
         }
         long guaranteed = Math.max(thresholdRows, (long) Math.ceil(sketch.getMaximumError() * scale));
         return of(guaranteed, !sketches.frequenciesSampled(), h, est, ub, by);
+    }
+
+    /**
+     * The keys whose upper-bound row count over all of {@code parts} (sketches of disjoint rows of one input, such as
+     * the build workers', none updated meanwhile) exceeds {@code thresholdRows}, without merging them. A key above the
+     * threshold has more than {@code thresholdRows / parts} rows in some part, so each part is asked for its keys above
+     * that share (no false negatives where a part's recall is guaranteed); a candidate's estimate and upper bound are
+     * the sums over all parts (a part that does not hold it adds its maximum error to the bound), scaled per part.
+     * Recall is guaranteed above {@code parts} times the largest part's maximum error (some part then holds more of the
+     * key than its error, so it tracks it). One part: {@link #find(KeySketches, long)}.
+     */
+    public static HeavyHitters find(KeySketches[] parts, long thresholdRows) {
+        if (parts.length == 1) {
+            return find(parts[0], thresholdRows);
+        }
+        if (thresholdRows < 0) {
+            throw new IllegalArgumentException("heavy hitter threshold must be >= 0 rows, got " + thresholdRows);
+        }
+        TreeSet<Long> candidates = new TreeSet<>();
+        long rows = 0;
+        long bytes = 0;
+        long largestError = 0;
+        boolean sampled = false;
+        for (KeySketches part : parts) {
+            double scale = part.frequencyScale();
+            rows += part.rows();
+            bytes += part.bytes();
+            sampled |= part.frequenciesSampled();
+            if (scale == 0) {
+                continue;
+            }
+            long share = (long) Math.floor(thresholdRows / (double) parts.length / scale);
+            for (LongsSketch.Row row : part.frequentItems().getFrequentItems(share, ErrorType.NO_FALSE_NEGATIVES)) {
+                candidates.add(row.getItem());
+            }
+            largestError = Math.max(largestError, (long) Math.ceil(part.frequentItems().getMaximumError() * scale));
+        }
+        double rowBytes = rows == 0 ? 0 : (double) bytes / rows;
+        int n = 0;
+        long[] h = new long[candidates.size()];
+        long[] est = new long[h.length];
+        long[] ub = new long[h.length];
+        long[] by = new long[h.length];
+        for (long item : candidates) {
+            double estimate = 0;
+            double upper = 0;
+            for (KeySketches part : parts) {
+                double scale = part.frequencyScale();
+                estimate += part.frequentItems().getEstimate(item) * scale;
+                upper += part.frequentItems().getUpperBound(item) * scale;
+            }
+            if (upper > thresholdRows) {
+                h[n] = item;
+                est[n] = Math.round(estimate);
+                ub[n] = Math.max(est[n], (long) Math.ceil(upper));
+                by[n] = Math.round(est[n] * rowBytes);
+                n++;
+            }
+        }
+        // a key above parts × the largest error is above its part's error in some part, so that part tracks it
+        return of(Math.max(thresholdRows, parts.length * largestError), !sampled, Arrays.copyOf(h, n), Arrays.copyOf(est, n),
+                Arrays.copyOf(ub, n), Arrays.copyOf(by, n));
     }
 
     /** Every key with more rows than this is reported: for certain if {@link #recallGuaranteed()}, else likely. */

@@ -2,6 +2,7 @@ package dev.spilljoin.estimator;
 
 import org.apache.datasketches.frequencies.LongsSketch;
 import org.apache.datasketches.hll.HllSketch;
+import org.apache.datasketches.hll.Union;
 
 /**
  * The statistics of one join input taken while its rows stream in: a distinct-count sketch (HyperLogLog) and a
@@ -29,7 +30,10 @@ import org.apache.datasketches.hll.HllSketch;
  *
  * <p>Invariants: {@link #rows()} and {@link #bytes()} count every row handed in, sketched or not; the sketches never
  * grow beyond {@link #memoryBytes()}, a constant the join reserves from its budget before the first update (the
- * sketches live on the Java heap, but the bytes are accounted). Not thread-safe: one instance per input per worker.
+ * sketches live on the Java heap, but the bytes are accounted). Not thread-safe: one instance per input per worker;
+ * the workers' sketches of one input are added into one ({@link #merge}: a HyperLogLog union, a frequent-items merge,
+ * the counters summed) once they stopped, or asked together for heavy keys ({@link HeavyHitters#find(KeySketches[],
+ * long)}) while none updates.
  */
 public final class KeySketches {
     /** Object headers, the sketches' own fields and array headers, rounded up generously. */
@@ -40,7 +44,7 @@ public final class KeySketches {
     private static final long PURGE_SAMPLE_BYTES = 1024L * Long.BYTES;
 
     private final SketchConfig config;
-    private final HllSketch distinct;
+    private HllSketch distinct;
     private final LongsSketch frequent;
     private long rows;
     private long bytes;
@@ -67,6 +71,14 @@ public final class KeySketches {
         long frequentMap = FREQUENT_ITEMS_BYTES_PER_SLOT * config.frequentItemsMapSize();
         return FIXED_OVERHEAD_BYTES + hllRegisters + hllCouponSet + frequentMap + frequentMap / 2
                 + PURGE_SAMPLE_BYTES;
+    }
+
+    /**
+     * The heap bytes a {@link #merge} holds for a moment beyond both sketches' own: the HyperLogLog union's registers
+     * and its result's.
+     */
+    public static long mergeBytes(SketchConfig config) {
+        return 2 * HllSketch.getMaxUpdatableSerializationBytes(config.hllLgK(), SketchConfig.HLL_TYPE);
     }
 
     /** The most bytes these sketches ever hold: what the join reserves for them. */
@@ -115,6 +127,27 @@ public final class KeySketches {
             strideState = x;
         }
         nextFrequentRow = i - count;
+    }
+
+    /**
+     * Adds {@code other}'s rows (sketches of the same configuration over other rows of the same input, such as another
+     * worker's) to these: afterwards these sketches hold what one sketch fed both inputs' batches would, up to the
+     * sketches' own error (the HyperLogLog union is exact over registers; the frequent-items merge keeps its error
+     * bounds). {@code other} is left as it was. Holds {@link #mergeBytes} of heap for a moment.
+     */
+    public void merge(KeySketches other) {
+        if (!config.equals(other.config)) {
+            throw new IllegalArgumentException("sketches of " + other.config + " cannot be merged into " + config);
+        }
+        Union union = new Union(config.hllLgK());
+        union.update(distinct);
+        union.update(other.distinct);
+        distinct = union.getResult(SketchConfig.HLL_TYPE);
+        frequent.merge(other.frequent);
+        rows += other.rows;
+        bytes += other.bytes;
+        batches += other.batches;
+        sketchedRows += other.sketchedRows;
     }
 
     /** Every row handed in. */

@@ -99,6 +99,74 @@ class KeySketchesTest {
                 fromExact.size(), fromSampled.size());
     }
 
+    /**
+     * Three workers' sketches (every row into the frequent items, so that the bounds are guaranteed) over batches of
+     * one Zipf input dealt out at random: asked together (without merging), they find every key of at least 1 % as one
+     * sketch over all rows does, with an upper bound at or above its rows and an estimate within 5 %; merged, they count every row and byte and estimate the distinct keys within 2 %
+     * of the one sketch's estimate.
+     */
+    @Test
+    void workersSketchesAskedTogetherOrMergedMatchOneSketchOverAllRows() {
+        long seed = KeyData.seed("workersSketchesAskedTogetherOrMergedMatchOneSketchOverAllRows");
+        int distinct = 200_000;
+        int rows = 2_000_000;
+        ZipfDistribution zipf = ZipfDistribution.ofExponent(distinct, 1.1);
+        SplittableRandom random = new SplittableRandom(seed);
+        long rankOffset = random.nextLong();
+        SketchConfig config = SketchConfig.BUILD.frequentItemsEveryKthRow(1);
+        KeySketches one = new KeySketches(config);
+        KeySketches[] parts = new KeySketches[3];
+        for (int w = 0; w < parts.length; w++) {
+            parts[w] = new KeySketches(config);
+        }
+        int[] counts = new int[distinct + 1];
+        long[] batch = new long[BATCH];
+        for (int from = 0; from < rows; from += BATCH) {
+            int n = Math.min(BATCH, rows - from);
+            for (int i = 0; i < n; i++) {
+                int rank = zipf.rank(random.nextDouble());
+                counts[rank]++;
+                batch[i] = KeyData.fmix64(rankOffset + rank);
+            }
+            one.update(batch, n, n * ROW_BYTES);
+            parts[random.nextInt(parts.length)].update(batch, n, n * ROW_BYTES);
+        }
+        long onePercent = rows / 100;
+        HeavyHitters together = HeavyHitters.find(parts, onePercent - 1);
+        int heavy = 0;
+        for (int rank = 1; rank <= distinct; rank++) {
+            if (counts[rank] >= onePercent) {
+                heavy++;
+                long hash = KeyData.fmix64(rankOffset + rank);
+                assertThat(together.contains(hash)).as("rank %d (%d rows)", rank, counts[rank]).isTrue();
+            }
+        }
+        assertThat(heavy).isGreaterThanOrEqualTo(5);
+        for (int i = 0; i < together.size(); i++) {
+            int trueRows = trueCount(counts, rankOffset, together.hash(i));
+            if (trueRows >= onePercent) {
+                assertThat(together.upperBoundRows(i)).isGreaterThanOrEqualTo(trueRows);
+                assertThat((double) together.estimatedRows(i)).isCloseTo(trueRows, within(0.05 * trueRows));
+                assertThat(together.estimatedBytes(i)).isEqualTo(together.estimatedRows(i) * ROW_BYTES);
+            }
+        }
+        assertThat(together.recallGuaranteed()).isTrue();
+        assertThat(HeavyHitters.find(new KeySketches[] {one}, onePercent - 1).size())
+                .isEqualTo(HeavyHitters.find(one, onePercent - 1).size());
+
+        KeySketches merged = parts[0];
+        merged.merge(parts[1]);
+        merged.merge(parts[2]);
+        assertThat(merged.rows()).isEqualTo(rows);
+        assertThat(merged.bytes()).isEqualTo(rows * ROW_BYTES);
+        assertThat(merged.sketchedRows()).isEqualTo(one.sketchedRows());
+        assertThat((double) merged.distinctEstimate()).isCloseTo(one.distinctEstimate(),
+                within(0.02 * one.distinctEstimate()));
+        assertThat(HeavyHitters.find(merged, onePercent - 1).size()).isGreaterThanOrEqualTo(heavy);
+        assertThatThrownBy(() -> merged.merge(new KeySketches(SketchConfig.BUILD)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot be merged");
+    }
+
     private static int trueCount(int[] counts, long rankOffset, long hash) {
         for (int rank = 1; rank < counts.length; rank++) {
             if (KeyData.fmix64(rankOffset + rank) == hash) {
