@@ -1,5 +1,6 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.estimator.KeySketches;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.row.HashFunctions;
@@ -21,6 +22,9 @@ import java.io.IOException;
  * worker holds the build's structure lock for reading ({@link PartitionedBuild#structure}): which partitions spilled
  * and which keys are heavy change only under that lock held for writing, when no worker writes (a refused page makes
  * the worker let go and ask the build to spill the largest resident partition across all workers, then go on).
+ * It feeds the batch's hashes to its build sketch while it still holds that lock, so that while the lock is held for
+ * writing (the heavy-key check reads every worker's sketch) no sketch is being updated; the sketch's own lock, taken
+ * once per batch, is uncontended unless the workers share one sketch ({@link JoinSketches#buildPart}).
  */
 final class BuildWorker implements AutoCloseable {
     private final PartitionedBuild build;
@@ -32,6 +36,8 @@ final class BuildWorker implements AutoCloseable {
     final RowArena staging;
     private final RowWriter rowWriter;
     private final KeyHasher hasher;
+    /** The build sketch this worker feeds (its own, or one shared by every worker), null without sketches. */
+    private final KeySketches sketch;
     private long[] hashes = new long[0];
     private long[] nullKeys = new long[0];
     private int[] partitionOfRow = new int[0];
@@ -41,9 +47,10 @@ final class BuildWorker implements AutoCloseable {
      * (the layout's page divided among the workers, so that their partly filled last pages together take no more of
      * the budget than one worker's would).
      */
-    BuildWorker(PartitionedBuild build, JoinContext ctx, int partitions, int pageSize) {
+    BuildWorker(PartitionedBuild build, JoinContext ctx, int partitions, int pageSize, KeySketches sketch) {
         this.build = build;
         this.ctx = ctx;
+        this.sketch = sketch;
         this.arenas = new RowArena[partitions];
         this.target = new RowArena[partitions];
         this.staging = new RowArena(ctx.memory, pageSize);
@@ -96,10 +103,14 @@ final class BuildWorker implements AutoCloseable {
                 }
                 from = stop;
             }
+            if (sketch != null) {
+                synchronized (sketch) {
+                    sketch.update(hashes, n, bytes);
+                }
+            }
         } finally {
             build.structure.readLock().unlock();
         }
-        build.afterBatch(hashes, n, bytes);
     }
 
     /** Sends the staged rows of spilled partitions to their writers and empties the staging arena. */

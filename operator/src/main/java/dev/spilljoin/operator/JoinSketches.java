@@ -9,24 +9,82 @@ import dev.spilljoin.spill.MemoryReservation;
  * The key sketches of one join (estimator's {@link KeySketches}): one over every build row, one over a sample of
  * the probe side (every {@value #PROBE_EVERY_KTH_BATCH}th batch), fed the key hashes each pass computes anyway.
  *
+ * <p>Build workers: with more than one, each feeds a build sketch of its own ({@link #buildPart}; worker 0's is
+ * {@link #build}), so that no lock is shared per batch; the build asks them together for heavy keys while no worker
+ * updates ({@link dev.spilljoin.estimator.HeavyHitters#find(KeySketches[], long)}) and merges them into
+ * {@link #build} once every worker stopped ({@link #mergeBuildParts}). The extra sketches cost
+ * {@link KeySketches#memoryBytes()} each (about 110 KiB for the build's configuration), so they are taken only when
+ * they stay within 1/{@value #PARTS_SHARE_OF_HEADROOM} of the memory then free; otherwise every worker feeds
+ * {@link #build} under its lock, as one worker does.
+ *
  * <p>Memory: both sketches' peak ({@link KeySketches#memoryBytes()}) is reserved in a child reservation of the join
  * before the first row; when the budget cannot hold that beside the join's minimum, the join runs without sketches
- * ({@link #reserve} returns none and says why). The sketches live on the heap; the reservation only
+ * ({@link #reserve} returns none and says why). The workers' extra build sketches are reserved in the same child
+ * before they exist, together with at least what their merge holds for a moment
+ * ({@link KeySketches#mergeBytes}), and given back once merged. The sketches live on the heap; the reservation only
  * accounts for them. {@link #close()} returns the bytes (after the probe pass; the statistics are copied out first).
  */
 final class JoinSketches implements AutoCloseable {
     static final int PROBE_EVERY_KTH_BATCH = 8;
+    /** The workers' extra build sketches may take at most this fraction of the free memory. */
+    static final int PARTS_SHARE_OF_HEADROOM = 32;
     private static final SketchConfig BUILD = SketchConfig.BUILD;
     private static final SketchConfig PROBE = SketchConfig.BUILD.sampleEveryKthBatch(PROBE_EVERY_KTH_BATCH);
 
     final KeySketches build;
     final KeySketches probe;
     private final MemoryReservation reservation;
+    /** The build sketches the build workers feed: {@link #build} alone, or one per worker (worker 0's is build). */
+    private KeySketches[] buildParts;
+    /** Bytes reserved for the workers' extra build sketches (0 without them). */
+    private long partBytes;
 
     private JoinSketches(MemoryReservation reservation) {
         this.reservation = reservation;
         this.build = new KeySketches(BUILD);
         this.probe = new KeySketches(PROBE);
+        this.buildParts = new KeySketches[] {build};
+    }
+
+    /**
+     * Gives each of {@code workers} build workers a build sketch of its own when their extra bytes stay within
+     * 1/{@value #PARTS_SHARE_OF_HEADROOM} of {@code headroom} (the memory free now) and the budget grants them; else
+     * they all feed {@link #build}. Call once, before the first build row.
+     */
+    void splitBuild(int workers, long headroom) {
+        long bytes = Math.max((workers - 1) * KeySketches.memoryBytes(BUILD), KeySketches.mergeBytes(BUILD));
+        if (workers < 2 || bytes > headroom / PARTS_SHARE_OF_HEADROOM || !reservation.tryGrow(bytes)) {
+            return;
+        }
+        partBytes = bytes;
+        buildParts = new KeySketches[workers];
+        buildParts[0] = build;
+        for (int w = 1; w < workers; w++) {
+            buildParts[w] = new KeySketches(BUILD);
+        }
+    }
+
+    /** The build sketch worker {@code worker} feeds (its own, or {@link #build} shared: then under its lock). */
+    KeySketches buildPart(int worker) {
+        return buildParts[Math.min(worker, buildParts.length - 1)];
+    }
+
+    /** The distinct build sketches the workers feed (one when they share {@link #build}). */
+    KeySketches[] buildParts() {
+        return buildParts;
+    }
+
+    /**
+     * Merges the workers' build sketches into {@link #build} (every build worker stopped) and gives their bytes back;
+     * idempotent.
+     */
+    void mergeBuildParts() {
+        for (int w = 1; w < buildParts.length; w++) {
+            build.merge(buildParts[w]);
+        }
+        buildParts = new KeySketches[] {build};
+        reservation.shrink(partBytes);
+        partBytes = 0;
     }
 
     /** The sketches' bytes, reserved. */

@@ -41,9 +41,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * table; else the unchained hash table ({@link UnchainedTable#tryBuild}). A duplicate key abandons the direct-index
  * table for the hash table over the same rows.
  *
- * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches}. Every
- * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items sketch is asked for
- * the candidates: keys above their partition's fair share of the rows so far ({@link #heavyCandidateRows()}; a key
+ * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches} (a worker's own, or the one
+ * shared). Every {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items
+ * sketches are asked together for the candidates (under {@link #structure} held for writing, so no worker updates its
+ * sketch meanwhile; the rows so far are the sketches' sum, the distinct keys so far the largest worker's estimate, a
+ * lower bound of the union's that matters to the planner only when it is below the fanout): keys above their partition's fair share of the rows so far ({@link #heavyCandidateRows()}; a key
  * at or below it cannot be what makes its partition overflow, and re-partitioning splits such partitions). Which of
  * them go to the nested loop is the {@link dev.spilljoin.estimator.PartitionPlanner}'s rule
  * ({@link SpillSizing#nestedLoopKeys}): those whose rows, projected to the whole input, would overflow their
@@ -59,7 +61,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * hash is a constant), but never routed as heavy.
  *
  * <p>Workers: with more than one ({@link JoinConfig#threads()}), each {@link BuildWorker} routes whole batches into
- * arenas of its own per partition (merged at the end: {@link RowArena#absorb}); the filter, the sketch and the row
+ * arenas of its own per partition (merged at the end: {@link RowArena#absorb}) and feeds a build sketch of its own
+ * when the budget holds one per worker ({@link JoinSketches#splitBuild}; merged at the end); the filter and the row
  * counts are updated under this object's lock once per batch, the spill writer under its own per chunk; which
  * partitions spilled and which keys are heavy change under {@link #structure} held for writing (a spill or a heavy key
  * moves every worker's rows of a partition), which each worker holds for reading while it writes a batch.
@@ -108,7 +111,8 @@ final class PartitionedBuild implements JoinPhase {
     /** The resident direct-index table, once {@link #finish} created it (null when the hash table was). */
     private DirectIndexTable direct;
     private final SpillFile[] files;
-    private final KeySketches buildSketch;
+    /** The distinct build sketches the workers feed (one when shared), null without sketches. */
+    private final KeySketches[] buildSketches;
     private long[] heavyKeys = new long[0];
     private int heavyKeyCount;
     private boolean heavyRoutingOff;
@@ -130,7 +134,10 @@ final class PartitionedBuild implements JoinPhase {
         this.files = new SpillFile[fanout + 1];
         this.sketches = sketches;
         this.keyFilter = keyFilter;
-        this.buildSketch = sketches == null ? null : sketches.build;
+        if (sketches != null) {
+            sketches.splitBuild(workerCount, ctx.memory.headroom());
+        }
+        this.buildSketches = sketches == null ? null : sketches.buildParts();
         try {
             this.spill = ReservedSpillWriter.setAside(ctx, "build-L0", fanout + 1, fanout, ctx.buildFormat);
         } catch (RuntimeException e) {
@@ -140,7 +147,8 @@ final class PartitionedBuild implements JoinPhase {
         this.workers = new BuildWorker[workerCount];
         int pageSize = Math.max(64, (ctx.sizing.pageSize() / workerCount) & ~7);
         for (int w = 0; w < workerCount; w++) {
-            workers[w] = new BuildWorker(this, ctx, fanout + 1, pageSize);
+            workers[w] = new BuildWorker(this, ctx, fanout + 1, pageSize,
+                    sketches == null ? null : sketches.buildPart(w));
         }
         this.resident = workers[0].arenas;
         markSpilled(fanout);
@@ -192,7 +200,7 @@ final class PartitionedBuild implements JoinPhase {
         boolean checkHeavy;
         synchronized (this) {
             int n = batch.rowCount();
-            checkHeavy = buildSketch != null && !heavyRoutingOff && batches > 0
+            checkHeavy = buildSketches != null && !heavyRoutingOff && batches > 0
                     && batches % HEAVY_CHECK_EVERY_BATCHES == 0;
             batches++;
             rowsIn += n;
@@ -228,15 +236,6 @@ final class PartitionedBuild implements JoinPhase {
         }
     }
 
-    /** A worker's batch is routed: its hashes and row bytes go to the sketch. */
-    void afterBatch(long[] hashes, int n, long bytes) {
-        if (buildSketch != null) {
-            synchronized (this) {
-                buildSketch.update(hashes, n, bytes);
-            }
-        }
-    }
-
     /** Partitions spilled so far (see {@link #spillLargestResident(String, long)}). */
     long spills() {
         return spills;
@@ -258,20 +257,28 @@ final class PartitionedBuild implements JoinPhase {
     }
 
     /**
-     * Asks the sketch for heavy-key candidates and the planner which of them go to the nested loop, and accepts those
+     * Asks the sketches for heavy-key candidates and the planner which of them go to the nested loop, and accepts those
      * whose partition is still resident (see the class comment): their resident rows move to the heavy partition.
+     * Called under {@link #structure} held for writing: no worker updates its sketch meanwhile.
      * The heavy partition's writer share is taken from the budget at the first accepted key; if refused, heavy
      * routing stays off.
      */
     private void acceptHeavyKeys() throws IOException {
         HeavyHitters routed;
         synchronized (this) {
-            HeavyHitters candidates = HeavyHitters.find(buildSketch, heavyCandidateRows());
+            HeavyHitters candidates = HeavyHitters.find(buildSketches, heavyCandidateRows());
             if (candidates.isEmpty()) {
                 return;
             }
-            routed = ctx.sizing.nestedLoopKeys(ctx.config, new InputStatistics(buildSketch.rows(),
-                    buildSketch.bytes(), buildSketch.distinctEstimate(), candidates));
+            long rows = 0;
+            long bytes = 0;
+            long distinct = 0;
+            for (KeySketches part : buildSketches) {
+                rows += part.rows();
+                bytes += part.bytes();
+                distinct = Math.max(distinct, part.distinctEstimate());
+            }
+            routed = ctx.sizing.nestedLoopKeys(ctx.config, new InputStatistics(rows, bytes, distinct, candidates));
         }
         for (int i = 0; i < routed.size() && heavyKeyCount < MAX_HEAVY_KEYS && !heavyRoutingOff; i++) {
             long h = routed.hash(i);
@@ -432,8 +439,14 @@ final class PartitionedBuild implements JoinPhase {
         }
     }
 
-    /** Merges every worker's arena of each partition into worker 0's, and frees the other workers' staging pages. */
+    /**
+     * Merges every worker's arena of each partition into worker 0's, frees the other workers' staging pages, and
+     * merges the workers' build sketches.
+     */
     private void mergeWorkers() {
+        if (sketches != null) {
+            sketches.mergeBuildParts();
+        }
         for (int w = 1; w < workers.length; w++) {
             for (int p = 0; p <= fanout; p++) {
                 resident[p].absorb(workers[w].arenas[p]);

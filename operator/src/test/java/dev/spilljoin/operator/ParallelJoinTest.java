@@ -2,9 +2,12 @@ package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
+import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -23,6 +26,7 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * The join's workers under races, cancellation, failure and a foreign close: a spilling full outer join repeated with
@@ -236,6 +240,59 @@ class ParallelJoinTest {
         assertThat(one).isEqualTo(HashJoin.minimumBudget(config));
         assertThat(two).isGreaterThan(one);
         assertThat(four).isGreaterThan(two);
+    }
+
+    /**
+     * Each build worker feeds a sketch of its own (the 16 MiB budget holds them), and together they still find the
+     * heavy key: the build side (400,000 rows) holds key 0 in every other row, too many for any partition, so the
+     * sketches, asked together every few batches, must route it to the heavy pair; the merged sketch counts every build
+     * row and estimates the distinct keys (200,001) within 5 %. The result's count and sum are checked.
+     */
+    @ParameterizedTest(name = "threads={0}")
+    @ValueSource(ints = {2, 4})
+    void theWorkersOwnBuildSketchesFindTheHeavyKeyAndMerge(int threads) throws IOException {
+        long nBuild = 400_000;
+        long nProbe = 100_000;
+        long evenPayloads = 0;
+        for (long i = 0; i < nBuild; i += 2) {
+            evenPayloads += i;
+        }
+        long count = 0;
+        long sum = 0;
+        for (long i = 0; i < nProbe; i++) {
+            long k = i % 50_000;
+            if (k == 0) {
+                count += nBuild / 2;
+                sum += nBuild / 2 * i + evenPayloads;
+            } else if (k % 2 == 1) {
+                count++;
+                sum += i + k;
+            }
+        }
+        try (MemoryReservation root = MemoryReservation.root("sketches", 16 * MB)) {
+            JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                    .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(root)
+                    .config(JoinConfig.builder().threads(threads).spillDirectory(spillRoot).buildSide(Side.RIGHT)
+                            .build()).build();
+            CountAndSum result = new CountAndSum();
+            JoinStats stats;
+            try (HashJoin join = HashJoin.create(spec)) {
+                join.run(GeneratedSource.of(nProbe, i -> i % 50_000, i -> i),
+                        GeneratedSource.of(nBuild, i -> i % 2 == 0 ? 0 : i, i -> i), result);
+                stats = join.stats();
+            }
+            String what = "threads " + threads + ": " + stats.toJson();
+            assertThat(result.count()).as(what).isEqualTo(count);
+            assertThat(result.sum()).as(what).isEqualTo(sum);
+            assertThat(stats.buildThreads()).as(what).isEqualTo(threads);
+            assertThat(stats.heavyHitterKeysFromSketch()).as("key 0 found by the workers' sketches: " + what)
+                    .isEqualTo(1);
+            assertThat(stats.estimates().actualRows()).as("the merged sketch's rows: " + what).isEqualTo(nBuild);
+            assertThat((double) stats.estimates().actualDistinctKeys()).as(what)
+                    .isCloseTo(nBuild / 2 + 1, within(0.05 * nBuild / 2));
+            assertThat(stats.peakReservedBytes()).as(what).isLessThanOrEqualTo(16 * MB);
+            assertNothingLeft(root);
+        }
     }
 
     @Test
