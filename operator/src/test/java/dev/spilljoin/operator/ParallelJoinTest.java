@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.within;
 /**
  * The join's workers under races, cancellation, failure and a foreign close: a spilling full outer join repeated with
  * yields injected into its sink and oversubscribed workers (each result checked by count and checksum); cancellation
- * in the build, the probe and the spilled pairs, and by an interrupt of the caller's thread; a failure on one worker
+ * in the build, the probe, the FINISH scan and the spilled pairs, and by an interrupt of the caller's thread; a failure on one worker
  * (an extra condition that throws); close from another thread while workers run. After each: no spill file, no byte reserved, no worker thread alive.
  */
 class ParallelJoinTest {
@@ -123,24 +123,30 @@ class ParallelJoinTest {
     }
 
     @Test
-    void cancellingMidBuildMidProbeAndMidPairsLeavesNothing() throws IOException {
-        for (String where : List.of("build", "probe", "pairs", "interrupt")) {
+    void cancellingMidBuildMidProbeMidFinishAndMidPairsLeavesNothing() throws IOException {
+        for (String where : List.of("build", "probe", "finish", "pairs", "interrupt")) {
             try (MemoryReservation root = MemoryReservation.root("cancel", 8 * MB)) {
                 AtomicReference<HashJoin> joinRef = new AtomicReference<>();
                 cancelledAt.set(0);
-                JoinSpec spec = spec(JoinType.INNER, 2, root, Side.RIGHT, true).build();
+                boolean finish = where.equals("finish");
+                // mid-finish: a right outer join in memory whose probe keys never match, so every result batch comes
+                // from the FINISH scan of the resident table's unmatched rows
+                JoinSpec spec = finish ? spec(JoinType.RIGHT_OUTER, 2, root, Side.RIGHT, false).build()
+                        : spec(JoinType.INNER, 2, root, Side.RIGHT, true).build();
                 HashJoin join = HashJoin.create(spec);
                 joinRef.set(join);
-                BatchSource build = cancelAfter(keys(200_000, 7), where.equals("build") ? 3 : -1, joinRef);
-                BatchSource probe = cancelAfter(keys(200_000, 3), where.equals("probe") ? 3 : -1, joinRef);
+                BatchSource build = cancelAfter(keys(finish ? 50_000 : 200_000, 7), where.equals("build") ? 3 : -1,
+                        joinRef);
+                BatchSource probe = finish ? GeneratedSource.of(1_000, i -> -1 - i, i -> i)
+                        : cancelAfter(keys(200_000, 3), where.equals("probe") ? 3 : -1, joinRef);
                 Iterator<Batch> results = join.iterator(probe, build);
                 assertThatThrownBy(() -> {
                     int seen = 0;
                     while (results.hasNext()) {
                         results.next();
-                        if (where.equals("pairs") && ++seen == 2) {
+                        if ((where.equals("pairs") || finish) && ++seen == 2) {
                             cancelledAt.set(System.nanoTime());
-                            join.cancel(); // every partition spilled: every result comes from the pairs
+                            join.cancel(); // pairs: every partition spilled, every result comes from the pairs
                         }
                         if (where.equals("interrupt") && ++seen == 2) {
                             cancelledAt.set(System.nanoTime());
@@ -152,6 +158,9 @@ class ParallelJoinTest {
                 System.out.printf("cancelled mid-%s: the call threw %d µs after cancel()%n", where,
                         TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - cancelledAt.get()));
                 join.close();
+                if (finish) {
+                    assertThat(join.stats().finishThreads()).as("the FINISH scan ran on both workers").isEqualTo(2);
+                }
                 assertNothingLeft(root);
             }
         }
