@@ -14,8 +14,8 @@ import dev.spilljoin.spill.MemoryReservation;
  * updates ({@link dev.spilljoin.estimator.HeavyHitters#find(KeySketches[], long)}) and merges them into
  * {@link #build} once every worker stopped ({@link #mergeBuildParts}). The extra sketches cost
  * {@link KeySketches#memoryBytes()} each (about 110 KiB for the build's configuration), so they are taken only when
- * they stay within 1/{@value #PARTS_SHARE_OF_HEADROOM} of the memory then free; otherwise every worker feeds
- * {@link #build} under its lock, as one worker does.
+ * they stay within 1/{@value #PARTS_SHARE_OF_HEADROOM} of the memory free beyond the join's minimum (with two workers,
+ * from budgets of about 4 MiB); otherwise every worker feeds {@link #build} under its lock, as one worker does.
  *
  * <p>Memory: both sketches' peak ({@link KeySketches#memoryBytes()}) is reserved in a child reservation of the join
  * before the first row; when the budget cannot hold that beside the join's minimum, the join runs without sketches
@@ -48,12 +48,12 @@ final class JoinSketches implements AutoCloseable {
 
     /**
      * Gives each of {@code workers} build workers a build sketch of its own when their extra bytes stay within
-     * 1/{@value #PARTS_SHARE_OF_HEADROOM} of {@code headroom} (the memory free now) and the budget grants them; else
-     * they all feed {@link #build}. Call once, before the first build row.
+     * 1/{@value #PARTS_SHARE_OF_HEADROOM} of {@code spare} (the memory free beyond the join's minimum) and the budget
+     * grants them; else they all feed {@link #build}. Call once, before the first build row.
      */
-    void splitBuild(int workers, long headroom) {
+    void splitBuild(int workers, long spare) {
         long bytes = Math.max((workers - 1) * KeySketches.memoryBytes(BUILD), KeySketches.mergeBytes(BUILD));
-        if (workers < 2 || bytes > headroom / PARTS_SHARE_OF_HEADROOM || !reservation.tryGrow(bytes)) {
+        if (workers < 2 || bytes > spare / PARTS_SHARE_OF_HEADROOM || !reservation.tryGrow(bytes)) {
             return;
         }
         partBytes = bytes;

@@ -135,7 +135,8 @@ final class PartitionedBuild implements JoinPhase {
         this.sketches = sketches;
         this.keyFilter = keyFilter;
         if (sketches != null) {
-            sketches.splitBuild(workerCount, ctx.memory.headroom());
+            // beyond the join's minimum, so the extra sketches never take what partitioning needs to run at all
+            sketches.splitBuild(workerCount, ctx.memory.headroom() - ctx.sizing.minimumBudget());
         }
         this.buildSketches = sketches == null ? null : sketches.buildParts();
         try {

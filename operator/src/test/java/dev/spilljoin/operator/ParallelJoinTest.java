@@ -253,27 +253,32 @@ class ParallelJoinTest {
 
     /**
      * Each build worker feeds a sketch of its own (the 16 MiB budget holds them), and together they still find the
-     * heavy key: the build side (400,000 rows) holds key 0 in every other row, too many for any partition, so the
-     * sketches, asked together every few batches, must route it to the heavy pair; the merged sketch counts every build
-     * row and estimates the distinct keys (200,001) within 5 %. The result's count and sum are checked.
+     * heavy key: the build side (1,200,000 rows) holds key 0 in two rows of three (13.6 MB of rows), too many for any
+     * partition, so the sketches, asked together every few batches, must route it to the heavy pair; the merged sketch
+     * counts every build row and estimates the distinct keys (400,000) within 5 %. The result's count and sum are
+     * checked.
      */
     @ParameterizedTest(name = "threads={0}")
     @ValueSource(ints = {2, 4})
     void theWorkersOwnBuildSketchesFindTheHeavyKeyAndMerge(int threads) throws IOException {
-        long nBuild = 400_000;
+        long nBuild = 1_200_000;
         long nProbe = 100_000;
-        long evenPayloads = 0;
-        for (long i = 0; i < nBuild; i += 2) {
-            evenPayloads += i;
+        long hotRows = 0;
+        long hotPayloads = 0;
+        for (long i = 0; i < nBuild; i++) {
+            if (i % 3 != 0 || i == 0) {
+                hotRows++;
+                hotPayloads += i;
+            }
         }
         long count = 0;
         long sum = 0;
         for (long i = 0; i < nProbe; i++) {
             long k = i % 50_000;
             if (k == 0) {
-                count += nBuild / 2;
-                sum += nBuild / 2 * i + evenPayloads;
-            } else if (k % 2 == 1) {
+                count += hotRows;
+                sum += hotRows * i + hotPayloads;
+            } else if (k % 3 == 0) {
                 count++;
                 sum += i + k;
             }
@@ -287,7 +292,7 @@ class ParallelJoinTest {
             JoinStats stats;
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(GeneratedSource.of(nProbe, i -> i % 50_000, i -> i),
-                        GeneratedSource.of(nBuild, i -> i % 2 == 0 ? 0 : i, i -> i), result);
+                        GeneratedSource.of(nBuild, i -> i % 3 != 0 ? 0 : i, i -> i), result);
                 stats = join.stats();
             }
             String what = "threads " + threads + ": " + stats.toJson();
@@ -298,7 +303,7 @@ class ParallelJoinTest {
                     .isEqualTo(1);
             assertThat(stats.estimates().actualRows()).as("the merged sketch's rows: " + what).isEqualTo(nBuild);
             assertThat((double) stats.estimates().actualDistinctKeys()).as(what)
-                    .isCloseTo(nBuild / 2 + 1, within(0.05 * nBuild / 2));
+                    .isCloseTo(nBuild / 3, within(0.05 * nBuild / 3));
             assertThat(stats.peakReservedBytes()).as(what).isLessThanOrEqualTo(16 * MB);
             assertNothingLeft(root);
         }
