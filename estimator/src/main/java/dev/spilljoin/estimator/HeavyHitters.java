@@ -181,7 +181,8 @@ public final class HeavyHitters {
             }
         }
         // a key above parts × the largest error is above its part's error in some part, so that part tracks it
-        return of(Math.max(thresholdRows, parts.length * largestError), !sampled, Arrays.copyOf(h, n), Arrays.copyOf(est, n),
+        return of(Math.max(thresholdRows, parts.length * largestError), !sampled, Arrays.copyOf(h, n),
+                Arrays.copyOf(est, n),
                 Arrays.copyOf(ub, n), Arrays.copyOf(by, n));
     }
 

@@ -541,7 +541,7 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
-    /** A worker's share of a parallel phase after the probe pass: fills a result batch; true when it found no work left. */
+    /** A worker's share of a phase after the probe pass: fills a result batch; true when it found no work left. */
     private interface WorkerShare {
         boolean fill(OutputWriter out) throws IOException;
     }

@@ -45,8 +45,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * shared). Every {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items
  * sketches are asked together for the candidates (under {@link #structure} held for writing, so no worker updates its
  * sketch meanwhile; the rows so far are the sketches' sum, the distinct keys so far the largest worker's estimate, a
- * lower bound of the union's that matters to the planner only when it is below the fanout): keys above their partition's fair share of the rows so far ({@link #heavyCandidateRows()}; a key
- * at or below it cannot be what makes its partition overflow, and re-partitioning splits such partitions). Which of
+ * lower bound of the union's that matters to the planner only when it is below the fanout): keys above their
+ * partition's fair share of the rows so far ({@link #heavyCandidateRows()}; a key at or below it cannot be what makes
+ * its partition overflow, and re-partitioning splits such partitions). Which of
  * them go to the nested loop is the {@link dev.spilljoin.estimator.PartitionPlanner}'s rule
  * ({@link SpillSizing#nestedLoopKeys}): those whose rows, projected to the whole input, would overflow their
  * partition beside its share of the other keys. A routed key whose partition is still resident is accepted: its rows

@@ -127,11 +127,12 @@ class ParallelJoinPropertyTest {
         }
         for (TableKind kind : TableKind.values()) {
             assertThat(hybridOnEveryWorker[kind.ordinal()])
-                    .as("partly spilled joins over a %s table whose FINISH scan ran on every worker", kind).isPositive();
+                    .as("partly spilled joins over a %s table whose FINISH scan ran on every worker", kind)
+                    .isPositive();
         }
     }
 
-    /** Build and probe rows for {@link #theFinishScanOnEveryWorkerMatchesTheOracle}: (k BIGINT, v BIGINT, s VARCHAR). */
+    /** Rows for {@link #theFinishScanOnEveryWorkerMatchesTheOracle}: (k BIGINT, v BIGINT, s VARCHAR). */
     private static List<Object[]> finishRows(SplittableRandom r, int rows, long domain, boolean unique,
                                              boolean nullKeys) {
         List<Object[]> out = new ArrayList<>();

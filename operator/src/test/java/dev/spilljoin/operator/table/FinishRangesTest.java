@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FinishRangesTest {
     private static final Schema KV = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
-    private static final Schema TEXT = Schema.of(Column.of("k", ColumnType.VARCHAR), Column.of("v", ColumnType.VARCHAR));
+    private static final Schema TEXT =
+            Schema.of(Column.of("k", ColumnType.VARCHAR), Column.of("v", ColumnType.VARCHAR));
     private static final int[] WORKERS = {1, 2, 3, 4, 8};
 
     private final MemoryReservation memory = MemoryReservation.root("finish ranges test", 256L << 20);
@@ -49,7 +50,10 @@ class FinishRangesTest {
         return seed;
     }
 
-    /** {@code rows} rows of unique keys (0..rows-1 shuffled into a range twice as wide), the first and one in ten of the others a NULL key. */
+    /**
+     * {@code rows} rows of unique keys (row i: 2i or 2i + 1, a dense range), the first and one in ten of the
+     * others a NULL key.
+     */
     private static List<Object[]> rows(SplittableRandom r, int rows, boolean text) {
         List<Object[]> out = new ArrayList<>();
         for (int i = 0; i < rows; i++) {
