@@ -83,7 +83,7 @@ class ParallelJoinPropertyTest {
     /**
      * The FINISH scan of the resident table on every worker: each join type and build side whose finish emits build
      * rows, over a direct-index table (unique dense build keys) and a hash table (duplicates and a VARCHAR payload),
-     * in memory and partly spilled (a budget halfway between the minimum for the workers and what the join takes in
+     * in memory and partly spilled (a budget of the join's minimum and 3/4 of what its rows and table take in
      * memory, so some partitions stay resident and some spill), driven by every form in turn (pulled and pushed).
      * Each result equals the oracle as a multiset, so a range scanned twice or skipped shows as duplicated or missing
      * unmatched (or matched) rows. In memory, the stats must show the scan on every worker and the table kind; partly
@@ -179,13 +179,14 @@ class ParallelJoinPropertyTest {
                 .config(config);
         long budget = 64L << 20;
         if (spill) {
-            long minimum = HashJoin.minimumBudget(config, threads);
-            long inMemory;
-            try (MemoryReservation root = MemoryReservation.root("probe the peak", budget)) {
+            // the join's minimum (the FINISH scan takes no memory: all its workers run whatever the budget) plus
+            // three quarters of what its rows and table take in memory, so some partitions stay and some spill
+            JoinStats inMemory;
+            try (MemoryReservation root = MemoryReservation.root("measure the rows", budget)) {
                 inMemory = JoinRunner.run(spec.reservation(root).build(), left, right, JoinRunner.Mode.SINK, root)
-                        .stats().peakReservedBytes();
+                        .stats();
             }
-            budget = Math.max(minimum, minimum + (inMemory - minimum) * 3 / 4);
+            budget = HashJoin.minimumBudget(config) + (inMemory.rowBytes() + inMemory.tableBytes()) * 3 / 4;
         }
         try (MemoryReservation root = MemoryReservation.root("test", budget)) {
             JoinRunner.Result result = JoinRunner.run(spec.reservation(root).build(), left, right, mode, root);
