@@ -50,18 +50,10 @@ class KeySketchesTest {
         long rankOffset = random.nextLong();
         KeySketches exact = new KeySketches(SketchConfig.BUILD.frequentItemsEveryKthRow(1));
         KeySketches sampled = new KeySketches(SketchConfig.BUILD);
-        int[] counts = new int[distinct + 1];
-        long[] batch = new long[BATCH];
-        for (int from = 0; from < rows; from += BATCH) {
-            int n = Math.min(BATCH, rows - from);
-            for (int i = 0; i < n; i++) {
-                int rank = zipf.rank(random.nextDouble());
-                counts[rank]++;
-                batch[i] = KeyData.fmix64(rankOffset + rank);
-            }
+        int[] counts = zipfBatches(zipf, random, rankOffset, rows, (batch, n) -> {
             exact.update(batch, n, n * ROW_BYTES);
             sampled.update(batch, n, n * ROW_BYTES);
-        }
+        });
 
         long onePercent = rows / 100;
         long threshold = onePercent - 1; // "at least 1 %" = more than threshold rows
@@ -119,18 +111,10 @@ class KeySketchesTest {
         for (int w = 0; w < parts.length; w++) {
             parts[w] = new KeySketches(config);
         }
-        int[] counts = new int[distinct + 1];
-        long[] batch = new long[BATCH];
-        for (int from = 0; from < rows; from += BATCH) {
-            int n = Math.min(BATCH, rows - from);
-            for (int i = 0; i < n; i++) {
-                int rank = zipf.rank(random.nextDouble());
-                counts[rank]++;
-                batch[i] = KeyData.fmix64(rankOffset + rank);
-            }
+        int[] counts = zipfBatches(zipf, random, rankOffset, rows, (batch, n) -> {
             one.update(batch, n, n * ROW_BYTES);
             parts[random.nextInt(parts.length)].update(batch, n, n * ROW_BYTES);
-        }
+        });
         long onePercent = rows / 100;
         HeavyHitters together = HeavyHitters.find(parts, onePercent - 1);
         int heavy = 0;
@@ -165,6 +149,31 @@ class KeySketchesTest {
         assertThat(HeavyHitters.find(merged, onePercent - 1).size()).isGreaterThanOrEqualTo(heavy);
         assertThatThrownBy(() -> merged.merge(new KeySketches(SketchConfig.BUILD)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot be merged");
+    }
+
+    /** What a test does with each batch of key hashes: {@code n} hashes in {@code batch}. */
+    private interface Batches {
+        void accept(long[] batch, int n);
+    }
+
+    /**
+     * Hands {@code rows} Zipf-distributed key hashes (rank r hashed as {@code fmix64(rankOffset + r)}) to
+     * {@code batches} in batches of {@value #BATCH}; returns the rows of each rank.
+     */
+    private static int[] zipfBatches(ZipfDistribution zipf, SplittableRandom random, long rankOffset, int rows,
+                                     Batches batches) {
+        int[] counts = new int[zipf.ranks() + 1];
+        long[] batch = new long[BATCH];
+        for (int from = 0; from < rows; from += BATCH) {
+            int n = Math.min(BATCH, rows - from);
+            for (int i = 0; i < n; i++) {
+                int rank = zipf.rank(random.nextDouble());
+                counts[rank]++;
+                batch[i] = KeyData.fmix64(rankOffset + rank);
+            }
+            batches.accept(batch, n);
+        }
+        return counts;
     }
 
     private static int trueCount(int[] counts, long rankOffset, long hash) {
