@@ -360,8 +360,8 @@ class DirectIndexJoinTest {
      */
     @Test
     void w1AtThirtyTwoBytesPerBuildRowJoinsWithoutASpill() {
-        long nR = 200_000;
-        long nS = 400_000;
+        long nR = 500_000;
+        long nS = 1_000_000;
         long budget = 32 * nR;
         long[] expected = GeneratedSource.w1CountAndSum(nR, nS);
         for (int threads : new int[] {1, 2}) {
