@@ -197,7 +197,7 @@ class PipelineThreadsTest {
         for (int threads = 1; threads <= 2; threads++) {
             List<String> args = joinArgs(dir.resolve("l.csv"), dir.resolve("r.csv"), "--work-mem", "256kB",
                     "--threads", Integer.toString(threads));
-            assertThat(run(failingOutput(), Cancellation.NONE, args)).isEqualTo(ExitCodes.RESOURCES);
+            assertThat(run(failingOutput(), Cancellation.NONE, args)).as(() -> err).isEqualTo(ExitCodes.RESOURCES);
             assertThat(err).isEqualTo("spilljoin: cannot write standard output: No space left on device; the disk"
                     + " is full or the pipe's reader went away (use --output FILE to write a file)\n");
             assertOnlyInputsLeft("l.csv", "r.csv");

@@ -92,9 +92,10 @@ final class BuildWorker implements AutoCloseable {
                     break;
                 }
                 if (stop == from) {
+                    long pageBytes = Math.max(target[partitionOfRow[stop]].pageSize(), rowWriter.lengthOf(stop));
                     build.structure.readLock().unlock();
                     try {
-                        build.spillLargestResident("a row needs a page", spillsSeen);
+                        build.spillLargestResident("a row needs a page", spillsSeen, pageBytes);
                     } catch (MemoryExhaustedException e) {
                         throw new RowTooLargeException(ctx, ctx.strategy.buildSide(), stop, rowWriter.lengthOf(stop));
                     } finally {

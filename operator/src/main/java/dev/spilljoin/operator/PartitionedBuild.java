@@ -238,7 +238,7 @@ final class PartitionedBuild implements JoinPhase {
         }
     }
 
-    /** Partitions spilled so far (see {@link #spillLargestResident(String, long)}). */
+    /** Partitions spilled so far (see {@link #spillLargestResident(String, long, long)}). */
     long spills() {
         return spills;
     }
@@ -365,18 +365,30 @@ final class PartitionedBuild implements JoinPhase {
     }
 
     /**
-     * For a worker refused a page, which saw {@code seenSpills} partitions spilled before it wrote: spills the largest
-     * resident partition unless another worker spilled one since (its memory may serve).
+     * For a worker refused a page of {@code pageBytes}, which saw {@code seenSpills} partitions spilled before it
+     * wrote: spills the largest resident partition, unless another worker spilled one since (its memory may serve)
+     * or the page fits now (the worker then tries again). The latter happens when the refusal came while other
+     * workers held rows in their staging arenas: under this lock held for writing no worker is inside
+     * {@link BuildWorker#add}, so every staging arena has been flushed and emptied, and the bytes they held are free.
      */
-    void spillLargestResident(String why, long seenSpills) throws IOException {
+    void spillLargestResident(String why, long seenSpills, long pageBytes) throws IOException {
         structure.writeLock().lock();
         try {
-            if (spills == seenSpills) {
+            if (spills == seenSpills && !pageFitsNow(pageBytes)) {
                 spillLargestResident(why);
             }
         } finally {
             structure.writeLock().unlock();
         }
+    }
+
+    /** Whether a page of {@code bytes} can be reserved now (a pooled budget's pool asked too); reserves nothing. */
+    private boolean pageFitsNow(long bytes) {
+        if (!ctx.memory.tryGrow(bytes)) {
+            return false;
+        }
+        ctx.memory.shrink(bytes);
+        return true;
     }
 
     /**

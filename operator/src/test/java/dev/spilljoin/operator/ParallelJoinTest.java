@@ -2,8 +2,13 @@ package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
+import dev.spilljoin.operator.data.BatchSources;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
+import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -306,6 +312,51 @@ class ParallelJoinTest {
                     .isCloseTo(nBuild / 3, within(0.05 * nBuild / 3));
             assertThat(stats.peakReservedBytes()).as(what).isLessThanOrEqualTo(24 * MB);
             assertNothingLeft(root);
+        }
+    }
+
+    /**
+     * Two build workers under 256 kB, every partition spilled: each stages a batch's rows (4,096 rows of about 56
+     * bytes, more than the memory the spill writers leave) before encoding them, so a worker is refused a page
+     * whenever the other holds all free memory in its staging arena. That refusal passes once the other has flushed:
+     * the join must go on, not report a row too large for the budget (as the CLI's --threads 2 did on this very
+     * input). Five rounds, each checked by count and the sum of the keys.
+     */
+    @Test
+    void aWorkerRefusedAPageWhileAnotherStagesSpilledRowsGoesOn() throws IOException {
+        Schema schema = Schema.of(Column.of("id", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR));
+        int rows = 60_000;
+        List<Object[]> table = new ArrayList<>();
+        long keySum = 0;
+        for (long i = 0; i < rows; i++) {
+            table.add(new Object[] {i, "some payload text " + i});
+            keySum += i;
+        }
+        List<Batch> batches = Rows.toBatches(schema, table, 4096);
+        JoinConfig config = JoinConfig.builder().threads(2).spillDirectory(spillRoot).buildSide(Side.RIGHT).build();
+        long budget = 256 * 1024;
+        for (int round = 0; round < 5; round++) {
+            try (MemoryReservation root = MemoryReservation.root("staging", budget)) {
+                JoinSpec spec = JoinSpec.builder(schema, schema).on("id", "id").project(Side.LEFT, "id")
+                        .project(Side.RIGHT, "v").reservation(root).config(config).build();
+                long[] countAndSum = new long[2];
+                JoinStats stats;
+                try (HashJoin join = HashJoin.create(spec)) {
+                    join.run(BatchSources.of(batches), BatchSources.of(batches), b -> {
+                        for (int i = 0; i < b.rowCount(); i++) {
+                            countAndSum[0]++;
+                            countAndSum[1] += b.column(0).getLong(i);
+                        }
+                    });
+                    stats = join.stats();
+                }
+                String what = "round " + round + ": " + stats.toJson();
+                assertThat(stats.buildThreads()).as(what).isEqualTo(2);
+                assertThat(stats.residentPartitions()).as(what).isZero();
+                assertThat(countAndSum).as(what).containsExactly(rows, keySum);
+                assertThat(stats.peakReservedBytes()).as(what).isLessThanOrEqualTo(budget);
+                assertNothingLeft(root);
+            }
         }
     }
 
