@@ -30,10 +30,10 @@ class SpillingTasksTest {
         SparkSession spark = SharedSpark.session();
         long seed = RandomInputs.seed("SpillingTasksTest " + type);
         SplittableRandom random = new SplittableRandom(seed);
-        // The build side (right) of 8,000 rows: in the join's compact rows (an anti join's hold the key alone) a
-        // task's third of it is still some three times the budget, whatever the seed.
-        everyTaskSpills(type, 1, RandomInputs.left(spark, random, 2000, 2000),
-                RandomInputs.right(spark, random, 8000, 2000), "seed " + seed);
+        // Either side, if built on, is some twice the budget in every task whatever the seed: 3,000 rows a side,
+        // and 8,000 right rows for the anti join, whose right rows are its keys alone in the join's compact rows.
+        everyTaskSpills(type, 1, RandomInputs.left(spark, random, 3000, 2000),
+                RandomInputs.right(spark, random, type == JoinType.LEFT_ANTI ? 8000 : 3000, 2000), "seed " + seed);
     }
 
     /**
