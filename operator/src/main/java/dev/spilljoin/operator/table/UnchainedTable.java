@@ -44,8 +44,10 @@ import dev.spilljoin.spill.NativeMemory.NativePage;
  * The peak is therefore the source rows plus the whole table at the start of step 3; every memory check uses
  * {@link #bytesFor} beside the source rows.
  *
- * <p>Memory: the directory and the storage are each reserved from the reservation before they are allocated, in
- * multiples of 2 MiB (huge pages, {@link NativeMemory#HUGE_PAGE}) from that size on; a refusal frees what was
+ * <p>Memory: the directory and the storage are each reserved from the reservation before they are allocated, from
+ * 2 MiB on as 2 MiB-aligned mappings advised for huge pages ({@link NativeMemory#HUGE_PAGE}) of whole 4 KiB pages
+ * (what the mapping takes: the directory's 8-byte sentinel past a power-of-two slot count costs a 4 KiB page, not
+ * another 2 MiB), below that in 64-byte units; a refusal frees what was
  * allocated and returns null, the sources untouched. {@link #close()} frees both. Rows are looked up by address (a
  * "ref" of {@link BuildRowReader}); NULL-key build rows lie after the last slot, outside every slot.
  */
@@ -114,9 +116,12 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         return Math.max(least, 64 - Long.numberOfLeadingZeros(Math.max(1, perRange - 1)));
     }
 
-    /** Bytes actually reserved for an area of {@code bytes}: whole 2 MiB pages from 2 MiB on, else 64-byte units. */
+    /**
+     * Bytes actually reserved for an area of {@code bytes}: from 2 MiB on whole 4 KiB pages (the huge-page aligned
+     * mapping's size, {@link NativeMemory.NativePage}), else 64-byte units.
+     */
     public static long allocationBytes(long bytes) {
-        long unit = bytes >= NativeMemory.HUGE_PAGE ? NativeMemory.HUGE_PAGE : 64;
+        long unit = bytes >= NativeMemory.HUGE_PAGE ? 4096 : 64;
         return Math.max(unit, (bytes + unit - 1) / unit * unit);
     }
 
