@@ -131,6 +131,15 @@ public final class JoinStats {
         return tableBytes;
     }
 
+    /**
+     * The resident table's bytes per build row it holds ({@link #tableBytes()} over {@link #buildRowsStored()}: the
+     * hash table's directory and compact rows, or the direct-index table's bitmaps and payload columns), NaN when no
+     * build row stayed resident.
+     */
+    public double tableBytesPerRow() {
+        return buildRowsStored == 0 ? Double.NaN : (double) tableBytes / buildRowsStored;
+    }
+
     public long peakReservedBytes() {
         return peakReservedBytes;
     }
@@ -503,6 +512,8 @@ public final class JoinStats {
                 + ",\"hash_tables\":" + hashTables
                 + ",\"table_buckets\":" + tableBuckets
                 + ",\"table_bytes\":" + tableBytes
+                + ",\"table_bytes_per_row\":" + (buildRowsStored == 0 ? "null"
+                        : String.format(Locale.ROOT, "%.2f", tableBytesPerRow()))
                 + ",\"spilled_bytes_build\":" + spilledBytesBuild
                 + ",\"spilled_bytes_probe\":" + spilledBytesProbe
                 + ",\"partitions\":" + partitions()
