@@ -84,6 +84,7 @@ class JoinStatsTest {
                     stats = join.stats();
                 }
                 String what = kinds[t] + ": " + stats.toJson();
+                System.out.println("table_bytes_per_row, " + what);
                 assertThat(matched[0]).as(what).isEqualTo(rows);
                 assertThat(stats.tableKind()).as(what).isEqualTo(kinds[t]);
                 assertThat(stats.buildRowsStored()).as(what).isEqualTo(rows);
