@@ -19,6 +19,7 @@ import dev.spilljoin.spill.SpillFile;
  * @param heavyKeys          the accepted heavy key hashes, ascending, in {@code [0, heavyKeyCount)}
  * @param heavyKeyCount      how many heavy keys were accepted
  * @param rows               build rows read (NULL keys included)
+ * @param rowBytes           their bytes in the build side's row layout (those of dropped NULL-key rows included)
  * @param nullKeyRows        build rows with a NULL key
  * @param heavyCandidateRows the heavy-key candidates' threshold at the end of the build (for the statistics cache)
  * @param probeWriter        the level-0 probe spill writer, holding one writer share per spilled partition
@@ -27,7 +28,8 @@ import dev.spilljoin.spill.SpillFile;
  * @param report             what the build pass did, for the stats
  */
 record BuildOutput(int fanoutLog2, UnchainedTable table, DirectIndexTable direct, boolean[] spilled, SpillFile[] files,
-                   long[] heavyKeys, int heavyKeyCount, long rows, long nullKeyRows, long heavyCandidateRows,
+                   long[] heavyKeys, int heavyKeyCount, long rows, long rowBytes, long nullKeyRows,
+                   long heavyCandidateRows,
                    ReservedSpillWriter probeWriter, BuildKeyFilter keyFilter, JoinSketches sketches,
                    BuildReport report) {
     /** The index of the extra, always spilled partition holding the rows of the heavy keys. */

@@ -41,6 +41,8 @@ final class BuildWorker implements AutoCloseable {
     private long[] hashes = new long[0];
     private long[] nullKeys = new long[0];
     private int[] partitionOfRow = new int[0];
+    /** Bytes of the rows this worker wrote, in the build side's row layout. */
+    private long rowBytes;
 
     /**
      * A worker of {@code build} with an arena per partition ({@code partitions}) of pages of {@code pageSize} bytes
@@ -104,6 +106,7 @@ final class BuildWorker implements AutoCloseable {
                 }
                 from = stop;
             }
+            rowBytes += bytes;
             if (sketch != null) {
                 synchronized (sketch) {
                     sketch.update(hashes, n, bytes);
@@ -122,6 +125,11 @@ final class BuildWorker implements AutoCloseable {
         build.spillStaged(partitionOfRow, rowWriter.writtenRows(), rowWriter.writtenAddresses(),
                 rowWriter.writtenCount());
         staging.clear();
+    }
+
+    /** Bytes of the rows this worker wrote, in the build side's row layout. */
+    long rowBytes() {
+        return rowBytes;
     }
 
     /** Frees this worker's pages; idempotent. */

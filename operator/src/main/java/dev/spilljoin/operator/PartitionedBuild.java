@@ -583,11 +583,13 @@ final class PartitionedBuild implements JoinPhase {
                 residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.slotCount(),
                 table == null ? direct.bytes() : table.reservedBytes(), spilledBytes,
                 heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows);
+        long rowBytes = 0;
         for (BuildWorker worker : workers) {
+            rowBytes += worker.rowBytes();
             worker.close();
         }
         BuildOutput out = new BuildOutput(bits, table, direct, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
-                nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
+                rowBytes, nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
         PartitionedProbe probe;
         try {
             probe = new PartitionedProbe(ctx, out, probeWorkers);

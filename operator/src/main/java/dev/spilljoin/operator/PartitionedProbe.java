@@ -294,14 +294,19 @@ final class PartitionedProbe implements JoinPhase {
         return new SpilledPairs(ctx, pairs, totals, ctx.config.threads());
     }
 
-    /** Takes the sketches' figures (and stores the build's statistics in the cache) and closes them. */
+    /**
+     * Takes the sketches' figures (and stores the build's statistics in the cache) and closes them; without sketches,
+     * the build's rows and bytes as counted (its distinct keys unknown).
+     */
     private void takeEstimates() {
+        BuildSideChoice choice = ctx.choice;
         if (sketches == null) {
+            estimates = new EstimatesVsActuals(choice.estimateSource(), choice.hintRows(), build.rows(),
+                    choice.hintBytes(), build.rowBytes(), choice.estimatedDistinctKeys(), EstimatesVsActuals.UNKNOWN);
             return;
         }
         KeySketches b = sketches.build;
         KeySketches p = sketches.probe;
-        BuildSideChoice choice = ctx.choice;
         estimates = new EstimatesVsActuals(choice.estimateSource(), choice.hintRows(), b.rows(), choice.hintBytes(),
                 b.bytes(), choice.estimatedDistinctKeys(), b.distinctEstimate());
         StatisticsLookup lookup = ctx.spec.statistics();

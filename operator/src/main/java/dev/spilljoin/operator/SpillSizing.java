@@ -92,8 +92,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     static SpillSizing choose(JoinConfig config, long budget, long pairBudget, InputStatistics expected,
             int minRowBytes) {
         int log2 = config.fanoutLog2() > 0 ? config.fanoutLog2() : DEFAULTS.maxFanoutLog2();
-        long estimate = expected == null ? -1
-                : expected.bytes() + UnchainedTable.plannedBytesPerRow(minRowBytes) * expected.rows();
+        long estimate = residentBytes(expected, minRowBytes);
         while (true) {
             int fanout = 1 << log2;
             long writers = writersBudget(estimate, budget, fanout);
@@ -143,6 +142,15 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      * bytes are the source's, so only a lower bound on row bytes when larger); or, with only bytes hinted, as many
      * rows of {@code minRowBytes} as they hold; else null.
      */
+    /**
+     * The memory a build input expected as {@code expected} (null = nothing known: -1) takes when it stays resident:
+     * its rows and the hash table's cost per row beside them (the planner's estimate).
+     */
+    static long residentBytes(InputStatistics expected, int minRowBytes) {
+        return expected == null ? -1
+                : expected.bytes() + UnchainedTable.plannedBytesPerRow(minRowBytes) * expected.rows();
+    }
+
     static InputStatistics expectedBuild(InputStatistics cached, long hintRows, long hintBytes, int minRowBytes) {
         if (cached != null) {
             return cached;

@@ -41,15 +41,33 @@ class BuildPlanTest {
     @Test
     void withRoomBothAreReservedAndThePartitioningIsPlannedWithWhatTheyLeave() {
         try (MemoryReservation memory = MemoryReservation.root("plan", 16 * MB)) {
-            BuildPlan plan = BuildPlan.make(spec(JoinConfig.DEFAULT), memory, choice(100_000));
+            BuildPlan plan = BuildPlan.make(spec(JoinConfig.DEFAULT), memory, choice(200_000));
             assertThat(plan.sketches().value()).isNotNull();
             assertThat(plan.keyFilter().value()).isNotNull();
             long held = plan.sketches().bytes() + plan.keyFilter().bytes();
-            assertThat(plan.keyFilter().bytes()).as("sized for the hinted rows").isEqualTo(131_072);
+            assertThat(plan.keyFilter().bytes()).as("sized for the hinted rows").isEqualTo(262_144);
             assertThat(memory.reserved()).isEqualTo(held);
             assertThat(plan.sizing().planBudget()).isEqualTo(16 * MB - held)
                     .isEqualTo(BuildPlan.partitioningBudget(16 * MB, plan.sketches().bytes(), plan.keyFilter().bytes()));
             PartitionedBuild.closeAll(plan.sketches().value(), plan.keyFilter().value());
+            assertThat(memory.reserved()).isZero();
+        }
+    }
+
+    /**
+     * A build side expected to take at most half the budget (rows and table: 100,000 rows of 16 bytes hinted, 4.7 MB
+     * planned in 16 MB) gets no sketches, which only a spilling build uses; the key filter it still gets.
+     */
+    @Test
+    void aBuildSideExpectedToStayInMemoryGetsNoSketches() {
+        try (MemoryReservation memory = MemoryReservation.root("plan", 16 * MB)) {
+            BuildPlan plan = BuildPlan.make(spec(JoinConfig.DEFAULT), memory, choice(100_000));
+            assertThat(plan.sketches().value()).isNull();
+            assertThat(plan.sketches().note()).startsWith("off: the build side is expected to stay in memory");
+            assertThat(plan.keyFilter().value()).isNotNull();
+            assertThat(memory.reserved()).isEqualTo(plan.keyFilter().bytes());
+            assertThat(plan.sizing().planBudget()).isEqualTo(16 * MB - plan.keyFilter().bytes());
+            PartitionedBuild.closeAll(null, plan.keyFilter().value());
             assertThat(memory.reserved()).isZero();
         }
     }

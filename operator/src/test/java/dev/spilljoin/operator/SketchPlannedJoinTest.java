@@ -1,5 +1,6 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.estimator.EstimatesVsActuals;
 import dev.spilljoin.estimator.InputIdentity;
 import dev.spilljoin.estimator.InputStatistics;
 import dev.spilljoin.estimator.PartitionPlan;
@@ -361,7 +362,9 @@ class SketchPlannedJoinTest {
         assertThat(result.count()).isEqualTo(40_000);
         assertThat(stats.sketchNote()).startsWith("off: the budget of");
         assertThat(stats.sketchBytes()).isZero();
-        assertThat(stats.estimates()).isNull();
-        assertThat(stats.toJson()).contains("\"estimates\":null");
+        assertThat(stats.estimates().actualRows()).as("rows counted without sketches").isEqualTo(20_000);
+        assertThat(stats.estimates().actualDistinctKeys()).as("no sketch: distinct keys unknown")
+                .isEqualTo(EstimatesVsActuals.UNKNOWN);
+        assertThat(stats.toJson()).contains("\"distinct_keys\":{\"estimated\":null,\"actual\":null}");
     }
 }
