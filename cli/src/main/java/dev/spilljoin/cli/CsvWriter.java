@@ -142,6 +142,33 @@ public final class CsvWriter {
         writeRaw(text, 0, text.length);
     }
 
+    /**
+     * Starts a field of at most {@code maxBytes} ASCII bytes (at most the 64-byte minimum buffer less 2) that the
+     * caller formats straight into {@link #buffer()} from the returned index, then ends with
+     * {@link #endAsciiField}: no copy and no object per field.
+     */
+    int startAsciiField(int maxBytes) throws IOException {
+        separate();
+        ensure(maxBytes + 2);
+        return size;
+    }
+
+    /** The buffer a field started by {@link #startAsciiField} is formatted into. */
+    byte[] buffer() {
+        return buffer;
+    }
+
+    /** Ends the field formatted into {@code buffer()[start .. end)}, quoting it if it holds the delimiter. */
+    void endAsciiField(int start, int end) {
+        if (needsQuotes(buffer, start, end)) {
+            System.arraycopy(buffer, start, buffer, start + 1, end - start);
+            buffer[start] = QUOTE;
+            buffer[end + 1] = QUOTE;
+            end += 2;
+        }
+        size = end;
+    }
+
     /** Ends the current row. */
     public void endRow() throws IOException {
         endLine();

@@ -72,7 +72,8 @@ final class DemoData {
                 writer = new ParquetResultWriter(out, names, types, new PrimitiveType[types.length],
                         CompressionCodecName.SNAPPY);
             } else {
-                writer = BatchCsvWriter.open(out, CsvCompression.NONE, CsvFormat.DEFAULT.delimiter(), names);
+                writer = BatchCsvWriter.open(out, CsvCompression.NONE, CsvFormat.DEFAULT.delimiter(), names,
+                        new PrimitiveType[names.length]);
             }
             Batch batch = new Batch(schema, BATCH_ROWS);
             byte[] name = new byte[8];

@@ -63,10 +63,13 @@ public final class ResultOutput implements AutoCloseable {
                     format.parquetCodec());
         }
         return BatchCsvWriter.open(stream, format.csvCompression(), plan.left().format().delimiter(),
-                plan.outputNames());
+                plan.outputNames(), inputParquetTypes(plan));
     }
 
-    /** The Parquet type of each output column that comes from a Parquet input (null for the others). */
+    /**
+     * The Parquet type of each output column that comes from a Parquet input (null for the others): Parquet output
+     * writes the column back with it, CSV output writes its values by its logical type.
+     */
     private static PrimitiveType[] inputParquetTypes(JoinPlan plan) {
         PrimitiveType[] types = new PrimitiveType[plan.outputNames().length];
         int leftColumns = plan.left().columnCount();

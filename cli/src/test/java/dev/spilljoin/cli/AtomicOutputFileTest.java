@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
+import org.apache.parquet.schema.PrimitiveType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,7 +46,7 @@ class AtomicOutputFileTest {
         Path target = dir.resolve("out.csv");
         assertThatThrownBy(() -> {
             try (AtomicOutputFile file = AtomicOutputFile.create(target, "the output file");
-                 ResultOutput output = ResultOutput.open(file, System.out, csv("a"))) {
+                 ResultOutput output = ResultOutput.open(file, System.out, csv("a", "v"))) {
                 output.writer().write(rowOf(1L, "x"));
                 output.writer().finish();
                 throw new InputException("boom");
@@ -81,7 +82,8 @@ class AtomicOutputFileTest {
     }
 
     private static ResultOutput.WriterFactory csv(String... header) {
-        return stream -> BatchCsvWriter.open(stream, CsvCompression.NONE, (byte) ',', header);
+        return stream -> BatchCsvWriter.open(stream, CsvCompression.NONE, (byte) ',', header,
+                new PrimitiveType[header.length]);
     }
 
     /** One row: a BIGINT and a VARCHAR (null: NULL). */

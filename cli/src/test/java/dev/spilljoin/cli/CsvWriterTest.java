@@ -180,6 +180,32 @@ class CsvWriterTest {
         }
     }
 
+    /** Fields formatted straight into the buffer: across buffer refills, quoted when they hold the delimiter. */
+    @Test
+    void asciiFieldsAreFormattedInTheBufferAndQuotedWhenTheyHoldTheDelimiter() throws IOException {
+        byte[] text = "2024-01-05 12:34:56.123456789".getBytes(StandardCharsets.US_ASCII);
+        for (byte delimiter : new byte[] {',', ' '}) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            CsvWriter writer = new CsvWriter(out, delimiter, 64);
+            StringBuilder expected = new StringBuilder();
+            for (int r = 0; r < 20; r++) {
+                for (int f = 0; f < 3; f++) {
+                    int length = 1 + (r * 3 + f) % text.length;
+                    int start = writer.startAsciiField(text.length);
+                    System.arraycopy(text, 0, writer.buffer(), start, length);
+                    writer.endAsciiField(start, start + length);
+                    String field = new String(text, 0, length, StandardCharsets.US_ASCII);
+                    expected.append(f == 0 ? "" : (char) delimiter)
+                            .append(field.indexOf(delimiter) >= 0 ? '"' + field + '"' : field);
+                }
+                writer.endRow();
+                expected.append('\n');
+            }
+            writer.flush();
+            assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo(expected.toString());
+        }
+    }
+
     @Test
     void fieldsLargerThanTheBufferAreWrittenWhole() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -52,7 +52,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * file, and DuckDB finds in it exactly the rows of its own join of the same files (EXCEPT ALL both ways and the
  * counts), with the input types kept. Every join type runs in memory (64 MB) and spilled (1 MB; the stats must show
  * spilling). Also: a directory and a glob of part files (and a directory laid out as Spark writes one), a row group
- * larger than the heap, key type hints that fit each side's format, a Parquet side joined to a CSV side, and the
+ * larger than the heap, key type hints that fit each side's format, a Parquet side joined to a CSV side, CSV output
+ * of Parquet columns (dates, timestamps, times, decimals, UUIDs) equal to DuckDB's CSV field by field, and the
  * one-line errors (exit 3, nothing left behind) for a truncated file, a nested column and a part file without the
  * key column.
  */
@@ -264,6 +265,142 @@ class ParquetJoinTest {
                 .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList())
                 .contains("DATE", "DECIMAL(12,2)", "DECIMAL(20,2)", "TIMESTAMP");
         assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
+    }
+
+    /**
+     * CSV output writes a Parquet column by its logical type as DuckDB's {@code COPY … TO 'x.csv'} does: DuckDB writes
+     * DATE, TIMESTAMP (ms, µs, ns), TIMESTAMPTZ, TIME, TIMETZ, DECIMAL(4,2)/(18,3)/(38,10) (INT32, INT64,
+     * FIXED_LEN_BYTE_ARRAY) and UUID columns with NULLs (before 1970, BC, leap days, year 9999, fractions with
+     * and without trailing zeros, negative decimals); spilljoin left-joins the file to itself on an INTEGER and the
+     * DATE key into CSV, and every field of every row equals DuckDB's CSV of its own join (session time zone UTC).
+     */
+    @Test
+    void csvOutputOfParquetColumnsIsDuckDbsText() throws Exception {
+        String micros = "(CASE i % 4 WHEN 0 THEN v WHEN 1 THEN v // 1000 * 1000 WHEN 2 THEN v // 1000000 * 1000000"
+                + " ELSE v // 100000 * 100000 END)";
+        String nearMicros = micros.replace("v", "(v % 9000000000000000)"); // within TIMESTAMP_NS's ±292 years
+        String timestamp = "CASE WHEN i = 10 THEN 'infinity'::TIMESTAMP WHEN i = 11 THEN '-infinity'::TIMESTAMP ELSE"
+                + " make_timestamp(" + micros + ") END";
+        Path file = write("left.parquet", "SELECT i AS k,"
+                + " CASE WHEN i % 9 = 4 THEN NULL WHEN i = 1 THEN DATE '0001-01-01' WHEN i = 2 THEN DATE '0001-01-01'"
+                + " - 1 WHEN i = 3 THEN DATE '9999-12-31' WHEN i = 5 THEN DATE '2000-02-29' WHEN i = 6 THEN"
+                + " DATE '1969-12-31' WHEN i = 7 THEN 'infinity'::DATE WHEN i = 8 THEN '-infinity'::DATE"
+                + " ELSE DATE '1970-01-01' + ((i * 7919) % 800000 - 400000)::INTEGER END AS dt,"
+                + " CASE WHEN i % 9 = 5 THEN NULL ELSE " + timestamp + " END AS ts,"
+                + " CASE WHEN i % 9 = 6 THEN NULL ELSE (" + timestamp + ")::TIMESTAMP_MS END AS ts_ms,"
+                + " CASE WHEN i % 9 = 7 THEN NULL WHEN i = 10 THEN 'infinity'::TIMESTAMP_NS ELSE"
+                + " make_timestamp_ns(" + nearMicros + " * 1000 + i % 3 * 60) END AS ts_ns,"
+                + " CASE WHEN i % 9 = 8 THEN NULL ELSE (" + timestamp + ")::TIMESTAMPTZ END AS tstz,"
+                + " CASE WHEN i % 9 = 0 THEN NULL ELSE TIME '00:00:00' + to_microseconds(" + micros
+                + " % 86400000000) END AS t,"
+                + " CASE WHEN i % 9 = 1 THEN NULL ELSE (TIME '00:00:00' + to_microseconds(" + micros
+                + " % 86400000000))::TIMETZ END AS ttz,"
+                + " CASE WHEN i % 9 = 2 THEN NULL ELSE (((i * 37) % 19999 - 9999) / 100)::DECIMAL(4,2) END AS d4,"
+                + " CASE WHEN i % 9 = 3 THEN NULL ELSE (v // 1000 / 1000)::DECIMAL(18,3) END AS d18,"
+                + " CASE WHEN i % 9 = 4 THEN NULL WHEN i % 5 = 0 THEN (i / -1000)::DECIMAL(38,10) ELSE"
+                + " (CASE WHEN i % 2 = 0 THEN '-' ELSE '' END || (i * 7919)::VARCHAR || lpad(((i * 104729)"
+                + " % 100000000000)::VARCHAR, 20, '0') || '.' || lpad(((i * 31337) % 10000000000)::VARCHAR, 10, '0'))"
+                + "::DECIMAL(38,10) END AS d38,"
+                + " CASE WHEN i % 9 = 5 THEN NULL ELSE md5(i::VARCHAR)::UUID END AS u"
+                + " FROM (SELECT i, (hash(i) % 400000000000000000)::BIGINT - 200000000000000000 AS v" // ±6,300 years
+                + " FROM range(3000) t(i))", "snappy", 1024);
+        assertThat(types("read_parquet('" + file + "')")).containsExactly("BIGINT", "DATE", "TIMESTAMP",
+                "TIMESTAMP", "TIMESTAMP_NS", "TIMESTAMP WITH TIME ZONE", "TIME", "TIME WITH TIME ZONE",
+                "DECIMAL(4,2)", "DECIMAL(18,3)", "DECIMAL(38,10)", "UUID");
+        assertThat(count("(SELECT 1 FROM parquet_schema('" + file + "') WHERE name = 'ts_ms' AND logical_type LIKE"
+                + " '%MILLIS=MilliSeconds%')")).as("ts_ms in milliseconds").isOne();
+        assertCsvIsDuckDbs(file, "left", "k,dt", "l.k = r.k AND l.dt = r.dt");
+    }
+
+    /**
+     * The types DuckDB does not write, written by parquet-java: INT96 (Spark's default timestamp, whole
+     * microseconds as Spark writes them), TIMESTAMP(MILLIS) not adjusted to UTC, TIME(MILLIS) in INT32 and
+     * TIME(NANOS), DECIMAL(9,2) in INT32 and DECIMAL(30,6) in BYTE_ARRAY, unsigned INT(32) and INT(64), and
+     * TIMESTAMP(NANOS) adjusted to UTC (DuckDB's TIMESTAMPTZ_NS); joined into CSV, their fields equal DuckDB's CSV
+     * of the same join.
+     */
+    @Test
+    void csvOutputOfTypesDuckDbDoesNotWriteIsDuckDbsText() throws Exception {
+        MessageType schema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("k")
+                .optional(PrimitiveType.PrimitiveTypeName.INT96).named("i96")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64)
+                .as(LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MILLIS)).named("ts_ms")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32)
+                .as(LogicalTypeAnnotation.timeType(false, LogicalTypeAnnotation.TimeUnit.MILLIS)).named("t_ms")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64)
+                .as(LogicalTypeAnnotation.timeType(false, LogicalTypeAnnotation.TimeUnit.NANOS)).named("t_ns")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.decimalType(2, 9))
+                .named("d9")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.decimalType(6, 30))
+                .named("d30")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.intType(32, false))
+                .named("u32")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.intType(64, false))
+                .named("u64")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64)
+                .as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.NANOS)).named("tstz_ns")
+                .named("types");
+        SplittableRandom random = new SplittableRandom(23);
+        Path file = writeWithParquetJava(dir.resolve("left.parquet"), schema, 2000, Map.of(), (i, columns) -> {
+            columns[0].write((long) i, 0, 1);
+            for (int c = 1; c < columns.length; c++) {
+                if ((i + c) % 11 == 0) {
+                    columns[c].writeNull(0, 0);
+                    continue;
+                }
+                long micros = random.nextLong(-100_000_000_000_000_000L, 100_000_000_000_000_000L); // ±3,170 years
+                micros -= micros % (i % 3 == 0 ? 1 : i % 3 == 1 ? 1_000 : 1_000_000);
+                switch (c) {
+                    case 1 -> columns[c].write(Binary.fromConstantByteArray(java.nio.ByteBuffer.allocate(12)
+                            .order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(Math.floorMod(micros, 86_400_000_000L)
+                                    * 1_000)
+                            .putInt((int) (2_440_588 + Math.floorDiv(micros, 86_400_000_000L))).array()), 0, 1);
+                    case 2 -> columns[c].write(micros / 1_000, 0, 1);
+                    case 3 -> columns[c].write((int) Math.floorMod(micros / 1_000, 86_400_000L), 0, 1);
+                    case 4 -> columns[c].write(Math.floorMod(micros, 86_400_000_000L) * 1_000, 0, 1);
+                    case 5 -> columns[c].write((int) (micros % 1_000_000_000L), 0, 1);
+                    case 6 -> columns[c].write(Binary.fromConstantByteArray(BigInteger.valueOf(micros)
+                            .multiply(BigInteger.valueOf(micros % 100_000)).toByteArray()), 0, 1);
+                    case 7 -> columns[c].write((int) micros, 0, 1);
+                    case 8 -> columns[c].write(micros * 1_000, 0, 1);
+                    default -> columns[c].write(micros % 9_000_000_000_000_000L * 1_000 + i % 3 * 70, 0, 1);
+                }
+            }
+        });
+        assertThat(types("read_parquet('" + file + "')")).containsExactly("BIGINT", "TIMESTAMP", "TIMESTAMP",
+                "TIME", "TIME_NS", "DECIMAL(9,2)", "DECIMAL(30,6)", "UINTEGER", "UBIGINT", "TIMESTAMPTZ_NS");
+        assertCsvIsDuckDbs(file, "inner", "k", "l.k = r.k");
+    }
+
+    /**
+     * Joins {@code file} to itself ({@code type} join on {@code on}) into CSV and asserts that each row, field by
+     * field, is the one in DuckDB's CSV of its own join of the file on {@code condition} (rows sorted; headers apart).
+     */
+    private void assertCsvIsDuckDbs(Path file, String type, String on, String condition) throws Exception {
+        Path out = dir.resolve("out.csv");
+        Run run = spilljoin("--left", file.toString(), "--right", file.toString(), "--on", on, "--type", type,
+                "--output", out.toString());
+        assertThat(run.code).as(run.err).isZero();
+        Path expected = dir.resolve("plain.csv");
+        try (Statement s = duck.createStatement()) {
+            s.execute("SET TimeZone = 'UTC'");
+            s.execute("COPY (SELECT l.*, r.* FROM read_parquet('" + file + "') l " + type + " JOIN read_parquet('"
+                    + file + "') r ON " + condition + ") TO '" + expected + "' (FORMAT csv, HEADER false)");
+        }
+        List<String> actualRows = Files.readAllLines(out);
+        String[] names = actualRows.get(0).split(",");
+        List<String> actual = actualRows.subList(1, actualRows.size()).stream().sorted().toList();
+        List<String> duckRows = Files.readAllLines(expected).stream().sorted().toList();
+        assertThat(actual).as("rows").hasSameSizeAs(duckRows).hasSizeGreaterThan(100);
+        for (int r = 0; r < actual.size(); r++) {
+            String[] fields = actual.get(r).split(",", -1);
+            String[] duckFields = duckRows.get(r).split(",", -1);
+            assertThat(fields).as("fields of row " + actual.get(r)).hasSameSizeAs(names);
+            for (int c = 0; c < names.length; c++) {
+                assertThat(fields[c]).as(names[c] + " of row " + actual.get(r)).isEqualTo(duckFields[c]);
+            }
+        }
     }
 
     /** Data pages v2 (levels stored apart, values snappy-compressed; dictionary and delta encodings) join too. */

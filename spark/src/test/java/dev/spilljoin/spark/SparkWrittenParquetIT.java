@@ -4,18 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -56,10 +52,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * user runs it (Failsafe runs this after {@code package}; this module's pom dependency on cli packages cli first).
  * Every join type the CLI offers, in memory (64 MB) and spilled (1 MB: the stats must show it), into CSV or into
  * Parquet; the rows (order-free, NULLs included) equal Spark's own join of the same directories: CSV by its text
- * (Parquet columns printed as the README says: integers as stored, a DATE as its day number, a DECIMAL as its
- * unscaled integer or, stored as bytes, its bytes, an INT96 as its 12 bytes), Parquet read back by Spark with the
- * input types kept and the CLI's column names. A directory Spark appended a part file without the key column to is
- * refused in one line naming that file and the column, exit 3, nothing left behind.
+ * (Parquet columns printed by their logical types as the README says: a DATE as {@code yyyy-MM-dd}, an INT96 or
+ * TIMESTAMP_NTZ as {@code yyyy-MM-dd HH:mm:ss[.ffffff]}, a DECIMAL as its exact decimal), Parquet read back by
+ * Spark with the input types kept and the CLI's column names. A directory Spark appended a part file without the key
+ * column to is refused in one line naming that file and the column, exit 3, nothing left behind.
  */
 class SparkWrittenParquetIT {
     private static final Path LAUNCHER = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
@@ -90,8 +86,6 @@ class SparkWrittenParquetIT {
         "CASE WHEN id % 4 = 0 THEN NULL ELSE id % 3 = 0 END AS flag"};
     private static final String[] LEFT_NAMES = names(LEFT);
     private static final String[] RIGHT_NAMES = names(RIGHT);
-    private static final long JULIAN_DAY_OF_EPOCH = 2_440_588;
-    private static final long MICROS_PER_DAY = 86_400_000_000L;
 
     @TempDir
     static Path shared;
@@ -281,7 +275,7 @@ class SparkWrittenParquetIT {
 
     /**
      * A row of Spark's values as the CLI writes them to CSV: each field's bytes as ISO-8859-1 text (one char per
-     * byte), NULL as null; integers as stored in the Parquet file, byte arrays as their bytes.
+     * byte), NULL as null; dates, timestamps and decimals by their logical types.
      */
     private static List<String> csvText(List<Object> row, List<DataType> types) {
         List<String> fields = new ArrayList<>(row.size());
@@ -295,40 +289,23 @@ class SparkWrittenParquetIT {
     private static String csvText(Object value, DataType type) {
         if (type.equals(DataTypes.StringType)) {
             return latin1(((String) value).getBytes(StandardCharsets.UTF_8));
-        } else if (type.equals(DataTypes.DateType)) {
-            return Long.toString(((LocalDate) value).toEpochDay());
         } else if (type.equals(DataTypes.TimestampNTZType)) {
-            return Long.toString(ChronoUnit.MICROS.between(Instant.EPOCH, ((LocalDateTime) value).toInstant(
-                    ZoneOffset.UTC)));
+            return timestampText((LocalDateTime) value);
         } else if (type.equals(DataTypes.TimestampType)) {
-            long micros = ChronoUnit.MICROS.between(Instant.EPOCH, (Instant) value);
-            // INT96 (Spark's default outputTimestampType): nanoseconds of the day, then the Julian day, little-endian
-            return latin1(ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)
-                    .putLong(Math.floorMod(micros, MICROS_PER_DAY) * 1000)
-                    .putInt((int) (Math.floorDiv(micros, MICROS_PER_DAY) + JULIAN_DAY_OF_EPOCH)).array());
-        } else if (type instanceof DecimalType decimal) {
-            java.math.BigInteger unscaled = ((BigDecimal) value).unscaledValue();
-            if (decimal.precision() <= 18) {
-                return unscaled.toString();
-            }
-            byte[] minimal = unscaled.toByteArray();
-            byte[] fixed = new byte[minBytesForPrecision(decimal.precision())];
-            Arrays.fill(fixed, 0, fixed.length - minimal.length, (byte) (unscaled.signum() < 0 ? -1 : 0));
-            System.arraycopy(minimal, 0, fixed, fixed.length - minimal.length, minimal.length);
-            return latin1(fixed);
+            return timestampText(LocalDateTime.ofInstant((Instant) value, ZoneOffset.UTC)); // INT96 holds UTC
+        } else if (type instanceof DecimalType) {
+            return ((BigDecimal) value).toPlainString();
         } else if (type.equals(DataTypes.DoubleType)) {
             return Double.toString((Double) value);
         }
-        return value.toString();
+        return value.toString(); // a DATE as yyyy-MM-dd (years 1 to 9999 here)
     }
 
-    /** Spark's FIXED_LEN_BYTE_ARRAY length for a DECIMAL of {@code precision}: the fewest bytes holding 10^p - 1. */
-    private static int minBytesForPrecision(int precision) {
-        int bytes = 1;
-        while (Math.pow(2.0, 8 * bytes - 1) < Math.pow(10.0, precision)) {
-            bytes++;
-        }
-        return bytes;
+    /** A timestamp as the CLI writes it: {@code yyyy-MM-dd HH:mm:ss}, then the fraction without trailing zeros. */
+    private static String timestampText(LocalDateTime time) {
+        String text = time.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+        return time.getNano() == 0 ? text
+                : text + "." + String.format("%09d", time.getNano()).replaceAll("0+$", "");
     }
 
     /** A CSV row of the CLI with DOUBLE fields in {@link Double#toString}'s form (the CLI writes 42 as 42.0). */
