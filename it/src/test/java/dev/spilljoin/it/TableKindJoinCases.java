@@ -25,11 +25,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Which table held the build rows ({@code table_kind} in the stats), against the oracle: every join type SQL
  * expresses × key spread {direct-index table: unique keys over a dense range; hash table: unique keys over a wide
  * range, or every key twice} × where the rows are joined {in memory, in spilled pairs, after re-partitioning, with a
- * hot key in the heavy pair}. A single integer key (BIGINT, INTEGER, or an INTEGER column joined to a BIGINT one:
- * the oracle compares them as they are, spilljoin gets the INTEGER side widened, as the CLI reads such keys) and
- * fixed-width payloads only (a variable-width build column keeps the hash table). The stats prove the path and the
- * tables: {@link #assertTables}. Small inputs (a few thousand rows a side) in batches of 128 rows. Seeded; replay
- * with {@code -Dseed=}.
+ * hot key in the heavy pair (in memory, on the nested loop, or reversed)}. A single integer key (BIGINT, INTEGER, or
+ * an INTEGER column joined to a BIGINT one: the oracle compares them as they are, spilljoin gets the INTEGER side
+ * widened, as the CLI reads such keys) and fixed-width payloads only (a variable-width build column keeps the hash
+ * table). The stats prove the path and the tables: {@link #assertTables}. Small inputs (a few thousand rows a side)
+ * in batches of 128 rows. Seeded; replay with {@code -Dseed=}.
  */
 interface TableKindJoinCases extends OracleTest {
     /** Batches small enough that the build's sketch is asked for heavy keys (every 4 batches) early. */
@@ -61,11 +61,20 @@ interface TableKindJoinCases extends OracleTest {
         REPARTITIONED,
         /**
          * A hot key on each side (half its keyed rows) under 384 KiB: the build's sketch routes it to the heavy pair,
-         * which is joined in memory.
+         * which is joined in memory; role reversal off, so the pair loads its build side, the hot key's rows.
          */
         HEAVY_PAIR,
         /** As {@link #HEAVY_PAIR}, pairs limited to 96 KiB: the heavy pair does not fit and takes the nested loop. */
-        HEAVY_PAIR_NESTED_LOOP
+        HEAVY_PAIR_NESTED_LOOP,
+        /**
+         * As {@link #HEAVY_PAIR} with role reversal on: the heavy pair's probe file (the other side's one row of the
+         * hot key) is the smaller, so the pair loads that row instead, into a direct-index table.
+         */
+        HEAVY_PAIR_REVERSED;
+
+        boolean heavy() {
+            return this == HEAVY_PAIR || this == HEAVY_PAIR_NESTED_LOOP || this == HEAVY_PAIR_REVERSED;
+        }
     }
 
     /** The key columns' types: the operator's, and the oracle's left one. */
@@ -100,7 +109,8 @@ interface TableKindJoinCases extends OracleTest {
     @MethodSource("dev.spilljoin.it.TableKindJoinCases#cells")
     default void tableKindAndResultMatchTheOracle(Where where, Spread spread, KeyTypes keyTypes, boolean nullKeys)
             throws SQLException {
-        long seed = OracleTest.SEED ^ (where.ordinal() * 0x9E3779B97F4A7C15L) ^ (spread.ordinal() * 0xC2B2AE3D27D4EB4FL);
+        long seed = OracleTest.SEED ^ (where.ordinal() * 0x9E3779B97F4A7C15L)
+                ^ (spread.ordinal() * 0xC2B2AE3D27D4EB4FL);
         String replay = "-Dseed=" + OracleTest.SEED;
         System.out.println(getClass().getSimpleName() + " table kind " + where + " " + spread + " " + keyTypes
                 + ": seed=" + OracleTest.SEED + " (replay with " + replay + ")");
@@ -140,7 +150,7 @@ interface TableKindJoinCases extends OracleTest {
         return switch (where) {
             case IN_MEMORY -> 64L << 20;
             case SPILLED_PAIRS, REPARTITIONED -> SpillingJoinCases.SPILL_BUDGET;
-            case HEAVY_PAIR, HEAVY_PAIR_NESTED_LOOP -> 384L << 10;
+            case HEAVY_PAIR, HEAVY_PAIR_NESTED_LOOP, HEAVY_PAIR_REVERSED -> 384L << 10;
         };
     }
 
@@ -156,17 +166,17 @@ interface TableKindJoinCases extends OracleTest {
                     .spillBufferBytes(512).spillWindowBytes(4096).pairMemoryLimit(192L << 10).build();
             case HEAVY_PAIR -> b.threads(1).roleReversal(false).build();
             case HEAVY_PAIR_NESTED_LOOP -> b.threads(1).roleReversal(false).pairMemoryLimit(96L << 10).build();
+            case HEAVY_PAIR_REVERSED -> b.threads(1).roleReversal(true).build();
         };
     }
 
     /**
-     * The path and the tables the stats must show. Direct (DENSE): every table direct, except the heavy pair's,
-     * which holds the hot key many times and so is a hash table (or nested-loop chunks): "mixed". Hash (SPARSE,
-     * TWICE): no direct table anywhere.
+     * The path and the tables the stats must show. Direct (DENSE): every table direct, except the heavy pair's built
+     * on the hot side, which holds the hot key many times and so is a hash table (or nested-loop chunks): "mixed".
+     * Hash (SPARSE, TWICE): no direct table anywhere, except the reversed heavy pair's one-row table: "mixed".
      */
     private static void assertTables(Where where, Spread spread, JoinType type, Side build, JoinStats stats,
                                      long hotBuildRows) {
-        boolean heavy = where == Where.HEAVY_PAIR || where == Where.HEAVY_PAIR_NESTED_LOOP;
         String what = where + " " + spread + " " + type + " build=" + build + ": " + stats.toJson();
         switch (where) {
             case IN_MEMORY -> {
@@ -184,22 +194,33 @@ interface TableKindJoinCases extends OracleTest {
                 assertThat(stats.maxRecursionDepth()).as("recursion depth, %s", what).isPositive();
                 assertThat(stats.heavyHitterRows()).as("nested-loop rows, %s", what).isZero();
             }
-            case HEAVY_PAIR, HEAVY_PAIR_NESTED_LOOP -> {
+            case HEAVY_PAIR, HEAVY_PAIR_NESTED_LOOP, HEAVY_PAIR_REVERSED -> {
                 assertThat(stats.heavyHitterKeysFromSketch()).as("heavy keys routed, %s", what).isEqualTo(1);
                 assertThat(stats.heavyHitterRowsFromSketch()).as("hot build rows in the heavy pair, %s", what)
                         .isEqualTo(hotBuildRows);
-                if (where == Where.HEAVY_PAIR) {
-                    assertThat(stats.heavyHitterRows()).as("nested-loop rows, %s", what).isZero();
-                } else {
+                if (where == Where.HEAVY_PAIR_NESTED_LOOP) {
                     assertThat(stats.heavyHitterRows()).as("nested-loop rows, %s", what).isGreaterThan(hotBuildRows);
+                } else {
+                    assertThat(stats.heavyHitterRows()).as("nested-loop rows, %s", what).isZero();
+                }
+                if (where == Where.HEAVY_PAIR_REVERSED) {
+                    assertThat(stats.roleReversals()).as("reversed pairs, %s", what).isPositive();
+                } else {
+                    assertThat(stats.roleReversals()).as("reversed pairs, %s", what).isZero();
                 }
             }
         }
-        if (spread == Spread.DENSE) {
+        if (where == Where.HEAVY_PAIR_REVERSED) {
+            boolean dense = spread == Spread.DENSE;
+            assertThat(stats.tableKind()).as("table kind, %s", what).isEqualTo(dense ? "direct" : "mixed");
+            if (!dense) {
+                assertThat(stats.directTables()).as("the heavy pair's table only, %s", what).isEqualTo(1);
+            }
+        } else if (spread == Spread.DENSE) {
             assertThat(stats.directTables()).as("direct tables, %s", what).isPositive();
             assertThat(stats.tableKind()).as("table kind, %s", what)
-                    .isEqualTo(heavy ? "mixed" : "direct");
-            if (heavy) {
+                    .isEqualTo(where.heavy() ? "mixed" : "direct");
+            if (where.heavy()) {
                 // the heavy pair alone: one hash table in memory, or its nested-loop chunks
                 assertThat(stats.hashTables()).as("hash tables, %s", what)
                         .isEqualTo(stats.heavyHitterRows() > 0 ? stats.nestedLoopChunks() : 1);
@@ -234,7 +255,7 @@ interface TableKindJoinCases extends OracleTest {
                 }
             }
         }
-        if (where == Where.HEAVY_PAIR || where == Where.HEAVY_PAIR_NESTED_LOOP) {
+        if (where.heavy()) {
             for (int i = 0; i < n; i++) {
                 keys.add(hotKey(base, left));
             }
