@@ -8,7 +8,8 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 
 /** Every oracle comparison against embedded DuckDB (in-memory database, 2 threads, 1 GB, a temp directory). */
-class DuckDbOracleTest implements InMemoryJoinCases, SpillingJoinCases, ManyOutputRowsCases, ComparisonTeethCases {
+class DuckDbOracleTest implements InMemoryJoinCases, SpillingJoinCases, TableKindJoinCases, ManyOutputRowsCases,
+        ComparisonTeethCases {
     private DuckDbOracle oracle;
 
     @BeforeAll

@@ -4,8 +4,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * A test class bound to one oracle: its test interfaces ({@link InMemoryJoinCases}, {@link SpillingJoinCases},
- * {@link ManyOutputRowsCases}, {@link ComparisonTeethCases}) run against {@link #oracle()}. The run's seed is
- * {@code -Dseed=} or the clock, printed by each randomized test.
+ * {@link TableKindJoinCases}, {@link ManyOutputRowsCases}, {@link ComparisonTeethCases}) run against
+ * {@link #oracle()}. The run's seed is {@code -Dseed=} or the clock, printed by each randomized test.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 interface OracleTest {

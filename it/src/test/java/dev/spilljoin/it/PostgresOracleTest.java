@@ -11,7 +11,8 @@ import java.sql.SQLException;
  * is none, failed when {@code CI=true}.
  */
 @ExtendWith(PostgresExtension.class)
-class PostgresOracleTest implements InMemoryJoinCases, SpillingJoinCases, ManyOutputRowsCases, ComparisonTeethCases {
+class PostgresOracleTest implements InMemoryJoinCases, SpillingJoinCases, TableKindJoinCases, ManyOutputRowsCases,
+        ComparisonTeethCases {
     private PostgresOracle oracle;
 
     @BeforeAll
