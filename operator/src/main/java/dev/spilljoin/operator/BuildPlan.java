@@ -7,8 +7,9 @@ import dev.spilljoin.spill.MemoryReservation;
 
 /**
  * What a join reserves and plans before its first build row, in this order: the key sketches (beside the join's
- * minimum; none when the build side is expected to stay in memory, {@link #SKETCH_FREE_SHARE}), the build-key filter (beside the minimum and the sketches), and the memory layout of the partitioning
- * ({@link SpillSizing}), planned with the budget the sketches and the filter leave ({@link #partitioningBudget}),
+ * minimum; none when the build side is expected to stay in memory, {@link #SKETCH_FREE_SHARE}), the build-key
+ * filter (beside the minimum and the sketches), and the memory layout of the partitioning ({@link SpillSizing}),
+ * planned with the budget the sketches and the filter leave ({@link #partitioningBudget}),
  * since both are held through the probe pass. The plan owns the sketches and the filter until the build takes them
  * ({@link PartitionedBuild}); if planning fails, it closes what it had reserved.
  *

@@ -295,20 +295,19 @@ final class PartitionedProbe implements JoinPhase {
     }
 
     /**
-     * Takes the sketches' figures (and stores the build's statistics in the cache) and closes them; without sketches,
-     * the build's rows and bytes as counted (its distinct keys unknown).
+     * The estimates against the build's rows and bytes as counted and, with sketches, its distinct keys (unknown
+     * without); takes the sketches' figures (and stores the build's statistics in the cache) and closes them.
      */
     private void takeEstimates() {
         BuildSideChoice choice = ctx.choice;
-        if (sketches == null) {
-            estimates = new EstimatesVsActuals(choice.estimateSource(), choice.hintRows(), build.rows(),
-                    choice.hintBytes(), build.rowBytes(), choice.estimatedDistinctKeys(), EstimatesVsActuals.UNKNOWN);
+        KeySketches b = sketches == null ? null : sketches.build;
+        estimates = new EstimatesVsActuals(choice.estimateSource(), choice.hintRows(), build.rows(),
+                choice.hintBytes(), build.rowBytes(), choice.estimatedDistinctKeys(),
+                b == null ? EstimatesVsActuals.UNKNOWN : b.distinctEstimate());
+        if (b == null) {
             return;
         }
-        KeySketches b = sketches.build;
         KeySketches p = sketches.probe;
-        estimates = new EstimatesVsActuals(choice.estimateSource(), choice.hintRows(), b.rows(), choice.hintBytes(),
-                b.bytes(), choice.estimatedDistinctKeys(), b.distinctEstimate());
         StatisticsLookup lookup = ctx.spec.statistics();
         if (lookup != null) {
             lookup.cache().put(lookup.identity(ctx.strategy.buildSide()), b.statistics(build.heavyCandidateRows()));

@@ -137,12 +137,6 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     }
 
     /**
-     * What is expected of the build input before its first row: the statistics-cache hit if any; else the size
-     * hints (-1 = unknown) in the join's row format: the rows hinted, at least {@code minRowBytes} each (the hinted
-     * bytes are the source's, so only a lower bound on row bytes when larger); or, with only bytes hinted, as many
-     * rows of {@code minRowBytes} as they hold; else null.
-     */
-    /**
      * The memory a build input expected as {@code expected} (null = nothing known: -1) takes when it stays resident:
      * its rows and the hash table's cost per row beside them (the planner's estimate).
      */
@@ -151,6 +145,12 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
                 : expected.bytes() + UnchainedTable.plannedBytesPerRow(minRowBytes) * expected.rows();
     }
 
+    /**
+     * What is expected of the build input before its first row: the statistics-cache hit if any; else the size
+     * hints (-1 = unknown) in the join's row format: the rows hinted, at least {@code minRowBytes} each (the hinted
+     * bytes are the source's, so only a lower bound on row bytes when larger); or, with only bytes hinted, as many
+     * rows of {@code minRowBytes} as they hold; else null.
+     */
     static InputStatistics expectedBuild(InputStatistics cached, long hintRows, long hintBytes, int minRowBytes) {
         if (cached != null) {
             return cached;

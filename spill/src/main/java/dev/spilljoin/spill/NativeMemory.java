@@ -25,7 +25,8 @@ public final class NativeMemory {
     private static final int PROT_READ_WRITE = 0x3;
     private static final int MAP_PRIVATE_ANONYMOUS = 0x22;
     private static final int MADV_HUGEPAGE = 14;
-    private static final long SMALL_PAGE = 4096;
+    /** The kernel's page: a mapping's size is a whole number of these. */
+    public static final long SMALL_PAGE = 4096;
 
     private NativeMemory() {
     }

@@ -121,7 +121,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
      * mapping's size, {@link NativeMemory.NativePage}), else 64-byte units.
      */
     public static long allocationBytes(long bytes) {
-        long unit = bytes >= NativeMemory.HUGE_PAGE ? 4096 : 64;
+        long unit = bytes >= NativeMemory.HUGE_PAGE ? NativeMemory.SMALL_PAGE : 64;
         return Math.max(unit, (bytes + unit - 1) / unit * unit);
     }
 
