@@ -83,6 +83,9 @@ import java.util.function.LongPredicate;
  * every byte and deletes its spill directory; close is idempotent and valid in any phase.
  */
 public final class HashJoin implements AutoCloseable {
+    /** How long the caller's thread, idle in a shared phase, waits for a helper's result batch before looking again. */
+    private static final long IDLE_WAIT_MILLIS = 2;
+
 
     /** The join's phases, in order. */
     enum Phase {
@@ -541,7 +544,10 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
-    /** A worker's share of a phase after the probe pass: fills a result batch; true when it found no work left. */
+    /**
+     * A worker's share of a phase after the probe pass: fills a result batch; true when it found no work left, false
+     * when the batch is full or, left empty, when the worker has nothing to do until other workers offer it work.
+     */
     private interface WorkerShare {
         boolean fill(OutputWriter out) throws IOException;
     }
@@ -549,9 +555,10 @@ public final class HashJoin implements AutoCloseable {
     /**
      * One step of a phase whose work {@code workers} workers share: worker 0 is the caller, filling {@link #output};
      * workers 1.. are helper threads (a {@link WorkerRun} started at the first step) filling result batches of their
-     * own, which go out first while the caller still works and are drained once it found no work left. Returns the
-     * next full result batch, or null once every worker found no work left and every helper ended (their CPU time
-     * then goes to {@code clock}).
+     * own, which go out first while the caller still works and are drained once it found no work left. A caller with
+     * nothing to do for now (its share returned an empty batch) waits up to {@link #IDLE_WAIT_MILLIS} for a helper's
+     * batch to hand out, then asks its share again. Returns the next full result batch, or null once every worker
+     * found no work left and every helper ended (their CPU time then goes to {@code clock}).
      */
     private Batch sharedStep(String name, int workers, IntFunction<WorkerShare> shareOf, PhaseTimes.Clock clock)
             throws IOException {
@@ -559,15 +566,21 @@ public final class HashJoin implements AutoCloseable {
             run = new WorkerRun(ctx, name, workers - 1, null, this::newOutputWriter,
                     (w, r) -> fillShare(shareOf.apply(w), r));
         }
-        if (!callerDone) {
+        while (!callerDone) {
             OutputWriter full = run == null ? null : run.pollFull();
             if (full != null) {
                 return handOut(full);
             }
-            if (!shareOf.apply(0).fill(output)) {
+            if (shareOf.apply(0).fill(output)) {
+                callerDone = true;
+            } else if (output.rowCount() > 0 || run == null) {
                 return handOut();
+            } else {
+                full = run.awaitFull(IDLE_WAIT_MILLIS);
+                if (full != null) {
+                    return handOut(full);
+                }
             }
-            callerDone = true;
         }
         if (run != null) {
             OutputWriter full = run.next();

@@ -1,6 +1,5 @@
 package dev.spilljoin.operator;
 
-import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.row.KeyHasher;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.SpillRowFormat;
@@ -8,18 +7,17 @@ import dev.spilljoin.operator.row.SpilledRowDecoder;
 import dev.spilljoin.operator.table.BuildRowScan;
 import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
-import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
-import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.PartitionReader;
-import dev.spilljoin.spill.PartitionWriter;
 import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The nested-loop path for a spilled pair that re-partitioning cannot split (a hot key, or a few, whose rows share
@@ -28,10 +26,14 @@ import java.io.IOException;
  *
  * <p>Algorithm, per chunk: load build blocks (their rows expanded from the {@link SpillRowFormat} into in-memory
  * rows) until the chunk's memory limit (pages plus the table built from them), copy the chunk into an
- * {@link UnchainedTable} (its pages freed as they are copied; equal keys share a slot, whose scan is the inner loop), stream the probe rows through the shared {@link HashProbe}, and unless this is the
- * last chunk copy each (still encoded) probe row on to the next chunk's probe file, with its MATCHED flag set if it matched in this
- * chunk or an earlier one. Then the finish pass runs over the chunk's build rows (each build row lives in exactly
- * one chunk and has met every probe row, so its MATCHED flag is final).
+ * {@link UnchainedTable} (its pages freed as they are copied; equal keys share a slot, whose scan is the inner
+ * loop), then stream the chunk's probe files through a probe pass ({@link SharedProbePass}): this task's own
+ * {@link PairProbeLane} and, with several workers, the lanes of workers that found no pair to take, each probing a
+ * block at a time with a {@link HashProbe} of its own and, unless this is the last chunk, copying each (still
+ * encoded) probe row on to a next-chunk file of its own ({@link ProbeRowForwarder}), with its MATCHED flag set if it
+ * matched in this chunk or an earlier one. Once every lane is done, the next chunk's probe files are the ones they
+ * wrote, and the finish pass runs over the chunk's build rows (each build row lives in exactly one chunk and has met
+ * every probe row, so its MATCHED flag is final).
  *
  * <p>Semantics across chunks, for a probe row: PAIRS emits its pairs chunk by chunk; SEMI emits it at its first
  * match and drops it; ANTI (and NOT IN) drops it at its first match and emits it in the last chunk if it never
@@ -43,14 +45,18 @@ import java.io.IOException;
  * the heavy keys' pair the build routed from its sketch or the statistics cache ({@link SpillPair#fromSketch()})
  * when that pair does not fit in memory; its keys are counted apart from those found after re-partitioning.
  *
- * <p>Memory: one child reservation: the build reader, the chunk's pages and table, the probe reader, the next
- * probe file's writer and, when the probe file holds rows too large for the writer's buffer, a scratch page for one
- * of them; chunk limit = what is left after those (or the configured pair limit).
+ * <p>Memory: one child reservation: the build reader, the chunk's pages and table, the probe reader, the own
+ * lane's next-chunk writer and, when the probe files hold rows too large for the writer's buffer, a scratch page for
+ * one of them, and with several workers the own lane's copy of a probe block; chunk limit = what is left after
+ * those (or the configured pair limit). A helper lane's buffer and writer are its own worker's.
  */
 final class HeavyHitterNestedLoop implements OutputTask {
     private static final int SUMMARY_SLOTS = 16;
 
     private final JoinContext ctx;
+    private final SpilledPairs phase;
+    /** Whether this task's worker may wait for helper lanes (not the caller's thread: {@link SpilledPairs#take}). */
+    private final boolean mayWait;
     /** The pair phase's counters this path adds to. */
     private final PairCounters counters;
     /** The join's own orientation (this path never reverses a pair) with the join-wide facts. */
@@ -67,36 +73,37 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private final boolean dropsMatched;
     private final long[] summaryHash = new long[SUMMARY_SLOTS];
     private final long[] summaryCount = new long[SUMMARY_SLOTS];
-    private long[] allOnes = new long[0];
-    private SpillFile probeFile;
+    private final PairOutput output;
+    /** The current chunk's probe files: the pair's, then those the previous chunk's lanes forwarded rows to. */
+    private List<SpillFile> probeFiles;
     private UnchainedTable table;
-    private HashProbe probe;
-    private PartitionReader probeReader;
-    private PartitionWriter nextProbe;
-    private SpillFile nextProbeFile;
+    private SharedProbePass pass;
+    private PairProbeLane lane;
     private BuildRowScan scan;
     private boolean pendingBlock;
     private boolean buildEnded;
     private boolean lastChunk;
     private boolean chunkOpen;
-    private boolean probing;
+    private boolean laneDone;
     private boolean probeDone;
-    private long block;
-    private int blockLength;
-    private int blockOffset;
     private long chunkRows;
     private boolean closed;
 
     /** Joins {@code pair} by chunks in memory drawn from {@code parent} (its worker's share of the budget). */
     HeavyHitterNestedLoop(JoinContext ctx, MemoryReservation parent, PairCounters counters, SpillPair pair,
-                          JoinContext.PairOrientation orientation, SpilledRowDecoder decoder) throws IOException {
+                          JoinContext.PairOrientation orientation, SpilledRowDecoder decoder, SpilledPairs phase,
+                          boolean mayWait) throws IOException {
         this.ctx = ctx;
+        this.phase = phase;
+        this.mayWait = mayWait;
+        this.output = new PairOutput(ctx, orientation);
         this.counters = counters;
         this.orientation = orientation;
         this.pair = pair;
         this.decoder = decoder;
         this.buildFormat = ctx.buildFormat;
-        this.probeFile = pair.probe();
+        SpillFile probeFile = pair.probe();
+        this.probeFiles = probeFile == null ? List.of() : List.of(probeFile);
         ProbeAction action = ctx.strategy.probe();
         this.dropsMatched = action == ProbeAction.SEMI || action == ProbeAction.ANTI
                 || action == ProbeAction.NULL_AWARE_ANTI;
@@ -106,10 +113,11 @@ final class HeavyHitterNestedLoop implements OutputTask {
             this.buildReader = pair.build().openReader(memory, ctx.sizing.readWindowBytes());
             long probeReaderBytes = Math.max((long) ctx.sizing.readWindowBytes() + ctx.sizing.bufferBytes(),
                     probeFile == null ? 0 : probeFile.readerBytes(ctx.sizing.readWindowBytes()));
-            // a matched probe row too large for the write buffer is flagged in a scratch copy (appendLarge)
-            long scratch = probeFile == null || probeFile.maxBlockPayload() <= ctx.sizing.recordCapacity() ? 0
-                    : probeFile.maxBlockPayload();
-            long left = memory.headroom() - probeReaderBytes - ctx.sizing.writerShare() - scratch;
+            // the forwarded files' blocks hold a write buffer's rows, or one row too large for it (as in the pair's)
+            int maxBlock = Math.max(ctx.sizing.bufferBytes(), probeFile == null ? 0 : probeFile.maxBlockPayload());
+            long laneBuffer = phase.sharesPasses() ? maxBlock : 0;
+            long left = memory.headroom() - probeReaderBytes - ProbeRowForwarder.memoryNeeded(ctx, maxBlock)
+                    - laneBuffer;
             long limit = ctx.config.pairMemoryLimit() > 0 ? Math.min(left, ctx.config.pairMemoryLimit()) : left;
             long smallest = ctx.sizing.pairPageSize()
                     + UnchainedTable.bytesFor(ctx.buildLayout, 1, ctx.buildLayout.minRowLength());
@@ -128,6 +136,11 @@ final class HeavyHitterNestedLoop implements OutputTask {
         counters.heavyHitterRows += pair.buildRows() + pair.probeRows();
     }
 
+    /**
+     * Joins chunk after chunk: probes the chunk's probe files (with the helper lanes, when shared), then, once every
+     * helper lane is done, runs the chunk's finish scan. Returns false when {@code out} is full, or (a worker that
+     * may not wait) while helper lanes are still probing: call again.
+     */
     @Override
     public boolean fill(OutputWriter out) throws IOException {
         while (true) {
@@ -136,20 +149,21 @@ final class HeavyHitterNestedLoop implements OutputTask {
                     return true;
                 }
                 openChunk();
-            } else if (probing) {
-                boolean done = probe.fill(out);
-                out.materialize(decoder.batch());
-                if (!done) {
+            } else if (!laneDone) {
+                if (!lane.fill(out)) {
                     return false;
                 }
-                probing = false;
-                forwardProbeRows();
+                laneDone = true;
             } else if (!probeDone) {
-                advanceProbe();
+                if (!pass.awaitHelpers(mayWait)) {
+                    return false;
+                }
+                endProbePass();
             } else {
                 if (scan != null) {
-                    boolean done = scan.fill(out);
-                    out.materialize(null);
+                    OutputWriter writer = output.writer(out);
+                    boolean done = scan.fill(writer);
+                    writer.materialize(null);
                     if (!done) {
                         return false;
                     }
@@ -203,19 +217,71 @@ final class HeavyHitterNestedLoop implements OutputTask {
                     + ByteSize.format(UnchainedTable.bytesFor(ctx.buildLayout, chunkRows, chunkBytes))
                     + " does not fit the " + ByteSize.format(memory.headroom()) + " left of the budget");
         }
-        probe = new HashProbe(table, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(),
-                orientation.buildEmpty(), orientation.buildHasNullKey(),
-                ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
-        probeReader = probeFile == null ? null : probeFile.openReader(memory, ctx.sizing.readWindowBytes());
-        if (!lastChunk && probeFile != null) {
-            nextProbeFile = ctx.space().newFile("nested-loop-probe-L" + pair.level() + "-p" + pair.index());
-            nextProbe = nextProbeFile.openWriter(memory, ctx.sizing.bufferBytes());
-        }
+        UnchainedTable chunkTable = table;
+        boolean last = lastChunk;
+        pass = new SharedProbePass(ctx, memory, probeFiles, phase.sharesPasses(),
+                (p, workerMemory) -> helperLane(p, workerMemory, chunkTable, last));
+        probeFiles = List.of();
+        ProbeRowForwarder forwarder = lastChunk || pass.maxBlockPayload() == 0 ? null
+                : new ProbeRowForwarder(ctx, memory, pair, dropsMatched);
+        lane = new PairProbeLane(ctx, pass, memory, decoder, newProbe(table), output, tail(lastChunk), forwarder,
+                false);
         scan = new BuildRowScan(table, ctx.strategy.finish(), orientation.probeEmpty(), orientation.probeHasNullKey());
-        blockOffset = 0;
-        blockLength = 0;
+        laneDone = false;
         probeDone = false;
         chunkOpen = true;
+        phase.offer(pass);
+    }
+
+    /** A probe of {@code chunkTable} (each lane has its own; the table is only read). */
+    private HashProbe newProbe(UnchainedTable chunkTable) {
+        return new HashProbe(chunkTable, ctx.strategy, new KeyHasher(ctx.probeKeys), ctx.probeEncoder(),
+                orientation.buildEmpty(), orientation.buildHasNullKey(),
+                ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
+    }
+
+    /** Which probe rows a chunk's probe may emit as unmatched: only in the last chunk, and only if never matched. */
+    private static PairProbeLane.Tail tail(boolean last) {
+        return last ? PairProbeLane.Tail.UNLESS_MATCHED_BEFORE : PairProbeLane.Tail.NONE;
+    }
+
+    /**
+     * The lane of another worker joining a chunk's probe pass, in its memory (its buffer and, unless this is the last
+     * chunk, a forwarder of its own); null when they do not fit there.
+     */
+    private PairProbeLane helperLane(SharedProbePass chunkPass, MemoryReservation workerMemory,
+                                     UnchainedTable chunkTable, boolean last) {
+        int maxBlock = chunkPass.maxBlockPayload();
+        long need = maxBlock + (last ? 0 : ProbeRowForwarder.memoryNeeded(ctx, maxBlock));
+        if (workerMemory.headroom() < need) {
+            return null;
+        }
+        SpilledRowDecoder helperDecoder = new SpilledRowDecoder(ctx.probeFormat, ctx.probeSchema,
+                ctx.config.outputBatchRows());
+        ProbeRowForwarder forwarder = last ? null : new ProbeRowForwarder(ctx, workerMemory, pair, dropsMatched);
+        return new PairProbeLane(ctx, chunkPass, workerMemory, helperDecoder, newProbe(chunkTable),
+                new PairOutput(ctx, orientation), tail(last), forwarder, true);
+    }
+
+    /**
+     * Every lane is done with the chunk's probe files: the next chunk reads the files they forwarded rows to (the
+     * own lane's and the helpers'); the pass's reader and buffers go.
+     */
+    private void endProbePass() throws IOException {
+        List<SpillFile> next = new ArrayList<>();
+        SpillFile own = lane.finishForwarding();
+        if (own != null) {
+            next.add(own);
+        }
+        next.addAll(pass.takeForwarded());
+        for (SpillFile file : next) {
+            counters.spilledBytesProbe += file.length();
+        }
+        counters.sharedPairBlocks += pass.helperBlocks();
+        probeFiles = next;
+        lane.close();
+        pass.close();
+        probeDone = true;
     }
 
     /** Counts the rows of a block; with {@code summarize}, feeds their hashes to the heavy-key summary. */
@@ -254,91 +320,6 @@ final class HeavyHitterNestedLoop implements OutputTask {
         }
     }
 
-    private void advanceProbe() throws IOException {
-        if (blockOffset < blockLength) {
-            ctx.checkCancelled();
-            blockOffset = decoder.decode(block, blockLength, blockOffset);
-            int n = decoder.batch().rowCount();
-            long[] noTail = lastChunk ? decoder.matchedBefore() : allOnes(n);
-            probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), HashProbe.RowMasks.noTail(noTail));
-            probing = true;
-        } else if (probeReader != null && probeReader.nextBlock()) {
-            block = probeReader.blockAddress();
-            blockLength = probeReader.blockLength();
-            blockOffset = 0;
-        } else {
-            probeDone = true;
-            if (probeReader != null) {
-                probeReader.close();
-                probeReader = null;
-            }
-            if (nextProbe != null) {
-                nextProbe.finish();
-                counters.spilledBytesProbe += nextProbeFile.length();
-                nextProbe.close();
-                nextProbe = null;
-                probeFile = nextProbeFile;
-                nextProbeFile = null;
-            }
-        }
-    }
-
-    private long[] allOnes(int n) {
-        int words = (n + 63) >>> 6;
-        if (allOnes.length < words) {
-            allOnes = new long[words];
-            java.util.Arrays.fill(allOnes, -1L);
-        }
-        return allOnes;
-    }
-
-    /** Copies the probe rows of the batch just probed on to the next chunk's probe file, with their flags. */
-    private void forwardProbeRows() throws IOException {
-        if (nextProbe == null) {
-            return;
-        }
-        int n = decoder.batch().rowCount();
-        long[] before = decoder.matchedBefore();
-        int capacity = ctx.sizing.recordCapacity();
-        SpillRowFormat format = decoder.format();
-        for (int i = 0; i < n; i++) {
-            boolean matched = probe.matched(i) || Bitmaps.isSet(before, i);
-            if (matched && dropsMatched) {
-                continue;
-            }
-            long row = decoder.rowAddress(i);
-            int length = format.rowLength(row);
-            if (length <= capacity) {
-                long target = nextProbe.reserveRecord(length);
-                NativeMemory.copy(row, target, length);
-                if (matched) {
-                    format.setMatched(target);
-                }
-            } else {
-                appendLarge(format, row, length, matched);
-            }
-        }
-    }
-
-    /** A row larger than the write buffer: flagged in a scratch page (reserved first), then written as its own block. */
-    private void appendLarge(SpillRowFormat format, long row, int length, boolean matched) throws IOException {
-        if (!matched || format.isMatched(row)) {
-            nextProbe.append(row, length);
-            return;
-        }
-        if (!memory.tryGrow(length)) {
-            throw new MemoryExhaustedException("hash join: a probe row of " + ByteSize.format(length)
-                    + " on the nested-loop path needs a scratch copy but the budget is full");
-        }
-        try (NativeMemory.NativePage scratch = NativeMemory.allocate(memory, length)) {
-            NativeMemory.copy(row, scratch.address(), length);
-            format.setMatched(scratch.address());
-            nextProbe.append(scratch.address(), length);
-        } finally {
-            memory.shrink(length);
-        }
-    }
-
     private void closeChunk() {
         table.close();
         table = null;
@@ -358,11 +339,14 @@ final class HeavyHitterNestedLoop implements OutputTask {
             if (!pair.fromSketch()) {
                 counters.heavyHitterKeysFromRepartitioning += keys;
             }
-            if (probeReader != null) {
-                probeReader.close();
+            if (lane != null) {
+                lane.close();
             }
-            if (nextProbe != null) {
-                nextProbe.close();
+            if (pass != null) {
+                pass.close();
+            }
+            for (SpillFile file : probeFiles) {
+                file.delete();
             }
             buildReader.close();
         } finally {

@@ -22,6 +22,14 @@ interface JoinFaults {
         return false;
     }
 
+    /**
+     * Called when a lane of a spilled pair's probe pass has taken a block ({@code helperLane}: the lane of a worker
+     * helping another's task, else the task's own): a test may hold the task's own lane here until a helper joined,
+     * so that the sharing is exercised whatever the timing, or fail a helper.
+     */
+    default void pairProbeBlockTaken(boolean helperLane) {
+    }
+
     /** Called once the join has created its spill space, before any file in it is written. */
     default void spillSpaceCreated(SpillSpace space) {
     }

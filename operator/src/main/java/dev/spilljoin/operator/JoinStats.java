@@ -57,6 +57,7 @@ public final class JoinStats {
     private long statisticsCacheMisses;
     private long heavyHitterRowsFromSketch;
     private long heavyHitterKeysFromRepartitioning;
+    private long sharedPairBlocks;
     private String sketchNote = "off";
     private long sketchBytes;
     private String keyFilterNote = "off";
@@ -319,6 +320,14 @@ public final class JoinStats {
         return heavyHitterKeysFromRepartitioning;
     }
 
+    /**
+     * Probe blocks of spilled pairs joined by a worker other than the pair's own, which joined in when it found no
+     * pair left to take (0 on one worker).
+     */
+    public long sharedPairBlocks() {
+        return sharedPairBlocks;
+    }
+
     /** "on", or why the join ran without sketches. */
     public String sketchNote() {
         return sketchNote;
@@ -457,6 +466,7 @@ public final class JoinStats {
         directTables += c.directTables;
         hashTables += c.hashTables + c.nestedLoopChunks;
         heavyHitterKeysFromRepartitioning += c.heavyHitterKeysFromRepartitioning;
+        sharedPairBlocks += c.sharedPairBlocks;
     }
 
     /** The join's own running totals: result rows and batches, the time per phase and the peak reserved. */
@@ -529,6 +539,7 @@ public final class JoinStats {
                 + ",\"statistics_cache_hits\":" + statisticsCacheHits
                 + ",\"statistics_cache_misses\":" + statisticsCacheMisses
                 + ",\"heavy_hitter_keys_from_repartitioning\":" + heavyHitterKeysFromRepartitioning
+                + ",\"shared_pair_blocks\":" + sharedPairBlocks
                 + ",\"sketches\":\"" + sketchNote.replace("\"", "'") + "\""
                 + ",\"sketch_bytes\":" + sketchBytes
                 + ",\"key_filter\":\"" + keyFilterNote.replace("\"", "'") + "\""

@@ -26,6 +26,8 @@ final class PairCounters {
     /** Spilled pairs joined in memory with a hash table (the nested-loop chunks are counted apart). */
     long hashTables;
     long heavyHitterKeysFromRepartitioning;
+    /** Probe blocks of pairs joined by a worker other than the pair's own (a lane helping its probe pass). */
+    long sharedPairBlocks;
 
     /** Adds {@code other}'s counts to these (sums; the deepest level and the largest fanouts). */
     void add(PairCounters other) {
@@ -45,6 +47,7 @@ final class PairCounters {
         directTables += other.directTables;
         hashTables += other.hashTables;
         heavyHitterKeysFromRepartitioning += other.heavyHitterKeysFromRepartitioning;
+        sharedPairBlocks += other.sharedPairBlocks;
     }
 
     void countPartitions(int level, long count) {

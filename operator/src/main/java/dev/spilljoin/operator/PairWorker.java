@@ -7,7 +7,10 @@ import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.io.IOException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One worker of the spilled-pairs phase ({@link SpilledPairs}, whose comment gives the plan for a pair): takes a pair
@@ -26,10 +29,17 @@ final class PairWorker implements OutputTask {
     private final PairCounters counters = new PairCounters();
     private final SpilledRowDecoder decoder;
     private final SpilledRowDecoder reversedDecoder;
+    /** Whether this worker may wait for others (a helper thread's; the caller's thread hands results out instead). */
+    private final boolean mayWait;
     private OutputTask current;
+    /** Probe passes whose lane did not fit this worker's memory: not offered to it again. */
+    private final Set<SharedProbePass> refused = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Whether {@link #current} joins a pair of this worker's (else it is a lane helping another worker's task). */
+    private boolean joining;
 
-    PairWorker(SpilledPairs phase, JoinContext ctx, InputTotals totals, MemoryReservation memory) {
+    PairWorker(SpilledPairs phase, JoinContext ctx, InputTotals totals, MemoryReservation memory, boolean mayWait) {
         this.phase = phase;
+        this.mayWait = mayWait;
         this.ctx = ctx;
         this.totals = totals;
         this.memory = memory;
@@ -38,38 +48,72 @@ final class PairWorker implements OutputTask {
                 ctx.config.outputBatchRows());
     }
 
-    /** Joins pairs into {@code out}: true when no pair is left, false when {@code out} is full (call again). */
+    /**
+     * Joins pairs into {@code out}, and helps other workers' probe passes when no pair is left: true when no work is
+     * left, false when {@code out} is full or (a worker that may not wait) when it has nothing to do now but others
+     * may still offer work: call again.
+     */
     @Override
     public boolean fill(OutputWriter out) throws IOException {
         while (true) {
             if (current == null) {
-                SpillPair pair = phase.take();
-                if (pair == null) {
+                SpilledPairs.Work work = phase.take(mayWait, refused);
+                if (work == SpilledPairs.Work.NONE) {
                     return true;
                 }
-                List<SpillPair> children = List.of();
-                try {
-                    ctx.checkCancelled();
-                    if (producesNothing(pair)) {
-                        discard(pair);
-                    } else {
-                        current = task(pair);
-                        if (current == null) {
-                            children = Repartitioner.split(ctx, memory, counters, pair,
-                                    ctx.sizing.repartitionFanoutLog2(ctx.config, pair, memory.headroom()));
-                        }
-                    }
-                } finally {
-                    phase.planned(children);
+                if (work == SpilledPairs.Work.IDLE) {
+                    return false;
                 }
+                if (work.pass() != null) {
+                    current = work.pass().attach(memory);
+                    joining = false;
+                    if (current == null) {
+                        refused.add(work.pass());
+                    }
+                    continue;
+                }
+                plan(work.pair());
                 continue;
             }
             if (!current.fill(out)) {
                 return false;
             }
-            OutputTask done = current;
-            current = null;
+            endTask();
+        }
+    }
+
+    /** Plans {@code pair}: drops it, starts its task, or re-partitions it and pushes its children. */
+    private void plan(SpillPair pair) throws IOException {
+        List<SpillPair> children = List.of();
+        try {
+            ctx.checkCancelled();
+            if (producesNothing(pair)) {
+                discard(pair);
+            } else {
+                current = task(pair);
+                joining = current != null;
+                if (current == null) {
+                    children = Repartitioner.split(ctx, memory, counters, pair,
+                            ctx.sizing.repartitionFanoutLog2(ctx.config, pair, memory.headroom()));
+                }
+            }
+        } finally {
+            phase.planned(children, current != null);
+        }
+    }
+
+    /** Closes the finished task; a pair's task tells the phase it joined its pair. */
+    private void endTask() throws IOException {
+        OutputTask done = current;
+        boolean joined = joining;
+        current = null;
+        joining = false;
+        try {
             done.close();
+        } finally {
+            if (joined) {
+                phase.joined();
+            }
         }
     }
 
@@ -83,17 +127,20 @@ final class PairWorker implements OutputTask {
         boolean faulted = ctx.faults.dropsUnmatchedBuildRows(pair.level(), pair.index());
         if (ctx.config.roleReversal() && !faulted && pair.build() != null && pair.probe() != null
                 && pair.probe().length() < pair.build().length()
-                && InMemoryPairJoin.memoryNeeded(ctx, pair, true) <= limit) {
+                && InMemoryPairJoin.memoryNeeded(ctx, pair, true, phase.sharesPasses()) <= limit) {
             counters.roleReversals++;
-            return counted(new InMemoryPairJoin(ctx, memory, pair, ctx.orientation(totals, true), reversedDecoder));
+            return counted(new InMemoryPairJoin(ctx, memory, pair, ctx.orientation(totals, true), reversedDecoder,
+                    phase, counters, mayWait));
         }
-        if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false) <= limit) {
-            return counted(new InMemoryPairJoin(ctx, memory, pair, ctx.orientation(totals, false), decoder));
+        if (pair.buildRows() == 0 || InMemoryPairJoin.memoryNeeded(ctx, pair, false, phase.sharesPasses()) <= limit) {
+            return counted(new InMemoryPairJoin(ctx, memory, pair, ctx.orientation(totals, false), decoder, phase,
+                    counters, mayWait));
         }
         if (!pair.stuck() && pair.level() < ctx.config.maxRecursionDepth()) {
             return null;
         }
-        return new HeavyHitterNestedLoop(ctx, memory, counters, pair, ctx.orientation(totals, false), decoder);
+        return new HeavyHitterNestedLoop(ctx, memory, counters, pair, ctx.orientation(totals, false), decoder, phase,
+                mayWait);
     }
 
     /** The most a pair may load: this worker's headroom (or the test knob's limit, if lower). */
@@ -145,8 +192,7 @@ final class PairWorker implements OutputTask {
     public void close() throws IOException {
         try {
             if (current != null) {
-                current.close();
-                current = null;
+                endTask();
             }
         } finally {
             memory.close();

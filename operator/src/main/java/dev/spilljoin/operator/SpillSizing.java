@@ -255,12 +255,14 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     /**
      * The least share of the budget a spilled-pairs worker plans and runs with: the pair-phase terms of the minimum
-     * (a re-partitioning's reader and two writers; the nested loop's two readers, writer, page and one block's table)
-     * and the planner's own minimum, which it plans a split with.
+     * (a re-partitioning's reader and two writers; the nested loop's two readers, writer, page and one block's table,
+     * and with several workers a lane's copy of a probe block, {@link SharedProbePass}) and the planner's own minimum,
+     * which it plans a split with.
      */
     long pairWorkerMinimum(JoinConfig config) {
+        long laneBuffer = config.threads() > 1 ? bufferBytes : 0;
         return Math.max(planner(config, bufferBytes, windowBytes, minRowBytes).minimumBudget(),
-                pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize));
+                pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize) + laneBuffer);
     }
 
     /**

@@ -7,17 +7,21 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The JOIN_SPILLED phase: joins the spilled partition pairs, depth first (a stack, so the disk holds at most one
  * level's siblings per level at a time per worker), on one or more {@link PairWorker}s. Each worker takes a pair at
  * a time from the shared stack and joins it within its own share of the budget (a child reservation with a limit:
  * the memory free when the phase starts, split evenly, so workers cannot take each other's room and each plans as a
- * single-threaded join with that budget would); a worker that finds the stack empty waits while another may still
- * push children (a pair being planned), then stops. As many workers run as the free memory holds shares for, a share
+ * single-threaded join with that budget would). A worker that finds the stack empty helps another worker's task
+ * probe its pair, a block of the probe file at a time ({@link SharedProbePass}: so one large pair, such as the heavy
+ * keys', runs on every worker), and otherwise waits while another may still push children (a pair being planned)
+ * or offer a probe pass (a task running), then stops; the caller's thread does not wait but returns to hand the
+ * helpers' result batches out ({@link Work#IDLE}). As many workers run as the free memory holds shares for, a share
  * being the larger of a pair worker's minimum ({@link SpillSizing#pairWorkerMinimum}) and the largest pair that one
  * worker with the whole budget would join at once (so that splitting the budget re-partitions nothing more), up to
- * the join's threads and the pairs there are.
+ * the join's threads, however few pairs there are.
  *
  * <p>For each pair: if a side is empty and the join type can produce nothing from the other, both files are
  * dropped; if its probe file is the smaller and its probe rows fit, it is joined in memory with the roles reversed;
@@ -50,8 +54,12 @@ final class SpilledPairs implements JoinPhase {
     private final Deque<SpillPair> pending = new ArrayDeque<>();
     /** Owned: the workers, each with its share of the budget, counters and current task. */
     private final PairWorker[] workers;
+    /** Probe passes of running tasks offered to idle workers (guarded by this). */
+    private final Deque<SharedProbePass> passes = new ArrayDeque<>();
     /** Pairs taken and still being planned: they may push children (guarded by this). */
     private int planning;
+    /** Tasks joining a pair, not yet closed: they may offer a probe pass (guarded by this). */
+    private int running;
 
     /** The phase joining {@code pairs} (level 0's, in order) with up to {@code maxWorkers} workers. */
     SpilledPairs(JoinContext ctx, List<SpillPair> pairs, InputTotals totals, int maxWorkers) {
@@ -60,13 +68,14 @@ final class SpilledPairs implements JoinPhase {
             pending.push(pairs.get(i));
         }
         long free = ctx.memory.headroom();
-        long least = Math.max(ctx.sizing.pairWorkerMinimum(ctx.config), largestFitting(ctx, pairs, free));
-        int count = (int) Math.max(1, Math.min(Math.min(maxWorkers, Math.max(1, pairs.size())), free / least));
+        long least = Math.max(ctx.sizing.pairWorkerMinimum(ctx.config),
+                largestFitting(ctx, pairs, free, maxWorkers > 1));
+        int count = (int) Math.max(1, Math.min(maxWorkers, free / least));
         this.workers = new PairWorker[count];
         for (int w = 0; w < count; w++) {
             MemoryReservation share = count == 1 ? ctx.memory.newChild("pair-worker-0")
                     : ctx.memory.newChild("pair-worker-" + w, free / count);
-            workers[w] = new PairWorker(this, ctx, totals, share);
+            workers[w] = new PairWorker(this, ctx, totals, share, w > 0);
         }
     }
 
@@ -75,12 +84,12 @@ final class SpilledPairs implements JoinPhase {
      * a worker's share must hold it, or splitting the budget would re-partition pairs one worker joins at once (pairs
      * that do not fit the whole budget are re-partitioned anyway, and their children are smaller).
      */
-    private static long largestFitting(JoinContext ctx, List<SpillPair> pairs, long free) {
+    private static long largestFitting(JoinContext ctx, List<SpillPair> pairs, long free, boolean shared) {
         long largest = 0;
         for (SpillPair pair : pairs) {
-            long need = InMemoryPairJoin.memoryNeeded(ctx, pair, false);
+            long need = InMemoryPairJoin.memoryNeeded(ctx, pair, false, shared);
             if (ctx.config.roleReversal() && pair.build() != null && pair.probe() != null) {
-                need = Math.min(need, InMemoryPairJoin.memoryNeeded(ctx, pair, true));
+                need = Math.min(need, InMemoryPairJoin.memoryNeeded(ctx, pair, true, shared));
             }
             if (need <= free) {
                 largest = Math.max(largest, need);
@@ -98,33 +107,93 @@ final class SpilledPairs implements JoinPhase {
         return workers.length;
     }
 
+    /** What {@link #take} gives a worker: a pair to plan, a probe pass to help with, or no work (now or for good). */
+    record Work(SpillPair pair, SharedProbePass pass, boolean idle) {
+        /** No pair is left and no task runs: the worker stops. */
+        static final Work NONE = new Work(null, null, false);
+        /** Nothing to do now, but a running task may still offer a probe pass or push children. */
+        static final Work IDLE = new Work(null, null, true);
+    }
+
     /**
-     * The next pair to join, or null when every pair is taken and no taken pair can push children any more; waits
-     * while the stack is empty and another worker is planning a pair. Call {@link #planned} after planning it.
+     * The next work: a pair (call {@link #planned} after planning it), else a probe pass that wants helpers (and
+     * has not {@code refused} this worker), else
+     * {@link Work#NONE} when no pair is left and no pair is being planned or joined. Meanwhile (a pair being planned
+     * may push children; a task may offer a pass), a worker that {@code mayWait} waits and one that may not (the
+     * caller's thread, which must hand the helpers' result batches out) gets {@link Work#IDLE}.
      */
-    synchronized SpillPair take() {
-        while (pending.isEmpty() && planning > 0) {
+    synchronized Work take(boolean mayWait, Set<SharedProbePass> refused) {
+        while (true) {
+            SpillPair pair = pending.poll();
+            if (pair != null) {
+                planning++;
+                return new Work(pair, null, false);
+            }
+            SharedProbePass pass = passWantingHelpers(refused);
+            if (pass != null) {
+                return new Work(null, pass, false);
+            }
+            if (planning == 0 && running == 0) {
+                return Work.NONE;
+            }
             ctx.checkCancelled();
+            if (!mayWait) {
+                return Work.IDLE;
+            }
             try {
                 wait(20);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt(); // checkCancelled turns it into a CancellationException
             }
         }
-        SpillPair pair = pending.poll();
-        if (pair != null) {
-            planning++;
-        }
-        return pair;
     }
 
-    /** A pair taken was planned: its {@code children} (none unless it was re-partitioned) join the stack. */
-    synchronized void planned(List<SpillPair> children) {
+    /**
+     * The first offered pass that still wants helpers and has not {@code refused} the worker asking (its lane did
+     * not fit the worker's memory); passes that no longer want helpers are dropped.
+     */
+    private SharedProbePass passWantingHelpers(Set<SharedProbePass> refused) {
+        passes.removeIf(pass -> !pass.wantsHelpers());
+        for (SharedProbePass pass : passes) {
+            if (!refused.contains(pass)) {
+                return pass;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A pair taken was planned: its {@code children} (none unless it was re-partitioned) join the stack; with
+     * {@code joining}, a task now joins it (call {@link #joined} when it is closed).
+     */
+    synchronized void planned(List<SpillPair> children, boolean joining) {
         for (int i = children.size() - 1; i >= 0; i--) {
             pending.push(children.get(i));
         }
         planning--;
+        if (joining) {
+            running++;
+        }
         notifyAll();
+    }
+
+    /** A task that joined a pair is closed. */
+    synchronized void joined() {
+        running--;
+        notifyAll();
+    }
+
+    /** Whether tasks' probe passes are shared with idle workers (more than one worker runs). */
+    boolean sharesPasses() {
+        return workers.length > 1;
+    }
+
+    /** Offers a running task's probe pass to workers that find no pair to take. */
+    synchronized void offer(SharedProbePass pass) {
+        if (pass.wantsHelpers()) {
+            passes.add(pass);
+            notifyAll();
+        }
     }
 
     /** What this phase did so far: the workers' counters summed (read after the workers stopped). */
@@ -145,6 +214,7 @@ final class SpilledPairs implements JoinPhase {
         } finally {
             synchronized (this) {
                 pending.clear();
+                passes.clear();
             }
         }
     }

@@ -224,6 +224,37 @@ final class WorkerRun {
     }
 
     /**
+     * A helper's full result batch, waiting up to {@code millis} for one; null if none came (or every helper ended).
+     * Rethrows a helper's failure as {@link #pollFull} does.
+     */
+    OutputWriter awaitFull(long millis) {
+        lock.lock();
+        try {
+            recycleHandedOut();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+            while (failure == null && full.isEmpty() && running > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                try {
+                    changed.awaitNanos(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    fail(new CancellationException("hash join stopped: its thread was interrupted"));
+                }
+            }
+            if (failure == null) {
+                handedOut = full.poll();
+                return handedOut;
+            }
+        } finally {
+            lock.unlock();
+        }
+        throw stopAndRethrow();
+    }
+
+    /**
      * Gives a copy of {@code batch} to the helpers while fewer than four batches per helper wait (and a free batch to
      * copy into is left); false when the caller should work on it itself.
      */
