@@ -210,17 +210,7 @@ final class WorkerRun {
      * helper stopped. The returned batch stays valid until the next call of this or {@link #next}.
      */
     OutputWriter pollFull() {
-        lock.lock();
-        try {
-            recycleHandedOut();
-            if (failure == null) {
-                handedOut = full.poll();
-                return handedOut;
-            }
-        } finally {
-            lock.unlock();
-        }
-        throw stopAndRethrow();
+        return awaitFull(0);
     }
 
     /**
