@@ -15,11 +15,13 @@ import java.util.Set;
 /**
  * One worker of the spilled-pairs phase ({@link SpilledPairs}, whose comment gives the plan for a pair): takes a pair
  * at a time from the phase's stack and joins it with a task of its own ({@link InMemoryPairJoin}, role reversed or
- * not, or {@link HeavyHitterNestedLoop}), or re-partitions it ({@link Repartitioner}) and pushes the children back.
+ * not, or {@link HeavyHitterNestedLoop}), or re-partitions it ({@link Repartitioner}) and pushes the children back;
+ * when no pair is left to take, it helps another worker's task probe its pair with a lane of its own
+ * ({@link PairProbeLane}). A worker whose share holds only a lane ({@code helpsOnly}) never takes a pair.
  *
- * <p>Owns its share of the budget ({@code memory}: every task's child reservation hangs below it, and it plans with
- * that share's headroom), its counters, its row decoders and its current task; nothing here is shared with another
- * worker. {@link #fill} runs on one thread at a time.
+ * <p>Owns its share of the budget ({@code memory}: every task's and lane's child reservation hangs below it, and it
+ * plans with that share's headroom), its counters, its row decoders and its current task or lane; nothing here is
+ * shared with another worker (a lane reads the table of another's task). {@link #fill} runs on one thread at a time.
  */
 final class PairWorker implements OutputTask {
     private final SpilledPairs phase;
@@ -31,15 +33,19 @@ final class PairWorker implements OutputTask {
     private final SpilledRowDecoder reversedDecoder;
     /** Whether this worker may wait for others (a helper thread's; the caller's thread hands results out instead). */
     private final boolean mayWait;
+    /** Whether this worker only helps other workers' probe passes (its share holds a lane, not a pair). */
+    private final boolean helpsOnly;
     private OutputTask current;
     /** Probe passes whose lane did not fit this worker's memory: not offered to it again. */
     private final Set<SharedProbePass> refused = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Whether {@link #current} joins a pair of this worker's (else it is a lane helping another worker's task). */
     private boolean joining;
 
-    PairWorker(SpilledPairs phase, JoinContext ctx, InputTotals totals, MemoryReservation memory, boolean mayWait) {
+    PairWorker(SpilledPairs phase, JoinContext ctx, InputTotals totals, MemoryReservation memory, boolean mayWait,
+               boolean helpsOnly) {
         this.phase = phase;
         this.mayWait = mayWait;
+        this.helpsOnly = helpsOnly;
         this.ctx = ctx;
         this.totals = totals;
         this.memory = memory;
@@ -57,7 +63,7 @@ final class PairWorker implements OutputTask {
     public boolean fill(OutputWriter out) throws IOException {
         while (true) {
             if (current == null) {
-                SpilledPairs.Work work = phase.take(mayWait, refused);
+                SpilledPairs.Work work = phase.take(mayWait, helpsOnly, refused);
                 if (work == SpilledPairs.Work.NONE) {
                     return true;
                 }

@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.SpillFile;
 
 
 import java.io.IOException;
@@ -18,10 +19,12 @@ import java.util.Set;
  * probe its pair, a block of the probe file at a time ({@link SharedProbePass}: so one large pair, such as the heavy
  * keys', runs on every worker), and otherwise waits while another may still push children (a pair being planned)
  * or offer a probe pass (a task running), then stops; the caller's thread does not wait but returns to hand the
- * helpers' result batches out ({@link Work#IDLE}). As many workers run as the free memory holds shares for, a share
- * being the larger of a pair worker's minimum ({@link SpillSizing#pairWorkerMinimum}) and the largest pair that one
- * worker with the whole budget would join at once (so that splitting the budget re-partitions nothing more), up to
- * the join's threads, however few pairs there are.
+ * helpers' result batches out ({@link Work#IDLE}). As many workers take pairs as the free memory holds shares for, a
+ * share being the larger of a pair worker's minimum ({@link SpillSizing#pairWorkerMinimum}) and the largest pair
+ * that one worker with the whole budget would join at once (so that splitting the budget re-partitions nothing
+ * more); up to the join's threads, however few pairs there are (one when there is none), the rest only help probe,
+ * each with a lane's share (a block buffer and a nested-loop forwarder): so a budget that holds one pair at a time
+ * still probes it on every worker.
  *
  * <p>For each pair: if a side is empty and the join type can produce nothing from the other, both files are
  * dropped; if its probe file is the smaller and its probe rows fit, it is joined in memory with the roles reversed;
@@ -70,13 +73,35 @@ final class SpilledPairs implements JoinPhase {
         long free = ctx.memory.headroom();
         long least = Math.max(ctx.sizing.pairWorkerMinimum(ctx.config),
                 largestFitting(ctx, pairs, free, maxWorkers > 1));
-        int count = (int) Math.max(1, Math.min(maxWorkers, free / least));
+        int owners = pairs.isEmpty() ? 1 : (int) Math.max(1, Math.min(maxWorkers, free / least));
+        long laneShare = laneShare(ctx, pairs);
+        int helpers = pairs.isEmpty() ? 0
+                : (int) Math.max(0, Math.min(maxWorkers - owners, (free - owners * least) / laneShare));
+        int count = owners + helpers;
+        long ownerShare = (free - helpers * laneShare) / owners;
         this.workers = new PairWorker[count];
         for (int w = 0; w < count; w++) {
+            boolean helpsOnly = w >= owners;
             MemoryReservation share = count == 1 ? ctx.memory.newChild("pair-worker-0")
-                    : ctx.memory.newChild("pair-worker-" + w, free / count);
-            workers[w] = new PairWorker(this, ctx, totals, share, w > 0);
+                    : ctx.memory.newChild((helpsOnly ? "pair-helper-" : "pair-worker-") + w,
+                            helpsOnly ? laneShare : ownerShare);
+            workers[w] = new PairWorker(this, ctx, totals, share, w > 0, helpsOnly);
         }
+    }
+
+    /**
+     * The share of a worker that only helps other workers' probe passes: a lane's buffer for the largest block of
+     * any pair's files (a reversed pair streams its build file; the nested loop's forwarded files hold a write
+     * buffer's rows or one larger row) and a nested-loop lane's forwarder.
+     */
+    private static long laneShare(JoinContext ctx, List<SpillPair> pairs) {
+        int largest = ctx.sizing.bufferBytes();
+        for (SpillPair pair : pairs) {
+            for (SpillFile file : new SpillFile[] {pair.build(), pair.probe()}) {
+                largest = file == null ? largest : Math.max(largest, file.maxBlockPayload());
+            }
+        }
+        return largest + ProbeRowForwarder.memoryNeeded(ctx, largest);
     }
 
     /**
@@ -116,15 +141,15 @@ final class SpilledPairs implements JoinPhase {
     }
 
     /**
-     * The next work: a pair (call {@link #planned} after planning it), else a probe pass that wants helpers (and
-     * has not {@code refused} this worker), else
+     * The next work: a pair (call {@link #planned} after planning it; none for a worker that {@code helpsOnly}),
+     * else a probe pass that wants helpers (and has not {@code refused} this worker), else
      * {@link Work#NONE} when no pair is left and no pair is being planned or joined. Meanwhile (a pair being planned
      * may push children; a task may offer a pass), a worker that {@code mayWait} waits and one that may not (the
      * caller's thread, which must hand the helpers' result batches out) gets {@link Work#IDLE}.
      */
-    synchronized Work take(boolean mayWait, Set<SharedProbePass> refused) {
+    synchronized Work take(boolean mayWait, boolean helpsOnly, Set<SharedProbePass> refused) {
         while (true) {
-            SpillPair pair = pending.poll();
+            SpillPair pair = helpsOnly ? null : pending.poll();
             if (pair != null) {
                 planning++;
                 return new Work(pair, null, false);
@@ -133,7 +158,7 @@ final class SpilledPairs implements JoinPhase {
             if (pass != null) {
                 return new Work(null, pass, false);
             }
-            if (planning == 0 && running == 0) {
+            if (planning == 0 && running == 0 && pending.isEmpty()) {
                 return Work.NONE;
             }
             ctx.checkCancelled();

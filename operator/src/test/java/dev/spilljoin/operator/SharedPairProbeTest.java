@@ -42,8 +42,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * probe rows to files of their own). A test fault point holds the first pair task's own lane after its first block
  * until a helper lane took one, so the sharing is exercised whatever the timing; the stats must show helper blocks
  * ({@link JoinStats#sharedPairBlocks()}). Each result equals the nested-loop oracle as a multiset; after each join
- * nothing is reserved, the peak is within the budget, no spill file and no worker thread is left. And a failure on a
- * helper lane is rethrown with nothing left behind. The seed is printed; replay with {@code -Dseed=<seed>}.
+ * nothing is reserved, the peak is within the budget, no spill file and no worker thread is left. At the smallest
+ * budget that joins the pair in memory, a worker with only a lane's share helps. And a failure on a helper lane is
+ * rethrown with nothing left behind. The seeds are printed; replay with {@code -Dseed=<seed>}.
  */
 class SharedPairProbeTest {
     private static final long MB = 1L << 20;
@@ -137,6 +138,62 @@ class SharedPairProbeTest {
             }
         }
         assertNothingLeft(where);
+    }
+
+    /**
+     * At the smallest budget that joins the pair in memory (budgets tried upwards by a quarter from the minimum for two
+     * workers, until the pair is neither re-partitioned nor on the nested loop), the pair needs more than half of the
+     * memory, so one worker takes pairs; the second still runs, with a lane's share, and helps probe the pair.
+     */
+    @Test
+    void aBudgetThatHoldsOnePairAtATimeStillProbesItOnBothWorkers() throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("SharedPairProbeTest smallest budget seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom r = new SplittableRandom(seed);
+        List<Object[]> build = rows(r, SCHEMA, 6000, false);
+        List<Object[]> probe = rows(r, SCHEMA, 12000, false);
+        int[] key = {0};
+        List<ColumnRef> projection = List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 2));
+        List<Object[]> expected = NestedLoopOracle.join(probe, build, key, key, JoinType.INNER, projection);
+        JoinConfig config = JoinConfig.builder().threads(2).buildSide(Side.RIGHT).spillDirectory(spillRoot)
+                .forceSpill(true).fanoutLog2(1).spillBufferBytes(512).spillWindowBytes(4096).roleReversal(false)
+                .build();
+        long budget = HashJoin.minimumBudget(config, 2);
+        for (int attempt = 0; attempt < 30; attempt++, budget += budget / 4) {
+            CountDownLatch helperTookABlock = new CountDownLatch(1);
+            AtomicBoolean firstOwnBlock = new AtomicBoolean(true);
+            Function<JoinSpec, HashJoin> create = spec -> HashJoin.create(spec, new JoinFaults() {
+                @Override
+                public void pairProbeBlockTaken(boolean helperLane) {
+                    if (helperLane) {
+                        helperTookABlock.countDown();
+                    } else if (firstOwnBlock.getAndSet(false)) {
+                        awaitQuietly(helperTookABlock);
+                    }
+                }
+            });
+            JoinStats stats;
+            try (MemoryReservation root = MemoryReservation.root("smallest budget", budget)) {
+                JoinSpec spec = JoinSpec.builder(SCHEMA, SCHEMA).on(0, 0).projection(projection).reservation(root)
+                        .config(config).build();
+                JoinRunner.Result result = JoinRunner.run(spec, create, Rows.toBatches(SCHEMA, probe, 256),
+                        Rows.toBatches(SCHEMA, build, 256), JoinRunner.Mode.ITERATOR, root);
+                stats = result.stats();
+                String what = "seed=" + seed + " budget=" + budget + " stats=" + stats.toJson();
+                assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
+                assertThat(stats.peakReservedBytes()).as(what).isLessThanOrEqualTo(budget);
+                if (stats.maxRecursionDepth() == 0 && stats.nestedLoopChunks() == 0) {
+                    assertThat(stats.spilledPairsThreads()).as("a pair-taking worker and a helping one: " + what)
+                            .isEqualTo(2);
+                    assertThat(stats.sharedPairBlocks()).as(what).isPositive();
+                    assertThat(timedOutWaits.get()).as(what).isZero();
+                    assertNothingLeft(what);
+                    return;
+                }
+            }
+            assertNothingLeft("budget " + budget);
+        }
+        throw new AssertionError("no budget up to " + budget + " joined the pair in memory (seed " + seed + ")");
     }
 
     /**
