@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.spill.ByteSize;
 import java.io.IOException;
 import java.io.InputStream;
@@ -55,6 +56,16 @@ final class BatchSizing {
     static int rows(int columns, int maxRows) {
         long width = Math.max(1L, (long) columns * FIELD_BYTES_PER_ROW);
         return (int) Math.max(1, Math.min(maxRows, TARGET_BYTES / width));
+    }
+
+    /**
+     * The most rows of a result batch written in {@code format}: {@link #MAX_ROWS} for Parquet, whose writer's work
+     * per batch (a loop per column write store, the hand-off to the writer thread) is then spread over four times the
+     * rows; the operator's default for CSV, where result batches that large made the run slower, not faster. Either
+     * way a result batch's bytes stay bounded by {@link #outputRows} and the operator's byte bound.
+     */
+    static int maxOutputRows(ResultFormat format) {
+        return format.format() == DataFormat.PARQUET ? MAX_ROWS : JoinConfig.DEFAULT.outputBatchRows();
     }
 
     /**

@@ -124,15 +124,16 @@ final class JoinRunner {
     }
 
     /**
-     * The operator's knobs: all automatic, spill files under {@code --spill-dir}, result batches of fewer rows when
-     * the result's rows are wide ({@link BatchSizing#outputRows}, from the files' first lines) and handed out once
+     * The operator's knobs: all automatic, spill files under {@code --spill-dir}, result batches of at most
+     * {@link BatchSizing#maxOutputRows} rows for the output's format, fewer when the result's rows are wide
+     * ({@link BatchSizing#outputRows}, from the files' first lines) and handed out once
      * their values reach {@link BatchSizing#TARGET_BYTES} (whatever the rows further on), as the input batches; the
      * join's workers are {@code --threads} (the join pulls the inputs and hands results to the writer on this thread).
      */
     static JoinConfig config(JoinPlan plan) {
         return JoinConfig.builder().spillDirectory(plan.spillDir()).buildSide(plan.buildSide())
                 .threads(Math.min(plan.threads(), JoinConfig.MAX_THREADS))
-                .outputBatchRows(BatchSizing.outputRows(plan, JoinConfig.DEFAULT.outputBatchRows()))
+                .outputBatchRows(BatchSizing.outputRows(plan, BatchSizing.maxOutputRows(plan.output())))
                 .outputBatchBytes(BatchSizing.TARGET_BYTES).build();
     }
 

@@ -4,6 +4,7 @@ import static dev.spilljoin.cli.CsvTestFiles.row;
 import static dev.spilljoin.cli.CsvTestFiles.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.spill.ByteSize;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -18,6 +19,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -506,6 +509,30 @@ class JoinEndToEndTest {
             assertThat(json).contains("\"" + name + "\": ");
         }
         assertThat(json).as("the operator's own stats, nested").contains("\"join\": {").contains("\"INNER\"");
+    }
+
+    @Test
+    void parquetOutputTakesResultBatchesOfUpToFourThousandRowsAndCsvOutputOfUpToOneThousand() throws IOException {
+        Path left = CsvTestFiles.numbered(dir, "l.csv", 40_000, "");
+        Path right = CsvTestFiles.numbered(dir, "r.csv", 40_000, "");
+        long[] batches = new long[2];
+        String[] outputs = {"out.parquet", "out.csv"};
+        for (int i = 0; i < outputs.length; i++) {
+            Path stats = dir.resolve("stats-" + i + ".json");
+            assertThat(run("join", "--left", left.toString(), "--right", right.toString(), "--on", "id", "--output",
+                    dir.resolve(outputs[i]).toString(), "--stats", stats.toString(), "--spill-dir", spill.toString(),
+                    "--quiet")).as(err).isZero();
+            String json = Files.readString(stats);
+            assertThat(field(json, "rows_out")).isEqualTo("40000");
+            Matcher count = Pattern.compile("\"output_batches\":(\\d+)")
+                    .matcher(json);
+            assertThat(count.find()).as(json).isTrue();
+            batches[i] = Long.parseLong(count.group(1));
+        }
+        assertThat(batches[0]).as("Parquet: batches of up to %d rows", BatchSizing.MAX_ROWS)
+                .isBetween(40_000L / BatchSizing.MAX_ROWS, 2 * 40_000L / BatchSizing.MAX_ROWS);
+        assertThat(batches[1]).as("CSV: the operator's default")
+                .isGreaterThanOrEqualTo(40_000L / JoinConfig.DEFAULT.outputBatchRows());
     }
 
     /** The raw JSON text of top-level field {@code name} (the stats file has one field per line). */

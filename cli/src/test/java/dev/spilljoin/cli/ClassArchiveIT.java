@@ -1,0 +1,202 @@
+package dev.spilljoin.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The class archive {@code bin/spilljoin} starts the JVM from (the launcher's "Class archive"), against the jar and
+ * archive {@code mvn package} just wrote (Failsafe, after {@code package}): the packaged archive is used (the
+ * command's own classes come from it) and changes no output byte; a launcher whose archive is missing, was written for
+ * another jar or before the jar changed (stale) or is not an archive at all runs without it, with the same output and nothing on stderr;
+ * {@code SPILLJOIN_CLASS_ARCHIVE=write} leaves an archive the next run uses, and none (and no temporary) when the
+ * command fails. The unusable cases run a copy of the launcher and the jar in a temporary directory, so the packaged
+ * archive is never touched.
+ */
+class ClassArchiveIT {
+    private static final Path LAUNCHER = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
+    private static final String SHARED = "source: shared objects file (top)";
+
+    /** What a copied launcher finds next to its jar. */
+    enum Unusable { MISSING, WRITTEN_FOR_ANOTHER_JAR, WRITTEN_BEFORE_THE_JAR_CHANGED, NOT_AN_ARCHIVE }
+
+    @TempDir
+    Path dir;
+    private Path packagedJar;
+    private Path left;
+    private Path right;
+
+    @BeforeEach
+    void inputs() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of("target"))) {
+            packagedJar = files.filter(p -> p.getFileName().toString().matches("spilljoin-cli-.*\\.jar"))
+                    .filter(p -> !p.getFileName().toString().matches(".*-(sources|tests|javadoc)\\.jar"))
+                    .findFirst().orElseThrow().toAbsolutePath();
+        }
+        StringBuilder l = new StringBuilder("k,p\n");
+        StringBuilder r = new StringBuilder("k,q\n");
+        SplittableRandom random = new SplittableRandom(17);
+        for (int i = 0; i < 5000; i++) {
+            l.append(random.nextInt(2000)).append(',').append(i).append('\n');
+            r.append(i % 2500).append(",r").append(i).append('\n');
+        }
+        left = CsvTestFiles.write(dir, "l.csv", l.toString());
+        right = CsvTestFiles.write(dir, "r.csv", r.toString());
+    }
+
+    @Test
+    void thePackagedArchiveIsUsedAndChangesNoOutputByte() throws Exception {
+        Path archive = archiveOf(packagedJar);
+        assertThat(archive).as("mvn package writes it").isRegularFile();
+        Path log = dir.resolve("classes.log");
+
+        Run shared = run(LAUNCHER, Map.of("JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToParquet("shared"));
+        assertThat(shared.exit()).as(shared.err()).isZero();
+        assertThat(mainClassLine(log)).contains(SHARED);
+
+        Run plain = run(LAUNCHER, Map.of("SPILLJOIN_CLASS_ARCHIVE", "off", "JAVA_OPTS",
+                "-Xlog:class+load:file=" + log), joinToParquet("plain"));
+        assertThat(plain.exit()).as(plain.err()).isZero();
+        assertThat(mainClassLine(log)).doesNotContain(SHARED);
+        assertThat(Files.readAllBytes(dir.resolve("shared.parquet")))
+                .isEqualTo(Files.readAllBytes(dir.resolve("plain.parquet")));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Unusable.class)
+    void anUnusableArchiveIsIgnoredSilently(Unusable kind) throws Exception {
+        Path launcher = copiedLauncher();
+        Path jar = copiedJar(launcher);
+        Path archive = archiveOf(jar);
+        switch (kind) {
+            case MISSING -> assertThat(archive).doesNotExist();
+            case WRITTEN_FOR_ANOTHER_JAR -> Files.copy(archiveOf(packagedJar), archive); // the packaged jar's
+            case WRITTEN_BEFORE_THE_JAR_CHANGED -> {
+                assertThat(run(launcher, Map.of("SPILLJOIN_CLASS_ARCHIVE", "write"), "--version").exit()).isZero();
+                Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 2000));
+            }
+            case NOT_AN_ARCHIVE -> Files.write(archive, new byte[64 << 10]);
+        }
+        Path log = dir.resolve("classes.log");
+        Run copied = run(launcher, Map.of("JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
+        Run packaged = run(LAUNCHER, Map.of(), joinToStdout());
+
+        assertThat(copied.exit()).as(copied.err()).isZero();
+        assertThat(copied.err()).isEmpty();
+        assertThat(mainClassLine(log)).doesNotContain(SHARED);
+        assertThat(packaged.exit()).as(packaged.err()).isZero();
+        assertThat(copied.out()).isEqualTo(packaged.out()).contains("left.k,p,right.k,q\n");
+    }
+
+    @Test
+    void writeModeLeavesAnArchiveTheNextRunStartsFrom() throws Exception {
+        Path launcher = copiedLauncher();
+        Path archive = archiveOf(copiedJar(launcher));
+        Run write = run(launcher, Map.of("SPILLJOIN_CLASS_ARCHIVE", "write"), "demo", "--format", "parquet",
+                "--rows", "2000", "--quiet");
+        assertThat(write.exit()).as(write.err()).isZero();
+        assertThat(archive).isRegularFile();
+        assertThat(temporaries(archive)).isEmpty();
+
+        Path log = dir.resolve("classes.log");
+        Run next = run(launcher, Map.of("JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
+        assertThat(next.exit()).as(next.err()).isZero();
+        assertThat(next.err()).isEmpty();
+        assertThat(mainClassLine(log)).contains(SHARED);
+        assertThat(next.out()).isEqualTo(run(LAUNCHER, Map.of(), joinToStdout()).out());
+    }
+
+    @Test
+    void writeModeLeavesNoArchiveWhenTheCommandFails() throws Exception {
+        Path launcher = copiedLauncher();
+        Path archive = archiveOf(copiedJar(launcher));
+        Files.write(archive, new byte[] {1}); // an older one: removed, as it would not match the jar any more
+
+        Run failed = run(launcher, Map.of("SPILLJOIN_CLASS_ARCHIVE", "write"), "join", "--left",
+                dir.resolve("missing.csv").toString(), "--right", right.toString(), "--on", "k");
+        assertThat(failed.exit()).isEqualTo(ExitCodes.INPUT);
+        assertThat(failed.err()).contains("missing.csv").contains("spilljoin: no class archive written (exit code 3)");
+        assertThat(archive).doesNotExist();
+        assertThat(temporaries(archive)).isEmpty();
+    }
+
+    @Test
+    void anUnknownArchiveModeIsAUsageError() throws Exception {
+        Run run = run(LAUNCHER, Map.of("SPILLJOIN_CLASS_ARCHIVE", "yes"), "--version");
+        assertThat(run.exit()).isEqualTo(ExitCodes.USAGE);
+        assertThat(run.err()).isEqualTo("spilljoin: SPILLJOIN_CLASS_ARCHIVE must be use, off or write, not 'yes'\n");
+    }
+
+    private String[] joinToParquet(String name) {
+        return new String[] {"join", "--left", left.toString(), "--right", right.toString(), "--on", "k", "--quiet",
+                "--output", dir.resolve(name + ".parquet").toString()};
+    }
+
+    private String[] joinToStdout() {
+        return new String[] {"join", "--left", left.toString(), "--right", right.toString(), "--on", "k", "--quiet",
+                "--threads", "1"};
+    }
+
+    /** A copy of the launcher in {@code dir/copy/bin}, beside which {@link #copiedJar} puts the jar. */
+    private Path copiedLauncher() throws IOException {
+        Path bin = Files.createDirectories(dir.resolve("copy").resolve("bin"));
+        return Files.copy(LAUNCHER, bin.resolve("spilljoin"), StandardCopyOption.COPY_ATTRIBUTES);
+    }
+
+    private Path copiedJar(Path launcher) throws IOException {
+        Path target = Files.createDirectories(launcher.getParent().resolveSibling("cli").resolve("target"));
+        return Files.copy(packagedJar, target.resolve(packagedJar.getFileName()));
+    }
+
+    private static Path archiveOf(Path jar) {
+        String name = jar.getFileName().toString();
+        return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + ".jsa");
+    }
+
+    private static List<Path> temporaries(Path archive) throws IOException {
+        try (Stream<Path> files = Files.list(archive.getParent())) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".tmp")).toList();
+        }
+    }
+
+    /** The class-loading log's line for the command's main class: where the JVM took it from. */
+    private static String mainClassLine(Path log) throws IOException {
+        try (Stream<String> lines = Files.lines(log)) {
+            return lines.filter(line -> line.contains(" " + Main.class.getName() + " source:")).findFirst()
+                    .orElseThrow();
+        }
+    }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private Run run(Path launcher, Map<String, String> environment, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(launcher.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
+        builder.environment().remove("JAVA_OPTS");
+        builder.environment().remove("SPILLJOIN_CLASS_ARCHIVE");
+        builder.environment().putAll(environment);
+        Path out = dir.resolve("stdout.txt");
+        Path err = dir.resolve("stderr.txt");
+        Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        process.getOutputStream().close();
+        int exit = process.waitFor();
+        return new Run(exit, Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    }
+}
