@@ -115,7 +115,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
                     probeFile == null ? 0 : probeFile.readerBytes(ctx.sizing.readWindowBytes()));
             // the forwarded files' blocks hold a write buffer's rows, or one row too large for it (as in the pair's)
             int maxBlock = Math.max(ctx.sizing.bufferBytes(), probeFile == null ? 0 : probeFile.maxBlockPayload());
-            long laneBuffer = phase.sharesPasses() ? maxBlock : 0;
+            long laneBuffer = phase.sharesPasses() ? SharedProbePass.laneBufferBytes(ctx, maxBlock) : 0;
             long left = memory.headroom() - probeReaderBytes - ProbeRowForwarder.memoryNeeded(ctx, maxBlock)
                     - laneBuffer;
             long limit = ctx.config.pairMemoryLimit() > 0 ? Math.min(left, ctx.config.pairMemoryLimit()) : left;
@@ -252,7 +252,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
     private PairProbeLane helperLane(SharedProbePass chunkPass, MemoryReservation workerMemory,
                                      UnchainedTable chunkTable, boolean last) {
         int maxBlock = chunkPass.maxBlockPayload();
-        long need = maxBlock + (last ? 0 : ProbeRowForwarder.memoryNeeded(ctx, maxBlock));
+        long need = chunkPass.laneBufferBytes() + (last ? 0 : ProbeRowForwarder.memoryNeeded(ctx, maxBlock));
         if (workerMemory.headroom() < need) {
             return null;
         }

@@ -151,7 +151,7 @@ final class InMemoryPairJoin implements OutputTask {
 
     /** The lane of another worker joining the probe pass, in its memory; null when its buffer does not fit there. */
     private PairProbeLane helperLane(SharedProbePass pass, MemoryReservation workerMemory) {
-        if (workerMemory.headroom() < pass.maxBlockPayload()) {
+        if (workerMemory.headroom() < pass.laneBufferBytes()) {
             return null;
         }
         SpilledRowDecoder decoder = new SpilledRowDecoder(streamedFormat, orientation.probeSchema(),
@@ -168,7 +168,7 @@ final class InMemoryPairJoin implements OutputTask {
     /**
      * Memory the pair needs when the rows of {@code reversed ? probe : build} are loaded: their pages (bounded: the
      * rows expanded to in-memory rows), their table (built while the pages are still held), the larger of the two
-     * readers and, when the probe pass is {@code shared}, a lane's buffer for the streamed file's largest block.
+     * readers and, when the probe pass is {@code shared}, a lane's buffer for the streamed file's blocks.
      */
     static long memoryNeeded(JoinContext ctx, SpillPair pair, boolean reversed, boolean shared) {
         SpillFile loaded = reversed ? pair.probe() : pair.build();
@@ -181,7 +181,8 @@ final class InMemoryPairJoin implements OutputTask {
                 format.expandedRowBound(loaded.maxBlockPayload()));
         long readers = Math.max(pair.build() == null ? 0 : pair.build().readerBytes(window),
                 pair.probe() == null ? 0 : pair.probe().readerBytes(window));
-        long laneBuffer = shared && streamed != null ? streamed.maxBlockPayload() : 0;
+        long laneBuffer = shared && streamed != null ? SharedProbePass.laneBufferBytes(ctx, streamed.maxBlockPayload())
+                : 0;
         return pages + UnchainedTable.bytesFor(reversed ? ctx.probeLayout : ctx.buildLayout, rows, expanded) + readers
                 + laneBuffer;
     }

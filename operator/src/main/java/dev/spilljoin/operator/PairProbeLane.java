@@ -75,7 +75,7 @@ final class PairProbeLane implements OutputTask {
         this.tail = tail;
         this.forwarder = forwarder;
         this.helper = helper;
-        this.bufferBytes = pass.shared() ? pass.maxBlockPayload() : 0;
+        this.bufferBytes = pass.laneBufferBytes();
         if (!memory.tryGrow(bufferBytes)) {
             throw new MemoryExhaustedException("hash join: a spilled pair's probe block of "
                     + ByteSize.format(bufferBytes) + " does not fit the " + ByteSize.format(memory.headroom())
@@ -84,17 +84,28 @@ final class PairProbeLane implements OutputTask {
         this.buffer = bufferBytes == 0 ? null : NativeMemory.allocate(memory, bufferBytes);
     }
 
-    /** Takes the block at {@code address} ({@code length} bytes): copied into the lane's buffer when shared. */
-    void receive(long address, int length, boolean shared) {
-        if (shared) {
-            NativeMemory.copy(address, buffer.address(), length);
-            block = buffer.address();
-        } else {
+    /**
+     * Takes the block at {@code address} ({@code length} bytes): read in place when the pass is not shared, else
+     * copied into the lane's buffer, after the blocks already there when {@code append} (consecutive blocks' rows
+     * read as one run of rows).
+     */
+    void receive(long address, int length, boolean append) {
+        if (buffer == null) {
             block = address;
+            blockLength = length;
+        } else {
+            int at = append ? blockLength : 0;
+            NativeMemory.copy(address, buffer.address() + at, length);
+            block = buffer.address();
+            blockLength = at + length;
         }
-        blockLength = length;
         blockOffset = 0;
         blocks++;
+    }
+
+    /** Whether the buffer has room for a block of {@code length} bytes after those it took. */
+    boolean holds(int length) {
+        return bufferBytes - blockLength >= length;
     }
 
     /** Probes blocks into {@code shared} until the pass has none left (true) or the batch is full (false). */

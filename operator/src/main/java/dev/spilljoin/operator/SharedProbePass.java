@@ -16,9 +16,10 @@ import java.util.List;
  * one large pair, such as the heavy keys' pair, is probed on every worker, a block of its probe file at a time.
  *
  * <p>Algorithm: one reader at a time over the files in turn (each deleted once read, as every spill file is), its
- * memory the task's. Shared (the phase has more than one worker), a block is copied out into the taking lane's own
- * buffer under this object's lock, since the reader's window moves on at the next block; else the one lane reads
- * it in place. A lane that finds no block left detaches; the task's own lane then waits until every helper lane
+ * memory the task's. Shared (the phase has more than one worker), blocks are copied out into the taking lane's own
+ * buffer under this object's lock, since the reader's window moves on at the next block: as many consecutive blocks
+ * as the buffer surely holds ({@link #laneBufferBytes}: up to {@value #BLOCKS_PER_TAKE} write buffers' worth), so
+ * that lanes take the lock once per a few blocks, not per block; else the one lane reads each block in place. A lane that finds no block left detaches; the task's own lane then waits until every helper lane
  * detached ({@link #awaitHelpers}) before the task goes on (its finish scan, its next chunk, freeing its table), so
  * no helper reads a table that is gone, and the barrier makes every helper's MATCHED marks visible to the scan.
  *
@@ -26,6 +27,9 @@ import java.util.List;
  * memory is its own worker's (its buffer, decoder, forwarded file), the table's and the reader's are the task's.
  */
 final class SharedProbePass {
+    /** Write buffers' worth of blocks a lane's buffer holds: the blocks one take of the lock hands out, at most. */
+    static final int BLOCKS_PER_TAKE = 4;
+
     /** Makes the lane of a worker that joins the pass, in that worker's memory; null when it does not fit there. */
     interface LaneFactory {
         PairProbeLane newLane(SharedProbePass pass, MemoryReservation memory) throws IOException;
@@ -71,9 +75,22 @@ final class SharedProbePass {
         return shared;
     }
 
-    /** The largest block a lane may be handed (its buffer's size when shared). */
+    /** The largest block of the pass's files. */
     int maxBlockPayload() {
         return maxBlockPayload;
+    }
+
+    /** The buffer of a lane of this pass: none unless shared. */
+    long laneBufferBytes() {
+        return shared && maxBlockPayload > 0 ? laneBufferBytes(ctx, maxBlockPayload) : 0;
+    }
+
+    /**
+     * The buffer of a lane of a shared pass whose blocks are of up to {@code maxBlock} bytes: the larger of one such
+     * block and {@value #BLOCKS_PER_TAKE} write buffers.
+     */
+    static long laneBufferBytes(JoinContext ctx, int maxBlock) {
+        return Math.max(maxBlock, (long) BLOCKS_PER_TAKE * ctx.sizing.bufferBytes());
     }
 
     /** Whether a worker may join now: shared, and blocks are left. */
@@ -97,9 +114,11 @@ final class SharedProbePass {
     }
 
     /**
-     * Hands the next block to {@code lane} ({@link PairProbeLane#receive}); false when every block was handed out.
+     * Hands the next blocks to {@code lane} ({@link PairProbeLane#receive}): one when not shared, else blocks while
+     * the lane's buffer has room for one more of the largest; false when every block was handed out.
      */
     synchronized boolean next(PairProbeLane lane) throws IOException {
+        boolean taken = false;
         while (!drained) {
             if (reader == null) {
                 SpillFile file = files.poll();
@@ -110,13 +129,17 @@ final class SharedProbePass {
                 reader = file.openReader(memory, ctx.sizing.readWindowBytes());
             }
             if (reader.nextBlock()) {
-                lane.receive(reader.blockAddress(), reader.blockLength(), shared);
-                return true;
+                lane.receive(reader.blockAddress(), reader.blockLength(), shared && taken);
+                taken = true;
+                if (!shared || !lane.holds(maxBlockPayload)) {
+                    return true;
+                }
+            } else {
+                reader.close();
+                reader = null;
             }
-            reader.close();
-            reader = null;
         }
-        return false;
+        return taken;
     }
 
     /**

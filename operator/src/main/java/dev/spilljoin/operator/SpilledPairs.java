@@ -101,7 +101,7 @@ final class SpilledPairs implements JoinPhase {
                 largest = file == null ? largest : Math.max(largest, file.maxBlockPayload());
             }
         }
-        return largest + ProbeRowForwarder.memoryNeeded(ctx, largest);
+        return SharedProbePass.laneBufferBytes(ctx, largest) + ProbeRowForwarder.memoryNeeded(ctx, largest);
     }
 
     /**
