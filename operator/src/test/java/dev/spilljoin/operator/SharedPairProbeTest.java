@@ -105,18 +105,7 @@ class SharedPairProbeTest {
             config.pairMemoryLimit(1).maxRecursionDepth(1);
         }
         long budget = 8 * MB;
-        CountDownLatch helperTookABlock = new CountDownLatch(1);
-        AtomicBoolean firstOwnBlock = new AtomicBoolean(true);
-        Function<JoinSpec, HashJoin> create = spec -> HashJoin.create(spec, new JoinFaults() {
-            @Override
-            public void pairProbeBlockTaken(boolean helperLane) {
-                if (helperLane) {
-                    helperTookABlock.countDown();
-                } else if (firstOwnBlock.getAndSet(false)) {
-                    awaitQuietly(helperTookABlock);
-                }
-            }
-        });
+        Function<JoinSpec, HashJoin> create = holdingTheFirstOwnLaneUntilAHelperJoins();
         try (MemoryReservation root = MemoryReservation.root("shared pair", budget)) {
             JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
                     .reservation(root).config(config.build()).build();
@@ -160,18 +149,7 @@ class SharedPairProbeTest {
                 .build();
         long budget = HashJoin.minimumBudget(config, 2);
         for (int attempt = 0; attempt < 30; attempt++, budget += budget / 4) {
-            CountDownLatch helperTookABlock = new CountDownLatch(1);
-            AtomicBoolean firstOwnBlock = new AtomicBoolean(true);
-            Function<JoinSpec, HashJoin> create = spec -> HashJoin.create(spec, new JoinFaults() {
-                @Override
-                public void pairProbeBlockTaken(boolean helperLane) {
-                    if (helperLane) {
-                        helperTookABlock.countDown();
-                    } else if (firstOwnBlock.getAndSet(false)) {
-                        awaitQuietly(helperTookABlock);
-                    }
-                }
-            });
+            Function<JoinSpec, HashJoin> create = holdingTheFirstOwnLaneUntilAHelperJoins();
             JoinStats stats;
             try (MemoryReservation root = MemoryReservation.root("smallest budget", budget)) {
                 JoinSpec spec = JoinSpec.builder(SCHEMA, SCHEMA).on(0, 0).projection(projection).reservation(root)
@@ -229,6 +207,25 @@ class SharedPairProbeTest {
             assertThat(root.reserved()).as("bytes reserved after the failure").isZero();
         }
         assertNothingLeft("after a helper lane failed");
+    }
+
+    /**
+     * Joins whose first pair task's own lane, after its first block, waits until a helper lane took a block (10 s at
+     * most; a wait in vain is counted in {@link #timedOutWaits}), so that sharing happens whatever the timing.
+     */
+    private Function<JoinSpec, HashJoin> holdingTheFirstOwnLaneUntilAHelperJoins() {
+        CountDownLatch helperTookABlock = new CountDownLatch(1);
+        AtomicBoolean firstOwnBlock = new AtomicBoolean(true);
+        return spec -> HashJoin.create(spec, new JoinFaults() {
+            @Override
+            public void pairProbeBlockTaken(boolean helperLane) {
+                if (helperLane) {
+                    helperTookABlock.countDown();
+                } else if (firstOwnBlock.getAndSet(false)) {
+                    awaitQuietly(helperTookABlock);
+                }
+            }
+        });
     }
 
     /** Waits for {@code latch}; counts a wait that timed out in {@link #timedOutWaits}. */
