@@ -14,14 +14,14 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * One worker's share of a spilled pair's probe pass ({@link SharedProbePass}): takes the pass's blocks one at a
- * time, decodes each into batches ({@link SpilledRowDecoder}), probes them against the task's table with a probe of
+ * One worker's share of a spilled pair's probe pass ({@link SharedProbePass}): takes the pass's blocks a few at a
+ * time, decodes them into batches ({@link SpilledRowDecoder}), probes them against the task's table with a probe of
  * its own ({@link TableProbe}: the table is only read, and MATCHED marks are safe beside other lanes), and on the
  * nested-loop path forwards the probed rows to a file of its own for the next chunk ({@link ProbeRowForwarder}).
  * Resumable at every result batch.
  *
- * <p>Owns its decoder, its probe, its forwarder and, when the pass is shared, a buffer as large as the pass's largest
- * block (reserved in its memory) that each block is copied into; the table and the pass are the task's. A helper's
+ * <p>Owns its decoder, its probe, its forwarder and, when the pass is shared, a buffer
+ * ({@link SharedProbePass#laneBufferBytes()}, reserved in its memory) that the blocks it takes are copied into; the table and the pass are the task's. A helper's
  * lane (another worker's) detaches from the pass when it finds no block left or is closed, handing over its
  * forwarded file and its count of blocks.
  */

@@ -64,21 +64,22 @@ final class PairWorker implements OutputTask {
         while (true) {
             if (current == null) {
                 SpilledPairs.Work work = phase.take(mayWait, helpsOnly, refused);
-                if (work == SpilledPairs.Work.NONE) {
-                    return true;
-                }
-                if (work == SpilledPairs.Work.IDLE) {
-                    return false;
-                }
-                if (work.pass() != null) {
-                    current = work.pass().attach(memory);
-                    joining = false;
-                    if (current == null) {
-                        refused.add(work.pass());
+                switch (work.kind()) {
+                    case NONE -> {
+                        return true;
                     }
-                    continue;
+                    case IDLE -> {
+                        return false;
+                    }
+                    case HELP -> {
+                        current = work.pass().attach(memory);
+                        joining = false;
+                        if (current == null) {
+                            refused.add(work.pass());
+                        }
+                    }
+                    case PAIR -> plan(work.pair());
                 }
-                plan(work.pair());
                 continue;
             }
             if (!current.fill(out)) {

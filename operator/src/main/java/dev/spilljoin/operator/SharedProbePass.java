@@ -19,8 +19,8 @@ import java.util.List;
  * memory the task's. Shared (the phase has more than one worker), blocks are copied out into the taking lane's own
  * buffer under this object's lock, since the reader's window moves on at the next block: as many consecutive blocks
  * as the buffer surely holds ({@link #laneBufferBytes}: up to {@value #BLOCKS_PER_TAKE} write buffers' worth), so
- * that lanes take the lock once per a few blocks, not per block; else the one lane reads each block in place. A lane that finds no block left detaches; the task's own lane then waits until every helper lane
- * detached ({@link #awaitHelpers}) before the task goes on (its finish scan, its next chunk, freeing its table), so
+ * that lanes take the lock once per a few blocks, not per block; else the one lane reads each block in place. A lane
+ * that finds no block left detaches; the task's own lane then waits until every helper lane detached ({@link #awaitHelpers}) before the task goes on (its finish scan, its next chunk, freeing its table), so
  * no helper reads a table that is gone, and the barrier makes every helper's MATCHED marks visible to the scan.
  *
  * <p>Invariants: a block goes to exactly one lane; helpers attach only while blocks are left; a helper lane's
@@ -70,11 +70,6 @@ final class SharedProbePass {
         this.drained = this.files.isEmpty();
     }
 
-    /** Whether blocks are copied out to each lane's own buffer (more than one lane may read). */
-    boolean shared() {
-        return shared;
-    }
-
     /** The largest block of the pass's files. */
     int maxBlockPayload() {
         return maxBlockPayload;
@@ -90,7 +85,12 @@ final class SharedProbePass {
      * block and {@value #BLOCKS_PER_TAKE} write buffers.
      */
     static long laneBufferBytes(JoinContext ctx, int maxBlock) {
-        return Math.max(maxBlock, (long) BLOCKS_PER_TAKE * ctx.sizing.bufferBytes());
+        return laneBufferBytes(ctx.sizing.bufferBytes(), maxBlock);
+    }
+
+    /** As {@link #laneBufferBytes(JoinContext, int)} with write buffers of {@code writeBuffer} bytes. */
+    static long laneBufferBytes(int writeBuffer, int maxBlock) {
+        return Math.max(maxBlock, (long) BLOCKS_PER_TAKE * writeBuffer);
     }
 
     /** Whether a worker may join now: shared, and blocks are left. */

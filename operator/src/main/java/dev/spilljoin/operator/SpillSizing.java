@@ -260,7 +260,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      * which it plans a split with.
      */
     long pairWorkerMinimum(JoinConfig config) {
-        long laneBuffer = config.threads() > 1 ? (long) SharedProbePass.BLOCKS_PER_TAKE * bufferBytes : 0;
+        long laneBuffer = config.threads() > 1 ? SharedProbePass.laneBufferBytes(bufferBytes, bufferBytes) : 0;
         return Math.max(planner(config, bufferBytes, windowBytes, minRowBytes).minimumBudget(),
                 pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize) + laneBuffer);
     }

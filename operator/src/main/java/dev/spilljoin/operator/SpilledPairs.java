@@ -135,11 +135,20 @@ final class SpilledPairs implements JoinPhase {
     }
 
     /** What {@link #take} gives a worker: a pair to plan, a probe pass to help with, or no work (now or for good). */
-    record Work(SpillPair pair, SharedProbePass pass, boolean idle) {
-        /** No pair is left and no task runs: the worker stops. */
-        static final Work NONE = new Work(null, null, false);
-        /** Nothing to do now, but a running task may still offer a probe pass or push children. */
-        static final Work IDLE = new Work(null, null, true);
+    record Work(Kind kind, SpillPair pair, SharedProbePass pass) {
+        enum Kind {
+            /** Plan {@link #pair}. */
+            PAIR,
+            /** Join {@link #pass} with a lane. */
+            HELP,
+            /** Nothing to do now, but a running task may still offer a probe pass or push children. */
+            IDLE,
+            /** No pair is left and no task runs: the worker stops. */
+            NONE
+        }
+
+        static final Work IDLE = new Work(Kind.IDLE, null, null);
+        static final Work NONE = new Work(Kind.NONE, null, null);
     }
 
     /**
@@ -154,11 +163,11 @@ final class SpilledPairs implements JoinPhase {
             SpillPair pair = helpsOnly ? null : pending.poll();
             if (pair != null) {
                 planning++;
-                return new Work(pair, null, false);
+                return new Work(Work.Kind.PAIR, pair, null);
             }
             SharedProbePass pass = passWantingHelpers(refused);
             if (pass != null) {
-                return new Work(null, pass, false);
+                return new Work(Work.Kind.HELP, null, pass);
             }
             if (planning == 0 && running == 0 && pending.isEmpty()) {
                 return Work.NONE;
