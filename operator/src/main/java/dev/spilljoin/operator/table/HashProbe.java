@@ -61,6 +61,10 @@ public final class HashProbe implements TableProbe {
     private long[] candidates = new long[0];
     private long[] slotEnds = new long[0];
     private int[] active = new int[0];
+    /** The rows still searching their slots ({@link #searchRounds}). */
+    private int[] searching = new int[0];
+    /** The stored keys of the searching rows' candidates, loaded in a loop of their own ({@link #searchRounds}). */
+    private long[] loadedKeys = new long[0];
     private boolean[] matched = new boolean[0];
     /** Each probe row's bytes as {@link #sizedFor} counts them ({@link OutputWriter#probeRowBytes}). */
     private int[] rowBytes = new int[0];
@@ -173,17 +177,59 @@ public final class HashProbe implements TableProbe {
             collectorBytes = candidatePairs.collector().probeRowBytes(probe, collectorBytes);
         }
         boolean keysDecide = candidatePairs == null;
-        int m = table.loadSlots(hashes, n, skip, candidates, slotEnds, active);
-        int count = 0;
-        for (int j = 0; j < m; j++) {
-            int i = active[j];
-            long first = findMatch(i, candidates[i], slotEnds[i]);
-            candidates[i] = first;
-            matched[i] = keysDecide && first != 0;
-            active[count] = i;
-            count += first != 0 ? 1 : 0;
+        int m = table.loadSlots(hashes, n, skip, candidates, slotEnds, searching);
+        int count;
+        if (keyWidth != 0) {
+            count = searchRounds(searching, m, active);
+        } else {
+            count = 0;
+            for (int j = 0; j < m; j++) {
+                int i = searching[j];
+                long first = findMatch(i, candidates[i], slotEnds[i]);
+                candidates[i] = first;
+                active[count] = i;
+                count += first != 0 ? 1 : 0;
+            }
+        }
+        for (int j = 0; j < count; j++) {
+            matched[active[j]] = keysDecide;
         }
         activeCount = count;
+    }
+
+    /**
+     * Finds, for each probe row {@code i} in {@code list[0..count)} (whose slot range {@code [candidates[i],
+     * slotEnds[i])} is not empty), the first row of that range whose single fixed-width key equals the row's; the
+     * rows that have one go to {@code found} (returns how many), their candidate set to it. Rounds instead of a scan
+     * per row: each round compares every listed row's candidate once and keeps the rows whose range goes on, with no
+     * branch on a loaded key, so that the candidates' loads overlap and no mispredicted branch discards them.
+     * {@code list} is overwritten; it and {@code found} must differ.
+     */
+    private int searchRounds(int[] list, int count, int[] found) {
+        final long[] cand = candidates;
+        final long[] ends = slotEnds;
+        final long[] key = keys;
+        final long[] loaded = loadedKeys;
+        int hits = 0;
+        while (count > 0) {
+            for (int j = 0; j < count; j++) {
+                loaded[j] = storedKey(cand[list[j]]);
+            }
+            int next = 0;
+            for (int j = 0; j < count; j++) {
+                int i = list[j];
+                long row = cand[i];
+                boolean equal = loaded[j] == key[i];
+                long after = row + step(row);
+                found[hits] = i;
+                hits += equal ? 1 : 0;
+                cand[i] = equal ? row : after;
+                list[next] = i;
+                next += (equal ? 0 : 1) & (after < ends[i] ? 1 : 0);
+            }
+            count = next;
+        }
+        return hits;
     }
 
     /** Whether row {@code row} of the last batch matched (valid once {@link #fill} returned true). */
@@ -198,6 +244,8 @@ public final class HashProbe implements TableProbe {
             slotEnds = new long[rows];
             keys = new long[rows];
             active = new int[rows];
+            searching = new int[rows];
+            loadedKeys = new long[rows];
             matched = new boolean[rows];
             ownNullKeys = new long[(rows + 63) >>> 6];
             skip = new long[(rows + 63) >>> 6];
@@ -249,6 +297,9 @@ public final class HashProbe implements TableProbe {
      * the probe rows' byte counts {@code bytes}, setting build rows' MATCHED flags if {@code marks}.
      */
     private boolean emitPairs(OutputWriter out, int[] bytes, boolean marks) {
+        if (keyWidth != 0) {
+            return emitPairsByRounds(out, bytes, marks);
+        }
         final long[] cand = candidates;
         final long[] ends = slotEnds;
         final int[] act = active;
@@ -268,6 +319,40 @@ public final class HashProbe implements TableProbe {
                 }
                 row = findMatch(i, row + step(row), end);
             }
+        }
+        return true;
+    }
+
+    /**
+     * {@link #emitPairs} for a single fixed-width key: appends the active rows' current matches, then moves every
+     * active row past its match and finds its next equal row by {@link #searchRounds}, until no row has one.
+     */
+    private boolean emitPairsByRounds(OutputWriter out, int[] bytes, boolean marks) {
+        final long[] cand = candidates;
+        final long[] ends = slotEnds;
+        final int[] act = active;
+        while (activeCount > 0) {
+            for (; readPos < activeCount; readPos++) {
+                if (out.room() == 0) {
+                    return false;
+                }
+                int i = act[readPos];
+                long row = cand[i];
+                out.append(i, bytes[i], row);
+                if (marks) {
+                    rows.setMatched(row);
+                }
+            }
+            int count = 0;
+            for (int j = 0; j < activeCount; j++) {
+                int i = act[j];
+                long after = cand[i] + step(cand[i]);
+                cand[i] = after;
+                searching[count] = i;
+                count += after < ends[i] ? 1 : 0;
+            }
+            activeCount = searchRounds(searching, count, act);
+            readPos = 0;
         }
         return true;
     }

@@ -439,15 +439,21 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
                 begin[active[j]] = dir;
             }
         }
+        for (int j = 0; j < m; j++) {
+            int i = active[j];
+            end[i] = begin[i] + ((long) HashFunctions.bucketOf(hashes[i], bits) << 3);
+        }
+        for (int j = 0; j < m; j++) {
+            int i = active[j];
+            begin[i] = NativeMemory.getLong(end[i]);
+        }
         int k = 0;
         for (int j = 0; j < m; j++) {
             int i = active[j];
-            long hash = hashes[i];
-            long at = begin[i] + ((long) HashFunctions.bucketOf(hash, bits) << 3);
-            long entry = NativeMemory.getLong(at);
-            long tag = HashFunctions.tagOf(hash);
+            long entry = begin[i];
+            long tag = HashFunctions.tagOf(hashes[i]);
             begin[i] = entry & ADDRESS_MASK;
-            end[i] = NativeMemory.getLong(at + 8) & ADDRESS_MASK;
+            end[i] = NativeMemory.getLong(end[i] + 8) & ADDRESS_MASK;
             active[k] = i;
             k += (entry & tag) == tag ? 1 : 0;
         }
