@@ -201,8 +201,9 @@ public final class HashProbe implements TableProbe {
      * Finds, for each probe row {@code i} in {@code list[0..count)} (whose slot range {@code [candidates[i],
      * slotEnds[i])} is not empty), the first row of that range whose single fixed-width key equals the row's; the
      * rows that have one go to {@code found} (returns how many), their candidate set to it. Rounds instead of a scan
-     * per row: each round compares every listed row's candidate once and keeps the rows whose range goes on, with no
-     * branch on a loaded key, so that the candidates' loads overlap and no mispredicted branch discards them.
+     * per row: each round loads every listed row's candidate key in a loop of its own (the loads overlap), then
+     * compares and keeps the rows whose range goes on with masks instead of branches (a match is a coin flip, which
+     * a branch would mispredict). Addresses stay below 2^48, so {@code (a - b) >>> 63} is {@code a < b}.
      * {@code list} is overwritten; it and {@code found} must differ.
      */
     private int searchRounds(int[] list, int count, int[] found) {
@@ -219,13 +220,14 @@ public final class HashProbe implements TableProbe {
             for (int j = 0; j < count; j++) {
                 int i = list[j];
                 long row = cand[i];
-                boolean equal = loaded[j] == key[i];
-                long after = row + step(row);
+                long differs = loaded[j] ^ key[i];
+                long unequal = (differs | -differs) >> 63;
+                int step = step(row);
                 found[hits] = i;
-                hits += equal ? 1 : 0;
-                cand[i] = equal ? row : after;
+                hits += 1 + (int) unequal;
+                cand[i] = row + (step & unequal);
                 list[next] = i;
-                next += (equal ? 0 : 1) & (after < ends[i] ? 1 : 0);
+                next += (int) (-unequal & ((row + step - ends[i]) >>> 63));
             }
             count = next;
         }
@@ -349,7 +351,7 @@ public final class HashProbe implements TableProbe {
                 long after = cand[i] + step(cand[i]);
                 cand[i] = after;
                 searching[count] = i;
-                count += after < ends[i] ? 1 : 0;
+                count += (int) ((after - ends[i]) >>> 63);
             }
             activeCount = searchRounds(searching, count, act);
             readPos = 0;
