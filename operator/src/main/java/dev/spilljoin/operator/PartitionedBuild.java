@@ -577,6 +577,12 @@ final class PartitionedBuild implements JoinPhase {
         if (heavyKeyCount > 0) {
             spilledCount++;
         }
+        if (keyFilter != null && direct != null && spilledCount == 0) {
+            // Every probe row meets the direct-index table, whose occupancy bitmap is an exact filter that costs
+            // one load, as the key filter does: asking both would pay twice for each miss.
+            keyFilter.close();
+            keyFilter = null;
+        }
         ReservedSpillWriter probeWriter = spill.handOver("probe-L0", fanout + 1, spilledCount, ctx.probeFormat);
         spill.close();
         BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,

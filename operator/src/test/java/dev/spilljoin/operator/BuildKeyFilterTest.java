@@ -36,38 +36,79 @@ class BuildKeyFilterTest {
 
     @Test
     void rowsTheFilterRulesOutStillJoinCorrectlyForEveryJoinTypeWithBigintKeys() {
-        everyJoinTypeMatchesTheOracle(LEFT, RIGHT, true);
+        everyJoinTypeMatchesTheOracle(LEFT, RIGHT, true, 1);
     }
 
     @Test
     void rowsTheFilterRulesOutStillJoinCorrectlyForEveryJoinTypeWithIntegerKeys() {
-        everyJoinTypeMatchesTheOracle(LEFT_INT, RIGHT_INT, true);
+        everyJoinTypeMatchesTheOracle(LEFT_INT, RIGHT_INT, true, 1);
     }
 
-    /** Nothing spills: the filter's sure misses skip the table lookup of the in-memory probe. */
+    /**
+     * Nothing spills: the filter's sure misses skip the hash table's lookup in the in-memory probe (keys 100× as
+     * sparse, beyond the direct-index table's reach).
+     */
     @Test
-    void rowsTheFilterRulesOutSkipTheTableInMemoryForEveryJoinType() {
-        everyJoinTypeMatchesTheOracle(LEFT, RIGHT, false);
+    void rowsTheFilterRulesOutSkipTheHashTableInMemoryForEveryJoinType() {
+        everyJoinTypeMatchesTheOracle(LEFT, RIGHT, false, 100);
+    }
+
+    /**
+     * Nothing spills and the table is a direct-index table: its occupancy bitmap is an exact filter, so the probe
+     * does not ask the key filter as well.
+     */
+    @Test
+    void aDirectIndexTableInMemoryIsNotFilteredTwice() {
+        List<Object[]> left = new ArrayList<>();
+        for (long i = 0; i < 3_000; i++) {
+            left.add(new Object[] {10 * i, i});
+        }
+        List<Object[]> right = new ArrayList<>();
+        for (long k = -5_000; k < 40_000; k++) {
+            right.add(new Object[] {k, k});
+        }
+        for (JoinType type : List.of(JoinType.INNER, JoinType.LEFT_ANTI, JoinType.FULL_OUTER)) {
+            Side only = type.returnedSideOnly();
+            List<ColumnRef> projection = only != null ? List.of(new ColumnRef(only, 1))
+                    : List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1));
+            JoinConfig config = JoinConfig.builder().buildSide(Side.LEFT).spillDirectory(spillRoot.path()).build();
+            JoinRunner.Result result;
+            try (MemoryReservation root = MemoryReservation.root("filter-direct", 4 * MB)) {
+                JoinSpec spec = JoinSpec.builder(LEFT, RIGHT).on(0, 0).joinType(type).projection(projection)
+                        .reservation(root).config(config).build();
+                result = JoinRunner.run(spec, Rows.toBatches(LEFT, left, 1000), Rows.toBatches(RIGHT, right, 1000),
+                        JoinRunner.Mode.ITERATOR, root);
+            }
+            JoinStats stats = result.stats();
+            String what = type + " " + stats.toJson();
+            assertThat(Rows.multiset(result.rows())).as(what)
+                    .isEqualTo(Rows.multiset(NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type,
+                            projection)));
+            assertThat(stats.tableKind()).as(what).isEqualTo("direct");
+            assertThat(stats.partitions()).as(what).isZero();
+            assertThat(stats.probeRowsFilterChecked()).as(what).isZero();
+        }
     }
 
     /**
      * Left: 3,000 keys 10·i plus NULL keys; right: 20,000 keys uniform in [−5,000, 40,000) (below, inside and above
-     * the left's range; ~7% equal a left key) plus NULL keys. Every join type, both build sides, against the oracle;
-     * every partition spilled, or ({@code spill} false) none.
+     * the left's range; ~7% equal a left key) plus NULL keys, every key times {@code scale}. Every join type, both
+     * build sides, against the oracle; every partition spilled, or ({@code spill} false) none, in which case the
+     * table must be a hash table (asked of a {@code scale} that spreads the keys too far for a direct-index table).
      */
-    private void everyJoinTypeMatchesTheOracle(Schema leftSchema, Schema rightSchema, boolean spill) {
+    private void everyJoinTypeMatchesTheOracle(Schema leftSchema, Schema rightSchema, boolean spill, int scale) {
         boolean ints = leftSchema.type(0) == ColumnType.INTEGER;
         long seed = Long.getLong("seed", System.nanoTime());
         System.out.println("BuildKeyFilterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
         SplittableRandom random = new SplittableRandom(seed);
         List<Object[]> left = new ArrayList<>();
         for (long i = 0; i < 3_000; i++) {
-            Object key = i % 100 == 7 ? null : ints ? (Object) (int) (10 * i) : (Object) (10 * i);
+            Object key = i % 100 == 7 ? null : ints ? (Object) (int) (10 * scale * i) : (Object) (10L * scale * i);
             left.add(new Object[] {key, random.nextLong(1 << 20)});
         }
         List<Object[]> right = new ArrayList<>();
         for (int i = 0; i < 20_000; i++) {
-            int k = random.nextInt(-5_000, 40_000);
+            int k = scale * random.nextInt(-5_000, 40_000);
             right.add(new Object[] {i % 500 == 3 ? null : ints ? (Object) k : (Object) (long) k, random.nextLong(1 << 20)});
         }
         for (JoinType type : JoinType.values()) {
@@ -91,6 +132,9 @@ class BuildKeyFilterTest {
                 assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
                 assertThat(stats.keyFilterNote()).as(what).isEqualTo("on");
                 assertThat(stats.partitions()).as(what).isEqualTo(spill ? stats.fanout() : 0);
+                if (!spill) {
+                    assertThat(stats.tableKind()).as(what).isEqualTo("hash");
+                }
                 assertThat(stats.probeRowsExcludedByBloom()).as(what).isPositive();
                 long probeRows = stats.rows(build.other());
                 assertThat(stats.probeRowsFilterChecked()).as(what).isLessThanOrEqualTo(probeRows);
@@ -98,7 +142,7 @@ class BuildKeyFilterTest {
                     // The left keys all lie inside the right's range: only the Bloom filter can rule them out.
                     assertThat(stats.probeRowsExcludedByRange()).as(what).isZero();
                 } else {
-                    // Right keys outside [0, 29,990] are 5,000 + 10,009 of 45,000 values: about a third of the rows.
+                    // Right keys outside [0, 29,990]·scale are 5,000 + 10,009 of 45,000 values: about a third of the rows.
                     assertThat(stats.probeRowsExcludedByRange()).as(what).isBetween(probeRows / 4, probeRows / 2);
                     assertThat(stats.probeRowsExcludedByRange() + stats.probeRowsExcludedByBloom()).as(what)
                             .isGreaterThan(probeRows * 8 / 10);
