@@ -147,7 +147,7 @@ final class PartitionedBuild implements JoinPhase {
             throw e;
         }
         this.workers = new BuildWorker[workerCount];
-        int pageSize = Math.max(64, (ctx.sizing.pageSize() / workerCount) & ~7);
+        int pageSize = ctx.sizing.workerPageBytes(workerCount);
         for (int w = 0; w < workerCount; w++) {
             workers[w] = new BuildWorker(this, ctx, fanout + 1, pageSize,
                     sketches == null ? null : sketches.buildPart(w));

@@ -8,6 +8,7 @@ import dev.spilljoin.estimator.PlannerConfig;
 import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
+import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.PartitionWriter;
 
 /**
@@ -40,7 +41,8 @@ import dev.spilljoin.spill.PartitionWriter;
  * read window  = max(window, min(1 MiB, 2^⌊log2(B'/8)⌋)), halved while the minimum exceeds B: readers of sealed
  *                files map larger windows (the pair phase has the budget B' to itself, the sketches' bytes included;
  *                every mapping has a fixed cost, see docs/PERFORMANCE.md)
- * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget)
+ * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget),
+ *                from 2 MiB up the nearest whole number of 2 MiB huge pages (at most the configured page's)
  * minimum(B)   = max(planner: 8·w (a fanout of 2 and two extra buffers in half the budget),
  *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w,
  *                    pair: 2·(read window + buffer) + w + pair page (max(row page, 4 · buffer))
@@ -56,6 +58,7 @@ import dev.spilljoin.spill.PartitionWriter;
 record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expectedBuild, int minRowBytes,
                    int bufferBytes, int windowBytes, int readWindowBytes, int pageSize, long minimumBudget) {
     private static final int MIN_BUFFER = 4096;
+    private static final int HUGE_PAGE = (int) NativeMemory.HUGE_PAGE;
     private static final int MAX_BUFFER = 64 * 1024;
     private static final int MIN_WINDOW = 4096;
     private static final int MAX_WINDOW = 1 << 20;
@@ -110,7 +113,7 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
                 continue;
             }
             int planned = plan.fanout();
-            int page = (int) Math.min(config.pageSize(), Math.max(64, (budget / (PAGE_BUDGET_DIVISOR * planned)) & ~7L));
+            int page = rowPageBytes(config.pageSize(), budget / (PAGE_BUDGET_DIVISOR * planned));
             int readWindow = (int) Math.max(window,
                     clamp(Long.highestOneBit(pairBudget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
             while (readWindow > window
@@ -120,6 +123,30 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
             return new SpillSizing(plan, budget, expected, minRowBytes, buffer, window, readWindow, page,
                     minimum(planner, planned, buffer, window, readWindow, page));
         }
+    }
+
+    /**
+     * The row page for a configured page of {@code configured} bytes and a budget's page bound of {@code bound}:
+     * the smaller, and from 2 MiB up the nearest whole number of 2 MiB huge pages (at least one, at most as many as
+     * the configured page holds). Whole huge pages are backed by transparent huge pages, one fault per 2 MiB: a 4 KiB
+     * page's first touch costs about 11 µs on this VM (17 MiB of row pages: 44–51 ms), a huge page's about 0.5 ms.
+     */
+    static int rowPageBytes(int configured, long bound) {
+        int page = (int) Math.min(configured, Math.max(64, bound & ~7L));
+        if (page < HUGE_PAGE) {
+            return page;
+        }
+        long nearest = Math.max(1, (page + HUGE_PAGE / 2 - 1) / HUGE_PAGE);
+        return (int) (Math.min(nearest, configured / HUGE_PAGE) * HUGE_PAGE);
+    }
+
+    /**
+     * The row page of each of {@code workers} build workers: the row page shared out, in whole huge pages when the
+     * share still holds one (so that a worker's pages are backed by huge pages as the row page is).
+     */
+    int workerPageBytes(int workers) {
+        int share = pageSize / workers;
+        return share >= HUGE_PAGE ? share / HUGE_PAGE * HUGE_PAGE : Math.max(64, share & ~7);
     }
 
     /**

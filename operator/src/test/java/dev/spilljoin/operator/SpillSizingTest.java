@@ -19,6 +19,31 @@ class SpillSizingTest {
     /** A (BIGINT key, BIGINT payload) row: a byte of flags and null bits, 16 value bytes. */
     private static final int ROW = 17;
 
+    /**
+     * Row pages from 2 MiB up are whole huge pages (the nearest number, ties down, within the configured page), and a
+     * build worker's share of one stays whole huge pages while it holds one; below 2 MiB they are as computed.
+     */
+    @Test
+    void rowPagesFromTwoMibUpAreWholeHugePages() {
+        int configured = 4 << 20;
+        assertThat(SpillSizing.rowPageBytes(configured, 1_000_000)).isEqualTo(1_000_000);
+        assertThat(SpillSizing.rowPageBytes(configured, 2_000_001)).isEqualTo(2_000_000);
+        assertThat(SpillSizing.rowPageBytes(configured, 2L << 20)).isEqualTo(2 << 20);
+        assertThat(SpillSizing.rowPageBytes(configured, 3L << 20)).as("a tie rounds down").isEqualTo(2 << 20);
+        assertThat(SpillSizing.rowPageBytes(configured, 4_000_000)).isEqualTo(4 << 20);
+        assertThat(SpillSizing.rowPageBytes(configured, 1L << 30)).as("at most the configured page").isEqualTo(4 << 20);
+        assertThat(SpillSizing.rowPageBytes(3 << 20, 1L << 30)).as("whole huge pages within the configured page")
+                .isEqualTo(2 << 20);
+        assertThat(SpillSizing.rowPageBytes(configured, 10)).isEqualTo(64);
+
+        InputStatistics expected = SpillSizing.expectedBuild(null, 1_000_000, 16_000_000, ROW);
+        SpillSizing generous = SpillSizing.choose(JoinConfig.DEFAULT, 512_000_000, 512_000_000, expected, ROW);
+        assertThat(generous.pageSize()).as(generous.toString()).isEqualTo(4 << 20);
+        assertThat(generous.workerPageBytes(1)).isEqualTo(4 << 20);
+        assertThat(generous.workerPageBytes(2)).isEqualTo(2 << 20);
+        assertThat(generous.workerPageBytes(3)).as("less than a huge page each").isEqualTo(((4 << 20) / 3) & ~7);
+    }
+
     @Test
     void everyBudgetFromTheMinimumUpGetsALayoutThatFitsIt() {
         long minimum = SpillSizing.absoluteMinimum(JoinConfig.DEFAULT);
