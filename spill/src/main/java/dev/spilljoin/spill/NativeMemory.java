@@ -27,8 +27,6 @@ public final class NativeMemory {
     private static final int MADV_HUGEPAGE = 14;
     /** The kernel's page: a mapping's size is a whole number of these. */
     public static final long SMALL_PAGE = 4096;
-    /** Allocations of at least this many bytes that are a whole number of {@link #SMALL_PAGE}s are mapped. */
-    public static final long MAPPED_MIN = 64L << 10;
 
     private NativeMemory() {
     }
@@ -89,12 +87,8 @@ public final class NativeMemory {
     }
 
     /**
-     * A fixed-size, zeroed block of off-heap memory at a stable address. Below {@link #MAPPED_MIN} bytes (or below
-     * {@link #HUGE_PAGE} when not a whole number of kernel pages) it is a Chronicle native bytes store (malloc, then
-     * zeroed). From {@link #MAPPED_MIN} up it is an anonymous mapping of fresh zeroed pages: malloc would hand a new
-     * thread (a join's worker) memory from an arena of its own whose freed pages glibc gives back to the kernel, so
-     * that the thread faulted in and zeroed every page again, twice (measured: a build worker's first batch, 17 row
-     * pages of 1 MiB, 80–110 ms on malloc, 2–10 ms mapped). From {@link #HUGE_PAGE} up the mapping is aligned to 2 MiB
+     * A fixed-size, zeroed block of off-heap memory at a stable address. Below {@link #HUGE_PAGE} bytes it is a
+     * Chronicle native bytes store (malloc). From {@link #HUGE_PAGE} up it is an anonymous mapping aligned to 2 MiB
      * and advised {@code MADV_HUGEPAGE}, so that the kernel backs it with transparent huge pages (this machine's THP
      * mode is "madvise"): random loads into hash tables and row pages then miss the TLB far less, which on a VM
      * (nested paging) halves their latency (measured: 768 MiB, dependent loads 450–530 → 230–260 ns). The mapping
@@ -109,8 +103,7 @@ public final class NativeMemory {
 
         private NativePage(MemoryReservation owner, long bytes) {
             super(owner, bytes);
-            long mapped = bytes >= HUGE_PAGE ? mapHugeAligned(bytes)
-                    : bytes >= MAPPED_MIN && bytes % SMALL_PAGE == 0 ? map(bytes) : 0;
+            long mapped = bytes >= HUGE_PAGE ? mapHugeAligned(bytes) : 0;
             if (mapped != 0) {
                 this.address = mapped;
                 this.mappedBytes = roundUp(bytes, SMALL_PAGE);
@@ -130,18 +123,12 @@ public final class NativeMemory {
             UNSAFE.setMemory(address, bytes, (byte) 0);
         }
 
-        /** An anonymous mapping of {@code length} bytes (a whole number of kernel pages), or 0 if refused. */
-        private static long map(long length) {
-            long raw = PosixAPI.posix().mmap(0, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0);
-            return raw == -1 ? 0 : raw;
-        }
-
         /** A 2 MiB-aligned anonymous mapping of {@code bytes} (rounded up to 4 KiB) advised for huge pages, or 0. */
         private static long mapHugeAligned(long bytes) {
             long length = roundUp(bytes, SMALL_PAGE);
             PosixAPI posix = PosixAPI.posix();
-            long raw = map(length + HUGE_PAGE);
-            if (raw == 0) {
+            long raw = posix.mmap(0, length + HUGE_PAGE, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0);
+            if (raw == -1 || raw == 0) {
                 return 0;
             }
             long start = roundUp(raw, HUGE_PAGE);

@@ -32,16 +32,12 @@ public final class RowArena implements AutoCloseable {
     private long reservedBytes;
     private long rowCount;
 
-    /**
-     * An arena of pages of at most {@code pageSize} bytes: from {@link NativeMemory#MAPPED_MIN} up rounded down to
-     * whole kernel pages, so that they are mapped, not malloc'd ({@link NativeMemory.NativePage}).
-     */
     public RowArena(MemoryReservation reservation, int pageSize) {
         if (pageSize < 64 || (pageSize & 7) != 0) {
             throw new IllegalArgumentException("row page size must be a multiple of 8 and at least 64 bytes, got " + pageSize);
         }
         this.reservation = reservation;
-        this.pageSize = pageSize >= NativeMemory.MAPPED_MIN ? pageSize & (int) -NativeMemory.SMALL_PAGE : pageSize;
+        this.pageSize = pageSize;
     }
 
     /**
