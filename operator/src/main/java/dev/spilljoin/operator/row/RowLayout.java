@@ -56,6 +56,8 @@ public final class RowLayout {
     private final ColumnType[] fieldTypes;
     private final int[] sourceColumns;
     private final int keyCount;
+    /** Whether the key is one 8-byte field (BIGINT, DOUBLE): {@link #keyHash}'s common case, without its loop. */
+    private final boolean singleLongKey;
     private final int bitBytes;
     private final boolean variableWidth;
     /** Offset of the bits from the row start: 0 in fixed-width rows, 16 in variable-width rows. */
@@ -86,6 +88,7 @@ public final class RowLayout {
             fieldTypes[f] = schema.type(sourceColumns[f]);
         }
         keyFixedBytes = assignPositions(0, keyCount);
+        singleLongKey = keyCount == 1 && (fieldTypes[0] == ColumnType.BIGINT || fieldTypes[0] == ColumnType.DOUBLE);
         payloadFixedBytes = assignPositions(keyCount, fields);
         boolean variable = false;
         for (ColumnType type : fieldTypes) {
@@ -251,6 +254,9 @@ public final class RowLayout {
      * as its stored normalized bits, BOOLEAN as 0/1).
      */
     long keyHash(long key) {
+        if (singleLongKey) {
+            return HashFunctions.combine(HashFunctions.KEY_SEED, NativeMemory.getLong(key + position[0]));
+        }
         long h = HashFunctions.KEY_SEED;
         for (int f = 0; f < keyCount; f++) {
             long at = key + position[f];
