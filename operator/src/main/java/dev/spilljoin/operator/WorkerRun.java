@@ -245,23 +245,47 @@ final class WorkerRun {
     }
 
     /**
-     * Gives a copy of {@code batch} to the helpers while fewer than four batches per helper wait (and a free batch to
-     * copy into is left); false when the caller should work on it itself.
+     * Gives a copy of {@code batch} to the helpers while they {@link #wantInput}; false when the caller should work
+     * on it itself. The copy is made outside the lock, so that helpers taking and giving back batches do not wait
+     * for it (only the caller offers: what {@link #wantInput} saw cannot change against it meanwhile).
      */
     boolean offer(Batch batch) {
+        Batch copy;
         lock.lock();
         try {
-            if (inputs.size() >= 4 * threads.length || freeInputs.isEmpty()) {
+            if (!wantInputLocked()) {
                 return false;
             }
-            Batch copy = freeInputs.poll();
-            copy.copyFrom(batch);
+            copy = freeInputs.poll();
+        } finally {
+            lock.unlock();
+        }
+        copy.copyFrom(batch);
+        lock.lock();
+        try {
             inputs.add(copy);
             changed.signalAll();
             return true;
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Whether the helpers want another input batch: fewer than four per helper wait and a free batch to copy into is
+     * left. When true, the caller's next {@link #offer} takes its batch.
+     */
+    boolean wantInput() {
+        lock.lock();
+        try {
+            return wantInputLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean wantInputLocked() {
+        return inputs.size() < 4 * threads.length && !freeInputs.isEmpty();
     }
 
     /** The input ended: helpers stop once the queued batches are done. */
