@@ -20,12 +20,14 @@ import java.util.Arrays;
  *       ({@link KeyHasher#keyValues}), else encode the keys into key bytes ({@link KeyEncoder});</li>
  *   <li>load the directory entries of all rows in one loop of independent loads ({@link UnchainedTable#loadSlots});
  *       the entry's tag filter drops most misses there;</li>
- *   <li>one loop over the remaining rows touches each row's slot, independently of the others: it scans the slot's
- *       rows (back to back) for the first whose key equals the row's (by value for a single fixed-width key, else
- *       as bytes); rows without one drop out, the others are marked matched;</li>
+ *   <li>each remaining row looks through its slot's rows (back to back) for the first whose key equals its own:
+ *       for a single fixed-width key in rounds over all rows ({@link #searchRounds}: a loop that only loads each
+ *       row's candidate key, then a branch-free loop that compares and moves the unmatched rows on), else a scan
+ *       per row comparing key bytes; rows without one drop out, the others are marked matched;</li>
  *   <li>one loop per {@link ProbeAction} (no action switch inside) emits from there: PAIRS and PAIRS_OR_PAD append
- *       every equal row of the slot (the rest of the scan stays in the lines just loaded), SEMI appends the probe
- *       row once, ANTI and NOT IN need nothing more, MARK sets the MATCHED flag of every equal row;</li>
+ *       every equal row of the slot (for a single fixed-width key the matched rows' next equal rows are found by
+ *       further rounds; the rest of the slot lies in the lines just loaded), SEMI appends the probe row once, ANTI
+ *       and NOT IN need nothing more, MARK sets the MATCHED flag of every equal row;</li>
  *   <li>a tail pass emits the rows that had no match where the join type wants them (outer padding, ANTI).</li>
  * </ol>
  * MARK stops at a build row already marked: the first probe row with that key scanned the whole slot and marked

@@ -415,9 +415,11 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     /**
      * The probe's first step, for {@code n} rows with key hashes {@code hashes}: for each row not flagged in
      * {@code skip} whose tag passes its slot's filter, its slot's first row into {@code begin} and the slot's end into
-     * {@code end}, and its index into {@code active}; returns how many rows are active. Two branch-free loops: the
-     * rows to look up are gathered first, then their entries are loaded, all independent of each other (a branch on
-     * the skip bit inside the load loop would mispredict on randomly mixed rows and throw away the loads in flight).
+     * {@code end}, and its index into {@code active}; returns how many rows are active. Branch-free loops: the rows
+     * to look up are gathered first (a branch on the skip bit inside the load loop would mispredict on randomly mixed
+     * rows and throw away the loads in flight), their entries' addresses computed, then the entries loaded by a loop
+     * that does nothing else (so that as many of these independent misses as the core allows are in flight at once;
+     * a loop doing the tag check too kept fewer), then the tags checked and the slots' ends read (the entry's line).
      */
     public int loadSlots(long[] hashes, int n, long[] skip, long[] begin, long[] end, int[] active) {
         int m = 0;
