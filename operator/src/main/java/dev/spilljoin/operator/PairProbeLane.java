@@ -21,9 +21,9 @@ import java.util.Arrays;
  * Resumable at every result batch.
  *
  * <p>Owns its decoder, its probe, its forwarder and, when the pass is shared, a buffer
- * ({@link SharedProbePass#laneBufferBytes()}, reserved in its memory) that the blocks it takes are copied into; the table and the pass are the task's. A helper's
- * lane (another worker's) detaches from the pass when it finds no block left or is closed, handing over its
- * forwarded file and its count of blocks.
+ * ({@link SharedProbePass#laneBufferBytes()}, reserved in its memory) that the blocks it takes are copied into; the
+ * table and the pass are the task's. A helper's lane (another worker's) detaches from the pass when it finds no block
+ * left or is closed, handing over its forwarded file and its count of blocks.
  */
 final class PairProbeLane implements OutputTask {
     /** Which probe rows the lane's probe may emit as unmatched (where the join type wants that). */

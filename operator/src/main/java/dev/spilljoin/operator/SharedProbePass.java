@@ -20,7 +20,8 @@ import java.util.List;
  * buffer under this object's lock, since the reader's window moves on at the next block: as many consecutive blocks
  * as the buffer surely holds ({@link #laneBufferBytes}: up to {@value #BLOCKS_PER_TAKE} write buffers' worth), so
  * that lanes take the lock once per a few blocks, not per block; else the one lane reads each block in place. A lane
- * that finds no block left detaches; the task's own lane then waits until every helper lane detached ({@link #awaitHelpers}) before the task goes on (its finish scan, its next chunk, freeing its table), so
+ * that finds no block left detaches; the task's own lane then waits until every helper lane detached
+ * ({@link #awaitHelpers}) before the task goes on (its finish scan, its next chunk, freeing its table), so
  * no helper reads a table that is gone, and the barrier makes every helper's MATCHED marks visible to the scan.
  *
  * <p>Invariants: a block goes to exactly one lane; helpers attach only while blocks are left; a helper lane's

@@ -58,10 +58,11 @@ import dev.spilljoin.spill.PartitionWriter;
 record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expectedBuild, int minRowBytes,
                    int bufferBytes, int windowBytes, int readWindowBytes, int pageSize, long minimumBudget) {
     private static final int MIN_BUFFER = 4096;
-    private static final int HUGE_PAGE = (int) NativeMemory.HUGE_PAGE;
     private static final int MAX_BUFFER = 64 * 1024;
     private static final int MIN_WINDOW = 4096;
     private static final int MAX_WINDOW = 1 << 20;
+    /** Row pages from this size up are whole numbers of it ({@link #rowPageBytes}). */
+    private static final int HUGE_PAGE = (int) NativeMemory.HUGE_PAGE;
     private static final long MIN_SHARE = MIN_BUFFER + MIN_WINDOW;
     private static final long TABLE_MIN = UnchainedTable.minimumBytes();
     /** The shortest encoded row with a variable-width field: a hash, a byte of bits, its length, a field's length. */

@@ -99,11 +99,14 @@ final class SpilledPairs implements JoinPhase {
     private static long laneShare(JoinContext ctx, List<SpillPair> pairs) {
         int largest = ctx.sizing.bufferBytes();
         for (SpillPair pair : pairs) {
-            for (SpillFile file : new SpillFile[] {pair.build(), pair.probe()}) {
-                largest = file == null ? largest : Math.max(largest, file.maxBlockPayload());
-            }
+            largest = Math.max(largest, Math.max(maxBlockPayload(pair.build()), maxBlockPayload(pair.probe())));
         }
         return SharedProbePass.laneBufferBytes(ctx, largest) + ProbeRowForwarder.memoryNeeded(ctx, largest);
+    }
+
+    /** The largest block of {@code file}; 0 for none. */
+    private static int maxBlockPayload(SpillFile file) {
+        return file == null ? 0 : file.maxBlockPayload();
     }
 
     /**

@@ -427,23 +427,15 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             active[m] = i;
             m += (int) (~skip[i >>> 6] >>> i) & 1;
         }
+        // Until the last loop, end[i] holds the address of row i's directory entry and begin[i] the entry.
         long dir = directory;
         int[] rangeOf = rangeOfPartition;
         int partitionShift = 64 - partitionBits;
-        if (rangeOf != null) {
-            for (int j = 0; j < m; j++) {
-                int i = active[j];
-                long partition = HashFunctions.partitionHash(hashes[i], 0) >>> partitionShift;
-                begin[i] = dir + (((long) rangeOf[(int) partition] << bits) << 3);
-            }
-        } else {
-            for (int j = 0; j < m; j++) {
-                begin[active[j]] = dir;
-            }
-        }
         for (int j = 0; j < m; j++) {
             int i = active[j];
-            end[i] = begin[i] + ((long) HashFunctions.bucketOf(hashes[i], bits) << 3);
+            long hash = hashes[i];
+            long range = rangeOf == null ? 0 : rangeOf[(int) (HashFunctions.partitionHash(hash, 0) >>> partitionShift)];
+            end[i] = dir + (((range << bits) + HashFunctions.bucketOf(hash, bits)) << 3);
         }
         for (int j = 0; j < m; j++) {
             int i = active[j];
