@@ -7,21 +7,25 @@ import dev.spilljoin.operator.JoinStats;
 import dev.spilljoin.operator.JoinType;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 
-import java.util.Iterator;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * spilljoin's operator as a contender: the tables are held in memory as {@code long[]} columns (loading is untimed,
  * as every engine's is), and a run streams them through a {@link HashJoin} in batches under the budget, computing
  * {@code count(*)} and {@code sum(r.p + s.p)} from the result batches as the SQL query would (for W3L, S LEFT JOIN R,
  * a row whose {@code r.p} is NULL counts but adds nothing to the sum). The timed run includes the batch copies from
- * the columns, the join and the aggregation.
+ * the columns, the join and the aggregation. As an engine with parallel scans and aggregation would, it hands the join
+ * sources that every worker reads for itself ({@link BatchSource#concurrentReader()}) and a thread-safe sink that
+ * aggregates each batch on the thread that made it, as DuckDB's own scan and aggregate run on all its threads.
  */
 final class SpillJoinEngine implements Engine {
     private static final Schema SCHEMA = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("p", ColumnType.BIGINT));
@@ -85,30 +89,44 @@ final class SpillJoinEngine implements Engine {
                 .joinType(probeOuter ? JoinType.LEFT_OUTER : JoinType.INNER)
                 .project(rSide, "p").project(rSide == Side.LEFT ? Side.RIGHT : Side.LEFT, "p")
                 .budgetBytes(budgetBytes).config(JoinConfig.builder().threads(threads).build()).build();
-        long count = 0;
-        long sum = 0;
+        CountAndSum aggregate = new CountAndSum();
         try (HashJoin join = HashJoin.create(spec)) {
-            Iterator<Batch> results = join.iterator(new ColumnsSource(left), new ColumnsSource(right));
-            while (results.hasNext()) {
-                Batch batch = results.next();
-                int n = batch.rowCount();
-                ColumnVector rp = batch.column(0);
-                long[] r = rp.longs();
-                long[] s = batch.column(1).longs();
-                count += n;
-                if (rp.mayHaveNulls()) {
-                    for (int i = 0; i < n; i++) {
-                        sum += rp.isNull(i) ? 0 : r[i] + s[i];
-                    }
-                } else {
-                    for (int i = 0; i < n; i++) {
-                        sum += r[i] + s[i];
-                    }
-                }
-            }
+            join.run(new ColumnsSource(left, new AtomicInteger()), new ColumnsSource(right, new AtomicInteger()),
+                    aggregate);
             lastStats = join.stats();
         }
-        return new JoinResult(count, sum);
+        return new JoinResult(aggregate.count.sum(), aggregate.sum.sum());
+    }
+
+    /** {@code count(*)} and {@code sum(r.p + s.p)} over the result batches, from any number of threads at once. */
+    private static final class CountAndSum implements BatchSink {
+        private final LongAdder count = new LongAdder();
+        private final LongAdder sum = new LongAdder();
+
+        @Override
+        public void accept(Batch batch) {
+            int n = batch.rowCount();
+            ColumnVector rp = batch.column(0);
+            long[] r = rp.longs();
+            long[] s = batch.column(1).longs();
+            long total = 0;
+            if (rp.mayHaveNulls()) {
+                for (int i = 0; i < n; i++) {
+                    total += rp.isNull(i) ? 0 : r[i] + s[i];
+                }
+            } else {
+                for (int i = 0; i < n; i++) {
+                    total += r[i] + s[i];
+                }
+            }
+            count.add(n);
+            sum.add(total);
+        }
+
+        @Override
+        public boolean isThreadSafe() {
+            return true;
+        }
     }
 
     @Override
@@ -117,29 +135,38 @@ final class SpillJoinEngine implements Engine {
         probe = null;
     }
 
-    /** Streams in-memory columns as batches of {@link #BATCH_ROWS} rows, with exact size hints. */
+    /**
+     * Streams in-memory columns as batches of {@link #BATCH_ROWS} rows, with exact size hints; its readers take the
+     * next batch's rows from one shared position, each copying them into a batch of its own.
+     */
     private static final class ColumnsSource implements BatchSource {
         private final TableSource.Columns columns;
+        private final AtomicInteger position;
         private final Batch batch = new Batch(SCHEMA, BATCH_ROWS);
-        private int next;
 
-        ColumnsSource(TableSource.Columns columns) {
+        ColumnsSource(TableSource.Columns columns, AtomicInteger position) {
             this.columns = columns;
+            this.position = position;
         }
 
         @Override
         public Batch next() {
             int rows = columns.keys().length;
-            if (next >= rows) {
+            int first = position.getAndAdd(BATCH_ROWS);
+            if (first >= rows) {
                 return null;
             }
             batch.reset();
-            int n = Math.min(BATCH_ROWS, rows - next);
-            System.arraycopy(columns.keys(), next, batch.column(0).longs(), 0, n);
-            System.arraycopy(columns.payloads(), next, batch.column(1).longs(), 0, n);
+            int n = Math.min(BATCH_ROWS, rows - first);
+            System.arraycopy(columns.keys(), first, batch.column(0).longs(), 0, n);
+            System.arraycopy(columns.payloads(), first, batch.column(1).longs(), 0, n);
             batch.setRowCount(n);
-            next += n;
             return batch;
+        }
+
+        @Override
+        public BatchSource concurrentReader() {
+            return new ColumnsSource(columns, position);
         }
 
         @Override

@@ -64,10 +64,13 @@ import java.util.function.LongPredicate;
  * <p>Workers ({@link JoinConfig#threads()}, morsel-driven): with N ≥ 2 the build pass, the probe pass, the FINISH
  * scan and the spilled pairs run on N workers, a batch (a range of the resident table, a spilled pair) at a time.
  * Pulled, the caller's thread is worker 0 and reads the sources; N − 1 helper threads ({@link WorkerRun}) take copies
- * of the batches it offers them and hand their result batches back through a bounded queue. Pushed, up to N threads
- * may call {@link #push} at once, each on a worker of its own; the FINISH scan and the spilled pairs run within the
- * probe side's {@link #endOfInput}, its thread worker 0 and helper threads handing it their result batches, as
- * pulled. The sink is called one thread at a time unless it is {@link BatchSink#isThreadSafe()}. The FINISH scan
+ * of the batches it offers them, or read for themselves from sources that hand out
+ * {@linkplain BatchSource#concurrentReader() concurrent readers}, and hand their result batches back through a bounded
+ * queue, or, given a thread-safe sink ({@link #run}), call it themselves. Pushed, up to N threads may call
+ * {@link #push} at once, each on a worker of its own; the FINISH scan and the spilled pairs run within the probe
+ * side's {@link #endOfInput}, its thread worker 0 and helper threads handing it their result batches (or calling a
+ * thread-safe sink themselves), as pulled. The sink is called one thread at a time unless it is
+ * {@link BatchSink#isThreadSafe()}. The FINISH scan
  * starts only after every probe worker stopped (helpers joined; every push returned before the probe side's end), so
  * it reads every MATCHED mark. Result rows come in no particular order. Every worker draws from the one budget
  * (build workers fill pages of their own; probe workers stage in their share of what the build left; pair workers
@@ -152,6 +155,11 @@ public final class HashJoin implements AutoCloseable {
     /** The workers of the parallel phase a pulled join is in, or null (see {@link WorkerRun}). */
     private volatile WorkerRun run;
     private BatchSink pushSink;
+    /**
+     * A thread-safe sink (run's or push's) that helper threads call with their result batches themselves, or null:
+     * they hand them to the caller's thread.
+     */
+    private BatchSink helperSink;
     /** Pushed batches: each pushing thread takes a worker of the phase (and, probing, its result batch) from here. */
     private volatile ArrayBlockingQueue<Integer> freePushWorkers;
     private OutputWriter[] pushWriters;
@@ -315,8 +323,14 @@ public final class HashJoin implements AutoCloseable {
 
     // ------------------------------------------------------------------ pull and push over sources
 
-    /** Joins {@code left} and {@code right}, pushing every result batch to {@code sink}. */
+    /**
+     * Joins {@code left} and {@code right}, pushing every result batch to {@code sink}. With several workers, a
+     * thread-safe sink is called by every worker with the batches it makes; any other sink on the calling thread
+     * only. Sources that hand out {@linkplain BatchSource#concurrentReader() concurrent readers} are read by every
+     * worker; any other source on the calling thread only.
+     */
     public void run(BatchSource left, BatchSource right, BatchSink sink) {
+        helperSink = helperSinkOf(sink);
         Iterator<Batch> results = iterator(left, right);
         while (results.hasNext()) {
             sink.accept(results.next());
@@ -325,7 +339,9 @@ public final class HashJoin implements AutoCloseable {
 
     /**
      * Result batches, pulled: reads the build side at the first {@code hasNext()}, then the probe side batch by batch
-     * as results are pulled, then the spilled pairs. A returned batch is valid until the next call.
+     * as results are pulled, then the spilled pairs. A returned batch is valid until the next call. With several
+     * workers, sources that hand out {@linkplain BatchSource#concurrentReader() concurrent readers} are read by
+     * every worker; the result batches all come out through the iterator.
      */
     public Iterator<Batch> iterator(BatchSource left, BatchSource right) {
         callerCpuMark = PhaseTimes.cpuNow();
@@ -402,11 +418,12 @@ public final class HashJoin implements AutoCloseable {
         PartitionedBuild build = building();
         BuildWorker caller = build.worker(0);
         if (build.workerCount() > 1) {
-            run = new WorkerRun(ctx, "build", build.workerCount() - 1, spec.schema(ctx.strategy.buildSide()), null,
-                    (w, r) -> buildWorker(build.worker(w), r));
+            run = new WorkerRun(ctx, "build", build.workerCount() - 1,
+                    helperInput(buildSource, build.workerCount() - 1, spec.schema(ctx.strategy.buildSide())),
+                    WorkerRun.Output.NONE, (w, r) -> buildWorker(w, build.worker(w), r));
         }
         for (Batch b = buildSource.next(); b != null; b = buildSource.next()) {
-            if (run == null || !run.offer(b)) {
+            if (run == null || run.helpersReadOwnInput() || !run.offer(b)) {
                 caller.add(b);
             }
             if (run != null) {
@@ -420,12 +437,28 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
-    /** A build helper's thread: routes the batches the caller offers until the input ends. */
-    private static void buildWorker(BuildWorker worker, WorkerRun run) throws IOException, InterruptedException {
-        for (Batch b = run.nextInput(); b != null; b = run.nextInput()) {
+    /** A build helper's thread: routes its input batches until the input ends. */
+    private static void buildWorker(int w, BuildWorker worker, WorkerRun run) throws IOException,
+            InterruptedException {
+        for (Batch b = run.nextInput(w); b != null; b = run.nextInput(w)) {
             worker.add(b);
             run.recycle(b);
         }
+    }
+
+    /**
+     * The input of {@code helpers} helper threads reading {@code source}: readers of their own when the source hands
+     * them out, else copies of the batches the caller offers ({@code schema}'s).
+     */
+    private static WorkerRun.Input helperInput(BatchSource source, int helpers, Schema schema) {
+        BatchSource[] readers = new BatchSource[helpers];
+        for (int i = 0; i < helpers; i++) {
+            readers[i] = source.concurrentReader();
+            if (readers[i] == null) {
+                return WorkerRun.Input.offered(schema); // the readers made so far have read nothing
+            }
+        }
+        return WorkerRun.Input.read(readers);
     }
 
     /** Clears the result batch handed out at the previous call (a worker run recycles its own). */
@@ -444,7 +477,7 @@ public final class HashJoin implements AutoCloseable {
      */
     private Batch probeStep(BatchSource probeSource) throws IOException {
         ProbeWorker worker = probing().worker(0);
-        WorkerRun helpers = probeHelpers();
+        WorkerRun helpers = probeHelpers(probeSource);
         if (helpers != null) {
             feedProbeHelpers(probeSource, helpers); // first, so that no helper waits for input
             OutputWriter full = helpers.pollFull(); // then, so that no helper waits for a free result batch
@@ -464,7 +497,7 @@ public final class HashJoin implements AutoCloseable {
             probeInputEnded = true;
             return helpers == null ? finishProbe() : drainProbeHelpers(helpers);
         }
-        if (helpers == null) {
+        if (helpers == null || helpers.helpersReadOwnInput()) {
             worker.start(b);
             probeInProgress = true;
         } else if (!helpers.offer(b)) {
@@ -494,14 +527,38 @@ public final class HashJoin implements AutoCloseable {
         }
     }
 
-    /** The probe pass's helper threads (workers 1..), started at the first probe batch; null with one worker. */
-    private WorkerRun probeHelpers() {
+    /**
+     * The probe pass's helper threads (workers 1..) reading {@code probeSource}, started at the first probe step;
+     * null with one worker.
+     */
+    private WorkerRun probeHelpers(BatchSource probeSource) {
         PartitionedProbe probe = probing();
         if (probe.workerCount() > 1 && run == null) {
-            run = new WorkerRun(ctx, "probe", probe.workerCount() - 1, ctx.probeSchema, this::newOutputWriter,
-                    (w, r) -> probeWorker(probe.worker(w), r));
+            int helpers = probe.workerCount() - 1;
+            run = new WorkerRun(ctx, "probe", helpers, helperInput(probeSource, helpers, ctx.probeSchema),
+                    helperOutput(), (w, r) -> probeWorker(w, probe.worker(w), r));
         }
         return run;
+    }
+
+    /** Where helper threads' result batches go: to {@link #helperSink} if there is one, else to the caller. */
+    private WorkerRun.Output helperOutput() {
+        return new WorkerRun.Output(this::newOutputWriter, helperSink);
+    }
+
+    /**
+     * The sink helper threads may call themselves: {@code sink} if it is thread-safe (counting the rows and batches
+     * it is given), else null.
+     */
+    private BatchSink helperSinkOf(BatchSink sink) {
+        if (!sink.isThreadSafe()) {
+            return null;
+        }
+        return batch -> {
+            outputRows.add(batch.rowCount());
+            outputBatches.increment();
+            sink.accept(batch);
+        };
     }
 
     /** The probe input ended: the helpers' last batches, then (null) the end of the pass once they all stopped. */
@@ -515,10 +572,11 @@ public final class HashJoin implements AutoCloseable {
         return finishProbe();
     }
 
-    /** A probe helper's thread: probes the batches the caller offers until the input ends. */
-    private static void probeWorker(ProbeWorker worker, WorkerRun run) throws IOException, InterruptedException {
+    /** A probe helper's thread: probes its input batches until the input ends. */
+    private static void probeWorker(int w, ProbeWorker worker, WorkerRun run) throws IOException,
+            InterruptedException {
         OutputWriter out = run.firstWriter();
-        for (Batch b = run.nextInput(); b != null; b = run.nextInput()) {
+        for (Batch b = run.nextInput(w); b != null; b = run.nextInput(w)) {
             worker.start(b);
             TableProbe p = worker.probe();
             while (!p.fill(out)) {
@@ -593,7 +651,7 @@ public final class HashJoin implements AutoCloseable {
     private Batch sharedStep(String name, int workers, IntFunction<WorkerShare> shareOf, PhaseTimes.Clock clock)
             throws IOException {
         if (workers > 1 && run == null && !callerDone) {
-            run = new WorkerRun(ctx, name, workers - 1, null, this::newOutputWriter,
+            run = new WorkerRun(ctx, name, workers - 1, WorkerRun.Input.NONE, helperOutput(),
                     (w, r) -> fillShare(shareOf.apply(w), r));
         }
         while (!callerDone) {
@@ -693,6 +751,7 @@ public final class HashJoin implements AutoCloseable {
      */
     public Side start(long leftSizeHintBytes, long rightSizeHintBytes, BatchSink sink) {
         this.pushSink = sink;
+        this.helperSink = helperSinkOf(sink);
         return guarded(() -> beginJoin(leftSizeHintBytes, -1, rightSizeHintBytes, -1));
     }
 

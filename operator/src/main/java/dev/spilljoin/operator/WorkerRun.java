@@ -1,6 +1,8 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchSink;
+import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.operator.table.ParallelTasks;
@@ -18,15 +20,20 @@ import java.util.function.Supplier;
  * out; {@code helpers} threads of their own are workers 1..helpers and run a {@link Body} each. So N workers take
  * N threads, not N + 1, and a result the caller makes itself is handed out without a hand-over.
  *
- * <p>Input (the probe pass): the caller pulls the source on its own thread (sources need not be thread-safe, and one
- * whose thread matters, such as a Spark task's iterator, is read on the thread that owns it). It gives a batch to the
- * helpers ({@link #offer}, a copy into one of {@code 6 × helpers} recycled batches: a source may reuse its batch at
- * the next call) while fewer than four batches per helper wait, and works on it itself otherwise; a helper takes
- * one ({@link #nextInput}), works on it, and gives it back ({@link #recycle}). Output: each helper fills a result
- * batch ({@link OutputWriter}) of its own; a full one goes to the caller's queue and the helper gets a free one
- * back ({@link #handOff}), from {@code 16 × helpers} recycled writers (none for a phase without results: enough
- * that a helper seldom waits for the caller, since waking a thread on this VM costs tens of microseconds), so a slow consumer stops the helpers instead of
- * piling batches up. The caller hands a queued batch out ({@link #pollFull}, {@link #next}) until its next call.
+ * <p>Input (the build and probe passes, {@link Input}): by default the caller pulls the source on its own thread
+ * (sources need not be thread-safe, and one whose thread matters, such as a Spark task's iterator, is read on the
+ * thread that owns it). It gives a batch to the helpers ({@link #offer}, a copy into one of {@code 6 × helpers}
+ * recycled batches: a source may reuse its batch at the next call) while fewer than four batches per helper wait,
+ * and works on it itself otherwise; a helper takes one ({@link #nextInput}), works on it, and gives it back
+ * ({@link #recycle}). A source that hands out {@linkplain dev.spilljoin.operator.data.BatchSource#concurrentReader()
+ * concurrent readers} is read by every helper for itself instead: no copy, no hand-over.
+ *
+ * <p>Output ({@link Output}): each helper fills a result batch ({@link OutputWriter}) of its own. Given a
+ * thread-safe sink, a helper calls it with every full batch itself and goes on with the same writer. Otherwise a
+ * full one goes to the caller's queue and the helper gets a free one back ({@link #handOff}), from
+ * {@code 16 × helpers} recycled writers (enough that a helper seldom waits for the caller, since waking a thread on
+ * this VM costs tens of microseconds), so a slow consumer stops the helpers instead of piling batches up. The caller
+ * hands a queued batch out ({@link #pollFull}, {@link #next}) until its next call.
  *
  * <p>Failure and cancellation: the first failure of any helper wins; it cancels the join (every other worker stops at
  * its next batch or block boundary) and the caller rethrows it after every helper thread ended ({@link #stop}, which
@@ -39,6 +46,30 @@ final class WorkerRun {
         void run(int worker, WorkerRun run) throws Exception;
     }
 
+    /**
+     * Where the helpers' input batches come from: nowhere ({@link #NONE}), copies of what the caller offers
+     * ({@link #offered}), or readers of their own ({@link #read}: helper w reads {@code readers[w - 1]}).
+     */
+    record Input(Schema offeredSchema, BatchSource[] readers) {
+        static final Input NONE = new Input(null, null);
+
+        static Input offered(Schema schema) {
+            return new Input(schema, null);
+        }
+
+        static Input read(BatchSource[] readers) {
+            return new Input(null, readers);
+        }
+    }
+
+    /**
+     * Where the helpers' result batches go: nowhere ({@link #NONE}: a phase without results), to the caller's queue
+     * ({@code sink} null), or straight to a thread-safe {@code sink}; {@code writers} makes the result batches.
+     */
+    record Output(Supplier<OutputWriter> writers, BatchSink sink) {
+        static final Output NONE = new Output(null, null);
+    }
+
     private final JoinContext ctx;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -47,6 +78,10 @@ final class WorkerRun {
     private final ArrayDeque<OutputWriter> full = new ArrayDeque<>();
     private final ArrayDeque<OutputWriter> freeWriters = new ArrayDeque<>();
     private final Thread[] threads;
+    /** The helpers' own readers (helper w reads {@code readers[w - 1]}), or null: they take what the caller offers. */
+    private final BatchSource[] readers;
+    /** The thread-safe sink the helpers call themselves, or null: their full batches go to the caller. */
+    private final BatchSink sink;
     /** The writer the caller handed out last (recycled at its next call). */
     private OutputWriter handedOut;
     private boolean inputEnded;
@@ -57,20 +92,21 @@ final class WorkerRun {
     private long workerCpuNanos;
 
     /**
-     * Starts {@code helpers} threads running {@code body} as workers 1..helpers (the caller is worker 0);
-     * {@code inputSchema} is the input batches' schema (null for a phase without input), {@code writers} makes
-     * result batches (null for a phase without results).
+     * Starts {@code helpers} threads running {@code body} as workers 1..helpers (the caller is worker 0), with their
+     * input from {@code input} and their results going to {@code output}.
      */
-    WorkerRun(JoinContext ctx, String name, int helpers, Schema inputSchema, Supplier<OutputWriter> writers,
-              Body body) {
+    WorkerRun(JoinContext ctx, String name, int helpers, Input input, Output output, Body body) {
         this.ctx = ctx;
-        for (int i = 0; i < 16 * helpers && writers != null; i++) {
-            freeWriters.add(writers.get());
+        this.readers = input.readers();
+        this.sink = output.sink();
+        int writers = output.writers() == null ? 0 : sink != null ? helpers : 16 * helpers;
+        for (int i = 0; i < writers; i++) {
+            freeWriters.add(output.writers().get());
         }
-        for (int i = 0; i < 6 * helpers && inputSchema != null; i++) {
-            freeInputs.add(new Batch(inputSchema, ctx.config.outputBatchRows()));
+        for (int i = 0; i < 6 * helpers && input.offeredSchema() != null; i++) {
+            freeInputs.add(new Batch(input.offeredSchema(), ctx.config.outputBatchRows()));
         }
-        inputEnded = inputSchema == null;
+        inputEnded = input.offeredSchema() == null;
         this.threads = new Thread[helpers];
         running = helpers;
         for (int w = 0; w < helpers; w++) {
@@ -133,8 +169,14 @@ final class WorkerRun {
 
     // ------------------------------------------------------------------ the workers' side
 
-    /** The next input batch, or null once the input ended and every batch was taken. */
-    Batch nextInput() throws InterruptedException {
+    /**
+     * Helper {@code worker}'s next input batch (read from its own reader, or taken from what the caller offered), or
+     * null once the input ended and every batch was taken.
+     */
+    Batch nextInput(int worker) throws InterruptedException {
+        if (readers != null) {
+            return readers[worker - 1].next();
+        }
         lock.lock();
         try {
             while (inputs.isEmpty() && !inputEnded) {
@@ -147,8 +189,11 @@ final class WorkerRun {
         }
     }
 
-    /** Gives an input batch back for the next copy. */
+    /** Gives an input batch back for the next copy (a batch of the helper's own reader stays the reader's). */
     void recycle(Batch input) {
+        if (readers != null) {
+            return;
+        }
         lock.lock();
         try {
             freeInputs.add(input);
@@ -163,8 +208,16 @@ final class WorkerRun {
         return handOff(null);
     }
 
-    /** Queues {@code filled} (null: none) for the caller and returns a free result batch (waits for one). */
+    /**
+     * Passes {@code filled} on (null: none) and returns a result batch to fill next: with a sink, calls it and returns
+     * {@code filled} cleared; else queues it for the caller and returns a free one (waits for one).
+     */
     OutputWriter handOff(OutputWriter filled) throws InterruptedException {
+        if (sink != null && filled != null) {
+            sink.accept(filled.batch());
+            filled.clear();
+            return filled;
+        }
         lock.lock();
         try {
             if (filled != null) {
@@ -181,8 +234,12 @@ final class WorkerRun {
         }
     }
 
-    /** A worker's last batch: queued if it holds rows, else recycled. */
+    /** A worker's last batch: passed on (as {@link #handOff} does) if it holds rows, else recycled. */
     void finishWith(OutputWriter last) {
+        if (sink != null && last.rowCount() > 0) {
+            sink.accept(last.batch());
+            last.clear();
+        }
         lock.lock();
         try {
             if (last.rowCount() > 0) {
@@ -286,6 +343,11 @@ final class WorkerRun {
 
     private boolean wantInputLocked() {
         return inputs.size() < 4 * threads.length && !freeInputs.isEmpty();
+    }
+
+    /** Whether the helpers read their input for themselves (the caller offers them nothing). */
+    boolean helpersReadOwnInput() {
+        return readers != null;
     }
 
     /** The input ended: helpers stop once the queued batches are done. */

@@ -1,6 +1,7 @@
 package dev.spilljoin.operator;
 
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.BatchSources;
 import dev.spilljoin.operator.data.Column;
@@ -21,13 +22,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -116,16 +120,113 @@ class ParallelJoinTest {
                     assertThat(stats.partitions() > 0).as("round %d spilled", round).isEqualTo(spill);
                     assertThat(stats.threadsUsed()).as("round %d workers", round).isGreaterThan(1);
                 }
-                // every left key k < rows/2 matches exactly one right row (key k); the others are padded
-                long expectedSum = 0;
-                for (long k = 0; k < rows; k++) {
-                    expectedSum += k + 1 + (k < rows / 2 ? 3 * k + 1 : 0);
-                }
                 assertThat(countAndSum).as("round %d (threads %d, build %s, spilled %s, yield every %d): rows and "
-                                + "checksum", round, threads, build, spill, yieldEvery).containsExactly(rows, expectedSum);
+                        + "checksum", round, threads, build, spill, yieldEvery)
+                        .containsExactly(rows, fullOuterChecksum(rows));
                 assertNothingLeft(root);
             }
         }
+    }
+
+    /**
+     * The checksum of the full outer join of {@code keys(rows, 7)} with {@code keys(rows / 2, 3)}, as the race test
+     * sums it: every left key k < rows/2 matches exactly one right row (key k); the others are padded.
+     */
+    private static long fullOuterChecksum(long rows) {
+        long sum = 0;
+        for (long k = 0; k < rows; k++) {
+            sum += k + 1 + (k < rows / 2 ? 3 * k + 1 : 0);
+        }
+        return sum;
+    }
+
+    /**
+     * Sources that hand out concurrent readers and a thread-safe sink ({@code run}): every worker reads both sides for
+     * itself and calls the sink with its own result batches, in memory and spilled (where the pairs' workers call it
+     * too). Asserted from the threads that read each side and called the sink, and the full outer join's checksum.
+     */
+    @Test
+    void workersReadConcurrentSourcesAndCallAThreadSafeSinkThemselves() throws IOException {
+        int rows = 200_000;
+        List<Batch> left = materialized(keys(rows, 7));
+        List<Batch> right = materialized(keys(rows / 2, 3));
+        for (boolean spill : new boolean[] {false, true}) {
+            try (MemoryReservation root = MemoryReservation.root("concurrent sources", 32 * MB)) {
+                Set<String> leftReaders = ConcurrentHashMap.newKeySet();
+                Set<String> rightReaders = ConcurrentHashMap.newKeySet();
+                Set<String> sinkThreads = ConcurrentHashMap.newKeySet();
+                LongAdder count = new LongAdder();
+                LongAdder sum = new LongAdder();
+                JoinSpec spec = spec(JoinType.FULL_OUTER, 2, root, Side.RIGHT, spill).build();
+                try (HashJoin join = HashJoin.create(spec)) {
+                    join.run(recordingReaders(BatchSources.concurrent(left), leftReaders),
+                            recordingReaders(BatchSources.concurrent(right), rightReaders), new BatchSink() {
+                                @Override
+                                public void accept(Batch b) {
+                                    sinkThreads.add(Thread.currentThread().getName());
+                                    long s = 0;
+                                    for (int i = 0; i < b.rowCount(); i++) {
+                                        s += (b.column(0).isNull(i) ? 0 : b.column(0).getLong(i) + 1)
+                                                + (b.column(2).isNull(i) ? 0 : 3 * b.column(2).getLong(i) + 1);
+                                    }
+                                    count.add(b.rowCount());
+                                    sum.add(s);
+                                }
+
+                                @Override
+                                public boolean isThreadSafe() {
+                                    return true;
+                                }
+                            });
+                    JoinStats stats = join.stats();
+                    assertThat(stats.partitions() > 0).as("spilled").isEqualTo(spill);
+                    assertThat(stats.outputRows()).as("output rows counted").isEqualTo(rows);
+                }
+                String caller = Thread.currentThread().getName();
+                assertThat(rightReaders).as("threads reading the build side (spilled %s)", spill)
+                        .contains(caller).anyMatch(n -> n.startsWith("spilljoin-build-"));
+                assertThat(leftReaders).as("threads reading the probe side (spilled %s)", spill)
+                        .contains(caller).anyMatch(n -> n.startsWith("spilljoin-probe-"));
+                assertThat(sinkThreads).as("threads calling the sink (spilled %s)", spill)
+                        .contains(caller).anyMatch(n -> n.startsWith(spill ? "spilljoin-pairs-" : "spilljoin-probe-"));
+                assertThat(new long[] {count.sum(), sum.sum()}).as("rows and checksum (spilled %s)", spill)
+                        .containsExactly(rows, fullOuterChecksum(rows));
+                assertNothingLeft(root);
+            }
+        }
+    }
+
+    /** Copies of every batch of {@code source}. */
+    private static List<Batch> materialized(BatchSource source) {
+        List<Batch> batches = new ArrayList<>();
+        for (Batch b = source.next(); b != null; b = source.next()) {
+            Batch copy = new Batch(b.schema(), b.rowCount());
+            copy.copyFrom(b);
+            batches.add(copy);
+        }
+        return batches;
+    }
+
+    /** {@code source}, recording in {@code threads} the name of every thread that read a batch from it or its readers. */
+    private static BatchSource recordingReaders(BatchSource source, Set<String> threads) {
+        return new BatchSource() {
+            @Override
+            public Batch next() {
+                threads.add(Thread.currentThread().getName());
+                return source.next();
+            }
+
+            @Override
+            public long sizeHintBytes() {
+                return source.sizeHintBytes();
+            }
+
+            @Override
+            public BatchSource concurrentReader() {
+                BatchSource reader = source.concurrentReader();
+                return reader == null ? null : recordingReaders(reader, threads);
+            }
+        };
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.spilljoin.operator.data;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Ready-made {@link BatchSource}s. */
 public final class BatchSources {
@@ -38,5 +39,40 @@ public final class BatchSources {
                 return bytesHint;
             }
         };
+    }
+
+    /**
+     * A source over a fixed list of batches that several threads may read at once ({@link
+     * BatchSource#concurrentReader()}): its readers take the batches in turn from one shared position, with size
+     * hints measured from them.
+     */
+    public static BatchSource concurrent(List<Batch> batches) {
+        BatchSource hints = of(batches);
+        return new ConcurrentListReader(batches, new AtomicInteger(), hints.sizeHintRows(), hints.sizeHintBytes());
+    }
+
+    /** One reader of a list shared by position (see {@link #concurrent}). */
+    private record ConcurrentListReader(List<Batch> batches, AtomicInteger position, long rowsHint, long bytesHint)
+            implements BatchSource {
+        @Override
+        public Batch next() {
+            int i = position.getAndIncrement();
+            return i < batches.size() ? batches.get(i) : null;
+        }
+
+        @Override
+        public long sizeHintRows() {
+            return rowsHint;
+        }
+
+        @Override
+        public long sizeHintBytes() {
+            return bytesHint;
+        }
+
+        @Override
+        public BatchSource concurrentReader() {
+            return new ConcurrentListReader(batches, position, rowsHint, bytesHint);
+        }
     }
 }

@@ -29,9 +29,14 @@ public final class JoinRunner {
     /**
      * How the join is driven: PUSH_CONCURRENT pushes each side's batches from {@code threads} threads at once (the
      * join's configured workers), into a sink that is not thread-safe; PUSH_CONCURRENT_SAFE_SINK does the same into a
-     * sink that declares itself thread-safe (called concurrently).
+     * sink that declares itself thread-safe (called concurrently). SINK_CONCURRENT_SOURCES runs the join over sources
+     * that hand out concurrent readers (every worker reads for itself) into a sink that is not thread-safe (called
+     * on the calling thread only); SINK_CONCURRENT_SOURCES_SAFE_SINK does the same into a thread-safe sink.
      */
-    public enum Mode { SINK, ITERATOR, PUSH, PUSH_CONCURRENT, PUSH_CONCURRENT_SAFE_SINK }
+    public enum Mode {
+        SINK, ITERATOR, PUSH, PUSH_CONCURRENT, PUSH_CONCURRENT_SAFE_SINK, SINK_CONCURRENT_SOURCES,
+        SINK_CONCURRENT_SOURCES_SAFE_SINK
+    }
 
     private JoinRunner() {
     }
@@ -72,33 +77,17 @@ public final class JoinRunner {
                     push(join, first.other(), first == Side.LEFT ? right : left);
                 }
                 case PUSH_CONCURRENT, PUSH_CONCURRENT_SAFE_SINK -> {
-                    boolean safe = mode == Mode.PUSH_CONCURRENT_SAFE_SINK;
-                    Side first = join.start(l.sizeHintBytes(), r.sizeHintBytes(), new BatchSink() {
-                        private final AtomicInteger inside = new AtomicInteger();
-
-                        @Override
-                        public void accept(Batch b) {
-                            if (!safe) {
-                                assertThat(inside.incrementAndGet()).as("threads inside an unsafe sink").isEqualTo(1);
-                            }
-                            List<Object[]> batchRows = new ArrayList<>();
-                            collect(b, capacity, byteLimit, batchRows);
-                            synchronized (rows) {
-                                rows.addAll(batchRows);
-                            }
-                            if (!safe) {
-                                inside.decrementAndGet();
-                            }
-                        }
-
-                        @Override
-                        public boolean isThreadSafe() {
-                            return safe;
-                        }
-                    });
+                    BatchSink sink = concurrentSink(mode == Mode.PUSH_CONCURRENT_SAFE_SINK, null, capacity, byteLimit,
+                            rows);
+                    Side first = join.start(l.sizeHintBytes(), r.sizeHintBytes(), sink);
                     int threads = spec.config().threads();
                     pushConcurrently(join, first, first == Side.LEFT ? left : right, threads);
                     pushConcurrently(join, first.other(), first == Side.LEFT ? right : left, threads);
+                }
+                case SINK_CONCURRENT_SOURCES, SINK_CONCURRENT_SOURCES_SAFE_SINK -> {
+                    boolean safe = mode == Mode.SINK_CONCURRENT_SOURCES_SAFE_SINK;
+                    join.run(BatchSources.concurrent(left), BatchSources.concurrent(right),
+                            concurrentSink(safe, safe ? null : Thread.currentThread(), capacity, byteLimit, rows));
                 }
             }
             stats = join.stats();
@@ -108,6 +97,41 @@ public final class JoinRunner {
         assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(stats.budgetBytes());
         assertThat(stats.outputRows()).isEqualTo(rows.size());
         return new Result(rows, stats);
+    }
+
+    /**
+     * A sink collecting into {@code rows} from any thread. Unless {@code safe}, it declares itself not thread-safe and
+     * asserts that no two threads are inside it at once and, with {@code onlyThread}, that every call comes from that
+     * thread.
+     */
+    private static BatchSink concurrentSink(boolean safe, Thread onlyThread, int capacity, long byteLimit,
+                                            List<Object[]> rows) {
+        return new BatchSink() {
+            private final AtomicInteger inside = new AtomicInteger();
+
+            @Override
+            public void accept(Batch b) {
+                if (!safe) {
+                    assertThat(inside.incrementAndGet()).as("threads inside an unsafe sink").isEqualTo(1);
+                    if (onlyThread != null) {
+                        assertThat(Thread.currentThread()).as("the thread calling an unsafe sink").isSameAs(onlyThread);
+                    }
+                }
+                List<Object[]> batchRows = new ArrayList<>();
+                collect(b, capacity, byteLimit, batchRows);
+                synchronized (rows) {
+                    rows.addAll(batchRows);
+                }
+                if (!safe) {
+                    inside.decrementAndGet();
+                }
+            }
+
+            @Override
+            public boolean isThreadSafe() {
+                return safe;
+            }
+        };
     }
 
     private static void push(HashJoin join, Side side, List<Batch> batches) {
