@@ -28,6 +28,8 @@ import java.io.IOException;
  */
 final class BuildWorker implements AutoCloseable {
     private final PartitionedBuild build;
+    /** This worker's index among the build's workers (0: the caller's). */
+    private final int index;
     private final JoinContext ctx;
     /** This worker's rows of each partition (index {@code fanout}: the heavy partition, always spilled). */
     final RowArena[] arenas;
@@ -45,12 +47,13 @@ final class BuildWorker implements AutoCloseable {
     private long rowBytes;
 
     /**
-     * A worker of {@code build} with an arena per partition ({@code partitions}) of pages of {@code pageSize} bytes
-     * (the layout's page divided among the workers, so that their partly filled last pages together take no more of
-     * the budget than one worker's would).
+     * Worker {@code index} (0: the caller's) of {@code build}, with an arena per partition ({@code partitions}) of
+     * pages of {@code pageSize} bytes (the layout's page divided among the workers, so that their partly filled last
+     * pages together take no more of the budget than one worker's would).
      */
-    BuildWorker(PartitionedBuild build, JoinContext ctx, int partitions, int pageSize, KeySketches sketch) {
+    BuildWorker(PartitionedBuild build, int index, JoinContext ctx, int partitions, int pageSize, KeySketches sketch) {
         this.build = build;
+        this.index = index;
         this.ctx = ctx;
         this.sketch = sketch;
         this.arenas = new RowArena[partitions];
@@ -74,7 +77,7 @@ final class BuildWorker implements AutoCloseable {
             partitionOfRow = new int[n];
         }
         boolean anyNull = hasher.hash(batch, hashes, nullKeys);
-        build.beforeBatch(batch, hashes, nullKeys, anyNull);
+        build.beforeBatch(index, batch, hashes, nullKeys, anyNull);
         long bytes = 0;
         build.structure.readLock().lock();
         try {

@@ -63,10 +63,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Workers: with more than one ({@link JoinConfig#threads()}), each {@link BuildWorker} routes whole batches into
  * arenas of its own per partition (merged at the end: {@link RowArena#absorb}) and feeds a build sketch of its own
- * when the budget holds one per worker ({@link JoinSketches#splitBuild}; merged at the end); the filter and the row
- * counts are updated under this object's lock once per batch, the spill writer under its own per chunk; which
- * partitions spilled and which keys are heavy change under {@link #structure} held for writing (a spill or a heavy key
- * moves every worker's rows of a partition), which each worker holds for reading while it writes a batch.
+ * when the budget holds one per worker ({@link JoinSketches#splitBuild}; merged at the end), and adds its keys to a
+ * key filter part of its own under the same condition ({@link BuildKeyFilter#splitAdds}); the row counts (and the
+ * filter, when the workers share it) are updated under this object's lock once per batch, the spill writer under
+ * its own per chunk; which partitions spilled and which keys are heavy change under {@link #structure} held for
+ * writing (a spill or a heavy key moves every worker's rows of a partition), which each worker holds for reading
+ * while it writes a batch.
  *
  * <p>Ownership: this phase owns the workers' arenas and staging arenas, the build spill writer with its writer share,
  * and the key filter and sketches it was given; {@link #finish} hands all that outlives the build to the probe pass
@@ -140,6 +142,9 @@ final class PartitionedBuild implements JoinPhase {
             sketches.splitBuild(workerCount, ctx.memory.headroom() - ctx.sizing.minimumBudget());
         }
         this.buildSketches = sketches == null ? null : sketches.buildParts();
+        if (keyFilter != null) {
+            keyFilter.splitAdds(workerCount, ctx.memory.headroom() - ctx.sizing.minimumBudget());
+        }
         try {
             this.spill = ReservedSpillWriter.setAside(ctx, "build-L0", fanout + 1, fanout, ctx.buildFormat);
         } catch (RuntimeException e) {
@@ -149,7 +154,7 @@ final class PartitionedBuild implements JoinPhase {
         this.workers = new BuildWorker[workerCount];
         int pageSize = ctx.sizing.workerPageBytes(workerCount);
         for (int w = 0; w < workerCount; w++) {
-            workers[w] = new BuildWorker(this, ctx, fanout + 1, pageSize,
+            workers[w] = new BuildWorker(this, w, ctx, fanout + 1, pageSize,
                     sketches == null ? null : sketches.buildPart(w));
         }
         this.resident = workers[0].arenas;
@@ -194,11 +199,16 @@ final class PartitionedBuild implements JoinPhase {
     }
 
     /**
-     * A worker's batch is hashed: counts its rows, adds its keys to the filter and, every
-     * {@value #HEAVY_CHECK_EVERY_BATCHES} batches, accepts the heavy keys the sketch finds (under the structure lock
-     * held for writing, since their resident rows move). Called without the structure lock.
+     * Worker {@code worker}'s batch is hashed: counts its rows, adds its keys to the filter (to the worker's own part
+     * outside this object's lock when it has one) and, every {@value #HEAVY_CHECK_EVERY_BATCHES} batches, accepts the
+     * heavy keys the sketch finds (under the structure lock held for writing, since their resident rows move). Called
+     * without the structure lock.
      */
-    void beforeBatch(Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) throws IOException {
+    void beforeBatch(int worker, Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) throws IOException {
+        boolean ownFilterPart = keyFilter != null && keyFilter.addsConcurrently();
+        if (ownFilterPart) {
+            keyFilter.add(worker, batch, hashes, nullKeys, anyNull);
+        }
         boolean checkHeavy;
         synchronized (this) {
             int n = batch.rowCount();
@@ -206,8 +216,8 @@ final class PartitionedBuild implements JoinPhase {
                     && batches % HEAVY_CHECK_EVERY_BATCHES == 0;
             batches++;
             rowsIn += n;
-            if (keyFilter != null) {
-                keyFilter.add(batch, hashes, nullKeys, anyNull);
+            if (keyFilter != null && !ownFilterPart) {
+                keyFilter.add(worker, batch, hashes, nullKeys, anyNull);
             }
             if (anyNull) {
                 for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
@@ -455,11 +465,14 @@ final class PartitionedBuild implements JoinPhase {
 
     /**
      * Merges every worker's arena of each partition into worker 0's, frees the other workers' staging pages, and
-     * merges the workers' build sketches.
+     * merges the workers' build sketches and key filter parts.
      */
     private void mergeWorkers() {
         if (sketches != null) {
             sketches.mergeBuildParts();
+        }
+        if (keyFilter != null) {
+            keyFilter.endAdds();
         }
         for (int w = 1; w < workers.length; w++) {
             for (int p = 0; p <= fanout; p++) {

@@ -197,7 +197,8 @@ class BuildKeyFilterTest {
                 added[i] = random.nextLong();
                 hashes[i] = random.nextLong();
             }
-            filter.add(batch, added, noNulls, false);
+            filter.add(0, batch, added, noNulls, false);
+            filter.endAdds();
             long[] all = allRows(n);
             long[] misses = new long[all.length];
             BuildKeyFilter.Checks checks = new BuildKeyFilter.Checks();
@@ -215,6 +216,60 @@ class BuildKeyFilterTest {
                     + passed + " false positives in " + n);
             assertThat(reserved.bytes() * 8 / n).as("bits per key").isBetween(7L, 13L);
             assertThat(passed).as("false positives").isLessThan(n / 10);
+            filter.close();
+        }
+    }
+
+    /**
+     * Two build workers adding to parts of their own ({@code splitAdds}): after {@code endAdds} the filter holds
+     * both parts' keys (every key added by either passes) and both parts' key range (probe keys outside the union of
+     * the two ranges are excluded by it, keys between them are not), and the parts' bytes are given back.
+     */
+    @Test
+    void theWorkersPartsMergeIntoOneFilter() {
+        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT));
+        JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).budgetBytes(64 * MB).build();
+        int n = 10_000;
+        try (MemoryReservation memory = MemoryReservation.root("bloom parts", 64 * MB)) {
+            Reserved<BuildKeyFilter> reserved = BuildPlan.reserveKeyFilter(spec, Side.RIGHT, memory, 0, 2L * n, -1);
+            BuildKeyFilter filter = reserved.value();
+            filter.splitAdds(2, 32 * MB);
+            assertThat(filter.addsConcurrently()).as("parts granted").isTrue();
+            assertThat(memory.reserved()).as("the filter and one part").isEqualTo(2 * reserved.bytes());
+            SplittableRandom random = new SplittableRandom(7);
+            Batch[] batches = new Batch[2];
+            long[][] hashes = new long[2][n];
+            long[] noNulls = new long[(n + 63) >>> 6];
+            for (int w = 0; w < 2; w++) {
+                batches[w] = new Batch(schema, n);
+                batches[w].setRowCount(n);
+                long[] keys = batches[w].column(0).longs();
+                for (int i = 0; i < n; i++) {
+                    keys[i] = (w == 0 ? 1_000 : 1_000_000) + i; // worker 0: 1,000.., worker 1: 1,000,000..
+                    hashes[w][i] = random.nextLong();
+                }
+                filter.add(w, batches[w], hashes[w], noNulls, false);
+            }
+            filter.endAdds();
+            assertThat(filter.addsConcurrently()).as("parts merged").isFalse();
+            assertThat(memory.reserved()).as("the parts' bytes given back").isEqualTo(reserved.bytes());
+            for (int w = 0; w < 2; w++) {
+                long[] all = allRows(n);
+                long[] misses = new long[all.length];
+                filter.markSureMisses(batches[w], hashes[w], all, misses, new BuildKeyFilter.Checks());
+                assertThat(misses).as("no key worker %d added is a sure miss", w).containsOnly(0L);
+            }
+            Batch outside = new Batch(schema, 3);
+            outside.setRowCount(3);
+            outside.column(0).longs()[0] = 999; // below worker 0's range
+            outside.column(0).longs()[1] = 1_000_000 + n; // above worker 1's range
+            outside.column(0).longs()[2] = 500_000; // between the two ranges: inside the merged one
+            long[] all = allRows(3);
+            BuildKeyFilter.Checks checks = new BuildKeyFilter.Checks();
+            filter.markSureMisses(outside, new long[] {hashes[0][0], hashes[1][0], hashes[0][1]}, all, new long[1],
+                    checks);
+            assertThat(checks.excludedByRange()).as("probe keys outside both ranges").isEqualTo(2);
+            assertThat(all[0]).as("the key between the ranges passes (its hash was added)").isEqualTo(0b100L);
             filter.close();
         }
     }

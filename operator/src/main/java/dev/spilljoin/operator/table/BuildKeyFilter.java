@@ -9,6 +9,8 @@ import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 
+import java.util.Arrays;
+
 /**
  * Tells the probe pass which probe rows cannot match any build row, so that they are joined at once as misses
  * (dropped, or emitted unmatched where the join type wants them) without a load from the hash table's directory
@@ -32,6 +34,11 @@ import dev.spilljoin.spill.NativeMemory;
  * stops paying, and the build (its first owner) does when the resident table would not fit beside it while nothing has spilled yet (keeping every
  * partition resident is worth more than faster misses; once partitions spill, the filter keeps their misses off disk).
  *
+ * <p>Build workers: given parts ({@link #splitAdds}), each build worker adds its batches to Bloom words and a range
+ * of its own, without a lock, and {@link #mergeParts} ORs them into the filter's once every worker stopped (a lock
+ * per batch made the adds of two workers run one at a time: a fifth of W1's build on two workers). Without parts,
+ * the workers add to the filter's own words one at a time (the caller's lock).
+ *
  * <p>Adaptive: each probe worker counts the rows it checks and the rows excluded ({@link Checks}); once
  * {@value #JUDGE_AFTER_ROWS} rows were checked and fewer than 1 in {@value #MIN_EXCLUDED_ONE_IN} was excluded (e.g. a
  * foreign-key join, where every probe key exists), it stops asking the filter for the rest of the pass, so the
@@ -44,22 +51,31 @@ public final class BuildKeyFilter implements AutoCloseable {
     public static final int MIN_EXCLUDED_ONE_IN = 20;
     /** The smallest filter worth having. */
     public static final long MIN_BYTES = 8 * 1024;
+    /** The build workers' own parts may take at most this fraction of the memory spare beyond the join's minimum. */
+    public static final int PARTS_SHARE_OF_SPARE = 16;
     private static final int WORD_SHIFT = 8;
 
     private final MemoryReservation reservation;
+    private final long bytes;
     private final NativeMemory.NativePage words;
     private final long base;
     private final long wordMask;
     private final int buildKeyColumn;
     private final int probeKeyColumn;
+    /** The build keys' range, set by {@link #endAdds}. */
     private long min = Long.MAX_VALUE;
     private long max = Long.MIN_VALUE;
+    /** The workers' own Bloom words (index w − 1 for worker w ≥ 1; worker 0 adds to {@link #words}), or none. */
+    private NativeMemory.NativePage[] parts = new NativeMemory.NativePage[0];
+    /** The key range added so far, per worker when they have parts, else in slot 0; folded by {@link #endAdds}. */
+    private long[] addedMin = {Long.MAX_VALUE};
+    private long[] addedMax = {Long.MIN_VALUE};
 
     private BuildKeyFilter(MemoryReservation reservation, long bytes, int buildKeyColumn, int probeKeyColumn) {
         this.reservation = reservation;
-        this.words = NativeMemory.allocate(reservation, bytes);
+        this.bytes = bytes;
+        this.words = NativeMemory.allocate(reservation, bytes); // zeroed
         this.base = words.address();
-        NativeMemory.fill(base, bytes, (byte) 0);
         this.wordMask = bytes / 8 - 1;
         this.buildKeyColumn = buildKeyColumn;
         this.probeKeyColumn = probeKeyColumn;
@@ -93,10 +109,39 @@ public final class BuildKeyFilter implements AutoCloseable {
         return type == ColumnType.BIGINT || type == ColumnType.INTEGER;
     }
 
-    /** Adds the keys of the build batch's {@code n} rows with hashes {@code hashes}, skipping NULL keys. */
-    public void add(Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) {
+    /**
+     * Gives each of {@code workers} build workers Bloom words of its own when their bytes stay within
+     * 1/{@value #PARTS_SHARE_OF_SPARE} of {@code spare} (the memory free beyond the join's minimum) and the budget
+     * grants them; else every worker adds to the filter's own words. Call once, before the first build row.
+     */
+    public void splitAdds(int workers, long spare) {
+        long partBytes = (workers - 1) * bytes;
+        if (workers < 2 || partBytes > spare / PARTS_SHARE_OF_SPARE || !reservation.tryGrow(partBytes)) {
+            return;
+        }
+        parts = new NativeMemory.NativePage[workers - 1];
+        for (int w = 1; w < workers; w++) {
+            parts[w - 1] = NativeMemory.allocate(reservation, bytes); // zeroed
+        }
+        addedMin = new long[workers];
+        addedMax = new long[workers];
+        Arrays.fill(addedMin, Long.MAX_VALUE);
+        Arrays.fill(addedMax, Long.MIN_VALUE);
+    }
+
+    /** Whether the build workers add to parts of their own ({@link #splitAdds}), so that they may add at once. */
+    public boolean addsConcurrently() {
+        return parts.length > 0;
+    }
+
+    /**
+     * Adds the keys of the build batch's {@code n} rows with hashes {@code hashes}, skipping NULL keys, to build
+     * worker {@code worker}'s part (then concurrently with other workers), or to the filter itself (then one worker
+     * at a time).
+     */
+    public void add(int worker, Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) {
         int n = batch.rowCount();
-        long b = base;
+        long b = worker == 0 || parts.length == 0 ? base : parts[worker - 1].address();
         long mask = wordMask;
         for (int i = 0; i < n; i++) {
             if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
@@ -106,13 +151,42 @@ public final class BuildKeyFilter implements AutoCloseable {
             }
         }
         if (buildKeyColumn >= 0) {
-            addRange(batch.column(buildKeyColumn), n, nullKeys, anyNull);
+            addRange(batch.column(buildKeyColumn), n, nullKeys, anyNull, parts.length == 0 ? 0 : worker);
         }
     }
 
-    private void addRange(ColumnVector keys, int n, long[] nullKeys, boolean anyNull) {
-        long lo = min;
-        long hi = max;
+    /**
+     * Ends the build's adds (every build worker stopped): ORs the workers' parts into the filter's words, gives their
+     * bytes back, and sets the key range the probe pass checks; idempotent.
+     */
+    public void endAdds() {
+        for (NativeMemory.NativePage part : parts) {
+            long from = part.address();
+            for (long at = 0; at < bytes; at += 8) {
+                NativeMemory.putLong(base + at, NativeMemory.getLong(base + at) | NativeMemory.getLong(from + at));
+            }
+        }
+        for (int w = 0; w < addedMin.length; w++) {
+            min = Math.min(min, addedMin[w]);
+            max = Math.max(max, addedMax[w]);
+        }
+        freeParts();
+    }
+
+    private void freeParts() {
+        for (NativeMemory.NativePage part : parts) {
+            if (!part.isClosed()) {
+                part.close();
+            }
+        }
+        reservation.shrink(parts.length * bytes);
+        parts = new NativeMemory.NativePage[0];
+    }
+
+    /** Widens the range in slot {@code slot} of {@link #addedMin} and {@link #addedMax} by the batch's keys. */
+    private void addRange(ColumnVector keys, int n, long[] nullKeys, boolean anyNull, int slot) {
+        long lo = addedMin[slot];
+        long hi = addedMax[slot];
         if (keys.type() == ColumnType.BIGINT) {
             long[] v = keys.longs();
             for (int i = 0; i < n; i++) {
@@ -130,8 +204,8 @@ public final class BuildKeyFilter implements AutoCloseable {
                 }
             }
         }
-        min = lo;
-        max = hi;
+        addedMin[slot] = lo;
+        addedMax[slot] = hi;
     }
 
     private static long bitsOf(long h) {
@@ -237,6 +311,7 @@ public final class BuildKeyFilter implements AutoCloseable {
 
     @Override
     public void close() {
+        freeParts();
         if (!words.isClosed()) {
             words.close();
         }

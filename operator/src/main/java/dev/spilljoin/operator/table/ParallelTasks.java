@@ -2,6 +2,7 @@ package dev.spilljoin.operator.table;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
 
 /**
  * Runs tasks {@code 0..count-1} (a task is a row page or a partition, never a row) on up to {@code threads} threads,
@@ -17,23 +18,38 @@ public final class ParallelTasks {
         void run(int index);
     }
 
+    /** One task, told which of the threads runs it ({@code 0}: the calling thread; below {@link #threadsFor}). */
+    @FunctionalInterface
+    public interface ThreadTask {
+        void run(int thread, int index);
+    }
+
     private ParallelTasks() {
     }
 
     public static void run(int threads, int count, Task task) {
-        int helpers = Math.min(threads, count) - 1;
-        if (helpers <= 0) {
+        run(threads, count, (thread, index) -> task.run(index));
+    }
+
+    /** The threads {@link #run} runs {@code count} tasks on when given {@code threads}. */
+    public static int threadsFor(int threads, int count) {
+        return Math.max(1, Math.min(threads, count));
+    }
+
+    public static void run(int threads, int count, ThreadTask task) {
+        int helpers = threadsFor(threads, count) - 1;
+        if (helpers == 0) {
             for (int i = 0; i < count; i++) {
-                task.run(i);
+                task.run(0, i);
             }
             return;
         }
         AtomicInteger next = new AtomicInteger();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Runnable loop = () -> {
+        IntConsumer loop = thread -> {
             try {
                 for (int i = next.getAndIncrement(); i < count && failure.get() == null; i = next.getAndIncrement()) {
-                    task.run(i);
+                    task.run(thread, i);
                 }
             } catch (Throwable e) {
                 failure.compareAndSet(null, e);
@@ -41,11 +57,12 @@ public final class ParallelTasks {
         };
         Thread[] started = new Thread[helpers];
         for (int h = 0; h < helpers; h++) {
-            started[h] = new Thread(loop, "spilljoin-table-" + (h + 1));
+            int thread = h + 1;
+            started[h] = new Thread(() -> loop.accept(thread), "spilljoin-table-" + thread);
             started[h].setDaemon(true);
             started[h].start();
         }
-        loop.run();
+        loop.accept(0);
         joinAll(started);
         Throwable e = failure.get();
         if (e instanceof RuntimeException r) {
