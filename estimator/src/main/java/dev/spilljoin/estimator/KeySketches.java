@@ -16,7 +16,8 @@ import org.apache.datasketches.hll.Union;
  * carried across batches: a fixed stride would alias with periodic key patterns (with k = 4, a key at row positions
  * 17 mod 1000 would never be seen), a random one cannot. In the probe-sample mode only every k-th batch is sketched ({@link SketchConfig#everyKthBatch()}); frequencies are then
  * scaled by rows / sketched rows, while the distinct count stays that of the sample (a lower bound: distinct counts
- * do not scale).
+ * do not scale). A configuration may keep no frequent-items sketch ({@link SketchConfig#withoutFrequentItems()}: a
+ * sample that only counts rows and distinct keys, for which heavy keys cannot be asked).
  *
  * <p>Choice of library: Apache DataSketches 7.0.1 (the last release that runs on Java 17). Both sketches are
  * well-tested, mergeable, have documented error bounds (the frequent-items sketch gives a-priori upper and lower
@@ -45,6 +46,7 @@ public final class KeySketches {
 
     private final SketchConfig config;
     private HllSketch distinct;
+    /** The frequent-items sketch, or null when the configuration keeps none. */
     private final LongsSketch frequent;
     private long rows;
     private long bytes;
@@ -56,7 +58,7 @@ public final class KeySketches {
     public KeySketches(SketchConfig config) {
         this.config = config;
         this.distinct = new HllSketch(config.hllLgK(), SketchConfig.HLL_TYPE);
-        this.frequent = new LongsSketch(config.frequentItemsMapSize());
+        this.frequent = config.keepsFrequentItems() ? new LongsSketch(config.frequentItemsMapSize()) : null;
     }
 
     /**
@@ -70,7 +72,7 @@ public final class KeySketches {
         long hllCouponSet = (long) Integer.BYTES << (config.hllLgK() - 3);
         long frequentMap = FREQUENT_ITEMS_BYTES_PER_SLOT * config.frequentItemsMapSize();
         return FIXED_OVERHEAD_BYTES + hllRegisters + hllCouponSet + frequentMap + frequentMap / 2
-                + PURGE_SAMPLE_BYTES;
+                + (config.keepsFrequentItems() ? PURGE_SAMPLE_BYTES : 0);
     }
 
     /**
@@ -109,6 +111,9 @@ public final class KeySketches {
             hll.update(hashes[i]);
         }
         LongsSketch items = frequent;
+        if (items == null) {
+            return;
+        }
         int k = config.frequentItemsEveryKthRow();
         int i = nextFrequentRow;
         if (k == 1) {
@@ -143,7 +148,9 @@ public final class KeySketches {
         union.update(distinct);
         union.update(other.distinct);
         distinct = union.getResult(SketchConfig.HLL_TYPE);
-        frequent.merge(other.frequent);
+        if (frequent != null) {
+            frequent.merge(other.frequent);
+        }
         rows += other.rows;
         bytes += other.bytes;
         batches += other.batches;
@@ -193,7 +200,11 @@ public final class KeySketches {
         return config.frequentItemsEveryKthRow() > 1 || config.everyKthBatch() > 1;
     }
 
+    /** The frequent-items sketch; only of a configuration that keeps one ({@link SketchConfig#keepsFrequentItems}). */
     LongsSketch frequentItems() {
+        if (frequent == null) {
+            throw new IllegalStateException("these sketches keep no frequent items (" + config + "): no heavy keys");
+        }
         return frequent;
     }
 

@@ -8,7 +8,8 @@ import org.apache.datasketches.hll.TgtHllType;
  * @param hllLgK                   log2 of the HyperLogLog register count (4..21); relative standard error is about
  *                                 1.04 / sqrt(2^hllLgK), so 15 gives 0.57 %
  * @param frequentItemsMapSize     the frequent-items sketch's map size (a power of two, 8..2^26): a key is always
- *                                 tracked once its frequency exceeds {@code 3.5 / mapSize} of the sketched rows
+ *                                 tracked once its frequency exceeds {@code 3.5 / mapSize} of the sketched rows; 0:
+ *                                 no frequent-items sketch (a sample that only counts rows and distinct keys)
  * @param frequentItemsEveryKthRow feed every k-th row (on average, random gaps) to the frequent-items sketch and
  *                                 scale its counts by k
  *                                 (1 = every row, exact error bounds)
@@ -33,9 +34,10 @@ public record SketchConfig(int hllLgK, int frequentItemsMapSize, int frequentIte
         if (hllLgK < 4 || hllLgK > 21) {
             throw new IllegalArgumentException("hllLgK must be in 4..21, got " + hllLgK);
         }
-        if (frequentItemsMapSize < 8 || frequentItemsMapSize > (1 << 26) || Integer.bitCount(frequentItemsMapSize) != 1) {
+        if (frequentItemsMapSize != 0 && (frequentItemsMapSize < 8 || frequentItemsMapSize > (1 << 26)
+                || Integer.bitCount(frequentItemsMapSize) != 1)) {
             throw new IllegalArgumentException(
-                    "frequentItemsMapSize must be a power of two in 8..2^26, got " + frequentItemsMapSize);
+                    "frequentItemsMapSize must be 0 or a power of two in 8..2^26, got " + frequentItemsMapSize);
         }
         if (frequentItemsEveryKthRow < 1) {
             throw new IllegalArgumentException("frequentItemsEveryKthRow must be >= 1, got " + frequentItemsEveryKthRow);
@@ -48,6 +50,16 @@ public record SketchConfig(int hllLgK, int frequentItemsMapSize, int frequentIte
     /** The same sketch sizes, sketching only every k-th batch (a sample of the probe side). */
     public SketchConfig sampleEveryKthBatch(int k) {
         return new SketchConfig(hllLgK, frequentItemsMapSize, frequentItemsEveryKthRow, k);
+    }
+
+    /** The same, without a frequent-items sketch: rows and distinct keys only. */
+    public SketchConfig withoutFrequentItems() {
+        return new SketchConfig(hllLgK, 0, frequentItemsEveryKthRow, everyKthBatch);
+    }
+
+    /** Whether these sketches keep frequent items (heavy keys can be asked of them). */
+    public boolean keepsFrequentItems() {
+        return frequentItemsMapSize != 0;
     }
 
     /** The same sketch sizes, feeding every k-th row on average to the frequent-items sketch. */

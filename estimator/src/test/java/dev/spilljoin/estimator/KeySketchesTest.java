@@ -229,6 +229,40 @@ class KeySketchesTest {
         assertThat((double) heavy.estimatedRows(0)).isCloseTo(hotRows, within(0.05 * hotRows));
     }
 
+    /**
+     * A distinct-only sample (the probe side's): counts every row, sketches every 8th batch into the HyperLogLog only,
+     * merges, reserves no frequent-items map, and refuses to be asked for heavy keys.
+     */
+    @Test
+    void aDistinctOnlySampleCountsRowsAndDistinctKeysAndKeepsNoFrequentItems() {
+        SketchConfig config = SketchConfig.BUILD.sampleEveryKthBatch(8).withoutFrequentItems();
+        assertThat(config.keepsFrequentItems()).isFalse();
+        KeySketches[] parts = {new KeySketches(config), new KeySketches(config)};
+        java.util.Set<Long> sampledKeys = new java.util.HashSet<>();
+        long[] batch = new long[BATCH];
+        for (int b = 0; b < 1600; b++) {
+            for (int i = 0; i < BATCH; i++) {
+                batch[i] = KeyData.fmix64((long) b * BATCH + i); // every key distinct
+            }
+            KeySketches part = parts[b % 2];
+            if (part.rows() / BATCH % 8 == 0) { // the batch this part sketches
+                for (long h : batch) {
+                    sampledKeys.add(h);
+                }
+            }
+            part.update(batch, BATCH, BATCH * ROW_BYTES);
+        }
+        parts[0].merge(parts[1]);
+        KeySketches sample = parts[0];
+        assertThat(sample.rows()).isEqualTo(1600L * BATCH);
+        assertThat(sample.sketchedRows()).isEqualTo(200L * BATCH).isEqualTo(sampledKeys.size());
+        assertThat((double) sample.distinctEstimate()).isCloseTo(sampledKeys.size(), within(0.02 * sampledKeys.size()));
+        assertThat(KeySketches.memoryBytes(config)).as("the HyperLogLog's registers and coupon set, no frequent items")
+                .isBetween(32_768L + 16_384, 32_768L + 16_384 + 1024);
+        assertThatThrownBy(() -> HeavyHitters.find(sample, 1)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("keep no frequent items");
+    }
+
     @Test
     void memoryBytesIsFixedAndCoversTheSketches() {
         KeySketches sketches = new KeySketches(SketchConfig.BUILD);
@@ -254,7 +288,7 @@ class KeySketchesTest {
                 .hasMessage("batch bytes must be >= 0, got -1");
         assertThatThrownBy(() -> new SketchConfig(15, 1000, 1, 1))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("frequentItemsMapSize must be a power of two");
+                .hasMessageContaining("frequentItemsMapSize must be 0 or a power of two");
     }
 
     @Test
