@@ -50,8 +50,14 @@ public final class BenchRunner implements Callable<Integer> {
             + " as the CLI's --threads")
     Integer threads;
 
-    @Option(names = "--runs", defaultValue = "3", description = "timed runs after one warm-up; the median is reported; default ${DEFAULT-VALUE}")
+    @Option(names = "--runs", defaultValue = "3", description = "timed runs after the warm-ups; the median is reported; default ${DEFAULT-VALUE}")
     int runs;
+
+    @Option(names = "--warmups", defaultValue = "1", description = "untimed runs per engine, workload and setting "
+            + "before the timed ones (the first also measures peak memory and spilled bytes); more lets a JVM engine's "
+            + "JIT finish compiling before it is timed, as in a long-running process; PostgreSQL at the large scale "
+            + "always gets one; default ${DEFAULT-VALUE}")
+    int warmups;
 
     @Option(names = "--json", description = "also write the results as JSON to this file")
     Path json;
@@ -116,6 +122,10 @@ public final class BenchRunner implements Callable<Integer> {
         if (runs < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--runs must be at least 1, got " + runs);
         }
+        if (warmups < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--warmups must be at least 1, got "
+                    + warmups);
+        }
         Scale scale = Scale.named(scaleName);
         if (minimumBudgetCase) {
             return runMinimumBudgetCase(scale);
@@ -137,7 +147,7 @@ public final class BenchRunner implements Callable<Integer> {
                 switch (engine) {
                     case "duckdb" -> {
                         opened.add(new DuckDbEngine());
-                        contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), runs));
+                        contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), warmups, runs));
                     }
                     case "postgres" -> {
                         Optional<String> unavailable = postgresUnavailable(large);
@@ -146,13 +156,14 @@ public final class BenchRunner implements Callable<Integer> {
                             out.println("skipping postgres: " + unavailable.get());
                         } else {
                             opened.add(new PostgresEngine(PostgresConnectionSettings.fromEnvironment(), !large));
-                            contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), large ? 1 : runs));
+                            contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1),
+                                    large ? 1 : warmups, large ? 1 : runs));
                         }
                     }
                     case ResultTable.SPILLJOIN -> {
                         opened.add(new SpillJoinEngine(threads != null ? threads
                                 : Runtime.getRuntime().availableProcessors()));
-                        contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), runs));
+                        contenders.add(new SideBySide.Contender(opened.get(opened.size() - 1), warmups, runs));
                     }
                     default -> throw new CommandLine.ParameterException(spec.commandLine(),
                             "unknown engine '" + name.trim() + "': use spilljoin, duckdb, postgres");
@@ -160,8 +171,8 @@ public final class BenchRunner implements Callable<Integer> {
             }
             StringBuilder budgetText = new StringBuilder();
             budgets.forEach((setting, bytes) -> budgetText.append(' ').append(setting.label()).append(' ').append(ResultTable.bytes(bytes)));
-            out.printf(Locale.ROOT, "scale %s (nR %,d, nS %,d); budgets%s; %d timed runs after a warm-up%n", scale.name(),
-                    scale.nR(), scale.nS(), budgetText, runs);
+            out.printf(Locale.ROOT, "scale %s (nR %,d, nS %,d); budgets%s; %d timed runs after %d warm-up%s%n",
+                    scale.name(), scale.nR(), scale.nS(), budgetText, runs, warmups, warmups == 1 ? "" : "s");
             List<Measurement> measurements = new SideBySide(scale, out).run(workloadList, contenders, budgets);
             List<CsvCase.Outcome> csv = new ArrayList<>();
             if (csvCase || parquetCase) {
@@ -188,7 +199,7 @@ public final class BenchRunner implements Callable<Integer> {
                 out.println("skipped " + reason);
             }
             if (json != null) {
-                Files.writeString(json, JsonReport.format(scale, runs, measurements, skipped, csv));
+                Files.writeString(json, JsonReport.format(scale, warmups, runs, measurements, skipped, csv));
                 out.println("wrote " + json);
             }
             return reportDisagreements(measurements, csv);

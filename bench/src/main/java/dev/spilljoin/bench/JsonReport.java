@@ -14,15 +14,17 @@ public final class JsonReport {
     }
 
     /**
-     * {@code skipped}: engines not run, with the reason; {@code csvCases}: the CSV case's runs (empty unless it ran),
+     * {@code warmups}, {@code runs}: the untimed and timed runs per cell; {@code skipped}: engines not run, with the
+     * reason; {@code csvCases}: the CSV case's runs (empty unless it ran),
      * DuckDB's first. JSON: {@code csvCase} is DuckDB's run (null unless the case ran), {@code csvCases} all runs.
      */
-    public static String format(Scale scale, int runs, List<Measurement> measurements, List<String> skipped,
-                                List<CsvCase.Outcome> csvCases) {
+    public static String format(Scale scale, int warmups, int runs, List<Measurement> measurements,
+                                List<String> skipped, List<CsvCase.Outcome> csvCases) {
         StringBuilder out = new StringBuilder();
         out.append("{\n");
         out.append("  \"scale\": {\"name\": ").append(string(scale.name())).append(", \"nR\": ").append(scale.nR())
                 .append(", \"nS\": ").append(scale.nS()).append("},\n");
+        out.append("  \"warmups\": ").append(warmups).append(",\n");
         out.append("  \"runs\": ").append(runs).append(",\n");
         out.append("  \"machine\": {\"cores\": ").append(Runtime.getRuntime().availableProcessors())
                 .append(", \"java\": ").append(string(System.getProperty("java.version"))).append("},\n");

@@ -17,14 +17,20 @@ import java.util.Optional;
  * <p>Per workload: the reference result is computed first and, where docs/WORKLOADS.md lists one, checked against
  * it (a difference stops the run: the generator is wrong). Each engine then loads R and S (untimed; skipped when
  * the engine already holds the same rows, e.g. W3 and W3L share both tables), and per setting runs one profiled
- * warm-up followed by the contender's number of timed runs. Every run's result is compared with the reference; an engine that
+ * warm-up (and the contender's further untimed warm-ups, if any) followed by the contender's number of timed runs. Every run's result is compared with the reference; an engine that
  * throws is recorded with its error and the run goes on with the next cell.
  */
 public final class SideBySide {
 
-    /** An engine and how many timed runs it gets after its warm-up. */
-    public record Contender(Engine engine, int runs) {
+    /**
+     * An engine, how many untimed warm-up runs it gets per cell (the first one profiled: peak memory, spilled bytes)
+     * and how many timed runs after them.
+     */
+    public record Contender(Engine engine, int warmups, int runs) {
         public Contender {
+            if (warmups < 1) {
+                throw new IllegalArgumentException("warm-ups must be at least 1, got " + warmups);
+            }
             if (runs < 1) {
                 throw new IllegalArgumentException("runs must be at least 1, got " + runs);
             }
@@ -58,7 +64,7 @@ public final class SideBySide {
                     continue;
                 }
                 budgets.forEach((setting, budget) -> measurements.add(
-                        measure(engine, contender.runs(), workload, setting, budget, expected)));
+                        measure(engine, contender, workload, setting, budget, expected)));
             }
         }
         measurements.sort(Comparator.comparing(Measurement::workload).thenComparing(Measurement::setting));
@@ -101,14 +107,22 @@ public final class SideBySide {
         return true;
     }
 
-    private Measurement measure(Engine engine, int runs, Workload workload, MemorySetting setting, long budget,
-                                JoinResult expected) {
+    private Measurement measure(Engine engine, Contender contender, Workload workload, MemorySetting setting,
+                                long budget, JoinResult expected) {
         try {
             EngineProfile profile = engine.profile(workload, budget);
             if (profile.result() != null && !profile.result().equals(expected)) {
                 return new Measurement(workload, setting, budget, engine.name(), new double[0], profile.peakMemoryBytes(),
                         profile.spilledBytes(), profile.result(), expected, profile.note(), null);
             }
+            for (int i = 1; i < contender.warmups(); i++) {
+                JoinResult warm = engine.run(workload, budget).result();
+                if (!warm.equals(expected)) {
+                    return new Measurement(workload, setting, budget, engine.name(), new double[0],
+                            profile.peakMemoryBytes(), profile.spilledBytes(), warm, expected, profile.note(), null);
+                }
+            }
+            int runs = contender.runs();
             double[] seconds = new double[runs];
             JoinResult last = null;
             for (int i = 0; i < runs; i++) {

@@ -21,13 +21,14 @@ class BenchRunnerTest {
         Path json = dir.resolve("out.json");
         int exit = BenchRunner.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8)).execute(
                 "--scale", "2000x20000", "--engines", "spilljoin,duckdb", "--workloads", "W1,W3L", "--settings", "generous,tight",
-                "--runs", "2", "--tight-budget", "33554432", "--generous-budget", "67108864", "--json", json.toString());
+                "--runs", "2", "--warmups", "2", "--tight-budget", "33554432", "--generous-budget", "67108864", "--json",
+                json.toString());
         String printed = out.toString(StandardCharsets.UTF_8);
         assertThat(exit).as(printed).isZero();
-        assertThat(printed).contains("W1   generous").contains("W3L  tight").contains(" ok ").doesNotContain("WRONG");
+        assertThat(printed).contains("2 timed runs after 2 warm-ups").contains("W1   generous").contains("W3L  tight").contains(" ok ").doesNotContain("WRONG");
         String written = Files.readString(json);
         assertThat(written).contains("\"engine\": \"duckdb\"").contains("\"workload\": \"W3L\"").doesNotContain("\"agrees\": false");
-        assertThat(written).contains("\"engine\": \"spilljoin\"");
+        assertThat(written).contains("\"engine\": \"spilljoin\"").contains("\"warmups\": 2,");
         assertThat(written.split("\"agrees\": true", -1)).hasSize(9);
     }
 
@@ -49,13 +50,15 @@ class BenchRunnerTest {
     @Test
     void badArgumentsExitWithTwoAndSayWhy() {
         for (String[] args : new String[][] {
-            {"--engines", "oracle"}, {"--workloads", "W9"}, {"--scale", "huge"}, {"--settings", "roomy"}, {"--runs", "0"}}) {
+            {"--engines", "oracle"}, {"--workloads", "W9"}, {"--scale", "huge"}, {"--settings", "roomy"}, {"--runs", "0"},
+            {"--warmups", "0"}}) {
             StringWriter err = new StringWriter();
             CommandLine commandLine = BenchRunner.commandLine(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
             commandLine.setErr(new PrintWriter(err));
             assertThat(commandLine.execute(args)).as(String.join(" ", args)).isEqualTo(2);
             assertThat(err.toString()).as(String.join(" ", args)).containsAnyOf("unknown engine 'oracle'", "unknown workload 'W9'",
-                    "unknown scale 'huge'", "unknown setting 'roomy'", "--runs must be at least 1");
+                    "unknown scale 'huge'", "unknown setting 'roomy'", "--runs must be at least 1",
+                    "--warmups must be at least 1");
         }
     }
 }

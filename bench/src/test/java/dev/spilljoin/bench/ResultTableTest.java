@@ -46,7 +46,7 @@ class ResultTableTest {
         String table = ResultTable.format(SCALE, List.of(wrong, failed));
         assertThat(table).contains("WRONG").contains("got count 5, sum 51, expected count 5, sum 50")
                 .contains("ERROR").contains("out of memory");
-        assertThat(JsonReport.format(SCALE, 1, List.of(wrong, failed), List.of("postgres: \"down\""), List.of()))
+        assertThat(JsonReport.format(SCALE, 1, 1, List.of(wrong, failed), List.of("postgres: \"down\""), List.of()))
                 .contains("\"agrees\": false").contains("\"error\": \"out of memory\"")
                 .contains("\"skipped\": [\"postgres: \\\"down\\\"\"]");
     }
