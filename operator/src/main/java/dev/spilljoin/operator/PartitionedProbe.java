@@ -57,8 +57,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with its staging arena in its share of the memory the build left).
  *
  * <p>Workers: the resident table, the filter and the heavy keys are read-only during the pass (MATCHED marks are
- * idempotent writes safe between workers); the spill writer and the probe sketch are shared under a lock taken per
- * batch ({@link #spillStaged}, {@link #sketch}); every count is a worker's own, summed at the end of the input, which
+ * idempotent writes safe between workers); the spill writer is shared under a lock taken per batch
+ * ({@link #spillStaged}), as is the probe sample unless each worker has one of its own ({@link #sketch},
+ * {@link JoinSketches#splitProbe}); every count is a worker's own, summed at the end of the input, which
  * the caller calls only after every worker stopped. That is the FINISH pass's barrier: every probe worker has stopped
  * (its helper thread joined, or every push returned before the probe side's end) before {@link #endOfInput}, and the
  * FINISH pass's workers start after it, so every MATCHED mark is set and visible before any range is scanned; the
@@ -75,7 +76,6 @@ final class PartitionedProbe implements JoinPhase {
     private final int bits;
     private final boolean anySpilled;
     private final SpillFile[] files;
-    private final KeySketches sketch;
     /** Owned: the probe spill writer and its writer share (closed at the end of the input); workers lock it. */
     private final ReservedSpillWriter spill;
     /** Owned: the workers (each with its own probe, arrays and staging arena), made up front. */
@@ -117,14 +117,17 @@ final class PartitionedProbe implements JoinPhase {
         this.spill = build.probeWriter();
         this.keyFilter = build.keyFilter();
         this.sketches = build.sketches();
-        this.sketch = sketches == null ? null : sketches.probe;
         long free = ctx.memory.headroom();
         int count = (int) Math.max(1, Math.min(maxWorkers, free / ctx.sizing.stagingBytes()));
+        if (sketches != null) {
+            sketches.splitProbe(count, free - count * ctx.sizing.stagingBytes());
+            free = ctx.memory.headroom();
+        }
         this.workers = new ProbeWorker[count];
         this.filterUsers = keyFilter == null ? 0 : count;
         for (int w = 0; w < count; w++) {
             MemoryReservation share = ctx.memory.newChild("probe-worker-" + w, Math.max(1, free / count));
-            this.workers[w] = new ProbeWorker(this, ctx, build, keyFilter, share);
+            this.workers[w] = new ProbeWorker(this, w, ctx, build, keyFilter, share);
         }
     }
 
@@ -141,10 +144,14 @@ final class PartitionedProbe implements JoinPhase {
         return anySpilled;
     }
 
-    /** Feeds a batch's {@code n} hashes to the probe-side sketch, which samples batches (locked per batch). */
-    void sketch(long[] hashes, int n) {
-        if (sketch != null) {
-            synchronized (sketch) {
+    /**
+     * Feeds worker {@code worker}'s batch of {@code n} hashes to its probe-side sample, which samples batches (its own,
+     * or the one shared: then locked per batch).
+     */
+    void sketch(int worker, long[] hashes, int n) {
+        if (sketches != null) {
+            KeySketches sketch = sketches.probePart(worker);
+            synchronized (sketch) { // uncontended unless the workers share it
                 sketch.update(hashes, n, 0);
             }
         }
@@ -307,6 +314,7 @@ final class PartitionedProbe implements JoinPhase {
         if (b == null) {
             return;
         }
+        sketches.mergeProbeParts();
         KeySketches p = sketches.probe;
         StatisticsLookup lookup = ctx.spec.statistics();
         if (lookup != null) {

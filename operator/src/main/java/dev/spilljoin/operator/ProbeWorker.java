@@ -38,6 +38,8 @@ final class ProbeWorker implements AutoCloseable {
     private final TableProbe probe;
     private final KeyHasher hasher;
     private final RowWriter rowWriter;
+    /** This worker's index among the pass's workers (0: the caller's). */
+    private final int index;
     private final RowArena[] staging = new RowArena[1];
     /** The build keys' filter (read-only here; the pass closes it once no worker asks it), or null. */
     private final BuildKeyFilter filter;
@@ -51,9 +53,13 @@ final class ProbeWorker implements AutoCloseable {
     private long[] candidates = new long[0];
     private long[] sureMisses = new long[0];
 
-    /** A worker of {@code pass}; its staging pages draw from {@code memory}, which it owns (and closes). */
-    ProbeWorker(PartitionedProbe pass, JoinContext ctx, BuildOutput build, BuildKeyFilter filter,
+    /**
+     * Worker {@code index} (0: the caller's) of {@code pass}; its staging pages draw from {@code memory}, which it owns
+     * (and closes).
+     */
+    ProbeWorker(PartitionedProbe pass, int index, JoinContext ctx, BuildOutput build, BuildKeyFilter filter,
                 MemoryReservation memory) {
+        this.index = index;
         this.memory = memory;
         this.pass = pass;
         this.ctx = ctx;
@@ -83,7 +89,7 @@ final class ProbeWorker implements AutoCloseable {
             partitionOfRow = new int[n];
         }
         hasher.hash(batch, hashes, nullKeys);
-        pass.sketch(hashes, n);
+        pass.sketch(index, hashes, n);
         long[] misses = markSureMisses(batch, n, words);
         if (!pass.anySpilled()) {
             probe.start(batch, hashes, nullKeys, HashProbe.RowMasks.deferredAndSureMisses(null, misses));

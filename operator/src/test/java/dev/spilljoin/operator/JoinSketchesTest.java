@@ -43,6 +43,37 @@ class JoinSketchesTest {
         }
     }
 
+    /**
+     * The probe workers' samples ({@link JoinSketches#splitProbe}): one each when the spare memory holds them, each
+     * sampling every {@value JoinSketches#PROBE_EVERY_KTH_BATCH}th batch of its own, merged into the probe sample.
+     */
+    @Test
+    void eachProbeWorkerGetsASampleOfItsOwnAndTheyMergeIntoTheProbeSample() {
+        try (MemoryReservation root = MemoryReservation.root("sketches", 64 * MB)) {
+            JoinSketches sketches = JoinSketches.reserve(root, 0).value();
+            long before = root.reserved();
+            sketches.splitProbe(2, root.headroom());
+            assertThat(root.reserved()).as("an extra sample reserved").isGreaterThan(before);
+            assertThat(sketches.probePart(0)).isSameAs(sketches.probe);
+            assertThat(sketches.probePart(1)).isNotSameAs(sketches.probe);
+            long[] hashes = new long[100];
+            for (int b = 0; b < 32; b++) {
+                for (int i = 0; i < hashes.length; i++) {
+                    hashes[i] = 0x9E3779B97F4A7C15L * (b * 1000L + i + 1);
+                }
+                sketches.probePart(b % 2).update(hashes, hashes.length, 0);
+            }
+            sketches.mergeProbeParts();
+            assertThat(root.reserved()).as("the extra sample's bytes given back").isEqualTo(before);
+            assertThat(sketches.probePart(1)).isSameAs(sketches.probe);
+            assertThat(sketches.probe.rows()).isEqualTo(3200);
+            assertThat(sketches.probe.sketchedRows()).as("every 8th batch of each worker's 16").isEqualTo(400);
+            assertThat(sketches.probe.distinctEstimate()).isBetween(392L, 408L);
+            sketches.close();
+            assertThat(root.reserved()).isZero();
+        }
+    }
+
     @Test
     void theWorkersShareOneSketchWhenTheExtraOnesWouldTakeMoreThanTheirShareOfTheFreeMemory() {
         try (MemoryReservation root = MemoryReservation.root("sketches", 64 * MB)) {
@@ -56,6 +87,8 @@ class JoinSketchesTest {
             }
             sketches.splitBuild(1, root.headroom());
             assertThat(sketches.buildParts()).containsExactly(sketches.build);
+            sketches.splitProbe(2, KeySketches.memoryBytes(SketchConfig.BUILD) - 1);
+            assertThat(sketches.probePart(1)).as("too little spare for a probe sample").isSameAs(sketches.probe);
             sketches.mergeBuildParts();
             assertThat(root.reserved()).isEqualTo(before);
             sketches.close();
