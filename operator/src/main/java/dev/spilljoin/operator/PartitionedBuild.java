@@ -47,7 +47,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * sketch meanwhile; the rows so far are the sketches' sum, the distinct keys so far the largest worker's estimate, a
  * lower bound of the union's that matters to the planner only when it is below the fanout): keys above their
  * partition's fair share of the rows so far ({@link #heavyCandidateRows()}; a key at or below it cannot be what makes
- * its partition overflow, and re-partitioning splits such partitions). Which of
+ * its partition overflow, and re-partitioning splits such partitions). With a sketch per worker, each worker first
+ * asks its own sketch, every {@value #HEAVY_CHECK_EVERY_BATCHES} batches of its own, for keys above that share
+ * divided among the workers, and takes the structure lock only when it finds one: a key above the share has more than
+ * its part of it in some worker's sketch, whose worker finds it (the lock, taken every few batches, made every worker
+ * wait for the others' batches: a fifth of W1's build on two workers at the tight budget). Which of
  * them go to the nested loop is the {@link dev.spilljoin.estimator.PartitionPlanner}'s rule
  * ({@link SpillSizing#nestedLoopKeys}): those whose rows, projected to the whole input, would overflow their
  * partition beside its share of the other keys. A routed key whose partition is still resident is accepted: its rows
@@ -122,6 +126,8 @@ final class PartitionedBuild implements JoinPhase {
     /** Heavy keys routed from the first row because the statistics cache knew them. */
     private long heavyKeysFromCache;
     private long batches;
+    /** Each worker's batches so far (for its own checks for heavy keys, with a sketch per worker). */
+    private final long[] workerBatches;
 
     /**
      * The build pass of {@code ctx}'s join; it takes over {@code sketches} and {@code keyFilter} (either may be null;
@@ -152,6 +158,7 @@ final class PartitionedBuild implements JoinPhase {
             throw e;
         }
         this.workers = new BuildWorker[workerCount];
+        this.workerBatches = new long[workerCount];
         int pageSize = ctx.sizing.workerPageBytes(workerCount);
         for (int w = 0; w < workerCount; w++) {
             workers[w] = new BuildWorker(this, w, ctx, fanout + 1, pageSize,
@@ -200,9 +207,10 @@ final class PartitionedBuild implements JoinPhase {
 
     /**
      * Worker {@code worker}'s batch is hashed: counts its rows, adds its keys to the filter (to the worker's own part
-     * outside this object's lock when it has one) and, every {@value #HEAVY_CHECK_EVERY_BATCHES} batches, accepts the
-     * heavy keys the sketch finds (under the structure lock held for writing, since their resident rows move). Called
-     * without the structure lock.
+     * outside this object's lock when it has one) and, every {@value #HEAVY_CHECK_EVERY_BATCHES} batches (of its own,
+     * with a sketch of its own, and then only if that sketch holds a candidate), accepts the heavy keys the sketches
+     * find (under the structure lock held for writing, since their resident rows move). Called without the structure
+     * lock.
      */
     void beforeBatch(int worker, Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) throws IOException {
         boolean ownFilterPart = keyFilter != null && keyFilter.addsConcurrently();
@@ -210,10 +218,17 @@ final class PartitionedBuild implements JoinPhase {
             keyFilter.add(worker, batch, hashes, nullKeys, anyNull);
         }
         boolean checkHeavy;
+        long ownShare = 0;
         synchronized (this) {
             int n = batch.rowCount();
-            checkHeavy = buildSketches != null && !heavyRoutingOff && batches > 0
-                    && batches % HEAVY_CHECK_EVERY_BATCHES == 0;
+            if (buildSketches == null || buildSketches.length == 1) {
+                checkHeavy = buildSketches != null && !heavyRoutingOff && batches > 0
+                        && batches % HEAVY_CHECK_EVERY_BATCHES == 0;
+            } else {
+                long own = workerBatches[worker]++;
+                checkHeavy = !heavyRoutingOff && own > 0 && own % HEAVY_CHECK_EVERY_BATCHES == 0;
+                ownShare = Math.max(1, heavyCandidateRows() / buildSketches.length);
+            }
             batches++;
             rowsIn += n;
             if (keyFilter != null && !ownFilterPart) {
@@ -223,6 +238,12 @@ final class PartitionedBuild implements JoinPhase {
                 for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
                     nullKeyRows += Long.bitCount(nullKeys[w]);
                 }
+            }
+        }
+        if (checkHeavy && ownShare > 0) {
+            KeySketches own = buildSketches[worker];
+            synchronized (own) { // its worker's: updated only on this thread, read by others only under the lock
+                checkHeavy = !HeavyHitters.find(own, ownShare).isEmpty();
             }
         }
         if (checkHeavy) {

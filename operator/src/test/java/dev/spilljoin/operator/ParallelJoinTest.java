@@ -361,8 +361,8 @@ class ParallelJoinTest {
     /**
      * Each build worker feeds a sketch of its own (the 24 MiB budget holds them, for four workers too), and together
      * they still find the heavy key: the build side (1,200,000 rows) holds key 0 in two rows of three (13.6 MB of
-     * rows), too many for any partition, so the sketches, asked together every few batches, must route it to the heavy
-     * pair; the merged sketch counts every build row and estimates the distinct keys (400,000) within 5 %. The
+     * rows), too many for any partition, so the sketches (each asked by its own worker every few batches of its own,
+     * then all together once one holds a candidate) must route it to the heavy pair; the merged sketch counts every build row and estimates the distinct keys (400,000) within 5 %. The
      * result's count and sum are checked.
      */
     @ParameterizedTest(name = "threads={0}")
