@@ -144,6 +144,11 @@ final class PartitionedProbe implements JoinPhase {
         return anySpilled;
     }
 
+    /** Whether the pass feeds a probe-side sample (with sketches). */
+    boolean samples() {
+        return sketches != null;
+    }
+
     /**
      * Feeds worker {@code worker}'s batch of {@code n} hashes to its probe-side sample, which samples batches (its own,
      * or the one shared: then locked per batch).

@@ -76,7 +76,11 @@ final class ProbeWorker implements AutoCloseable {
         this.staging[0] = new RowArena(memory, ctx.sizing.pageSize());
     }
 
-    /** Starts a probe batch: spills its rows of spilled partitions, then starts probing the others. */
+    /**
+     * Starts a probe batch: spills its rows of spilled partitions, then starts probing the others. When nothing
+     * spilled, no sample is taken and the key filter is not asked, only the table reads the keys, so its probe alone
+     * hashes them (or, for the direct-index table, reads them as they are: no hash at all).
+     */
     void start(Batch batch) throws IOException {
         ctx.checkCancelled();
         int n = batch.rowCount();
@@ -87,6 +91,11 @@ final class ProbeWorker implements AutoCloseable {
             deferred = new long[words];
             notDeferred = new long[words];
             partitionOfRow = new int[n];
+        }
+        if (!pass.anySpilled() && !pass.samples() && !asksFilter) {
+            // Only the table reads the keys: its probe hashes them (the direct-index table's reads them as they are).
+            probe.start(batch);
+            return;
         }
         hasher.hash(batch, hashes, nullKeys);
         pass.sketch(index, hashes, n);
