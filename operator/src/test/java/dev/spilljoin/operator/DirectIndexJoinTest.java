@@ -195,6 +195,41 @@ class DirectIndexJoinTest {
         assertThat(spilled.directTables()).as(spilled.toJson()).isPositive();
     }
 
+    /**
+     * A build side whose keys fill their range (a permutation of it, plus NULL keys: the table is full, so neither
+     * probe nor gather reads its occupancy blocks), joined in memory to probe rows with repeated, missing,
+     * out-of-range and NULL keys: every join type, both orientations, equal to the oracle.
+     */
+    @Test
+    void aFullKeyRangeMatchesTheOracleForEveryJoinType() throws IOException {
+        long seed = seed("full range");
+        SplittableRandom r = new SplittableRandom(seed);
+        for (ColumnType keyType : new ColumnType[] {ColumnType.BIGINT, ColumnType.INTEGER}) {
+            int rows = 200 + r.nextInt(300);
+            long base = -1 - r.nextInt(rows - 1); // 0 in the range: what a NULL key's slot holds must not be looked up
+            List<Long> keys = new ArrayList<>();
+            for (long k = 0; k < rows; k++) {
+                keys.add(base + k);
+            }
+            java.util.Collections.shuffle(keys, new java.util.Random(r.nextLong()));
+            List<Object[]> full = side(r, keyType, rows + rows / 9, () -> 0, false); // the payloads
+            for (int i = 0; i < full.size(); i++) { // every key of the range once, then NULL keys
+                Long key = i < rows ? keys.get(i) : null;
+                full.get(i)[0] = key == null ? null : keyType == ColumnType.INTEGER ? (Object) key.intValue() : key;
+            }
+            List<Object[]> probe = side(r, keyType, 2 * rows, () -> base - 5 + r.nextInt(rows + 10), false);
+            for (JoinType type : JoinType.values()) {
+                for (Side build : Side.values()) {
+                    JoinStats stats = check(build == Side.LEFT ? full : probe, build == Side.RIGHT ? full : probe,
+                            keyType, type, build, Where.IN_MEMORY, false, r,
+                            "seed=" + seed + " full range key=" + keyType);
+                    assertThat(stats.tableKind()).as("seed=%d %s %s build=%s", seed, keyType, type, build)
+                            .isEqualTo("direct");
+                }
+            }
+        }
+    }
+
     @Test
     void fallbacksUseTheHashTableAndStayCorrect() throws IOException {
         SplittableRandom r = new SplittableRandom(seed("fallbacks"));

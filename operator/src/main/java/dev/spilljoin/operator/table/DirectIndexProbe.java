@@ -108,13 +108,24 @@ public final class DirectIndexProbe implements TableProbe {
         }
     }
 
-    /** Each row's reference (index + 1) or 0, branch-free: one block load per row, all independent. */
+    /**
+     * Each row's reference (index + 1) or 0, branch-free: one block load per row, all independent; none when every
+     * value of the range is a key (a full table: a key in the range is a hit).
+     */
     private void lookUp() {
         long[] k = keys;
         long[] r = refs;
         long[] s = skip;
         long min = table.min();
         long range = table.range();
+        if (table.full()) {
+            for (int i = 0; i < n; i++) {
+                long index = k[i] - min;
+                boolean hit = Long.compareUnsigned(index, range) < 0 & (~(s[i >>> 6] >>> i) & 1L) != 0;
+                r[i] = hit ? index + 1 : 0L;
+            }
+            return;
+        }
         long blocks = table.blocks();
         int shift = Integer.numberOfTrailingZeros(DirectIndexTable.blockBytes());
         for (int i = 0; i < n; i++) {

@@ -63,6 +63,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private final long min;
     private final long range;
     private final long keyedRows;
+    /**
+     * Whether every value of the range is a key (as many keyed rows as range values, none twice: a dense surrogate key,
+     * the usual foreign-key target): then a row's rank is its index, and a key in the range always has its row, so
+     * neither the probe nor the payload's gather loads the occupancy blocks (DuckDB's perfect hash join).
+     */
+    private final boolean full;
     private final long nullKeyRows;
     private final long blocks;
     /** Per layout field: the address of its payload column, 0 for the key field. */
@@ -146,6 +152,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         this.min = keys.min;
         this.range = keys.range();
         this.keyedRows = keys.keyedRows;
+        this.full = keyedRows == range; // a duplicate, the only other way to get as many rows, fails the build
         this.nullKeyRows = keys.nullKeyRows;
         this.blocks = (range + 63) >>> 6;
         long rows = keyedRows + nullKeyRows;
@@ -420,6 +427,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
 
     /** The rank (payload position) of the row at {@code index}: keyed ranks first, then the NULL-key rows'. */
     private long rankOf(long index) {
+        if (full) {
+            return index; // the NULL-key rows' ranks too: keyedRows + index - range
+        }
         if (index >= range) {
             return keyedRows + index - range;
         }
@@ -432,6 +442,11 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /** The smallest key. */
     long min() {
         return min;
+    }
+
+    /** Whether every value of the range is a key (see {@link #full}). */
+    boolean full() {
+        return full;
     }
 
     /** {@code max - min + 1}: the indexes of keyed rows. */

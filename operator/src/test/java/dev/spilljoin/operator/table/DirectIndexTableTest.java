@@ -94,6 +94,63 @@ class DirectIndexTableTest {
         }
     }
 
+    /**
+     * A full range (every value a key: a dense surrogate key) needs no occupancy blocks to find a row: the table
+     * says so, and gives back every row by {@code key - min + 1}, the NULL-key rows after the range, as a table with
+     * one value missing does (which is not full).
+     */
+    @Test
+    void aFullRangeGivesBackEveryRowAsAnyOtherTableDoes() {
+        try (MemoryReservation memory = MemoryReservation.root("test", 4 << 20)) {
+            for (boolean oneMissing : new boolean[] {false, true}) {
+                List<Long[]> rows = new ArrayList<>();
+                for (long i = 0; i < 5000; i++) {
+                    long key = (i * 7919) % 5000 - 50; // a permutation of -50..4949
+                    if (!(oneMissing && key == 1234)) {
+                        rows.add(new Long[] {key, key % 13 == 0 ? null : 10 * key});
+                    }
+                }
+                rows.add(new Long[] {null, 7L});
+                rows.add(new Long[] {null, null});
+                RowArena arena = arena(memory, rows);
+                DirectIndexTable table = build(memory, arena, true);
+                assertThat(table.full()).as("full, one value missing: %s", oneMissing).isEqualTo(!oneMissing);
+                assertThat(table.range()).isEqualTo(5000);
+                long[] refs = java.util.stream.LongStream.rangeClosed(0, 5002).toArray(); // 0: no row
+                ColumnVector keys = new ColumnVector(ColumnType.BIGINT, refs.length);
+                ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);
+                table.gather(0, refs, refs.length, new long[refs.length], keys, 0);
+                table.gather(1, refs, refs.length, new long[refs.length], values, 0);
+                assertThat(keys.isNull(0)).isTrue();
+                for (int j = 1; j <= 5000; j++) {
+                    long key = j - 1 - 50;
+                    if (oneMissing && key == 1234) {
+                        assertThat(values.isNull(j)).as("the missing key's value").isTrue();
+                        continue;
+                    }
+                    assertThat(keys.getLong(j)).as("key at ref %d", j).isEqualTo(key);
+                    if (key % 13 == 0) {
+                        assertThat(values.isNull(j)).as("NULL value at ref %d", j).isTrue();
+                    } else {
+                        assertThat(values.getLong(j)).as("value at ref %d", j).isEqualTo(10 * key);
+                    }
+                }
+                assertThat(keys.isNull(5001)).as("the NULL-key rows after the range").isTrue();
+                assertThat(values.getLong(5001)).isEqualTo(7);
+                assertThat(values.isNull(5002)).isTrue();
+                table.setMatched(5001);
+                table.setMatched(10);
+                assertThat(table.isMatched(5001)).isTrue();
+                assertThat(table.isMatched(10)).isTrue();
+                assertThat(table.isMatched(11)).isFalse();
+                assertThat(table.isMatched(5002)).isFalse();
+                table.close();
+                arena.close();
+            }
+            assertThat(memory.reserved()).isZero();
+        }
+    }
+
     @Test
     void aDuplicateKeyOrARefusedReservationLeavesNothingReserved() {
         try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
