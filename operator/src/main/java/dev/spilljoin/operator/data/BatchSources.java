@@ -10,35 +10,12 @@ public final class BatchSources {
 
     /** A source over a fixed list of batches, with size hints measured from them. */
     public static BatchSource of(List<Batch> batches) {
-        long rows = 0;
-        long bytes = 0;
-        for (Batch b : batches) {
-            rows += b.rowCount();
-            bytes += b.dataBytes();
-        }
-        return of(batches, rows, bytes);
+        return of(batches, rowsOf(batches), bytesOf(batches));
     }
 
     /** A source over a fixed list of batches with the given hints (-1 = unknown). */
     public static BatchSource of(List<Batch> batches, long rowsHint, long bytesHint) {
-        return new BatchSource() {
-            private int next;
-
-            @Override
-            public Batch next() {
-                return next < batches.size() ? batches.get(next++) : null;
-            }
-
-            @Override
-            public long sizeHintRows() {
-                return rowsHint;
-            }
-
-            @Override
-            public long sizeHintBytes() {
-                return bytesHint;
-            }
-        };
+        return new ListReader(batches, new AtomicInteger(), rowsHint, bytesHint, false);
     }
 
     /**
@@ -47,13 +24,31 @@ public final class BatchSources {
      * hints measured from them.
      */
     public static BatchSource concurrent(List<Batch> batches) {
-        BatchSource hints = of(batches);
-        return new ConcurrentListReader(batches, new AtomicInteger(), hints.sizeHintRows(), hints.sizeHintBytes());
+        return new ListReader(batches, new AtomicInteger(), rowsOf(batches), bytesOf(batches), true);
     }
 
-    /** One reader of a list shared by position (see {@link #concurrent}). */
-    private record ConcurrentListReader(List<Batch> batches, AtomicInteger position, long rowsHint, long bytesHint)
-            implements BatchSource {
+    private static long rowsOf(List<Batch> batches) {
+        long rows = 0;
+        for (Batch b : batches) {
+            rows += b.rowCount();
+        }
+        return rows;
+    }
+
+    private static long bytesOf(List<Batch> batches) {
+        long bytes = 0;
+        for (Batch b : batches) {
+            bytes += b.dataBytes();
+        }
+        return bytes;
+    }
+
+    /**
+     * A reader of a list of batches from {@code position}; with {@code concurrent}, it hands out more readers sharing
+     * that position.
+     */
+    private record ListReader(List<Batch> batches, AtomicInteger position, long rowsHint, long bytesHint,
+                              boolean concurrent) implements BatchSource {
         @Override
         public Batch next() {
             int i = position.getAndIncrement();
@@ -72,7 +67,7 @@ public final class BatchSources {
 
         @Override
         public BatchSource concurrentReader() {
-            return new ConcurrentListReader(batches, position, rowsHint, bytesHint);
+            return concurrent ? new ListReader(batches, position, rowsHint, bytesHint, true) : null;
         }
     }
 }
