@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code [0, range)} for a non-NULL key; NULL-key build rows (kept only when the finish pass may emit them) take the
  * indexes {@code [range, range + nullKeyRows)} after the range, and the ranks after the keyed rows'. A probe costs
  * one block load per probe row (the blocks are 2 bits per range value, small and cached) and, per projected payload
- * column of a hit, the block again (for its rank) and one value load.
+ * column of a hit, the block again (for its rank) and one value load. A full table (every value of the range a key,
+ * {@link #full}) needs neither block load: a key in the range is a hit, and its rank is its index.
  *
  * <p>Chosen ({@link #tryBuild}) when the key range spans at most {@value #MAX_RANGE_PER_ROW} values per keyed row,
  * fits {@link #MAX_RANGE}, every payload field is fixed-width, and the table costs no more memory than the caller's
