@@ -196,6 +196,72 @@ class ParallelJoinTest {
         }
     }
 
+    /**
+     * A failure on a helper thread in the code the join calls there since workers read and hand out for themselves: a
+     * thread-safe sink that throws on a helper (in memory: a probe helper; spilled: a pairs helper), and a concurrent
+     * reader that throws on a build helper. Each is rethrown on the caller's thread, and nothing is left: no byte
+     * reserved, no spill file, no worker thread.
+     */
+    @Test
+    void aSinkOrAReaderFailingOnAHelperIsRethrownOnTheCallersThread() throws IOException {
+        int rows = 100_000;
+        List<Batch> left = materialized(keys(rows, 7));
+        List<Batch> right = materialized(keys(rows / 2, 3));
+        for (String where : List.of("sink in memory", "sink in the pairs", "build reader")) {
+            try (MemoryReservation root = MemoryReservation.root("helper failure", 32 * MB)) {
+                boolean spill = where.equals("sink in the pairs");
+                String helper = where.startsWith("sink") ? (spill ? "spilljoin-pairs-" : "spilljoin-probe-")
+                        : "spilljoin-build-";
+                BatchSink sink = new BatchSink() {
+                    @Override
+                    public void accept(Batch b) {
+                        if (where.startsWith("sink") && Thread.currentThread().getName().startsWith(helper)) {
+                            throw new IllegalStateException("sink failed on " + Thread.currentThread().getName());
+                        }
+                    }
+
+                    @Override
+                    public boolean isThreadSafe() {
+                        return true;
+                    }
+                };
+                BatchSource build = where.equals("build reader")
+                        ? failingOnThread(BatchSources.concurrent(right), helper) : BatchSources.concurrent(right);
+                JoinSpec spec = spec(JoinType.FULL_OUTER, 2, root, Side.RIGHT, spill).build();
+                HashJoin join = HashJoin.create(spec);
+                assertThatThrownBy(() -> join.run(BatchSources.concurrent(left), build, sink)).as(where)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("failed on " + helper);
+                join.close();
+                assertNothingLeft(root);
+            }
+        }
+    }
+
+    /** {@code source}, whose readers throw when read on a thread whose name starts with {@code threadPrefix}. */
+    private static BatchSource failingOnThread(BatchSource source, String threadPrefix) {
+        return new BatchSource() {
+            @Override
+            public Batch next() {
+                if (Thread.currentThread().getName().startsWith(threadPrefix)) {
+                    throw new IllegalStateException("reader failed on " + Thread.currentThread().getName());
+                }
+                return source.next();
+            }
+
+            @Override
+            public long sizeHintBytes() {
+                return source.sizeHintBytes();
+            }
+
+            @Override
+            public BatchSource concurrentReader() {
+                BatchSource reader = source.concurrentReader();
+                return reader == null ? null : failingOnThread(reader, threadPrefix);
+            }
+        };
+    }
+
     /** Copies of every batch of {@code source}. */
     private static List<Batch> materialized(BatchSource source) {
         List<Batch> batches = new ArrayList<>();
