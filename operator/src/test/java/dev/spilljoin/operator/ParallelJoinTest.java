@@ -144,6 +144,8 @@ class ParallelJoinTest {
      * Sources that hand out concurrent readers and a thread-safe sink ({@code run}): every worker reads both sides for
      * itself and calls the sink with its own result batches, in memory and spilled (where the pairs' workers call it
      * too). Asserted from the threads that read each side and called the sink, and the full outer join's checksum.
+     * The test's thread is held at its first read of each side and its first sink call until a join worker thread
+     * came by ({@link HelperGate}), so that a helper takes part however the threads are scheduled.
      */
     @Test
     void workersReadConcurrentSourcesAndCallAThreadSafeSinkThemselves() throws IOException {
@@ -157,13 +159,16 @@ class ParallelJoinTest {
                 Set<String> sinkThreads = ConcurrentHashMap.newKeySet();
                 LongAdder count = new LongAdder();
                 LongAdder sum = new LongAdder();
+                HelperGate sinkGate = new HelperGate();
                 JoinSpec spec = spec(JoinType.FULL_OUTER, 2, root, Side.RIGHT, spill).build();
                 try (HashJoin join = HashJoin.create(spec)) {
-                    join.run(recordingReaders(BatchSources.concurrent(left), leftReaders),
-                            recordingReaders(BatchSources.concurrent(right), rightReaders), new BatchSink() {
+                    join.run(recordingReaders(BatchSources.concurrent(left), leftReaders, new HelperGate()),
+                            recordingReaders(BatchSources.concurrent(right), rightReaders, new HelperGate()),
+                            new BatchSink() {
                                 @Override
                                 public void accept(Batch b) {
                                     sinkThreads.add(Thread.currentThread().getName());
+                                    sinkGate.pass();
                                     long s = 0;
                                     for (int i = 0; i < b.rowCount(); i++) {
                                         s += (b.column(0).isNull(i) ? 0 : b.column(0).getLong(i) + 1)
@@ -212,11 +217,15 @@ class ParallelJoinTest {
                 boolean spill = where.equals("sink in the pairs");
                 String helper = where.startsWith("sink") ? (spill ? "spilljoin-pairs-" : "spilljoin-probe-")
                         : "spilljoin-build-";
+                HelperGate sinkGate = new HelperGate();
                 BatchSink sink = new BatchSink() {
                     @Override
                     public void accept(Batch b) {
-                        if (where.startsWith("sink") && Thread.currentThread().getName().startsWith(helper)) {
-                            throw new IllegalStateException("sink failed on " + Thread.currentThread().getName());
+                        if (where.startsWith("sink")) {
+                            sinkGate.pass();
+                            if (Thread.currentThread().getName().startsWith(helper)) {
+                                throw new IllegalStateException("sink failed on " + Thread.currentThread().getName());
+                            }
                         }
                     }
 
@@ -226,7 +235,8 @@ class ParallelJoinTest {
                     }
                 };
                 BatchSource build = where.equals("build reader")
-                        ? failingOnThread(BatchSources.concurrent(right), helper) : BatchSources.concurrent(right);
+                        ? failingOnThread(BatchSources.concurrent(right), helper, new HelperGate())
+                        : BatchSources.concurrent(right);
                 JoinSpec spec = spec(JoinType.FULL_OUTER, 2, root, Side.RIGHT, spill).build();
                 HashJoin join = HashJoin.create(spec);
                 assertThatThrownBy(() -> join.run(BatchSources.concurrent(left), build, sink)).as(where)
@@ -238,11 +248,15 @@ class ParallelJoinTest {
         }
     }
 
-    /** {@code source}, whose readers throw when read on a thread whose name starts with {@code threadPrefix}. */
-    private static BatchSource failingOnThread(BatchSource source, String threadPrefix) {
+    /**
+     * {@code source}, whose readers throw when read on a thread whose name starts with {@code threadPrefix}; reads pass
+     * {@code gate} first.
+     */
+    private static BatchSource failingOnThread(BatchSource source, String threadPrefix, HelperGate gate) {
         return new BatchSource() {
             @Override
             public Batch next() {
+                gate.pass();
                 if (Thread.currentThread().getName().startsWith(threadPrefix)) {
                     throw new IllegalStateException("reader failed on " + Thread.currentThread().getName());
                 }
@@ -257,7 +271,7 @@ class ParallelJoinTest {
             @Override
             public BatchSource concurrentReader() {
                 BatchSource reader = source.concurrentReader();
-                return reader == null ? null : failingOnThread(reader, threadPrefix);
+                return reader == null ? null : failingOnThread(reader, threadPrefix, gate);
             }
         };
     }
@@ -273,12 +287,38 @@ class ParallelJoinTest {
         return batches;
     }
 
-    /** {@code source}, recording in {@code threads} the name of every thread that read a batch from it or its readers. */
-    private static BatchSource recordingReaders(BatchSource source, Set<String> threads) {
+    /**
+     * Holds the test's thread at its first pass until a join worker thread passed (up to 10 s; after that it fails),
+     * and lets every later pass through: a helper thread then takes part however the threads are scheduled (the
+     * caller could otherwise read every batch, or hand out every result, before a helper started).
+     */
+    private static final class HelperGate {
+        private final CountDownLatch helperPassed = new CountDownLatch(1);
+
+        void pass() {
+            if (Thread.currentThread().getName().startsWith("spilljoin-")) {
+                helperPassed.countDown();
+                return;
+            }
+            try {
+                assertThat(helperPassed.await(10, TimeUnit.SECONDS)).as("a join worker thread came by").isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while waiting for a join worker thread", e);
+            }
+        }
+    }
+
+    /**
+     * {@code source}, recording in {@code threads} the name of every thread that read a batch from it or its readers;
+     * reads pass {@code gate} first.
+     */
+    private static BatchSource recordingReaders(BatchSource source, Set<String> threads, HelperGate gate) {
         return new BatchSource() {
             @Override
             public Batch next() {
                 threads.add(Thread.currentThread().getName());
+                gate.pass();
                 return source.next();
             }
 
@@ -290,7 +330,7 @@ class ParallelJoinTest {
             @Override
             public BatchSource concurrentReader() {
                 BatchSource reader = source.concurrentReader();
-                return reader == null ? null : recordingReaders(reader, threads);
+                return reader == null ? null : recordingReaders(reader, threads, gate);
             }
         };
     }
