@@ -70,9 +70,8 @@ import java.util.function.LongPredicate;
  * {@link #push} at once, each on a worker of its own; the FINISH scan and the spilled pairs run within the probe
  * side's {@link #endOfInput}, its thread worker 0 and helper threads handing it their result batches (or calling a
  * thread-safe sink themselves), as pulled. The sink is called one thread at a time unless it is
- * {@link BatchSink#isThreadSafe()}. The FINISH scan
- * starts only after every probe worker stopped (helpers joined; every push returned before the probe side's end), so
- * it reads every MATCHED mark. Result rows come in no particular order. Every worker draws from the one budget
+ * {@link BatchSink#isThreadSafe()}. The FINISH scan starts only after every probe worker stopped (helpers joined;
+ * every push returned before the probe side's end), so it reads every MATCHED mark. Result rows come in no particular order. Every worker draws from the one budget
  * (build workers fill pages of their own; probe workers stage in their share of what the build left; pair workers
  * join in an even share); the join runs fewer workers when the budget holds fewer
  * ({@link #minimumBudget(JoinConfig, int)}, {@link JoinStats#threadsUsed()}). The first failure of any worker is

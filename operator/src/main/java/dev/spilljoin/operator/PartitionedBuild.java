@@ -217,16 +217,15 @@ final class PartitionedBuild implements JoinPhase {
         if (ownFilterPart) {
             keyFilter.add(worker, batch, hashes, nullKeys, anyNull);
         }
+        boolean sketchPerWorker = buildSketches != null && buildSketches.length > 1;
         boolean checkHeavy;
         long ownShare = 0;
         synchronized (this) {
             int n = batch.rowCount();
-            if (buildSketches == null || buildSketches.length == 1) {
-                checkHeavy = buildSketches != null && !heavyRoutingOff && batches > 0
-                        && batches % HEAVY_CHECK_EVERY_BATCHES == 0;
-            } else {
-                long own = workerBatches[worker]++;
-                checkHeavy = !heavyRoutingOff && own > 0 && own % HEAVY_CHECK_EVERY_BATCHES == 0;
+            long counted = sketchPerWorker ? workerBatches[worker]++ : batches; // the batches before this one
+            checkHeavy = buildSketches != null && !heavyRoutingOff && counted > 0
+                    && counted % HEAVY_CHECK_EVERY_BATCHES == 0;
+            if (checkHeavy && sketchPerWorker) {
                 ownShare = Math.max(1, heavyCandidateRows() / buildSketches.length);
             }
             batches++;
@@ -240,7 +239,7 @@ final class PartitionedBuild implements JoinPhase {
                 }
             }
         }
-        if (checkHeavy && ownShare > 0) {
+        if (checkHeavy && sketchPerWorker) {
             KeySketches own = buildSketches[worker];
             synchronized (own) { // its worker's: updated only on this thread, read by others only under the lock
                 checkHeavy = !HeavyHitters.find(own, ownShare).isEmpty();

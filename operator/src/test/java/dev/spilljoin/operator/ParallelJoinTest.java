@@ -162,8 +162,8 @@ class ParallelJoinTest {
                 HelperGate sinkGate = new HelperGate();
                 JoinSpec spec = spec(JoinType.FULL_OUTER, 2, root, Side.RIGHT, spill).build();
                 try (HashJoin join = HashJoin.create(spec)) {
-                    join.run(recordingReaders(BatchSources.concurrent(left), leftReaders, new HelperGate()),
-                            recordingReaders(BatchSources.concurrent(right), rightReaders, new HelperGate()),
+                    join.run(recordingReaders(BatchSources.concurrent(left), leftReaders),
+                            recordingReaders(BatchSources.concurrent(right), rightReaders),
                             new BatchSink() {
                                 @Override
                                 public void accept(Batch b) {
@@ -235,7 +235,7 @@ class ParallelJoinTest {
                     }
                 };
                 BatchSource build = where.equals("build reader")
-                        ? failingOnThread(BatchSources.concurrent(right), helper, new HelperGate())
+                        ? failingOnThread(BatchSources.concurrent(right), helper)
                         : BatchSources.concurrent(right);
                 JoinSpec spec = spec(JoinType.FULL_OUTER, 2, root, Side.RIGHT, spill).build();
                 HashJoin join = HashJoin.create(spec);
@@ -246,34 +246,6 @@ class ParallelJoinTest {
                 assertNothingLeft(root);
             }
         }
-    }
-
-    /**
-     * {@code source}, whose readers throw when read on a thread whose name starts with {@code threadPrefix}; reads pass
-     * {@code gate} first.
-     */
-    private static BatchSource failingOnThread(BatchSource source, String threadPrefix, HelperGate gate) {
-        return new BatchSource() {
-            @Override
-            public Batch next() {
-                gate.pass();
-                if (Thread.currentThread().getName().startsWith(threadPrefix)) {
-                    throw new IllegalStateException("reader failed on " + Thread.currentThread().getName());
-                }
-                return source.next();
-            }
-
-            @Override
-            public long sizeHintBytes() {
-                return source.sizeHintBytes();
-            }
-
-            @Override
-            public BatchSource concurrentReader() {
-                BatchSource reader = source.concurrentReader();
-                return reader == null ? null : failingOnThread(reader, threadPrefix, gate);
-            }
-        };
     }
 
     /** Copies of every batch of {@code source}. */
@@ -310,15 +282,15 @@ class ParallelJoinTest {
     }
 
     /**
-     * {@code source}, recording in {@code threads} the name of every thread that read a batch from it or its readers;
-     * reads pass {@code gate} first.
+     * {@code source} and the readers it hands out, each read first passing {@code gate}, then running
+     * {@code beforeRead} (which may record the thread, or throw).
      */
-    private static BatchSource recordingReaders(BatchSource source, Set<String> threads, HelperGate gate) {
+    private static BatchSource watched(BatchSource source, HelperGate gate, Runnable beforeRead) {
         return new BatchSource() {
             @Override
             public Batch next() {
-                threads.add(Thread.currentThread().getName());
                 gate.pass();
+                beforeRead.run();
                 return source.next();
             }
 
@@ -330,9 +302,23 @@ class ParallelJoinTest {
             @Override
             public BatchSource concurrentReader() {
                 BatchSource reader = source.concurrentReader();
-                return reader == null ? null : recordingReaders(reader, threads, gate);
+                return reader == null ? null : watched(reader, gate, beforeRead);
             }
         };
+    }
+
+    /** {@code source}, recording in {@code threads} the name of every thread that read a batch from it or its readers. */
+    private static BatchSource recordingReaders(BatchSource source, Set<String> threads) {
+        return watched(source, new HelperGate(), () -> threads.add(Thread.currentThread().getName()));
+    }
+
+    /** {@code source}, whose readers throw when read on a thread whose name starts with {@code threadPrefix}. */
+    private static BatchSource failingOnThread(BatchSource source, String threadPrefix) {
+        return watched(source, new HelperGate(), () -> {
+            if (Thread.currentThread().getName().startsWith(threadPrefix)) {
+                throw new IllegalStateException("reader failed on " + Thread.currentThread().getName());
+            }
+        });
     }
 
     @Test

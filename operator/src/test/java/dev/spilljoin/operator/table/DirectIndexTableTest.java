@@ -210,35 +210,55 @@ class DirectIndexTableTest {
                     Long.MAX_VALUE, 1);
             DirectIndexTable four = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {arena},
                     Long.MAX_VALUE, 4);
+            // four threads in a reservation that holds the table and no helper bitmap: they set the bits atomically
+            MemoryReservation tableOnly = memory.newChild("table only", DirectIndexTable.bytes(LAYOUT, keys, false));
+            DirectIndexTable atomic = DirectIndexTable.tryBuild(tableOnly, LAYOUT, keys, false,
+                    new RowArena[] {arena}, Long.MAX_VALUE, 4);
+            assertThat(atomic).as("built without room for the helpers' bitmaps").isNotNull();
             long nullKeyRows = rows.stream().filter(r -> r[0] == null).count();
             // every slot of the key range (empty ones read as NULL), then the NULL-key rows after the range
             long[] all = java.util.stream.LongStream.rangeClosed(1, one.range() + nullKeyRows).toArray();
             assertThat(one.rows()).isEqualTo(20_000);
             assertThat(four.rows()).isEqualTo(20_000);
             ColumnVector keysOne = new ColumnVector(ColumnType.BIGINT, all.length);
-            ColumnVector keysFour = new ColumnVector(ColumnType.BIGINT, all.length);
             ColumnVector valuesOne = new ColumnVector(ColumnType.BIGINT, all.length);
-            ColumnVector valuesFour = new ColumnVector(ColumnType.BIGINT, all.length);
             one.gather(0, all, all.length, new long[all.length], keysOne, 0);
-            four.gather(0, all, all.length, new long[all.length], keysFour, 0);
             one.gather(1, all, all.length, new long[all.length], valuesOne, 0);
-            four.gather(1, all, all.length, new long[all.length], valuesFour, 0);
-            for (int r = 0; r < all.length; r++) {
-                assertThat(keysFour.isNull(r)).as("key NULL at ref %d", all[r]).isEqualTo(keysOne.isNull(r));
-                assertThat(valuesFour.isNull(r)).as("value NULL at ref %d", all[r]).isEqualTo(valuesOne.isNull(r));
-                if (!keysOne.isNull(r)) {
-                    assertThat(keysFour.getLong(r)).isEqualTo(keysOne.getLong(r));
-                }
-                if (!valuesOne.isNull(r)) {
-                    assertThat(valuesFour.getLong(r)).as("value at ref %d", all[r]).isEqualTo(valuesOne.getLong(r));
+            for (DirectIndexTable other : new DirectIndexTable[] {four, atomic}) {
+                String what = other == four ? "four threads" : "four threads, bits set atomically";
+                ColumnVector keysOther = new ColumnVector(ColumnType.BIGINT, all.length);
+                ColumnVector valuesOther = new ColumnVector(ColumnType.BIGINT, all.length);
+                other.gather(0, all, all.length, new long[all.length], keysOther, 0);
+                other.gather(1, all, all.length, new long[all.length], valuesOther, 0);
+                for (int r = 0; r < all.length; r++) {
+                    assertThat(keysOther.isNull(r)).as("%s: key NULL at ref %d", what, all[r])
+                            .isEqualTo(keysOne.isNull(r));
+                    assertThat(valuesOther.isNull(r)).as("%s: value NULL at ref %d", what, all[r])
+                            .isEqualTo(valuesOne.isNull(r));
+                    if (!keysOne.isNull(r)) {
+                        assertThat(keysOther.getLong(r)).as("%s: key at ref %d", what, all[r])
+                                .isEqualTo(keysOne.getLong(r));
+                    }
+                    if (!valuesOne.isNull(r)) {
+                        assertThat(valuesOther.getLong(r)).as("%s: value at ref %d", what, all[r])
+                                .isEqualTo(valuesOne.getLong(r));
+                    }
                 }
             }
             one.close();
             four.close();
+            atomic.close();
+            tableOnly.close();
             rows.add(new Long[] {17L, 0L}); // a duplicate in the last page
             RowArena withDuplicate = arena(memory, rows);
-            assertThat(DirectIndexTable.tryBuild(memory, LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, withDuplicate),
-                    false, new RowArena[] {withDuplicate}, Long.MAX_VALUE, 4)).as("a duplicate on any thread").isNull();
+            DirectIndexTable.KeyRange duplicateKeys = DirectIndexTable.KeyRange.scan(LAYOUT, withDuplicate);
+            assertThat(DirectIndexTable.tryBuild(memory, LAYOUT, duplicateKeys, false,
+                    new RowArena[] {withDuplicate}, Long.MAX_VALUE, 4)).as("a duplicate on any thread").isNull();
+            MemoryReservation noBitmaps = memory.newChild("no bitmaps", DirectIndexTable.bytes(LAYOUT, duplicateKeys,
+                    false));
+            assertThat(DirectIndexTable.tryBuild(noBitmaps, LAYOUT, duplicateKeys, false,
+                    new RowArena[] {withDuplicate}, Long.MAX_VALUE, 4)).as("a duplicate, bits set atomically").isNull();
+            noBitmaps.close();
             withDuplicate.close();
             arena.close();
             assertThat(memory.reserved()).isZero();
