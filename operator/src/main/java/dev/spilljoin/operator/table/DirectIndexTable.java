@@ -19,9 +19,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <pre>
  * blocks:   ceil(range / 64) x 16 B   [long occupancy bits of keys min+64b .. min+64b+63][long rank of its first bit]
  * payload:  one column per payload field of the layout, rows x width B, at the row's rank (BIGINT/DOUBLE 8,
- *           INTEGER 4, BOOLEAN 1; the key itself is not stored: key = min + index)
+ *           INTEGER 4, BOOLEAN 1; VARCHAR/VARBINARY 8: [16-bit length, all ones from 65535 on][48-bit address of
+ *           the value in the heap], 0 for NULL, so that sizing a result row loads no value; the key itself is not
+ *           stored: key = min + index)
  * nulls:    one bitmap (rows bits) per payload field that held a NULL, by rank
  * matched:  one bitmap (rows bits) by rank, when the join type marks build rows
+ * heap:     the variable-width payload values, each [int length][bytes] (as in a serialized row), a row page's
+ *           values after the previous page's
  * </pre>
  *
  * <p>A build row is referred to by {@code ref = index + 1} (0 = no row): index {@code key - min} in
@@ -32,18 +36,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link #full}) needs neither block load: a key in the range is a hit, and its rank is its index.
  *
  * <p>Chosen ({@link #tryBuild}) when the key range spans at most {@value #MAX_RANGE_PER_ROW} values per keyed row,
- * fits {@link #MAX_RANGE}, every payload field is fixed-width, and the table costs no more memory than the caller's
- * alternative. Variable-width payloads are not supported: their bytes would be copied as they are in the serialized
- * rows (offsets plus a heap), so the table would save only the directory and cost a second copy of every value.
- * Nor is it chosen for a join with an extra condition ({@link dev.spilljoin.operator.PairCondition}): its candidate
- * pairs mark MATCHED flags in serialized rows.
+ * fits {@link #MAX_RANGE}, and the table costs no more memory than the caller's alternative. A variable-width
+ * payload value costs its address and its bytes with their length, against the hash table's whole row (lengths,
+ * flags, key, every value) and its directory entry: a (BIGINT key, 10-byte VARCHAR) row takes 22 bytes here and
+ * 39-47 there. Not chosen for a join with an extra condition ({@link dev.spilljoin.operator.PairCondition}): its
+ * candidate pairs mark MATCHED flags in serialized rows.
  *
  * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, rows, fields with NULLs); then the
  * occupancy bits are set from every row, and a bit already set is a duplicate: the build is abandoned (null; the
  * caller builds the hash table over the same rows, which is why the rows are freed by the caller only after a
  * success). A duplicate means the key is not unique, so the hash table's cost per row is the better bet than an
  * overflow area, which would put a second lookup and a branch behind every hit; then the ranks are summed, then
- * the payload is copied to the rows' ranks. On several threads (a row page per task) each helper thread sets its
+ * the payload is copied to the rows' ranks (a row page's variable-width values to its share of the heap, whose start
+ * a count per page gave). On several threads (a row page per task) each helper thread sets its
  * occupancy bits in a bitmap of its own, ORed into the blocks afterwards (a bit in two bitmaps is a duplicate too).
  *
  * <p>Memory: {@link #bytes} before the table exists; {@link #tryBuild} reserves it or returns null; {@link #close}
@@ -56,6 +61,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /** The largest key range (larger ranges: the hash table). */
     public static final long MAX_RANGE = 1L << 31;
     private static final int BLOCK_BYTES = 16;
+    /** A variable-width value's entry: its heap address in the low 48 bits, its length (capped) in the high 16. */
+    private static final long ADDRESS_MASK = (1L << 48) - 1;
+    private static final int LENGTH_SHIFT = 48;
+    private static final int LONG_VALUE = 0xFFFF;
 
     private final MemoryReservation reservation;
     private final NativePage page;
@@ -78,7 +87,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private final long[] nulls;
     /** The MATCHED bitmap's address, 0 when the join type does not mark build rows. */
     private final long matched;
-    private final int rowBytes;
+    /** The heap's start (its end is the page's), where the variable-width values lie. */
+    private final long heap;
+    /** The fixed widths of the payload fields, what a row's {@link #rowBytes} adds its variable-width values to. */
+    private final int fixedRowBytes;
+    /** The variable-width payload fields, in field order. */
+    private final int[] variableFields;
 
     /**
      * The key statistics of build rows, taken by one sequential pass ({@link #scan}) and combinable over arenas.
@@ -88,6 +102,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         private long max = Long.MIN_VALUE;
         private long keyedRows;
         private long nullKeyRows;
+        /** The heap's bytes: every non-NULL variable-width payload value with its length. */
+        private long variableBytes;
         private final boolean[] fieldHasNull;
 
         private KeyRange(int fields) {
@@ -100,6 +116,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
             long keyAt = layout.keyOffset();
             int fields = layout.fieldCount();
+            int[] variable = variableFields(layout);
             for (int p = 0; p < arena.pageCount(); p++) {
                 long row = arena.pageAddress(p);
                 long end = row + arena.pageUsed(p);
@@ -115,6 +132,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     for (int f = 1; f < fields; f++) {
                         r.fieldHasNull[f] |= layout.isNull(row, f);
                     }
+                    r.variableBytes += variableBytes(layout, variable, row);
                     row += layout.rowLength(row);
                 }
             }
@@ -132,6 +150,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             max = Math.max(max, other.max);
             keyedRows += other.keyedRows;
             nullKeyRows += other.nullKeyRows;
+            variableBytes += other.variableBytes;
             for (int f = 0; f < fieldHasNull.length; f++) {
                 fieldHasNull[f] |= other.fieldHasNull[f];
             }
@@ -166,7 +185,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         for (int f = 1; f < fields; f++) {
             column[f] = at;
             at += columnBytes(layout.fieldType(f), rows);
-            width += layout.fieldType(f).fixedWidth();
+            width += layout.fieldType(f).isVariableWidth() ? 0 : layout.fieldType(f).fixedWidth();
         }
         for (int f = 1; f < fields; f++) {
             if (keys.fieldHasNull[f]) {
@@ -175,25 +194,46 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
         }
         matched = marks ? at : 0;
-        rowBytes = width;
+        heap = at + (marks ? bitmapBytes : 0);
+        fixedRowBytes = width;
+        variableFields = variableFields(layout);
     }
 
-    /** Whether rows of {@code layout} can go into a direct-index table: one BIGINT/INTEGER key, fixed-width payload. */
+    /** Whether rows of {@code layout} can go into a direct-index table: a single BIGINT/INTEGER key. */
     public static boolean supports(RowLayout layout) {
-        if (layout.keyCount() != 1
-                || layout.fieldType(0) != ColumnType.BIGINT && layout.fieldType(0) != ColumnType.INTEGER) {
-            return false;
-        }
+        return layout.keyCount() == 1
+                && (layout.fieldType(0) == ColumnType.BIGINT || layout.fieldType(0) == ColumnType.INTEGER);
+    }
+
+    /** The bytes of a payload column: a value per row, or the value's heap address for a variable-width field. */
+    private static long columnBytes(ColumnType type, long rows) {
+        return ((type.isVariableWidth() ? Long.BYTES : type.fixedWidth()) * rows + 7) & ~7L;
+    }
+
+    /** The variable-width payload fields of {@code layout}. */
+    private static int[] variableFields(RowLayout layout) {
+        int n = 0;
         for (int f = 1; f < layout.fieldCount(); f++) {
+            n += layout.fieldType(f).isVariableWidth() ? 1 : 0;
+        }
+        int[] fields = new int[n];
+        for (int f = 1, k = 0; f < layout.fieldCount(); f++) {
             if (layout.fieldType(f).isVariableWidth()) {
-                return false;
+                fields[k++] = f;
             }
         }
-        return true;
+        return fields;
     }
 
-    private static long columnBytes(ColumnType type, long rows) {
-        return (type.fixedWidth() * rows + 7) & ~7L;
+    /** The heap bytes of the row at {@code row}: its non-NULL values of the {@code variable} fields with their lengths. */
+    private static long variableBytes(RowLayout layout, int[] variable, long row) {
+        long bytes = 0;
+        for (int f : variable) {
+            if (!layout.isNull(row, f)) {
+                bytes += Integer.BYTES + NativeMemory.getInt(layout.variableAddress(row, f));
+            }
+        }
+        return bytes;
     }
 
     /**
@@ -211,7 +251,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         for (int f = 1; f < layout.fieldCount(); f++) {
             total += columnBytes(layout.fieldType(f), rows) + (keys.fieldHasNull[f] ? bitmapBytes : 0);
         }
-        return total + (marks ? bitmapBytes : 0);
+        return total + (marks ? bitmapBytes : 0) + ((keys.variableBytes + 7) & ~7L);
     }
 
     /**
@@ -247,6 +287,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             throw e;
         }
         try {
+            if (((table.page.address() + bytes) >>> LENGTH_SHIFT) != 0) {
+                throw new IllegalStateException("the direct-index table at 0x" + Long.toHexString(table.page.address())
+                        + " lies beyond the 48-bit addresses its variable-width entries hold");
+            }
             Pages pages = new Pages(arenas); // the table's page is zeroed: no bit set, no NULL, nothing MATCHED
             long[] nullKeyRowsOfPage = new long[pages.count];
             if (!table.setOccupancy(pages, nullKeyRowsOfPage, threads)) {
@@ -260,7 +304,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 nullKeyRowsOfPage[p] = nullRank; // from now on: the first NULL-key rank of the page
                 nullRank += rows;
             }
-            table.copyPayload(pages, nullKeyRowsOfPage, threads);
+            table.copyPayload(pages, nullKeyRowsOfPage, table.heapStarts(pages, threads), threads);
             return table;
         } catch (RuntimeException e) {
             table.close();
@@ -391,21 +435,58 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
     }
 
-    /** Copies every row's payload fields (and NULL bits) to its rank; page p's NULL-key rows from firstNullRank[p]. */
-    private void copyPayload(Pages pages, long[] firstNullRank, int threads) {
+    /**
+     * Where each row page's variable-width values begin in the heap: the heap's start plus the earlier pages' values
+     * (counted a page per task); null without variable-width fields.
+     */
+    private long[] heapStarts(Pages pages, int threads) {
+        if (variableFields.length == 0) {
+            return null;
+        }
+        long[] starts = new long[pages.count];
+        ParallelTasks.run(threads, pages.count, p -> {
+            long bytes = 0;
+            for (long row = pages.start[p], end = pages.end[p]; row < end; row += layout.rowLength(row)) {
+                bytes += variableBytes(layout, variableFields, row);
+            }
+            starts[p] = bytes;
+        });
+        long at = heap;
+        for (int p = 0; p < pages.count; p++) {
+            long bytes = starts[p];
+            starts[p] = at;
+            at += bytes;
+        }
+        return starts;
+    }
+
+    /**
+     * Copies every row's payload fields (and NULL bits) to its rank, page p's variable-width values to the heap from
+     * {@code heapStart[p]}; page p's NULL-key rows from firstNullRank[p].
+     */
+    private void copyPayload(Pages pages, long[] firstNullRank, long[] heapStart, int threads) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyAt = layout.keyOffset();
         int fields = layout.fieldCount();
         ParallelTasks.run(threads, pages.count, p -> {
             long nullRank = firstNullRank[p];
+            long heapAt = heapStart == null ? 0 : heapStart[p];
             for (long row = pages.start[p], end = pages.end[p]; row < end; ) {
                 long rank = layout.hasNullKey(row) ? nullRank++ : rankOf(
                         (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min);
                 for (int f = 1; f < fields; f++) {
+                    ColumnType type = layout.fieldType(f);
                     if (layout.isNull(row, f)) {
                         NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
+                    } else if (type.isVariableWidth()) {
+                        long from = layout.variableAddress(row, f);
+                        int bytes = Integer.BYTES + NativeMemory.getInt(from);
+                        NativeMemory.copy(from, heapAt, bytes);
+                        long length = Math.min(bytes - Integer.BYTES, LONG_VALUE);
+                        NativeMemory.putLong(column[f] + (rank << 3), length << LENGTH_SHIFT | heapAt);
+                        heapAt += bytes;
                     } else {
-                        copyValue(layout.fieldType(f), layout.fixedAddress(row, f), column[f], rank);
+                        copyValue(type, layout.fixedAddress(row, f), column[f], rank);
                     }
                 }
                 row += layout.rowLength(row);
@@ -418,7 +499,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             case BIGINT, DOUBLE -> NativeMemory.putLong(column + (rank << 3), NativeMemory.getLong(from));
             case INTEGER -> NativeMemory.putInt(column + (rank << 2), NativeMemory.getInt(from));
             case BOOLEAN -> NativeMemory.putByte(column + rank, NativeMemory.getByte(from));
-            case VARCHAR, VARBINARY -> throw new IllegalStateException("a direct-index table holds no " + type);
+            case VARCHAR, VARBINARY -> throw new IllegalStateException(type + " values go to the heap");
         }
     }
 
@@ -508,18 +589,31 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long[] at = scratch;
         long nullBitmap = nulls[field];
         long base = column[field];
-        int width = type.fixedWidth();
+        boolean variable = type.isVariableWidth();
+        int width = variable ? Long.BYTES : type.fixedWidth();
         for (int j = 0; j < count; j++) {
             long rank = refs[j] == 0 ? -1 : rankOf(refs[j] - 1);
-            at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0 : base + rank * width;
+            at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0
+                    : variable ? NativeMemory.getLong(base + rank * width) & ADDRESS_MASK : base + rank * width;
         }
         RowReader.gatherValues(type, at, count, out, outStart);
     }
 
-    /** The fixed widths of the stored payload fields (a direct-index table holds no variable-width value). */
+    /** Row {@code ref}'s stored payload: the fixed widths, and its variable-width values with their lengths. */
     @Override
     public int rowBytes(long ref) {
-        return rowBytes;
+        if (variableFields.length == 0) {
+            return fixedRowBytes;
+        }
+        long rank = rankOf(ref - 1);
+        int bytes = fixedRowBytes;
+        for (int f : variableFields) {
+            long entry = NativeMemory.getLong(column[f] + (rank << 3));
+            int length = (int) (entry >>> LENGTH_SHIFT);
+            bytes += entry == 0 ? 0
+                    : Integer.BYTES + (length < LONG_VALUE ? length : NativeMemory.getInt(entry & ADDRESS_MASK));
+        }
+        return bytes;
     }
 
     /** Build rows held: keyed and NULL-key. */
