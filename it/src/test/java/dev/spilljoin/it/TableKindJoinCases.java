@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -27,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * range, or every key twice} × where the rows are joined {in memory, in spilled pairs, after re-partitioning, with a
  * hot key in the heavy pair (in memory, on the nested loop, or reversed)}. A single integer key (BIGINT, INTEGER, or
  * an INTEGER column joined to a BIGINT one: the oracle compares them as they are, spilljoin gets the INTEGER side
- * widened, as the CLI reads such keys) and fixed-width payloads only (a variable-width build column keeps the hash
- * table). The stats prove the path and the tables: {@link #assertTables}. Small inputs (a few thousand rows a side)
+ * widened, as the CLI reads such keys); payloads of every fixed-width type, and a VARCHAR (NULL, empty or short),
+ * which the direct-index table keeps in its heap, except on the heavy-key paths, whose budgets are sized for
+ * fixed-width rows. The stats prove the path and the tables: {@link #assertTables}. Small inputs (a few thousand rows a side)
  * in batches of 128 rows. Seeded; replay with {@code -Dseed=}.
  */
 interface TableKindJoinCases extends OracleTest {
@@ -117,11 +119,13 @@ interface TableKindJoinCases extends OracleTest {
         SplittableRandom random = new SplittableRandom(seed);
         int rows = where == Where.IN_MEMORY ? 2_000 : 3_000;
         long base = random.nextInt(2001) - 1000;
+        boolean text = !where.heavy();
         List<Object[]> leftRows = side(random, spread, where, rows, base, nullKeys, true);
         List<Object[]> rightRows = side(random, spread, where, rows, base, nullKeys, false);
         JoinCase c = joinCase(where + " " + spread + " " + keyTypes + " keys, " + rows + " rows a side, seed " + seed,
-                keyTypes.operator, keyTypes.operator, leftRows, rightRows);
-        JoinCase oracleRows = joinCase(c.description(), keyTypes.oracleLeft, keyTypes.operator, leftRows, rightRows);
+                keyTypes.operator, keyTypes.operator, text, leftRows, rightRows);
+        JoinCase oracleRows = joinCase(c.description(), keyTypes.oracleLeft, keyTypes.operator, text, leftRows,
+                rightRows);
         StringBuilder summary = new StringBuilder(getClass().getSimpleName() + " table kind " + where + " " + spread
                 + " (kind, direct/hash tables, depth):");
         try (OracleTables tables = new OracleTables(oracle())) {
@@ -232,7 +236,7 @@ interface TableKindJoinCases extends OracleTest {
     }
 
     /**
-     * One side's rows {@code (k, a, d, i, b)}: {@code n} keyed rows spread as {@code spread} says from {@code base},
+     * One side's rows {@code (k, a, d, i, b, s)}: {@code n} keyed rows spread as {@code spread} says from {@code base},
      * 3% NULL keys if {@code nullKeys}, NULL payloads now and then, in random order; on the heavy path also as many
      * rows of this side's hot key and one row of the other side's (one only: a second would put a duplicate in the
      * pair that holds it when this side builds).
@@ -269,7 +273,7 @@ interface TableKindJoinCases extends OracleTest {
         List<Object[]> out = new ArrayList<>();
         for (Long k : keys) {
             out.add(new Object[] {k, (long) out.size(), r.nextInt(10) == 0 ? null : r.nextDouble() * 1e6 - 5e5,
-                r.nextInt(10) == 0 ? null : r.nextInt(), r.nextInt(10) == 0 ? null : r.nextBoolean()});
+                r.nextInt(10) == 0 ? null : r.nextInt(), r.nextInt(10) == 0 ? null : r.nextBoolean(), text(r)});
         }
         for (int i = out.size() - 1; i > 0; i--) {
             int j = r.nextInt(i + 1);
@@ -278,6 +282,12 @@ interface TableKindJoinCases extends OracleTest {
             out.set(j, t);
         }
         return out;
+    }
+
+    /** A VARCHAR payload: NULL, empty, or a few characters. */
+    private static String text(SplittableRandom r) {
+        int kind = r.nextInt(10);
+        return kind == 0 ? null : kind == 1 ? "" : "v" + r.nextInt(1000);
     }
 
     /** A side's hot key: just below the range, so that the other side's one row of it keeps its pair dense. */
@@ -295,30 +305,37 @@ interface TableKindJoinCases extends OracleTest {
         return p;
     }
 
-    /** The rows as a case with key columns of the given types (INTEGER keys narrowed, payloads as they are). */
-    private static JoinCase joinCase(String description, ColumnType leftKey, ColumnType rightKey,
+    /**
+     * The rows as a case with key columns of the given types (INTEGER keys narrowed, payloads as they are), with the
+     * VARCHAR column if {@code text}.
+     */
+    private static JoinCase joinCase(String description, ColumnType leftKey, ColumnType rightKey, boolean text,
                                      List<Object[]> leftRows, List<Object[]> rightRows) {
-        Schema left = schema("l_", leftKey);
-        Schema right = schema("r_", rightKey);
+        Schema left = schema("l_", leftKey, text);
+        Schema right = schema("r_", rightKey, text);
         return new JoinCase(description, left, right, new int[] {0}, new int[] {0},
-                Rows.toBatches(left, typed(leftRows, leftKey), BATCH_ROWS),
-                Rows.toBatches(right, typed(rightRows, rightKey), BATCH_ROWS));
+                Rows.toBatches(left, typed(leftRows, leftKey, left.size()), BATCH_ROWS),
+                Rows.toBatches(right, typed(rightRows, rightKey, right.size()), BATCH_ROWS));
     }
 
-    private static Schema schema(String prefix, ColumnType key) {
-        return Schema.of(Column.of(prefix + "k", key), Column.of(prefix + "a", ColumnType.BIGINT),
-                Column.of(prefix + "d", ColumnType.DOUBLE), Column.of(prefix + "i", ColumnType.INTEGER),
-                Column.of(prefix + "b", ColumnType.BOOLEAN));
-    }
-
-    private static List<Object[]> typed(List<Object[]> rows, ColumnType key) {
-        if (key != ColumnType.INTEGER) {
-            return rows;
+    private static Schema schema(String prefix, ColumnType key, boolean text) {
+        List<Column> columns = new ArrayList<>(List.of(Column.of(prefix + "k", key),
+                Column.of(prefix + "a", ColumnType.BIGINT), Column.of(prefix + "d", ColumnType.DOUBLE),
+                Column.of(prefix + "i", ColumnType.INTEGER), Column.of(prefix + "b", ColumnType.BOOLEAN)));
+        if (text) {
+            columns.add(Column.of(prefix + "s", ColumnType.VARCHAR));
         }
+        return Schema.of(columns.toArray(Column[]::new));
+    }
+
+    /** The first {@code columns} values of each row, the key narrowed to an int for an INTEGER key. */
+    private static List<Object[]> typed(List<Object[]> rows, ColumnType key, int columns) {
         List<Object[]> out = new ArrayList<>(rows.size());
         for (Object[] row : rows) {
-            Object[] copy = row.clone();
-            copy[0] = row[0] == null ? null : Math.toIntExact((Long) row[0]);
+            Object[] copy = Arrays.copyOf(row, columns);
+            if (key == ColumnType.INTEGER) {
+                copy[0] = row[0] == null ? null : Math.toIntExact((Long) row[0]);
+            }
             out.add(copy);
         }
         return out;
