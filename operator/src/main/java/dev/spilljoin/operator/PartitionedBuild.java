@@ -36,7 +36,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * the batch continues where it stopped. At the end, the resident partitions' rows are copied into the table, and
  * their pages freed; while the table (beside the rows it is copied from, plus the probe pass's staging pages) does
  * not fit, more partitions spill. The table is the direct-index table ({@link DirectIndexTable}) when the resident
- * rows allow it (one integer key, fixed-width payload, a dense enough range: their key statistics are taken by one
+ * rows allow it (one integer key, a dense enough range: their key statistics are taken by one
  * pass over each resident partition, kept while it stays resident), it fits, and it costs no more than the hash
  * table; else the unchained hash table ({@link UnchainedTable#tryBuild}). A duplicate key abandons the direct-index
  * table for the hash table over the same rows.

@@ -82,7 +82,7 @@ class ParallelJoinPropertyTest {
 
     /**
      * The FINISH scan of the resident table on every worker: each join type and build side whose finish emits build
-     * rows, over a direct-index table (unique dense build keys) and a hash table (duplicates and a VARCHAR payload),
+     * rows, over a direct-index table (unique dense build keys) and a hash table (duplicates), a VARCHAR payload in both,
      * in memory and partly spilled (a budget of the join's minimum and 3/4 of what its rows and table take in
      * memory, so some partitions stay resident and some spill), driven by every form in turn (pulled and pushed).
      * Each result equals the oracle as a multiset, so a range scanned twice or skipped shows as duplicated or missing
@@ -159,8 +159,7 @@ class ParallelJoinPropertyTest {
         List<ColumnRef> projection = new ArrayList<>();
         for (Side side : Side.values()) {
             if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
-                // the direct-index table holds fixed-width payloads only: no VARCHAR of its side
-                for (int col = 0; col < (direct && side == build ? 2 : 3); col++) {
+                for (int col = 0; col < 3; col++) {
                     projection.add(new ColumnRef(side, col));
                 }
             }
