@@ -69,7 +69,8 @@ class DirectIndexJoinTest {
     /** A VARCHAR payload: NULL, empty, a few bytes or over a kilobyte. */
     private static String text(SplittableRandom r) {
         int kind = r.nextInt(20);
-        return kind == 0 ? null : kind == 1 ? "" : kind == 2 ? "t".repeat(1000 + r.nextInt(1000)) : "s" + r.nextInt(100);
+        return kind == 0 ? null : kind == 1 ? "" : kind == 2 ? "t".repeat(1000 + r.nextInt(1000))
+                : "s" + r.nextInt(100);
     }
 
     private static Schema schema(String prefix, ColumnType keyType) {

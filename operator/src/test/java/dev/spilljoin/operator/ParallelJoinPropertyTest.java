@@ -82,8 +82,8 @@ class ParallelJoinPropertyTest {
 
     /**
      * The FINISH scan of the resident table on every worker: each join type and build side whose finish emits build
-     * rows, over a direct-index table (unique dense build keys) and a hash table (duplicates), a VARCHAR payload in both,
-     * in memory and partly spilled (a budget of the join's minimum and 3/4 of what its rows and table take in
+     * rows, over a direct-index table (unique dense build keys) and a hash table (duplicates), a VARCHAR payload in
+     * both, in memory and partly spilled (a budget of the join's minimum and 3/4 of what its rows and table take in
      * memory, so some partitions stay resident and some spill), driven by every form in turn (pulled and pushed).
      * Each result equals the oracle as a multiset, so a range scanned twice or skipped shows as duplicated or missing
      * unmatched (or matched) rows. In memory, the stats must show the scan on every worker and the table kind; partly

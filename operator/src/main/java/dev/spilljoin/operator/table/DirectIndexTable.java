@@ -225,7 +225,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return fields;
     }
 
-    /** The heap bytes of the row at {@code row}: its non-NULL values of the {@code variable} fields with their lengths. */
+    /** The heap bytes of the row at {@code row}: its non-NULL values of the {@code variable} fields, with lengths. */
     private static long variableBytes(RowLayout layout, int[] variable, long row) {
         long bytes = 0;
         for (int f : variable) {

@@ -95,9 +95,10 @@ class DirectIndexTableTest {
     }
 
     /**
-     * VARCHAR and VARBINARY payloads (NULL, empty, a few bytes, over a kilobyte, 64 KiB ± 1) lie in the table's heap: on two
-     * threads over several row pages, every row comes back by key with its values and NULLs, a row's bytes are its
-     * fixed widths plus its non-NULL values with their lengths, and the table costs less than the hash table would.
+     * VARCHAR and VARBINARY payloads (NULL, empty, a few bytes, over a kilobyte, 64 KiB ± 1) lie in the table's
+     * heap: on two threads over several row pages, every row comes back by key with its values and NULLs, a row's
+     * bytes are its fixed widths plus its non-NULL values with their lengths, and the table costs less than the hash
+     * table would.
      */
     @Test
     void variableWidthValuesComeBackByKeyFromTheHeap() {
