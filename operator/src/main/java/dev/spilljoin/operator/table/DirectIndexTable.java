@@ -19,13 +19,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <pre>
  * blocks:   ceil(range / 64) x 16 B   [long occupancy bits of keys min+64b .. min+64b+63][long rank of its first bit]
  * payload:  one column per payload field of the layout, rows x width B, at the row's rank (BIGINT/DOUBLE 8,
- *           INTEGER 4, BOOLEAN 1; VARCHAR/VARBINARY 8: [16-bit length, all ones from 65535 on][48-bit address of
- *           the value in the heap], 0 for NULL, so that sizing a result row loads no value; the key itself is not
- *           stored: key = min + index)
+ *           INTEGER 4, BOOLEAN 1; VARCHAR/VARBINARY 16, see below; the key itself is not stored: key = min + index)
  * nulls:    one bitmap (rows bits) per payload field that held a NULL, by rank
  * matched:  one bitmap (rows bits) by rank, when the join type marks build rows
- * heap:     the variable-width payload values, each [int length][bytes] (as in a serialized row), a row page's
- *           values after the previous page's
+ * heap:     the variable-width values longer than 12 bytes, each [int length][bytes] (as in a serialized row), a
+ *           row page's values after the previous page's
+ *
+ * a variable-width value's 16 bytes (as Umbra's and DuckDB's strings):
+ *   up to 12 bytes   [int length][the bytes, zero-padded to 12]      the entry itself is [int length][bytes]
+ *   longer           [int length][4 unused][long address in heap]    the heap holds [int length][bytes]
  * </pre>
  *
  * <p>A build row is referred to by {@code ref = index + 1} (0 = no row): index {@code key - min} in
@@ -37,9 +39,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Chosen ({@link #tryBuild}) when the key range spans at most {@value #MAX_RANGE_PER_ROW} values per keyed row,
  * fits {@link #MAX_RANGE}, and the table costs no more memory than the caller's alternative. A variable-width
- * payload value costs its address and its bytes with their length, against the hash table's whole row (lengths,
- * flags, key, every value) and its directory entry: a (BIGINT key, 10-byte VARCHAR) row takes 22 bytes here and
- * 39-47 there. Not chosen for a join with an extra condition ({@link dev.spilljoin.operator.PairCondition}): its
+ * payload value of up to 12 bytes lies in its 16-byte entry, so that a hit loads one line for it (and sizing the
+ * result row, {@link #rowBytes}, the same line); a longer one costs its entry, its bytes and their length. Against
+ * the hash table's whole row (lengths, flags, key, every value) and its directory entry: a (BIGINT key, 10-byte
+ * VARCHAR) row takes 16 bytes here and 39-47 there. Not chosen for a join with an extra condition ({@link dev.spilljoin.operator.PairCondition}): its
  * candidate pairs mark MATCHED flags in serialized rows.
  *
  * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, rows, fields with NULLs); then the
@@ -47,8 +50,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * caller builds the hash table over the same rows, which is why the rows are freed by the caller only after a
  * success). A duplicate means the key is not unique, so the hash table's cost per row is the better bet than an
  * overflow area, which would put a second lookup and a branch behind every hit; then the ranks are summed, then
- * the payload is copied to the rows' ranks (a row page's variable-width values to its share of the heap, whose start
- * a count per page gave). On several threads (a row page per task) each helper thread sets its
+ * the payload is copied to the rows' ranks (a row page's long variable-width values to its share of the heap, whose
+ * start a count per page gave). On several threads (a row page per task) each helper thread sets its
  * occupancy bits in a bitmap of its own, ORed into the blocks afterwards (a bit in two bitmaps is a duplicate too).
  *
  * <p>Memory: {@link #bytes} before the table exists; {@link #tryBuild} reserves it or returns null; {@link #close}
@@ -61,10 +64,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /** The largest key range (larger ranges: the hash table). */
     public static final long MAX_RANGE = 1L << 31;
     private static final int BLOCK_BYTES = 16;
-    /** A variable-width value's entry: its heap address in the low 48 bits, its length (capped) in the high 16. */
-    private static final long ADDRESS_MASK = (1L << 48) - 1;
-    private static final int LENGTH_SHIFT = 48;
-    private static final int LONG_VALUE = 0xFFFF;
+    /** A variable-width value's entry: 16 bytes, its length first, then its bytes or its heap address. */
+    private static final int ENTRY_BYTES = 16;
+    /** The longest value an entry holds itself. */
+    private static final int INLINE_BYTES = ENTRY_BYTES - Integer.BYTES;
+    /** Where a long value's heap address lies in its entry. */
+    private static final int ADDRESS_OFFSET = 8;
 
     private final MemoryReservation reservation;
     private final NativePage page;
@@ -87,7 +92,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private final long[] nulls;
     /** The MATCHED bitmap's address, 0 when the join type does not mark build rows. */
     private final long matched;
-    /** The heap's start (its end is the page's), where the variable-width values lie. */
+    /** The heap's start (its end is the page's), where the long variable-width values lie. */
     private final long heap;
     /** The fixed widths of the payload fields, what a row's {@link #rowBytes} adds its variable-width values to. */
     private final int fixedRowBytes;
@@ -102,7 +107,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         private long max = Long.MIN_VALUE;
         private long keyedRows;
         private long nullKeyRows;
-        /** The heap's bytes: every non-NULL variable-width payload value with its length. */
+        /** The heap's bytes: every variable-width payload value longer than an entry holds, with its length. */
         private long variableBytes;
         private final boolean[] fieldHasNull;
 
@@ -205,9 +210,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 && (layout.fieldType(0) == ColumnType.BIGINT || layout.fieldType(0) == ColumnType.INTEGER);
     }
 
-    /** The bytes of a payload column: a value per row, or the value's heap address for a variable-width field. */
+    /** The bytes of a payload column: a value per row, or an entry for a variable-width field. */
     private static long columnBytes(ColumnType type, long rows) {
-        return ((type.isVariableWidth() ? Long.BYTES : type.fixedWidth()) * rows + 7) & ~7L;
+        return ((type.isVariableWidth() ? ENTRY_BYTES : type.fixedWidth()) * rows + 7) & ~7L;
     }
 
     /** The variable-width payload fields of {@code layout}. */
@@ -225,12 +230,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return fields;
     }
 
-    /** The heap bytes of the row at {@code row}: its non-NULL values of the {@code variable} fields, with lengths. */
+    /**
+     * The heap bytes of the row at {@code row}: its non-NULL values of the {@code variable} fields longer than an
+     * entry holds, with their lengths.
+     */
     private static long variableBytes(RowLayout layout, int[] variable, long row) {
         long bytes = 0;
         for (int f : variable) {
             if (!layout.isNull(row, f)) {
-                bytes += Integer.BYTES + NativeMemory.getInt(layout.variableAddress(row, f));
+                int length = NativeMemory.getInt(layout.variableAddress(row, f));
+                bytes += length > INLINE_BYTES ? Integer.BYTES + length : 0;
             }
         }
         return bytes;
@@ -287,10 +296,6 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             throw e;
         }
         try {
-            if (((table.page.address() + bytes) >>> LENGTH_SHIFT) != 0) {
-                throw new IllegalStateException("the direct-index table at 0x" + Long.toHexString(table.page.address())
-                        + " lies beyond the 48-bit addresses its variable-width entries hold");
-            }
             Pages pages = new Pages(arenas); // the table's page is zeroed: no bit set, no NULL, nothing MATCHED
             long[] nullKeyRowsOfPage = new long[pages.count];
             if (!table.setOccupancy(pages, nullKeyRowsOfPage, threads)) {
@@ -436,7 +441,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * Where each row page's variable-width values begin in the heap: the heap's start plus the earlier pages' values
+     * Where each row page's long variable-width values begin in the heap: the heap's start plus the earlier pages'
      * (counted a page per task); null without variable-width fields.
      */
     private long[] heapStarts(Pages pages, int threads) {
@@ -461,8 +466,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * Copies every row's payload fields (and NULL bits) to its rank, page p's variable-width values to the heap from
-     * {@code heapStart[p]}; page p's NULL-key rows from firstNullRank[p].
+     * Copies every row's payload fields (and NULL bits) to its rank, page p's long variable-width values to the heap
+     * from {@code heapStart[p]}; page p's NULL-key rows from firstNullRank[p].
      */
     private void copyPayload(Pages pages, long[] firstNullRank, long[] heapStart, int threads) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
@@ -479,12 +484,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     if (layout.isNull(row, f)) {
                         NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
                     } else if (type.isVariableWidth()) {
-                        long from = layout.variableAddress(row, f);
-                        int bytes = Integer.BYTES + NativeMemory.getInt(from);
-                        NativeMemory.copy(from, heapAt, bytes);
-                        long length = Math.min(bytes - Integer.BYTES, LONG_VALUE);
-                        NativeMemory.putLong(column[f] + (rank << 3), length << LENGTH_SHIFT | heapAt);
-                        heapAt += bytes;
+                        heapAt = copyVariable(layout.variableAddress(row, f), column[f] + rank * ENTRY_BYTES, heapAt);
                     } else {
                         copyValue(type, layout.fixedAddress(row, f), column[f], rank);
                     }
@@ -492,6 +492,23 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 row += layout.rowLength(row);
             }
         });
+    }
+
+    /**
+     * Copies the variable-width value at {@code from} ([int length][bytes]) into its entry at {@code entry}, or, when
+     * longer than an entry holds, to the heap at {@code heapAt} with its address in the entry; returns where the
+     * heap goes on.
+     */
+    private static long copyVariable(long from, long entry, long heapAt) {
+        int bytes = Integer.BYTES + NativeMemory.getInt(from);
+        if (bytes <= ENTRY_BYTES) {
+            NativeMemory.copy(from, entry, bytes);
+            return heapAt;
+        }
+        NativeMemory.copy(from, heapAt, bytes);
+        NativeMemory.putInt(entry, bytes - Integer.BYTES);
+        NativeMemory.putLong(entry + ADDRESS_OFFSET, heapAt);
+        return heapAt + bytes;
     }
 
     private static void copyValue(ColumnType type, long from, long column, long rank) {
@@ -590,16 +607,21 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long nullBitmap = nulls[field];
         long base = column[field];
         boolean variable = type.isVariableWidth();
-        int width = variable ? Long.BYTES : type.fixedWidth();
+        int width = variable ? ENTRY_BYTES : type.fixedWidth();
         for (int j = 0; j < count; j++) {
             long rank = refs[j] == 0 ? -1 : rankOf(refs[j] - 1);
+            long value = base + rank * width;
             at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0
-                    : variable ? NativeMemory.getLong(base + rank * width) & ADDRESS_MASK : base + rank * width;
+                    : variable && NativeMemory.getInt(value) > INLINE_BYTES
+                    ? NativeMemory.getLong(value + ADDRESS_OFFSET) : value;
         }
         RowReader.gatherValues(type, at, count, out, outStart);
     }
 
-    /** Row {@code ref}'s stored payload: the fixed widths, and its variable-width values with their lengths. */
+    /**
+     * Row {@code ref}'s stored payload: the fixed widths, and its variable-width values with their lengths (a NULL's
+     * entry is zero: its length counts), read from the entries alone.
+     */
     @Override
     public int rowBytes(long ref) {
         if (variableFields.length == 0) {
@@ -608,10 +630,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long rank = rankOf(ref - 1);
         int bytes = fixedRowBytes;
         for (int f : variableFields) {
-            long entry = NativeMemory.getLong(column[f] + (rank << 3));
-            int length = (int) (entry >>> LENGTH_SHIFT);
-            bytes += entry == 0 ? 0
-                    : Integer.BYTES + (length < LONG_VALUE ? length : NativeMemory.getInt(entry & ADDRESS_MASK));
+            bytes += Integer.BYTES + NativeMemory.getInt(column[f] + rank * ENTRY_BYTES);
         }
         return bytes;
     }
