@@ -94,6 +94,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private final long matched;
     /** The heap's start (its end is the page's), where the long variable-width values lie. */
     private final long heap;
+    /** The heap's bytes (0: every variable-width value lies in its entry). */
+    private final long heapBytes;
     /** The fixed widths of the payload fields, what a row's {@link #rowBytes} adds its variable-width values to. */
     private final int fixedRowBytes;
     /** The variable-width payload fields, in field order. */
@@ -200,6 +202,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
         matched = marks ? at : 0;
         heap = at + (marks ? bitmapBytes : 0);
+        heapBytes = keys.variableBytes;
         fixedRowBytes = width;
         variableFields = variableFields(layout);
     }
@@ -442,10 +445,11 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
 
     /**
      * Where each row page's long variable-width values begin in the heap: the heap's start plus the earlier pages'
-     * (counted a page per task); null without variable-width fields.
+     * (counted a page per task); null when the heap is empty (no variable-width field, or no value longer than an
+     * entry holds).
      */
     private long[] heapStarts(Pages pages, int threads) {
-        if (variableFields.length == 0) {
+        if (heapBytes == 0) {
             return null;
         }
         long[] starts = new long[pages.count];
