@@ -93,7 +93,6 @@ final class ProbeWorker implements AutoCloseable {
             partitionOfRow = new int[n];
         }
         if (!pass.anySpilled() && !pass.samples() && !asksFilter) {
-            // Only the table reads the keys: its probe hashes them (the direct-index table's reads them as they are).
             probe.start(batch);
             return;
         }

@@ -35,7 +35,7 @@ import java.util.Arrays;
  * partition resident is worth more than faster misses; once partitions spill, the filter keeps their misses off disk).
  *
  * <p>Build workers: given parts ({@link #splitAdds}), each build worker adds its batches to Bloom words and a range
- * of its own, without a lock, and {@link #mergeParts} ORs them into the filter's once every worker stopped (a lock
+ * of its own, without a lock, and {@link #endAdds} ORs them into the filter's once every worker stopped (a lock
  * per batch made the adds of two workers run one at a time: a fifth of W1's build on two workers). Without parts,
  * the workers add to the filter's own words one at a time (the caller's lock).
  *

@@ -520,7 +520,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             case BIGINT, DOUBLE -> NativeMemory.putLong(column + (rank << 3), NativeMemory.getLong(from));
             case INTEGER -> NativeMemory.putInt(column + (rank << 2), NativeMemory.getInt(from));
             case BOOLEAN -> NativeMemory.putByte(column + rank, NativeMemory.getByte(from));
-            case VARCHAR, VARBINARY -> throw new IllegalStateException(type + " values go to the heap");
+            case VARCHAR, VARBINARY -> throw new IllegalStateException(type + " values are copied by copyVariable");
         }
     }
 

@@ -28,16 +28,22 @@ class DirectIndexTableTest {
 
     /** An arena holding rows (key, value) of {@code rows} (null = NULL), NULL-key rows kept. */
     private static RowArena arena(MemoryReservation memory, List<Long[]> rows) {
-        BatchBuilder builder = new BatchBuilder(SCHEMA, rows.size());
-        for (Long[] row : rows) {
-            builder.addRow(new Object[] {row[0], row[1]});
+        return arena(memory, SCHEMA, LAYOUT, rows);
+    }
+
+    /** An arena of 4 KiB pages holding {@code rows} of {@code schema} (key: column 0) as {@code layout}'s rows. */
+    private static RowArena arena(MemoryReservation memory, Schema schema, RowLayout layout,
+                                  List<? extends Object[]> rows) {
+        BatchBuilder builder = new BatchBuilder(schema, rows.size());
+        for (Object[] row : rows) {
+            builder.addRow(row);
         }
         Batch batch = builder.build().get(0);
         long[] hashes = new long[batch.rowCount()];
         long[] nullKeys = new long[(batch.rowCount() + 63) >>> 6];
         new KeyHasher(new int[] {0}).hash(batch, hashes, nullKeys);
         RowArena arena = new RowArena(memory, 4096);
-        assertThat(new RowWriter(LAYOUT).write(batch, 0, hashes, nullKeys, true, arena)).isEqualTo(batch.rowCount());
+        assertThat(new RowWriter(layout).write(batch, 0, hashes, nullKeys, true, arena)).isEqualTo(batch.rowCount());
         return arena;
     }
 
@@ -107,7 +113,6 @@ class DirectIndexTableTest {
         RowLayout layout = new RowLayout(schema, new int[] {0}, new int[] {0, 1, 2, 3});
         java.util.SplittableRandom r = new java.util.SplittableRandom(20261204);
         int rows = 3000;
-        BatchBuilder builder = new BatchBuilder(schema, rows);
         List<Object[]> expected = new ArrayList<>();
         for (int i = 0; i < rows; i++) {
             int kind = r.nextInt(10);
@@ -120,15 +125,9 @@ class DirectIndexTableTest {
             }
             Object[] row = {i - 1500 + (i >= 2000 ? 7 : 0), text, r.nextInt(6) == 0 ? null : r.nextLong(), bytes};
             expected.add(row);
-            builder.addRow(row);
         }
-        Batch batch = builder.build().get(0);
-        long[] hashes = new long[rows];
-        long[] nullKeys = new long[(rows + 63) >>> 6];
-        new KeyHasher(new int[] {0}).hash(batch, hashes, nullKeys);
         try (MemoryReservation memory = MemoryReservation.root("test", 16 << 20)) {
-            RowArena arena = new RowArena(memory, 4096);
-            assertThat(new RowWriter(layout).write(batch, 0, hashes, nullKeys, true, arena)).isEqualTo(rows);
+            RowArena arena = arena(memory, schema, layout, expected);
             assertThat(arena.pageCount()).isGreaterThan(4);
             DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(layout, arena);
             long hashTableBytes = UnchainedTable.bytesFor(layout, rows, arena.usedBytes());
