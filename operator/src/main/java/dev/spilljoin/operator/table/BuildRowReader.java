@@ -18,4 +18,10 @@ public interface BuildRowReader {
 
     /** The bytes a build row counts in a result batch when a variable-width build column is projected. */
     int rowBytes(long ref);
+
+    /**
+     * The most {@link #rowBytes} gives for any row of this table, known from its build: the result batch counts
+     * ahead with it and sizes rows one by one only near its byte limit.
+     */
+    int maxRowBytes();
 }

@@ -98,6 +98,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private final long heapBytes;
     /** The fixed widths of the payload fields, what a row's {@link #rowBytes} adds its variable-width values to. */
     private final int fixedRowBytes;
+    /** The most {@link #rowBytes} gives for a row of this table. */
+    private final int maxRowBytes;
     /** The variable-width payload fields, in field order. */
     private final int[] variableFields;
 
@@ -111,6 +113,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         private long nullKeyRows;
         /** The heap's bytes: every variable-width payload value longer than an entry holds, with its length. */
         private long variableBytes;
+        /** The most a row's variable-width payload values count in {@link #rowBytes}: 4 bytes and the length each. */
+        private int maxVariableRowBytes;
         private final boolean[] fieldHasNull;
 
         private KeyRange(int fields) {
@@ -139,7 +143,13 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     for (int f = 1; f < fields; f++) {
                         r.fieldHasNull[f] |= layout.isNull(row, f);
                     }
-                    r.variableBytes += variableBytes(layout, variable, row);
+                    int rowVariableBytes = 0;
+                    for (int f : variable) {
+                        int length = valueLength(layout, row, f);
+                        r.variableBytes += heapBytes(length);
+                        rowVariableBytes += Integer.BYTES + length;
+                    }
+                    r.maxVariableRowBytes = Math.max(r.maxVariableRowBytes, rowVariableBytes);
                     row += layout.rowLength(row);
                 }
             }
@@ -158,6 +168,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             keyedRows += other.keyedRows;
             nullKeyRows += other.nullKeyRows;
             variableBytes += other.variableBytes;
+            maxVariableRowBytes = Math.max(maxVariableRowBytes, other.maxVariableRowBytes);
             for (int f = 0; f < fieldHasNull.length; f++) {
                 fieldHasNull[f] |= other.fieldHasNull[f];
             }
@@ -204,6 +215,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         heap = at + (marks ? bitmapBytes : 0);
         heapBytes = keys.variableBytes;
         fixedRowBytes = width;
+        maxRowBytes = width + keys.maxVariableRowBytes;
         variableFields = variableFields(layout);
     }
 
@@ -240,12 +252,19 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private static long variableBytes(RowLayout layout, int[] variable, long row) {
         long bytes = 0;
         for (int f : variable) {
-            if (!layout.isNull(row, f)) {
-                int length = NativeMemory.getInt(layout.variableAddress(row, f));
-                bytes += length > INLINE_BYTES ? Integer.BYTES + length : 0;
-            }
+            bytes += heapBytes(valueLength(layout, row, f));
         }
         return bytes;
+    }
+
+    /** The length of variable-width field {@code f}'s value in the row at {@code row}, 0 when it is NULL. */
+    private static int valueLength(RowLayout layout, long row, int f) {
+        return layout.isNull(row, f) ? 0 : NativeMemory.getInt(layout.variableAddress(row, f));
+    }
+
+    /** The heap bytes of a value of {@code length} bytes: none when its entry holds it, else its bytes and length. */
+    private static long heapBytes(int length) {
+        return length > INLINE_BYTES ? Integer.BYTES + length : 0;
     }
 
     /**
@@ -637,6 +656,11 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             bytes += Integer.BYTES + NativeMemory.getInt(column[f] + rank * ENTRY_BYTES);
         }
         return bytes;
+    }
+
+    @Override
+    public int maxRowBytes() {
+        return maxRowBytes;
     }
 
     /** Build rows held: keyed and NULL-key. */

@@ -21,10 +21,17 @@ import java.util.List;
  * <p>A batch is bounded by rows ({@code capacity}) and by bytes ({@code byteLimit}): each pair adds the bytes of
  * its values an append can know cheaply, from above: the probe row's projected variable-width values (which the
  * producer sizes once per probe batch, {@link #probeRowBytes}) and the whole serialized build row when a
- * variable-width build column is projected ({@link BuildRowReader#rowBytes}). Pending pairs count as soon as they are appended, so one large probe
- * row matching many build rows cannot pile up either. Invariant: the batch is full when its rows reach the
- * capacity or its counted bytes reach the limit, so it holds at most the limit plus one row's bytes; after
- * {@link #materialize}, {@code room() == 0} exactly when {@link #isFull()}.
+ * variable-width build column is projected ({@link BuildRowReader#rowBytes}). Pending pairs count as soon as they are
+ * appended, so one large probe row matching many build rows cannot pile up either. Invariant: the batch is full when
+ * its rows reach the capacity or its counted bytes reach the limit, so it holds at most the limit plus one row's
+ * bytes; after {@link #materialize}, {@code room() == 0} exactly when {@link #isFull()}.
+ *
+ * <p>Build rows are counted ahead by their table's bound ({@link BuildRowReader#maxRowBytes}): an append only counts
+ * its build row as pending, and {@link #room()} sizes the pending build rows one by one ({@code rowBytes}) only when
+ * the bound could reach the limit; {@link #materialize} sizes the rest after gathering them (their values are then
+ * in cache). So {@code room()} answers as if every row had been sized when appended, while a batch far below its
+ * limit (the usual case) sizes each build row once, after its values were loaded, instead of loading a row of the
+ * table (a cache miss with a direct-index table) per append.
  *
  * <p>Protocol: the producer {@link #append}s while {@link #room()} &gt; 0 and calls {@link #materialize} before the
  * probe batch it references goes away; when {@link #isFull()} (or at the end) the batch from {@link #batch()} is
@@ -53,7 +60,14 @@ public final class OutputWriter {
     private int[] rowProbe;
     private long[] rowBuild;
     private int pending;
+    /** The counted bytes of the pending rows (of their build rows, those before {@code sizedBuildRows}). */
     private long pendingBytes;
+    /** The pending rows from this index on have build rows not yet in {@code pendingBytes}. */
+    private int sizedBuildRows;
+    /** How many pending build rows are not in {@code pendingBytes} yet. */
+    private int unsizedBuildRows;
+    /** {@code reader}'s {@link BuildRowReader#maxRowBytes}. */
+    private long maxBuildRowBytes;
 
     /** The counted bytes of a result batch's materialized rows (one per batch, shared by both orientations). */
     private static final class MaterializedBytes {
@@ -125,12 +139,31 @@ public final class OutputWriter {
                 throw new IllegalStateException("result rows of another table are pending; materialize them first");
             }
             reader = rows;
+            maxBuildRowBytes = rows.maxRowBytes();
         }
     }
 
     /** Rows that can still be appended before the batch is full: 0 once its counted bytes reach the limit. */
     public int room() {
-        return materialized.bytes + pendingBytes >= byteLimit ? 0 : capacity - out.rowCount() - pending;
+        long counted = materialized.bytes + pendingBytes;
+        if (unsizedBuildRows > 0 && counted + unsizedBuildRows * maxBuildRowBytes >= byteLimit) {
+            sizeBuildRows();
+            counted = materialized.bytes + pendingBytes;
+        }
+        return counted >= byteLimit ? 0 : capacity - out.rowCount() - pending;
+    }
+
+    /** Counts the pending build rows not yet counted. */
+    private void sizeBuildRows() {
+        BuildRowReader rows = reader;
+        long bytes = 0;
+        for (int j = sizedBuildRows; j < pending; j++) {
+            long row = buildRows[j];
+            bytes += row == 0 ? 0 : rows.rowBytes(row);
+        }
+        pendingBytes += bytes;
+        sizedBuildRows = pending;
+        unsizedBuildRows = 0;
     }
 
     /**
@@ -165,7 +198,7 @@ public final class OutputWriter {
         pending++;
         pendingBytes += probeBytes;
         if (countsBuildRows && buildRow != 0) {
-            pendingBytes += reader.rowBytes(buildRow);
+            unsizedBuildRows++;
         }
     }
 
@@ -187,6 +220,10 @@ public final class OutputWriter {
             System.arraycopy(probeRows, 0, rowProbe, start, pending);
             System.arraycopy(buildRows, 0, rowBuild, start, pending);
         }
+        if (unsizedBuildRows > 0) {
+            sizeBuildRows();
+        }
+        sizedBuildRows = 0;
         out.setRowCount(start + pending);
         pending = 0;
         materialized.bytes += pendingBytes;

@@ -80,6 +80,8 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     private long end;
     private long size;
     private long nullKeyRows;
+    /** The longest row in the storage ({@link #maxRowBytes}). */
+    private int maxRowBytes;
     /** Where the build's touching loads go, so that the JIT keeps them. */
     private long sink;
 
@@ -223,6 +225,8 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         long nullBytes;
         boolean header;
         long touched;
+        /** The longest compact row counted. */
+        int longest;
     }
 
     /** Steps 1 to 3 of the class comment; false (sources untouched) if the storage was refused. */
@@ -236,6 +240,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         long slotBytes = 0;
         long nullRows = 0;
         long nullBytes = 0;
+        int longest = 0;
         for (SourceCounts c : counts) {
             header |= c.header;
             slotRows += c.slotRows;
@@ -243,6 +248,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             nullRows += c.nullRows;
             nullBytes += c.nullBytes;
             sink += c.touched;
+            longest = Math.max(longest, c.longest);
         }
         CompactRows chosen = header ? format : format.withoutHeader();
         int unit = variable ? 1 : chosen.stride();
@@ -281,6 +287,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
         size = slotRows;
         nullKeyRows = nullRows;
         rowsFormat = chosen;
+        maxRowBytes = chosen.isVariable() ? longest : chosen.stride();
         return true;
     }
 
@@ -303,6 +310,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
                 for (int j = 0; j < m; j++) {
                     long source = rowAt[j];
                     int compact = format.lengthOf(source);
+                    c.longest = Math.max(c.longest, compact);
                     if (layout.hasNullKey(source)) {
                         if (keepNullKeys) {
                             c.nullRows++;
@@ -526,6 +534,11 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     @Override
     public int rowBytes(long ref) {
         return rowsFormat.rowLength(ref);
+    }
+
+    @Override
+    public int maxRowBytes() {
+        return maxRowBytes;
     }
 
     @Override

@@ -1,0 +1,168 @@
+package dev.spilljoin.operator.table;
+
+import dev.spilljoin.operator.ColumnRef;
+import dev.spilljoin.operator.Side;
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchBuilder;
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.KeyHasher;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
+import dev.spilljoin.operator.row.RowWriter;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A result batch's byte limit over build rows of variable width: the writer counts build rows ahead by the table's
+ * longest row and sizes them one by one only near the limit, and cuts the very batches that sizing every row at its
+ * append would cut (a model of that, below), from either kind of table.
+ */
+class OutputWriterTest {
+    private static final Schema BUILD =
+            Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("s", ColumnType.VARCHAR));
+    private static final RowLayout LAYOUT = new RowLayout(BUILD, new int[] {0}, new int[] {0, 1});
+    private static final List<ColumnRef> PROJECTION =
+            List.of(new ColumnRef(Side.RIGHT, 0), new ColumnRef(Side.RIGHT, 1));
+    private static final int CAPACITY = 64;
+
+    @Test
+    void cutsTheBatchesThatSizingEveryRowAtItsAppendWouldCut() {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("OutputWriterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        int rows = 2000;
+        List<Object[]> values = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            int kind = random.nextInt(20);
+            String text = kind == 0 ? null
+                    : kind == 1 ? "x".repeat(300 + random.nextInt(200))
+                    : "v" + random.nextInt(1000);
+            values.add(new Object[] {(long) i, text});
+        }
+        try (MemoryReservation memory = MemoryReservation.root("test", 16 << 20)) {
+            RowArena arena = arena(memory, values);
+            DirectIndexTable direct = DirectIndexTable.tryBuild(memory, LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT,
+                    arena), false, new RowArena[] {arena}, Long.MAX_VALUE);
+            assertThat(direct).isNotNull();
+            int longest = 0;
+            for (int i = 0; i < rows; i++) {
+                longest = Math.max(longest, direct.rowBytes(i + 1));
+            }
+            assertThat(direct.maxRowBytes()).as("the direct table's longest row").isEqualTo(longest);
+            UnchainedTable hashed = UnchainedTable.tryBuild(memory, LAYOUT, false, false, arena);
+            assertThat(hashed).isNotNull();
+            long[] hashedRefs = new long[rows];
+            for (long row = hashed.firstRow(); row < hashed.endOfRows(); row += hashed.rowBytes(row)) {
+                hashedRefs[(int) keyOf(hashed, row)] = row;
+            }
+            for (long byteLimit : new long[] {1, 200, 1000, 5000, 1 << 20}) {
+                int[] order = random.ints(6000, 0, rows).toArray();
+                long[] directRefs = new long[order.length];
+                long[] refs = new long[order.length];
+                for (int j = 0; j < order.length; j++) {
+                    directRefs[j] = order[j] + 1;
+                    refs[j] = hashedRefs[order[j]];
+                }
+                boolean[] materializeAfter = new boolean[order.length];
+                for (int j = 0; j < order.length; j++) {
+                    materializeAfter[j] = random.nextInt(50) == 0;
+                }
+                assertThat(batches(direct, directRefs, materializeAfter, byteLimit))
+                        .as("direct table, limit %d", byteLimit)
+                        .isEqualTo(modelBatches(direct, directRefs, materializeAfter, byteLimit));
+                assertThat(batches(hashed, refs, materializeAfter, byteLimit))
+                        .as("hash table, limit %d", byteLimit)
+                        .isEqualTo(modelBatches(hashed, refs, materializeAfter, byteLimit));
+            }
+            direct.close();
+            hashed.close();
+            arena.close();
+        }
+    }
+
+    /** The rows of each batch the writer hands out (keys), appending {@code refs} in order. */
+    private static List<List<Long>> batches(BuildRowReader table, long[] refs, boolean[] materializeAfter,
+                                            long byteLimit) {
+        OutputWriter out = new OutputWriter(BUILD, PROJECTION, Side.RIGHT, LAYOUT, CAPACITY, byteLimit);
+        List<List<Long>> batches = new ArrayList<>();
+        int j = 0;
+        while (j < refs.length) {
+            out.readBuildRowsFrom(table);
+            if (out.room() == 0) {
+                out.materialize(null);
+                assertThat(out.isFull()).isTrue();
+                batches.add(keys(out.batch()));
+                out.clear();
+                continue;
+            }
+            out.append(refs[j]);
+            if (materializeAfter[j]) {
+                out.materialize(null);
+                assertThat(out.room() == 0).as("room() is 0 exactly when the batch is full").isEqualTo(out.isFull());
+            }
+            j++;
+        }
+        out.materialize(null);
+        batches.add(keys(out.batch()));
+        return batches;
+    }
+
+    /** The same batches as {@link #batches}, from a model that sizes each build row when it is appended. */
+    private static List<List<Long>> modelBatches(BuildRowReader table, long[] refs, boolean[] materializeAfter,
+                                                 long byteLimit) {
+        List<List<Long>> batches = new ArrayList<>();
+        List<Long> batch = new ArrayList<>();
+        long bytes = 0;
+        int j = 0;
+        while (j < refs.length) {
+            if (bytes >= byteLimit || batch.size() == CAPACITY) {
+                batches.add(batch);
+                batch = new ArrayList<>();
+                bytes = 0;
+                continue;
+            }
+            bytes += table.rowBytes(refs[j]);
+            batch.add(keyOf(table, refs[j]));
+            j++;
+        }
+        batches.add(batch);
+        return batches;
+    }
+
+    private static List<Long> keys(Batch batch) {
+        List<Long> keys = new ArrayList<>();
+        for (int r = 0; r < batch.rowCount(); r++) {
+            keys.add(batch.column(0).getLong(r));
+        }
+        return keys;
+    }
+
+    private static long keyOf(BuildRowReader table, long ref) {
+        ColumnVector key = new ColumnVector(ColumnType.BIGINT, 1);
+        table.gather(0, new long[] {ref}, 1, new long[1], key, 0);
+        return key.getLong(0);
+    }
+
+    private static RowArena arena(MemoryReservation memory, List<Object[]> rows) {
+        BatchBuilder builder = new BatchBuilder(BUILD, rows.size());
+        for (Object[] row : rows) {
+            builder.addRow(row);
+        }
+        Batch batch = builder.build().get(0);
+        long[] hashes = new long[batch.rowCount()];
+        long[] nullKeys = new long[(batch.rowCount() + 63) >>> 6];
+        new KeyHasher(new int[] {0}).hash(batch, hashes, nullKeys);
+        RowArena arena = new RowArena(memory, 4096);
+        assertThat(new RowWriter(LAYOUT).write(batch, 0, hashes, nullKeys, true, arena)).isEqualTo(batch.rowCount());
+        return arena;
+    }
+}
