@@ -15,9 +15,9 @@ import java.io.IOException;
  *       {@link InputBatches} are the join's sources and the {@link ResultWriter} writes each result batch.</li>
  *   <li>N ≥ 2: each input file is parsed ahead on a thread of its own ({@link PrefetchingBatchSource}; the join
  *       reads the build file to its end before the probe file, so one of them works at a time) and the results are
- *       formatted and written on another ({@link BackgroundBatchWriter}), so parsing, joining and writing overlap.
- *       The join itself stays on the caller's thread (the operator is single-threaded for now), so N above 2 adds
- *       no thread yet.</li>
+ *       formatted and written on another ({@link BackgroundBatchWriter}; Parquet output encodes its columns on up
+ *       to N threads, {@link ParquetResultWriter}), so parsing, joining and writing overlap. The join runs on the
+ *       caller's thread and its own workers (up to N).</li>
  * </ul>
  *
  * <p>Either way the rows, their order and every failure's exit code and message are the same. {@link #finish()}

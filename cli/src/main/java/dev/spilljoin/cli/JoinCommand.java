@@ -100,8 +100,8 @@ final class JoinCommand implements Callable<Integer> {
 
     @Option(names = "--threads", paramLabel = "N",
             description = {"Threads: 1 parses, joins and writes on one thread; 2 or more also parse each input ahead"
-                    + " and format and write the output on threads of their own (the join itself is"
-                    + " single-threaded for now, so more than 2 adds nothing yet). Default: the number of cores."})
+                    + " and format and write the output on threads of their own, join on N workers and encode"
+                    + " Parquet output's columns on up to N threads. Default: the number of cores."})
     Integer threads;
 
     @Spec

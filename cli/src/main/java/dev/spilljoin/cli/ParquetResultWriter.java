@@ -45,10 +45,17 @@ import org.apache.parquet.schema.Types;
  * mostly distinct). When the buffered row group reaches {@link #ROW_GROUP_BYTES} (checked after each batch) its column
  * chunks go to the file in schema order; {@link #finish()} flushes the last one and writes the footer.
  *
+ * <p>Threads: the columns are dealt into up to {@code encoders} groups of about equal weight (a byte column weighs
+ * two fixed-width ones), each with its own buffers and compressor; a batch is written, and a row group's last pages
+ * encoded, group by group at once ({@link ColumnGroupRunner}: the caller's thread and a helper per further group),
+ * and the row group is written to the file on the caller's thread alone. A column's values, pages and row groups do
+ * not depend on the group it is in, so the file is the same byte for byte on any number of threads.
+ *
  * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES}, plus one open page per column
- * and the compressor's two page buffers; the page and row-group buffers are reused ({@link RecyclingAllocator}, which
- * keeps at most twice {@link #ROW_GROUP_BYTES} free), so the heap holds about the same buffers from the first row
- * group to the last. The stream is written front to back (no seek), so it may be a pipe.
+ * and each group's compressor's two page buffers; the page and row-group buffers are reused
+ * ({@link RecyclingAllocator}s, which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap
+ * holds about the same buffers from the first row group to the last. The stream is written front to back (no seek),
+ * so it may be a pipe.
  */
 final class ParquetResultWriter implements ResultWriter {
     /** The buffered row group's size at which it is written out (compressed pages plus the open ones). */
@@ -57,34 +64,41 @@ final class ParquetResultWriter implements ResultWriter {
     private static final int COLUMN_INDEX_TRUNCATE_BYTES = 64;
 
     private final ColumnChunk[] columns;
-    private final ParquetProperties dictionaryFirst;
-    private final ParquetProperties plain;
-    private final BytesInputCompressor compressor;
-    /** The buffers of pages and row groups, reused from one to the next. */
-    private final RecyclingAllocator buffers = new RecyclingAllocator(2 * ROW_GROUP_BYTES);
+    /** The columns of each group, in schema order. */
+    private final int[][] groupColumns;
+    private final ColumnGroupRunner encoders;
     private final ParquetFileWriter file;
     private final PositionCountingStream out;
     private long groupRows;
     private long rowsWritten;
 
+    /** A writer that encodes on the caller's thread alone (see the next constructor). */
+    ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
+                        CompressionCodecName codec) throws IOException {
+        this(out, names, operatorTypes, parquetTypes, codec, 1);
+    }
+
     /**
      * A writer into {@code out} of rows with columns {@code names} of operator types {@code operatorTypes}; a
      * column's Parquet type is {@code parquetTypes[c]} when not null (a Parquet input's), else its operator type's.
+     * The columns are encoded on up to {@code encoders} threads (the caller's included).
      */
     ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
-                        CompressionCodecName codec) throws IOException {
+                        CompressionCodecName codec, int encoders) throws IOException {
         List<Type> fields = new ArrayList<>(names.length);
         for (int c = 0; c < names.length; c++) {
             fields.add(columnType(names[c], operatorTypes[c], parquetTypes[c]));
         }
         MessageType schema = new MessageType("spilljoin", fields);
+        this.groupColumns = groupColumns(fields, Math.max(1, Math.min(encoders, names.length)));
         this.columns = new ColumnChunk[names.length];
-        for (int c = 0; c < names.length; c++) {
-            columns[c] = new ColumnChunk(new MessageType("spilljoin", fields.get(c)));
+        for (int[] group : groupColumns) {
+            EncoderBuffers buffers = new EncoderBuffers(codec, 2 * ROW_GROUP_BYTES / groupColumns.length);
+            for (int c : group) {
+                columns[c] = new ColumnChunk(new MessageType("spilljoin", fields.get(c)), buffers);
+            }
         }
-        this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
-        this.dictionaryFirst = properties(true);
-        this.plain = properties(false);
+        this.encoders = new ColumnGroupRunner(groupColumns.length);
         this.out = new PositionCountingStream(out);
         this.file = new ParquetFileWriter(new StreamOutputFile(this.out), schema, ParquetFileWriter.Mode.OVERWRITE,
                 ROW_GROUP_BYTES, 0);
@@ -92,10 +106,47 @@ final class ParquetResultWriter implements ResultWriter {
         newRowGroup();
     }
 
-    /** Page sizes, the reused buffers, and dictionary encoding tried or not (one builder each: it is mutable). */
-    private ParquetProperties properties(boolean dictionary) {
-        return ParquetProperties.builder().withPageSize(PAGE_BYTES).withDictionaryPageSize(PAGE_BYTES)
-                .withAllocator(buffers).withDictionaryEncoding(dictionary).build();
+    /**
+     * The columns of {@code fields} dealt into {@code groups} groups of about equal weight (a BINARY or fixed-length
+     * byte column weighs 2, any other 1): the heaviest first, each to the lightest group so far; each group's columns
+     * in schema order.
+     */
+    static int[][] groupColumns(List<Type> fields, int groups) {
+        int n = fields.size();
+        int[] weight = new int[n];
+        for (int c = 0; c < n; c++) {
+            PrimitiveType.PrimitiveTypeName physical = fields.get(c).asPrimitiveType().getPrimitiveTypeName();
+            weight[c] = physical == PrimitiveType.PrimitiveTypeName.BINARY
+                    || physical == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY ? 2 : 1;
+        }
+        int[] groupOf = new int[n];
+        int[] load = new int[groups];
+        for (int w = 2; w >= 1; w--) {
+            for (int c = 0; c < n; c++) {
+                if (weight[c] == w) {
+                    int lightest = 0;
+                    for (int g = 1; g < groups; g++) {
+                        lightest = load[g] < load[lightest] ? g : lightest;
+                    }
+                    groupOf[c] = lightest;
+                    load[lightest] += w;
+                }
+            }
+        }
+        int[][] columnsOf = new int[groups][];
+        for (int g = 0; g < groups; g++) {
+            int count = 0;
+            for (int c = 0; c < n; c++) {
+                count += groupOf[c] == g ? 1 : 0;
+            }
+            columnsOf[g] = new int[count];
+            for (int c = 0, k = 0; c < n; c++) {
+                if (groupOf[c] == g) {
+                    columnsOf[g][k++] = c;
+                }
+            }
+        }
+        return columnsOf;
     }
 
     /** The Parquet column {@code name}: {@code input}'s type renamed and OPTIONAL, or {@code type}'s own. */
@@ -121,10 +172,14 @@ final class ParquetResultWriter implements ResultWriter {
     @Override
     public void write(Batch batch) throws IOException {
         int rows = batch.rowCount();
+        encoders.run(g -> {
+            for (int c : groupColumns[g]) {
+                columns[c].write(batch.column(c), rows);
+            }
+        });
         long buffered = 0;
-        for (int c = 0; c < columns.length; c++) {
-            columns[c].write(batch.column(c), rows);
-            buffered += columns[c].store.getBufferedSize();
+        for (ColumnChunk column : columns) {
+            buffered += column.store.getBufferedSize();
         }
         groupRows += rows;
         rowsWritten += rows;
@@ -137,8 +192,15 @@ final class ParquetResultWriter implements ResultWriter {
     @Override
     public void finish() throws IOException {
         flushRowGroup();
+        encoders.close();
         file.end(Map.of());
         out.flush();
+    }
+
+    /** Stops the encoding threads (after a failure; {@link #finish()} does it on success). */
+    @Override
+    public void close() {
+        encoders.close();
     }
 
     @Override
@@ -153,19 +215,26 @@ final class ParquetResultWriter implements ResultWriter {
 
     private void newRowGroup() {
         for (ColumnChunk column : columns) {
-            column.open(column.dictionary ? dictionaryFirst : plain, compressor, buffers);
+            column.open();
         }
         groupRows = 0;
     }
 
-    /** Writes the buffered row group's column chunks in schema order; a chunk that fell back stays plain after. */
+    /**
+     * Encodes the buffered row group's last pages (group by group at once), then writes its column chunks in schema
+     * order; a chunk that fell back stays plain after.
+     */
     private void flushRowGroup() throws IOException {
         if (groupRows == 0) {
             return;
         }
+        encoders.run(g -> {
+            for (int c : groupColumns[g]) {
+                columns[c].store.flush();
+            }
+        });
         file.startBlock(groupRows);
         for (ColumnChunk column : columns) {
-            column.store.flush();
             column.pages.flushToFileWriter(file);
         }
         file.endBlock();
@@ -176,11 +245,36 @@ final class ParquetResultWriter implements ResultWriter {
         }
     }
 
+    /**
+     * The buffers and compressor of one column group, used by one thread at a time, and its two encoding settings
+     * (one builder each: it is mutable).
+     */
+    private static final class EncoderBuffers {
+        final RecyclingAllocator buffers;
+        final BytesInputCompressor compressor;
+        final ParquetProperties dictionaryFirst;
+        final ParquetProperties plain;
+
+        EncoderBuffers(CompressionCodecName codec, long maxFreeBytes) {
+            this.buffers = new RecyclingAllocator(maxFreeBytes);
+            this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
+            this.dictionaryFirst = properties(true);
+            this.plain = properties(false);
+        }
+
+        /** Page sizes, the reused buffers, and dictionary encoding tried or not. */
+        private ParquetProperties properties(boolean dictionary) {
+            return ParquetProperties.builder().withPageSize(PAGE_BYTES).withDictionaryPageSize(PAGE_BYTES)
+                    .withAllocator(buffers).withDictionaryEncoding(dictionary).build();
+        }
+    }
+
     /** One output column: its one-column schema, its encoding choice and the current row group's chunk writers. */
     private static final class ColumnChunk {
         private final MessageType schema;
         private final ColumnDescriptor descriptor;
         private final PrimitiveType.PrimitiveTypeName physical;
+        private final EncoderBuffers encoder;
         /** Whether the next row group's chunk tries dictionary encoding (until one falls back). */
         boolean dictionary = true;
         ColumnChunkPageWriteStore pages;
@@ -188,16 +282,18 @@ final class ParquetResultWriter implements ResultWriter {
         ColumnWriteStore store;
         private ColumnWriter writer;
 
-        ColumnChunk(MessageType schema) {
+        ColumnChunk(MessageType schema, EncoderBuffers encoder) {
             this.schema = schema;
+            this.encoder = encoder;
             this.descriptor = schema.getColumns().get(0);
             this.physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
         }
 
-        void open(ParquetProperties properties, BytesInputCompressor compressor, RecyclingAllocator buffers) {
-            pages = new ColumnChunkPageWriteStore(compressor, schema, buffers, COLUMN_INDEX_TRUNCATE_BYTES);
+        void open() {
+            pages = new ColumnChunkPageWriteStore(encoder.compressor, schema, encoder.buffers,
+                    COLUMN_INDEX_TRUNCATE_BYTES);
             watch = new DictionaryWatch(pages.getPageWriter(descriptor));
-            store = properties.newColumnWriteStore(schema, watch);
+            store = (dictionary ? encoder.dictionaryFirst : encoder.plain).newColumnWriteStore(schema, watch);
             writer = store.getColumnWriter(descriptor);
         }
 

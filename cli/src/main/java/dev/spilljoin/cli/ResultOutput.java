@@ -13,7 +13,7 @@ import org.apache.parquet.schema.PrimitiveType;
  * output stream (a {@link PrintStream} hides write errors, so {@link #commit()} asks it with {@code checkError}),
  * in the plan's {@link ResultFormat}: CSV (its header written at opening; compressed by the output's extension)
  * or Parquet. {@link #commit()} on success, after the writer's {@link ResultWriter#finish()}; {@link #close()}
- * always (it deletes an uncommitted output file).
+ * always (it stops the writer's threads, then deletes an uncommitted output file).
  */
 public final class ResultOutput implements AutoCloseable {
     private final OutputFile file;
@@ -60,7 +60,7 @@ public final class ResultOutput implements AutoCloseable {
                 types[c] = resultSchema.type(c);
             }
             return new ParquetResultWriter(stream, plan.outputNames(), types, inputParquetTypes(plan),
-                    format.parquetCodec());
+                    format.parquetCodec(), plan.threads());
         }
         return BatchCsvWriter.open(stream, format.csvCompression(), plan.left().format().delimiter(),
                 plan.outputNames(), inputParquetTypes(plan));
@@ -111,6 +111,9 @@ public final class ResultOutput implements AutoCloseable {
 
     @Override
     public void close() {
+        if (writer != null) {
+            writer.close();
+        }
         if (file != null) {
             file.close();
         } else {

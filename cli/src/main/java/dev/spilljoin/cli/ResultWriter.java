@@ -7,7 +7,7 @@ import java.io.IOException;
  * Writes the join's result batches in the output's format: {@link BatchCsvWriter} (CSV, maybe compressed) or
  * {@link ParquetResultWriter}. Used by one thread at a time (the join's, or the {@link BackgroundBatchWriter}'s).
  */
-interface ResultWriter {
+interface ResultWriter extends AutoCloseable {
     /** Writes the rows of {@code batch}; the caller may reuse the batch afterwards. */
     void write(Batch batch) throws IOException;
 
@@ -19,4 +19,9 @@ interface ResultWriter {
 
     /** Rows written so far. */
     long rowsWritten();
+
+    /** Stops what the writer runs besides the caller's thread, on every path (after {@link #finish()} too). */
+    @Override
+    default void close() {
+    }
 }

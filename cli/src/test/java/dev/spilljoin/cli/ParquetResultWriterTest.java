@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The Parquet writer's encodings across row groups: a column of distinct values falls back to plain in its first
  * row group and is not tried with a dictionary again, while a column of few values keeps its dictionary in every
  * row group (the choice is per column); the footer's counts, NULL counts and minimum and maximum are the ones
- * written.
+ * written. Columns encoded on several threads make the same file, and a failure on one of them reaches the writer.
  */
 class ParquetResultWriterTest {
     @TempDir
@@ -85,6 +85,95 @@ class ParquetResultWriterTest {
             assertThat(nulls).isEqualTo(rows / 1000);
             assertThat(min).isZero();
             assertThat(max).isEqualTo((rows - 1) * 7919L);
+        }
+    }
+
+    /**
+     * Columns encoded on three threads (five columns of every kind, NULLs, several row groups) make the very file one
+     * thread makes, and the threads are gone once the writer has finished.
+     */
+    @Test
+    void encodedOnThreeThreadsTheFileIsTheSameByteForByte() throws Exception {
+        String[] names = {"id", "name", "score", "flag", "count"};
+        ColumnType[] types = {ColumnType.BIGINT, ColumnType.VARCHAR, ColumnType.DOUBLE, ColumnType.BOOLEAN,
+            ColumnType.INTEGER};
+        Path one = dir.resolve("one.parquet");
+        Path three = dir.resolve("three.parquet");
+        for (Path file : List.of(one, three)) {
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+                ParquetResultWriter writer = new ParquetResultWriter(out, names, types, new PrimitiveType[5],
+                        CompressionCodecName.SNAPPY, file == one ? 1 : 3);
+                writeMixedRows(writer, names, types, 1_500_000);
+                writer.finish();
+                assertThat(encoderThreads()).as("encoder threads left after finish").isEmpty();
+            }
+        }
+        assertThat(Files.size(one)).isGreaterThan(ParquetResultWriter.ROW_GROUP_BYTES);
+        assertThat(Files.mismatch(one, three)).as("first differing byte").isEqualTo(-1L);
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(three), ParquetInput.readOptions())) {
+            assertThat(reader.getFooter().getBlocks()).as("row groups").hasSizeGreaterThan(1);
+            assertThat(reader.getRecordCount()).isEqualTo(1_500_000);
+        }
+    }
+
+    /**
+     * A failure on an encoder thread reaches the writing thread as it was raised, after every group has ended; closing
+     * the writer then leaves no encoder thread.
+     */
+    @Test
+    void aFailureOnAnEncoderThreadIsThrownToTheWriterAndCloseEndsTheThreads() throws Exception {
+        Schema wrong = new Schema(List.of(Column.of("a", ColumnType.BIGINT), Column.of("b", ColumnType.VARCHAR)));
+        Batch batch = new Batch(wrong, 16);
+        batch.column(0).setLong(0, 1);
+        batch.column(1).setBytes(0, new byte[] {'x'}, 0, 1);
+        batch.setRowCount(1);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(dir.resolve("failed.parquet")))) {
+            ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"a", "b"},
+                    new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT}, new PrimitiveType[2],
+                    CompressionCodecName.SNAPPY, 2);
+            assertThat(org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
+                    () -> writer.write(batch))).as("column b (a string vector written as BIGINT) on the helper")
+                    .isNotNull();
+            assertThat(encoderThreads()).as("the helper lives until the writer is closed").hasSize(1);
+            writer.close();
+            assertThat(encoderThreads()).as("encoder threads left after close").isEmpty();
+        }
+    }
+
+    private static List<Thread> encoderThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("spilljoin-parquet-") && t.isAlive()).toList();
+    }
+
+    /** Writes {@code rows} rows of every type (each column NULL now and then) in batches of 4,096. */
+    private static void writeMixedRows(ParquetResultWriter writer, String[] names, ColumnType[] types, int rows)
+            throws Exception {
+        List<Column> columns = new java.util.ArrayList<>();
+        for (int c = 0; c < names.length; c++) {
+            columns.add(Column.of(names[c], types[c]));
+        }
+        Batch batch = new Batch(new Schema(columns), 4096);
+        for (int from = 0; from < rows; from += 4096) {
+            int n = Math.min(4096, rows - from);
+            batch.reset();
+            for (int r = 0; r < n; r++) {
+                long i = from + r;
+                long mixed = i * 0x9E3779B97F4A7C15L;
+                if (i % 97 == 0) {
+                    for (int c = 0; c < names.length; c++) {
+                        batch.column(c).setNull(r);
+                    }
+                    continue;
+                }
+                batch.column(0).setLong(r, mixed);
+                byte[] name = ("name-" + (mixed >>> 40)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                batch.column(1).setBytes(r, name, 0, name.length);
+                batch.column(2).setDouble(r, (mixed >>> 11) * 0x1.0p-53);
+                batch.column(3).setBoolean(r, (mixed & 1) == 0);
+                batch.column(4).setInt(r, (int) (i % 1000));
+            }
+            batch.setRowCount(n);
+            writer.write(batch);
         }
     }
 }
