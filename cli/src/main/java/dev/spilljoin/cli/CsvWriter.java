@@ -3,6 +3,9 @@ package dev.spilljoin.cli;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -32,6 +35,12 @@ public final class CsvWriter {
     private static final long[] POWERS_OF_TEN = new long[19];
     /** "00" … "99": digits are written two per division. */
     private static final byte[] DIGIT_PAIRS = new byte[200];
+    /** Eight bytes of a byte array as one long, for {@link #needsQuotes}'s word at a time. */
+    private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long QUOTES = ONES * QUOTE;
+    private static final long LFS = ONES * '\n';
+    private static final long CRS = ONES * '\r';
 
     static {
         POWERS_OF_TEN[0] = 1;
@@ -46,6 +55,8 @@ public final class CsvWriter {
 
     private final OutputStream out;
     private final byte delimiter;
+    /** The delimiter in every byte of a long. */
+    private final long delimiters;
     private final byte[] buffer;
     private int size;
     private boolean firstField = true;
@@ -58,6 +69,7 @@ public final class CsvWriter {
     public CsvWriter(OutputStream out, byte delimiter, int bufferBytes) {
         this.out = out;
         this.delimiter = delimiter;
+        this.delimiters = ONES * (delimiter & 0xFF);
         this.buffer = new byte[Math.max(bufferBytes, 64)];
     }
 
@@ -88,6 +100,10 @@ public final class CsvWriter {
         }
         int to = from + length;
         if (!needsQuotes(bytes, from, to)) {
+            if (length <= 2 * Long.BYTES && buffer.length - size >= 2 * Long.BYTES) {
+                copyShort(bytes, from, length);
+                return;
+            }
             writeRaw(bytes, from, length);
             return;
         }
@@ -193,14 +209,50 @@ public final class CsvWriter {
     }
 
     private boolean needsQuotes(byte[] bytes, int from, int to) {
+        long d8 = delimiters;
+        int i = from;
+        for (; i + Long.BYTES <= to; i += Long.BYTES) {
+            long word = (long) WORDS.get(bytes, i);
+            if (hasByte(word, d8) || hasByte(word, QUOTES) || hasByte(word, LFS) || hasByte(word, CRS)) {
+                return true;
+            }
+        }
         byte d = delimiter;
-        for (int i = from; i < to; i++) {
+        for (; i < to; i++) {
             byte b = bytes[i];
             if (b == d || b == QUOTE || b == '\n' || b == '\r') {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * Copies a value of at most 16 bytes into the buffer, which has room for 16 more, by whole words (cheaper than an
+     * array copy for a short value): two that overlap from 8 bytes on, else one when the source array holds a word
+     * from {@code from} (the bytes after the value go into the buffer beyond {@code size}, where the next field
+     * overwrites them), else byte by byte.
+     */
+    private void copyShort(byte[] bytes, int from, int length) {
+        byte[] buf = buffer;
+        int at = size;
+        if (length >= Long.BYTES) {
+            WORDS.set(buf, at, (long) WORDS.get(bytes, from));
+            WORDS.set(buf, at + length - Long.BYTES, (long) WORDS.get(bytes, from + length - Long.BYTES));
+        } else if (bytes.length - from >= Long.BYTES) {
+            WORDS.set(buf, at, (long) WORDS.get(bytes, from));
+        } else {
+            for (int i = 0; i < length; i++) {
+                buf[at + i] = bytes[from + i];
+            }
+        }
+        size = at + length;
+    }
+
+    /** Whether a byte of {@code word} is the byte repeated in {@code pattern} (a zero byte of their XOR, exactly). */
+    private static boolean hasByte(long word, long pattern) {
+        long x = word ^ pattern;
+        return ((x - ONES) & ~x & 0x8080808080808080L) != 0;
     }
 
     private void separate() throws IOException {

@@ -219,4 +219,58 @@ class CsvWriterTest {
         assertThat(out.toString(StandardCharsets.US_ASCII))
                 .isEqualTo(big + ",\"" + "\"".repeat(200) + "\"\n");
     }
+
+    /**
+     * Text values of 0 to 20 bytes (a word at a time and the tail), with a byte that needs quoting (delimiter, quote,
+     * CR, LF) at each position or none, lying at the start, the middle or the very end of their array, written into a
+     * small buffer at every fill level: each comes out as a byte-at-a-time rendering of the same rules writes it.
+     */
+    @Test
+    void shortTextIsQuotedAndCopiedAsByteAtATimeRulesSay() throws IOException {
+        byte[] special = {',', '"', '\r', '\n', ';'};
+        for (byte delimiter : new byte[] {',', ';'}) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            CsvWriter writer = new CsvWriter(out, delimiter, 64);
+            StringBuilder expected = new StringBuilder();
+            for (int length = 0; length <= 20; length++) {
+                for (int at = -1; at < length; at++) {
+                    for (byte odd : special) {
+                        byte[] value = new byte[length];
+                        for (int i = 0; i < length; i++) {
+                            value[i] = (byte) ('a' + (i * 7 + length) % 26);
+                        }
+                        if (at >= 0) {
+                            value[at] = odd;
+                        }
+                        for (int place = 0; place < 3; place++) { // start, middle, end of its array
+                            int before = place == 0 ? 0 : 5;
+                            int after = place == 2 ? 0 : 5;
+                            byte[] array = new byte[before + length + after];
+                            Arrays.fill(array, (byte) '"');
+                            System.arraycopy(value, 0, array, before, length);
+                            writer.writeText(array, before, length);
+                            writer.endRow();
+                            expected.append(rendered(value, delimiter)).append('\n');
+                        }
+                        if (at < 0) {
+                            break; // no odd byte: one value of this length is enough
+                        }
+                    }
+                }
+            }
+            writer.flush();
+            assertThat(out.toString(StandardCharsets.ISO_8859_1)).as("delimiter %c", (char) delimiter)
+                    .isEqualTo(expected.toString());
+        }
+    }
+
+    /** RFC 4180 quoting byte by byte: quoted when empty or holding the delimiter, a quote, CR or LF. */
+    private static String rendered(byte[] value, byte delimiter) {
+        boolean quote = value.length == 0;
+        for (byte b : value) {
+            quote |= b == delimiter || b == '"' || b == '\r' || b == '\n';
+        }
+        String text = new String(value, StandardCharsets.ISO_8859_1);
+        return quote ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
+    }
 }
