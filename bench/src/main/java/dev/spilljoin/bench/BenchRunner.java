@@ -65,7 +65,9 @@ public final class BenchRunner implements Callable<Integer> {
     @Option(names = "--postgres-large", description = "run PostgreSQL at the large scale too (one run, no EXPLAIN ANALYZE)")
     boolean postgresLarge;
 
-    @Option(names = "--csv-case", description = "also time the end-to-end CSV case (W1 at this scale as CSV files, DuckDB and the spilljoin command as fresh processes)")
+    @Option(names = "--csv-case", description = "also time the end-to-end CSV case (W1 at this scale as CSV files, DuckDB"
+            + " and the spilljoin command as fresh processes, each timed --runs times, interleaved; the median is"
+            + " reported)")
     boolean csvCase;
 
     @Option(names = "--parquet-case", description = "also time the CSV case's twin in Parquet (W1 as two Parquet files,"
@@ -183,16 +185,16 @@ public final class BenchRunner implements Callable<Integer> {
                 }
                 for (boolean parquet : csvCase && parquetCase ? new boolean[] {false, true}
                         : new boolean[] {parquetCase}) {
-                    csv.addAll(new CsvCase(scale, out, parquet).run(csvMemoryLimit, launcher ? spilljoinCommand : null,
-                            csvLowMemoryLimit));
+                    csv.addAll(new CsvCase(scale, out, parquet).run(runs, csvMemoryLimit,
+                            launcher ? spilljoinCommand : null, csvLowMemoryLimit));
                 }
             }
 
             out.println();
             out.print(ResultTable.format(scale, measurements));
             for (CsvCase.Outcome c : csv) {
-                out.printf(Locale.ROOT, "%-7s case (W1 %s, fresh process): %-9s at %7s: %6.2f s, %s%n", c.format(),
-                        scale.name(), c.engine(),
+                out.printf(Locale.ROOT, "%-7s case (W1 %s, fresh processes, median of %d): %-9s at %7s: %6.2f s, %s%n",
+                        c.format(), scale.name(), c.runSeconds().size(), c.engine(),
                         ResultTable.bytes(c.memoryLimitBytes()), c.seconds(), c.agrees() ? "ok" : "WRONG " + c.result());
             }
             for (String reason : skipped) {

@@ -30,9 +30,12 @@ public final class CsvCase {
     public static final long DEFAULT_MEMORY_LIMIT = 128L << 20;
     private static final long TIMEOUT_MINUTES = 30;
 
-    /** The timed run: engine, memory limit, wall seconds of the process, what the output holds, what it should. */
-    public record Outcome(String engine, String format, long memoryLimitBytes, double seconds, JoinResult result,
-                          JoinResult expected) {
+    /**
+     * One engine at one memory limit: the median wall seconds of its processes, each run's seconds in order, what the
+     * output held (the first wrong one's, else the last run's) and what it should.
+     */
+    public record Outcome(String engine, String format, long memoryLimitBytes, double seconds, List<Double> runSeconds,
+                          JoinResult result, JoinResult expected) {
         public boolean agrees() {
             return result.equals(expected);
         }
@@ -55,9 +58,10 @@ public final class CsvCase {
     /**
      * Writes W1 as CSV once, then joins it as fresh processes: DuckDB at {@code memoryLimitBytes}, and, when
      * {@code spilljoinCommand} is given, the {@code spilljoin join} command at {@code memoryLimitBytes} and at each of
-     * {@code lowerLimits}. Returns the outcomes in that order.
+     * {@code lowerLimits}; all of them one after the other, {@code rounds} times (interleaved, so that the VM's
+     * changes of speed fall on every engine alike). Returns the outcomes (each its median) in that order.
      */
-    public List<Outcome> run(long memoryLimitBytes, Path spilljoinCommand, long... lowerLimits)
+    public List<Outcome> run(int rounds, long memoryLimitBytes, Path spilljoinCommand, long... lowerLimits)
             throws IOException, InterruptedException {
         WorkloadGenerator generator = new WorkloadGenerator(Workload.W1, scale);
         JoinResult expected = ReferenceJoin.compute(generator);
@@ -73,19 +77,42 @@ public final class CsvCase {
             }
             log.printf(Locale.ROOT, "%s: wrote W1 %s as %s in %.1f s%n", label, scale.name(), format,
                     (System.nanoTime() - start) / 1e9);
-            List<Outcome> outcomes = new ArrayList<>();
-            outcomes.add(timed("duckdb", memoryLimitBytes, expected, work, duckDbCommand(r, s, memoryLimitBytes, work)));
+            List<String> engines = new ArrayList<>(List.of("duckdb"));
+            List<Long> limits = new ArrayList<>(List.of(memoryLimitBytes));
+            List<List<String>> commands = new ArrayList<>(List.of(duckDbCommand(r, s, memoryLimitBytes, work)));
             if (spilljoinCommand != null) {
-                List<Long> limits = new ArrayList<>(List.of(memoryLimitBytes));
+                List<Long> spilljoinLimits = new ArrayList<>(List.of(memoryLimitBytes));
                 for (long lower : lowerLimits) {
-                    limits.add(lower);
+                    spilljoinLimits.add(lower);
                 }
-                for (long limit : limits) {
-                    outcomes.add(timed("spilljoin", limit, expected, work, List.of(spilljoinCommand.toString(), "join",
-                            "--left", s.toString(), "--right", r.toString(), "--on", "k=k", "--work-mem",
-                            limit + "B", "--spill-dir", work.resolve("tmp").toString(), "--quiet",
-                            "--output", work.resolve("out." + format).toString())));
+                for (long limit : spilljoinLimits) {
+                    engines.add("spilljoin");
+                    limits.add(limit);
+                    commands.add(List.of(spilljoinCommand.toString(), "join", "--left", s.toString(), "--right",
+                            r.toString(), "--on", "k=k", "--work-mem", limit + "B", "--spill-dir",
+                            work.resolve("tmp").toString(), "--quiet", "--output",
+                            work.resolve("out." + format).toString()));
                 }
+            }
+            List<List<Double>> seconds = new ArrayList<>();
+            JoinResult[] results = new JoinResult[commands.size()];
+            for (int i = 0; i < commands.size(); i++) {
+                seconds.add(new ArrayList<>());
+            }
+            for (int round = 0; round < rounds; round++) {
+                for (int i = 0; i < commands.size(); i++) {
+                    double[] time = new double[1];
+                    JoinResult result = timed(engines.get(i), limits.get(i), expected, work, commands.get(i), time);
+                    seconds.get(i).add(time[0]);
+                    results[i] = results[i] == null || results[i].equals(expected) ? result : results[i];
+                }
+            }
+            List<Outcome> outcomes = new ArrayList<>();
+            for (int i = 0; i < commands.size(); i++) {
+                List<Double> sorted = new ArrayList<>(seconds.get(i));
+                sorted.sort(null);
+                outcomes.add(new Outcome(engines.get(i), format, limits.get(i), sorted.get(sorted.size() / 2),
+                        List.copyOf(seconds.get(i)), results[i], expected));
             }
             return outcomes;
         } finally {
@@ -101,12 +128,15 @@ public final class CsvCase {
                 work.resolve("tmp").toString());
     }
 
-    /** Runs one engine's command (which writes {@code out.csv} in {@code work}), checks and deletes its output. */
-    private Outcome timed(String engine, long memoryLimitBytes, JoinResult expected, Path work, List<String> command)
-            throws IOException, InterruptedException {
+    /**
+     * Runs one engine's command (which writes {@code out.csv} in {@code work}), checks and deletes its output;
+     * returns what the output held, its wall seconds into {@code seconds[0]}.
+     */
+    private JoinResult timed(String engine, long memoryLimitBytes, JoinResult expected, Path work,
+                             List<String> command, double[] seconds) throws IOException, InterruptedException {
         Path out = work.resolve("out." + format);
         Files.createDirectories(work.resolve("tmp"));
-        double seconds = timeProcess(command);
+        seconds[0] = timeProcess(command);
         Path csv = out;
         if (format.equals("parquet")) {
             csv = work.resolve("out-parquet.csv");
@@ -115,10 +145,9 @@ public final class CsvCase {
         }
         JoinResult result = CsvJoinOutputChecker.check(csv);
         Files.delete(csv);
-        Outcome outcome = new Outcome(engine, format, memoryLimitBytes, seconds, result, expected);
         log.printf(Locale.ROOT, "%s: %s at %s: %.2f s, %s%s%n", label, engine, ResultTable.bytes(memoryLimitBytes),
-                seconds, result, outcome.agrees() ? "" : "  !! EXPECTED " + expected);
-        return outcome;
+                seconds[0], result, result.equals(expected) ? "" : "  !! EXPECTED " + expected);
+        return result;
     }
 
     /** Copies the CSV file {@code csv} (header {@code k,p}) into the Parquet file {@code parquet}, as BIGINTs. */

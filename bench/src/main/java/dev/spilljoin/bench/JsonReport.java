@@ -78,7 +78,9 @@ public final class JsonReport {
     private static String csvCase(CsvCase.Outcome outcome) {
         return "{\"engine\": " + string(outcome.engine()) + ", \"format\": " + string(outcome.format())
                 + ", \"memoryLimitBytes\": " + outcome.memoryLimitBytes()
-                + ", \"seconds\": " + number(outcome.seconds()) + ", \"count\": " + outcome.result().count()
+                + ", \"seconds\": " + number(outcome.seconds()) + ", \"runSeconds\": "
+                + outcome.runSeconds().stream().map(JsonReport::number).toList().toString().replace(" ", "")
+                + ", \"count\": " + outcome.result().count()
                 + ", \"sum\": " + outcome.result().sum() + ", \"agrees\": " + outcome.agrees() + "}";
     }
 
