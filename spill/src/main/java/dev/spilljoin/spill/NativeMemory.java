@@ -18,6 +18,8 @@ import sun.misc.Unsafe;
 public final class NativeMemory {
     private static final Unsafe UNSAFE = UnsafeMemory.UNSAFE;
     private static final long BYTE_ARRAY_BASE = Unsafe.ARRAY_BYTE_BASE_OFFSET;
+    /** Array copies shorter than this go by longs ({@link #copyShort}), longer ones through Unsafe.copyMemory. */
+    private static final int WORD_COPY_BELOW = 64;
     private static final long LONG_ARRAY_BASE = Unsafe.ARRAY_LONG_BASE_OFFSET;
     private static final long INT_ARRAY_BASE = Unsafe.ARRAY_INT_BASE_OFFSET;
     /** Allocations of at least this many bytes are mapped 2 MiB-aligned and backed by transparent huge pages. */
@@ -228,12 +230,46 @@ public final class NativeMemory {
         UNSAFE.setMemory(address, length, value);
     }
 
+    /**
+     * Copies {@code from[offset .. offset + length)} to {@code to}. A value shorter than {@value #WORD_COPY_BELOW}
+     * bytes (a string field, mostly) is copied by longs ({@link #copyShort}): {@code Unsafe.copyMemory} checks its
+     * array argument's class on every call, which costs more than copying a few bytes.
+     */
     public static void copyFromArray(byte[] from, int offset, long to, int length) {
-        UNSAFE.copyMemory(from, BYTE_ARRAY_BASE + offset, null, to, length);
+        if (length < WORD_COPY_BELOW) {
+            copyShort(from, BYTE_ARRAY_BASE + offset, null, to, length);
+        } else {
+            UNSAFE.copyMemory(from, BYTE_ARRAY_BASE + offset, null, to, length);
+        }
     }
 
+    /** Copies {@code length} bytes at {@code from} to {@code to[offset ..]}, as {@link #copyFromArray} does. */
     public static void copyToArray(long from, byte[] to, int offset, int length) {
-        UNSAFE.copyMemory(null, from, to, BYTE_ARRAY_BASE + offset, length);
+        if (length < WORD_COPY_BELOW) {
+            copyShort(null, from, to, BYTE_ARRAY_BASE + offset, length);
+        } else {
+            UNSAFE.copyMemory(null, from, to, BYTE_ARRAY_BASE + offset, length);
+        }
+    }
+
+    /**
+     * Copies {@code length} (below {@value #WORD_COPY_BELOW}) bytes from {@code (fromBase, from)} to {@code (toBase,
+     * to)} (a byte array and an offset in it, or null and an address): by longs, the last one overlapping the one
+     * before when the length is not a multiple of 8, so that nothing outside the two ranges is read or written; a
+     * length below 8 byte by byte. The callers' ranges lie within their arrays.
+     */
+    private static void copyShort(Object fromBase, long from, Object toBase, long to, int length) {
+        if (length < Long.BYTES) {
+            for (int i = 0; i < length; i++) {
+                UNSAFE.putByte(toBase, to + i, UNSAFE.getByte(fromBase, from + i));
+            }
+            return;
+        }
+        int last = length - Long.BYTES;
+        for (int i = 0; i < last; i += Long.BYTES) {
+            UNSAFE.putLong(toBase, to + i, UNSAFE.getLong(fromBase, from + i));
+        }
+        UNSAFE.putLong(toBase, to + last, UNSAFE.getLong(fromBase, from + last));
     }
 
     public static void copyFromLongs(long[] from, int index, long to, int count) {

@@ -1,0 +1,50 @@
+package dev.spilljoin.spill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spilljoin.spill.NativeMemory.NativePage;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Copies between byte arrays and off-heap memory, at every length around the switch from word copies to
+ * {@code Unsafe.copyMemory} and at every offset within a word: the bytes arrive in order, and not one byte before or
+ * after either range changes.
+ */
+class NativeMemoryTest {
+    @Test
+    void arrayCopiesMoveExactlyTheirBytesAtEveryLengthAndOffset() {
+        try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
+            assertThat(memory.tryGrow(4096)).isTrue();
+            NativePage page = NativeMemory.allocate(memory, 4096);
+            long base = page.address();
+            for (int length = 0; length <= 80; length++) {
+                for (int offset = 0; offset < 9; offset++) {
+                    byte[] source = new byte[offset + length + 9];
+                    for (int i = 0; i < source.length; i++) {
+                        source[i] = (byte) (i * 31 + length);
+                    }
+                    NativeMemory.fill(base, 256, (byte) 0x5A);
+                    NativeMemory.copyFromArray(source, offset, base + 64 + offset, length);
+                    for (int i = 0; i < 256; i++) {
+                        int at = i - 64 - offset;
+                        byte expected = at >= 0 && at < length ? source[offset + at] : (byte) 0x5A;
+                        assertThat(NativeMemory.getByte(base + i)).as("native byte %d, length %d, offset %d", i,
+                                length, offset).isEqualTo(expected);
+                    }
+                    byte[] target = new byte[offset + length + 9];
+                    Arrays.fill(target, (byte) 0x77);
+                    NativeMemory.copyToArray(base + 64 + offset, target, offset, length);
+                    for (int i = 0; i < target.length; i++) {
+                        int at = i - offset;
+                        byte expected = at >= 0 && at < length ? source[offset + at] : (byte) 0x77;
+                        assertThat(target[i]).as("array byte %d, length %d, offset %d", i, length, offset)
+                                .isEqualTo(expected);
+                    }
+                }
+            }
+            page.close();
+            memory.shrink(4096);
+        }
+    }
+}
