@@ -32,7 +32,7 @@ class DirectIndexTableTest {
     }
 
     /** An arena of 4 KiB pages holding {@code rows} of {@code schema} (key: column 0) as {@code layout}'s rows. */
-    private static RowArena arena(MemoryReservation memory, Schema schema, RowLayout layout,
+    static RowArena arena(MemoryReservation memory, Schema schema, RowLayout layout,
                                   List<? extends Object[]> rows) {
         BatchBuilder builder = new BatchBuilder(schema, rows.size());
         for (Object[] row : rows) {

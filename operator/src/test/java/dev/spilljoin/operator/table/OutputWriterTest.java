@@ -3,15 +3,12 @@ package dev.spilljoin.operator.table;
 import dev.spilljoin.operator.ColumnRef;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
-import dev.spilljoin.operator.data.BatchBuilder;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
-import dev.spilljoin.operator.row.KeyHasher;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
-import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
 
@@ -49,7 +46,7 @@ class OutputWriterTest {
             values.add(new Object[] {(long) i, text});
         }
         try (MemoryReservation memory = MemoryReservation.root("test", 16 << 20)) {
-            RowArena arena = arena(memory, values);
+            RowArena arena = DirectIndexTableTest.arena(memory, BUILD, LAYOUT, values);
             DirectIndexTable direct = DirectIndexTable.tryBuild(memory, LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT,
                     arena), false, new RowArena[] {arena}, Long.MAX_VALUE);
             assertThat(direct).isNotNull();
@@ -150,19 +147,5 @@ class OutputWriterTest {
         ColumnVector key = new ColumnVector(ColumnType.BIGINT, 1);
         table.gather(0, new long[] {ref}, 1, new long[1], key, 0);
         return key.getLong(0);
-    }
-
-    private static RowArena arena(MemoryReservation memory, List<Object[]> rows) {
-        BatchBuilder builder = new BatchBuilder(BUILD, rows.size());
-        for (Object[] row : rows) {
-            builder.addRow(row);
-        }
-        Batch batch = builder.build().get(0);
-        long[] hashes = new long[batch.rowCount()];
-        long[] nullKeys = new long[(batch.rowCount() + 63) >>> 6];
-        new KeyHasher(new int[] {0}).hash(batch, hashes, nullKeys);
-        RowArena arena = new RowArena(memory, 4096);
-        assertThat(new RowWriter(LAYOUT).write(batch, 0, hashes, nullKeys, true, arena)).isEqualTo(batch.rowCount());
-        return arena;
     }
 }
