@@ -58,6 +58,9 @@ public final class CsvReader implements AutoCloseable {
     private static final byte CR = '\r';
     private static final byte LF = '\n';
     private static final byte QUOTE = CsvFormat.QUOTE;
+    /** The line ends {@link #readUnquoted} looks for, eight bytes at a time ({@link ByteWords}). */
+    private static final long LFS = ByteWords.repeated(LF);
+    private static final long CRS = ByteWords.repeated(CR);
     private static final int RECORD = 0;
     private static final int END = 1;
     private static final int MALFORMED = 2;
@@ -67,6 +70,8 @@ public final class CsvReader implements AutoCloseable {
     private final String fileName;
     private ReadableByteChannel channel;
     private final byte delimiter;
+    /** The delimiter in each byte of a long. */
+    private final long delimiters;
     private final boolean hasHeader;
     private final OnError onError;
     private final byte[] buffer;
@@ -110,6 +115,7 @@ public final class CsvReader implements AutoCloseable {
     private CsvReader(Path file, CsvFormat format, OnError onError, int bufferBytes, KeyReading keys) {
         this.fileName = InputStreams.isStandardInput(file) ? "standard input" : file.toString();
         this.delimiter = format.delimiter();
+        this.delimiters = ByteWords.repeated(delimiter);
         this.hasHeader = format.header();
         this.onError = onError;
         this.buffer = new byte[Math.max(bufferBytes, 16)];
@@ -335,12 +341,23 @@ public final class CsvReader implements AutoCloseable {
     private boolean readUnquoted(CsvChunk chunk, int c, boolean store) throws IOException {
         boolean empty = true;
         byte d = delimiter;
+        long d8 = delimiters;
         while (true) {
             byte[] buf = buffer;
             int lim = limit;
             int start = pos;
             int p = start;
-            while (p < lim) {
+            boolean found = false;
+            for (; p + Long.BYTES <= lim; p += Long.BYTES) { // eight bytes at a time, then the tail byte by byte
+                long word = ByteWords.word(buf, p);
+                long mask = ByteWords.matches(word, d8) | ByteWords.matches(word, LFS) | ByteWords.matches(word, CRS);
+                if (mask != 0) {
+                    p += ByteWords.firstMatch(mask);
+                    found = true;
+                    break;
+                }
+            }
+            while (!found && p < lim) {
                 byte x = buf[p];
                 if (x == d || x == LF || x == CR) {
                     break;

@@ -3,9 +3,6 @@ package dev.spilljoin.cli;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -35,12 +32,10 @@ public final class CsvWriter {
     private static final long[] POWERS_OF_TEN = new long[19];
     /** "00" … "99": digits are written two per division. */
     private static final byte[] DIGIT_PAIRS = new byte[200];
-    /** Eight bytes of a byte array as one long, for {@link #needsQuotes}'s word at a time. */
-    private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long ONES = 0x0101010101010101L;
-    private static final long QUOTES = ONES * QUOTE;
-    private static final long LFS = ONES * '\n';
-    private static final long CRS = ONES * '\r';
+    /** The bytes {@link #needsQuotes} looks for, eight at a time ({@link ByteWords}). */
+    private static final long QUOTES = ByteWords.repeated(QUOTE);
+    private static final long LFS = ByteWords.repeated((byte) '\n');
+    private static final long CRS = ByteWords.repeated((byte) '\r');
 
     static {
         POWERS_OF_TEN[0] = 1;
@@ -69,7 +64,7 @@ public final class CsvWriter {
     public CsvWriter(OutputStream out, byte delimiter, int bufferBytes) {
         this.out = out;
         this.delimiter = delimiter;
-        this.delimiters = ONES * (delimiter & 0xFF);
+        this.delimiters = ByteWords.repeated(delimiter);
         this.buffer = new byte[Math.max(bufferBytes, 64)];
     }
 
@@ -212,8 +207,9 @@ public final class CsvWriter {
         long d8 = delimiters;
         int i = from;
         for (; i + Long.BYTES <= to; i += Long.BYTES) {
-            long word = (long) WORDS.get(bytes, i);
-            if (hasByte(word, d8) || hasByte(word, QUOTES) || hasByte(word, LFS) || hasByte(word, CRS)) {
+            long word = ByteWords.word(bytes, i);
+            if ((ByteWords.matches(word, d8) | ByteWords.matches(word, QUOTES) | ByteWords.matches(word, LFS)
+                    | ByteWords.matches(word, CRS)) != 0) {
                 return true;
             }
         }
@@ -237,22 +233,16 @@ public final class CsvWriter {
         byte[] buf = buffer;
         int at = size;
         if (length >= Long.BYTES) {
-            WORDS.set(buf, at, (long) WORDS.get(bytes, from));
-            WORDS.set(buf, at + length - Long.BYTES, (long) WORDS.get(bytes, from + length - Long.BYTES));
+            ByteWords.putWord(buf, at, ByteWords.word(bytes, from));
+            ByteWords.putWord(buf, at + length - Long.BYTES, ByteWords.word(bytes, from + length - Long.BYTES));
         } else if (bytes.length - from >= Long.BYTES) {
-            WORDS.set(buf, at, (long) WORDS.get(bytes, from));
+            ByteWords.putWord(buf, at, ByteWords.word(bytes, from));
         } else {
             for (int i = 0; i < length; i++) {
                 buf[at + i] = bytes[from + i];
             }
         }
         size = at + length;
-    }
-
-    /** Whether a byte of {@code word} is the byte repeated in {@code pattern} (a zero byte of their XOR, exactly). */
-    private static boolean hasByte(long word, long pattern) {
-        long x = word ^ pattern;
-        return ((x - ONES) & ~x & 0x8080808080808080L) != 0;
     }
 
     private void separate() throws IOException {

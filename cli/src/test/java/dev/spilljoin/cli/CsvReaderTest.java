@@ -106,6 +106,41 @@ class CsvReaderTest {
         }
     }
 
+    /**
+     * Unquoted fields of 0 to 20 bytes (the scan takes eight bytes at a time, then the tail), ended by the delimiter,
+     * LF, CR or CRLF at every position in a word, holding bytes one bit away from those, in buffers of 16 to 64 bytes
+     * and the default (fields across refills and at their ends): every field comes back as written.
+     */
+    @Test
+    void unquotedFieldsOfEveryLengthEndWhereTheirDelimiterOrLineEndIs() {
+        String near = "+-\u000b\u000c\u000e,;";   // neighbours of ',' and the line ends; ';' plain with ','
+        List<List<String>> expected = new java.util.ArrayList<>();
+        StringBuilder csv = new StringBuilder("a,b,c\n");
+        String[] ends = {"\n", "\r", "\r\n"};
+        for (int length = 0; length <= 20; length++) {
+            for (int shift = 0; shift < 8; shift++) {
+                String[] row = new String[3];
+                for (int c = 0; c < 3; c++) {
+                    StringBuilder field = new StringBuilder();
+                    int n = c == 1 ? (length + shift) % 21 : length;
+                    for (int i = 0; i < n; i++) {
+                        char ch = near.charAt((i + shift + c) % near.length());
+                        field.append(ch == ',' ? 'x' : ch);
+                    }
+                    row[c] = field.length() == 0 ? null : field.toString();
+                    csv.append(field).append(c < 2 ? "," : ends[(length + shift) % 3]);
+                }
+                expected.add(Arrays.asList(row));
+            }
+        }
+        Path file = write(dir, "lengths.csv", csv.toString());
+        for (int buffer : new int[] {16, 17, 23, 64, CsvReader.DEFAULT_BUFFER_BYTES}) {
+            try (CsvReader reader = new CsvReader(file, CsvFormat.DEFAULT, OnError.FAIL, null, buffer)) {
+                assertThat(CsvTestFiles.rows(reader, 13)).as("buffer of %d bytes", buffer).isEqualTo(expected);
+            }
+        }
+    }
+
     @Test
     void recordsRememberTheirPhysicalLine() {
         Path file = write(dir, "l.csv", "a,b\n1,\"x\ny\"\n2,z\r\n3,w\n");
