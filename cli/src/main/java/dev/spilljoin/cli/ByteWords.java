@@ -36,6 +36,28 @@ final class ByteWords {
         WORDS.set(bytes, at, word);
     }
 
+    /**
+     * Copies {@code src[from .. from + length)} to {@code dst[to ..]}, both ranges within their arrays: up to 16 bytes
+     * by one or two words (overlapping in the middle from 8 bytes on), which costs less than an array copy for a
+     * short value; below 8 bytes one word when both arrays have 8 bytes from there (the bytes after the value are
+     * written too: callers own them, and later writes overwrite them), else byte by byte; longer values by
+     * {@link System#arraycopy}.
+     */
+    static void copy(byte[] src, int from, byte[] dst, int to, int length) {
+        if (length > 2 * Long.BYTES) {
+            System.arraycopy(src, from, dst, to, length);
+        } else if (length >= Long.BYTES) {
+            putWord(dst, to, word(src, from));
+            putWord(dst, to + length - Long.BYTES, word(src, from + length - Long.BYTES));
+        } else if (src.length - from >= Long.BYTES && dst.length - to >= Long.BYTES) {
+            putWord(dst, to, word(src, from));
+        } else {
+            for (int i = 0; i < length; i++) {
+                dst[to + i] = src[from + i];
+            }
+        }
+    }
+
     /** A mask whose lowest set bit marks the first byte of {@code word} equal to {@code pattern}'s; 0 when none is. */
     static long matches(long word, long pattern) {
         long x = word ^ pattern;

@@ -235,7 +235,7 @@ public final class CsvChunk {
         if (end + length > target.length) {
             target = grow(c, end + length);
         }
-        System.arraycopy(src, from, target, end, length);
+        ByteWords.copy(src, from, target, end, length);
         writeEnd[c] = end + length;
     }
 

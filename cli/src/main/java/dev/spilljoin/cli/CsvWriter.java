@@ -95,10 +95,6 @@ public final class CsvWriter {
         }
         int to = from + length;
         if (!needsQuotes(bytes, from, to)) {
-            if (length <= 2 * Long.BYTES && buffer.length - size >= 2 * Long.BYTES) {
-                copyShort(bytes, from, length);
-                return;
-            }
             writeRaw(bytes, from, length);
             return;
         }
@@ -223,27 +219,6 @@ public final class CsvWriter {
         return false;
     }
 
-    /**
-     * Copies a value of at most 16 bytes into the buffer, which has room for 16 more, by whole words (cheaper than an
-     * array copy for a short value): two that overlap from 8 bytes on, else one when the source array holds a word
-     * from {@code from} (the bytes after the value go into the buffer beyond {@code size}, where the next field
-     * overwrites them), else byte by byte.
-     */
-    private void copyShort(byte[] bytes, int from, int length) {
-        byte[] buf = buffer;
-        int at = size;
-        if (length >= Long.BYTES) {
-            ByteWords.putWord(buf, at, ByteWords.word(bytes, from));
-            ByteWords.putWord(buf, at + length - Long.BYTES, ByteWords.word(bytes, from + length - Long.BYTES));
-        } else if (bytes.length - from >= Long.BYTES) {
-            ByteWords.putWord(buf, at, ByteWords.word(bytes, from));
-        } else {
-            for (int i = 0; i < length; i++) {
-                buf[at + i] = bytes[from + i];
-            }
-        }
-        size = at + length;
-    }
 
     private void separate() throws IOException {
         if (firstField) {
@@ -293,7 +268,7 @@ public final class CsvWriter {
                 return;
             }
         }
-        System.arraycopy(bytes, from, buffer, size, length);
+        ByteWords.copy(bytes, from, buffer, size, length);
         size += length;
     }
 
