@@ -77,42 +77,28 @@ public final class CsvCase {
             }
             log.printf(Locale.ROOT, "%s: wrote W1 %s as %s in %.1f s%n", label, scale.name(), format,
                     (System.nanoTime() - start) / 1e9);
-            List<String> engines = new ArrayList<>(List.of("duckdb"));
-            List<Long> limits = new ArrayList<>(List.of(memoryLimitBytes));
-            List<List<String>> commands = new ArrayList<>(List.of(duckDbCommand(r, s, memoryLimitBytes, work)));
+            List<Contender> contenders = new ArrayList<>();
+            contenders.add(new Contender("duckdb", memoryLimitBytes, duckDbCommand(r, s, memoryLimitBytes, work)));
             if (spilljoinCommand != null) {
-                List<Long> spilljoinLimits = new ArrayList<>(List.of(memoryLimitBytes));
+                List<Long> limits = new ArrayList<>(List.of(memoryLimitBytes));
                 for (long lower : lowerLimits) {
-                    spilljoinLimits.add(lower);
+                    limits.add(lower);
                 }
-                for (long limit : spilljoinLimits) {
-                    engines.add("spilljoin");
-                    limits.add(limit);
-                    commands.add(List.of(spilljoinCommand.toString(), "join", "--left", s.toString(), "--right",
-                            r.toString(), "--on", "k=k", "--work-mem", limit + "B", "--spill-dir",
-                            work.resolve("tmp").toString(), "--quiet", "--output",
-                            work.resolve("out." + format).toString()));
+                for (long limit : limits) {
+                    contenders.add(new Contender("spilljoin", limit, List.of(spilljoinCommand.toString(), "join",
+                            "--left", s.toString(), "--right", r.toString(), "--on", "k=k", "--work-mem",
+                            limit + "B", "--spill-dir", work.resolve("tmp").toString(), "--quiet",
+                            "--output", work.resolve("out." + format).toString())));
                 }
-            }
-            List<List<Double>> seconds = new ArrayList<>();
-            JoinResult[] results = new JoinResult[commands.size()];
-            for (int i = 0; i < commands.size(); i++) {
-                seconds.add(new ArrayList<>());
             }
             for (int round = 0; round < rounds; round++) {
-                for (int i = 0; i < commands.size(); i++) {
-                    double[] time = new double[1];
-                    JoinResult result = timed(engines.get(i), limits.get(i), expected, work, commands.get(i), time);
-                    seconds.get(i).add(time[0]);
-                    results[i] = results[i] == null || results[i].equals(expected) ? result : results[i];
+                for (Contender contender : contenders) {
+                    contender.add(timed(contender, expected, work));
                 }
             }
             List<Outcome> outcomes = new ArrayList<>();
-            for (int i = 0; i < commands.size(); i++) {
-                List<Double> sorted = new ArrayList<>(seconds.get(i));
-                sorted.sort(null);
-                outcomes.add(new Outcome(engines.get(i), format, limits.get(i), sorted.get(sorted.size() / 2),
-                        List.copyOf(seconds.get(i)), results[i], expected));
+            for (Contender contender : contenders) {
+                outcomes.add(contender.outcome(format, expected));
             }
             return outcomes;
         } finally {
@@ -128,15 +114,36 @@ public final class CsvCase {
                 work.resolve("tmp").toString());
     }
 
-    /**
-     * Runs one engine's command (which writes {@code out.csv} in {@code work}), checks and deletes its output;
-     * returns what the output held, its wall seconds into {@code seconds[0]}.
-     */
-    private JoinResult timed(String engine, long memoryLimitBytes, JoinResult expected, Path work,
-                             List<String> command, double[] seconds) throws IOException, InterruptedException {
+    /** One engine at one memory limit: its command and the runs it has had. */
+    private record Contender(String engine, long memoryLimitBytes, List<String> command, List<Run> runs) {
+        Contender(String engine, long memoryLimitBytes, List<String> command) {
+            this(engine, memoryLimitBytes, command, new ArrayList<>());
+        }
+
+        void add(Run run) {
+            runs.add(run);
+        }
+
+        /** The runs' median seconds, each run's in order, and the first wrong output's result, else the last's. */
+        Outcome outcome(String format, JoinResult expected) {
+            List<Double> seconds = runs.stream().map(Run::seconds).toList();
+            List<Double> sorted = seconds.stream().sorted().toList();
+            JoinResult result = runs.stream().map(Run::result).filter(r -> !r.equals(expected)).findFirst()
+                    .orElse(runs.get(runs.size() - 1).result());
+            return new Outcome(engine, format, memoryLimitBytes, sorted.get(sorted.size() / 2), seconds, result,
+                    expected);
+        }
+    }
+
+    /** One timed process: its wall seconds and what its output held. */
+    private record Run(double seconds, JoinResult result) {
+    }
+
+    /** Runs one engine's command (which writes {@code out.csv} in {@code work}), checks and deletes its output. */
+    private Run timed(Contender contender, JoinResult expected, Path work) throws IOException, InterruptedException {
         Path out = work.resolve("out." + format);
         Files.createDirectories(work.resolve("tmp"));
-        seconds[0] = timeProcess(command);
+        double seconds = timeProcess(contender.command());
         Path csv = out;
         if (format.equals("parquet")) {
             csv = work.resolve("out-parquet.csv");
@@ -145,9 +152,10 @@ public final class CsvCase {
         }
         JoinResult result = CsvJoinOutputChecker.check(csv);
         Files.delete(csv);
-        log.printf(Locale.ROOT, "%s: %s at %s: %.2f s, %s%s%n", label, engine, ResultTable.bytes(memoryLimitBytes),
-                seconds[0], result, result.equals(expected) ? "" : "  !! EXPECTED " + expected);
-        return result;
+        log.printf(Locale.ROOT, "%s: %s at %s: %.2f s, %s%s%n", label, contender.engine(),
+                ResultTable.bytes(contender.memoryLimitBytes()), seconds, result,
+                result.equals(expected) ? "" : "  !! EXPECTED " + expected);
+        return new Run(seconds, result);
     }
 
     /** Copies the CSV file {@code csv} (header {@code k,p}) into the Parquet file {@code parquet}, as BIGINTs. */

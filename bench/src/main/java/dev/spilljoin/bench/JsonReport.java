@@ -3,6 +3,7 @@ package dev.spilljoin.bench;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.stream.Collectors;
 
 /**
  * Writes the side-by-side run as JSON (the same numbers as {@link ResultTable}), by hand: the structure is small
@@ -79,7 +80,7 @@ public final class JsonReport {
         return "{\"engine\": " + string(outcome.engine()) + ", \"format\": " + string(outcome.format())
                 + ", \"memoryLimitBytes\": " + outcome.memoryLimitBytes()
                 + ", \"seconds\": " + number(outcome.seconds()) + ", \"runSeconds\": "
-                + outcome.runSeconds().stream().map(JsonReport::number).toList().toString().replace(" ", "")
+                + outcome.runSeconds().stream().map(JsonReport::number).collect(Collectors.joining(",", "[", "]"))
                 + ", \"count\": " + outcome.result().count()
                 + ", \"sum\": " + outcome.result().sum() + ", \"agrees\": " + outcome.agrees() + "}";
     }

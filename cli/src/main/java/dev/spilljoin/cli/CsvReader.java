@@ -347,17 +347,16 @@ public final class CsvReader implements AutoCloseable {
             int lim = limit;
             int start = pos;
             int p = start;
-            boolean found = false;
-            for (; p + Long.BYTES <= lim; p += Long.BYTES) { // eight bytes at a time, then the tail byte by byte
+            // eight bytes at a time, then the tail byte by byte (which stops at once on a stop byte found by words)
+            for (; p + Long.BYTES <= lim; p += Long.BYTES) {
                 long word = ByteWords.word(buf, p);
                 long mask = ByteWords.matches(word, d8) | ByteWords.matches(word, LFS) | ByteWords.matches(word, CRS);
                 if (mask != 0) {
                     p += ByteWords.firstMatch(mask);
-                    found = true;
                     break;
                 }
             }
-            while (!found && p < lim) {
+            while (p < lim) {
                 byte x = buf[p];
                 if (x == d || x == LF || x == CR) {
                     break;

@@ -219,7 +219,6 @@ public final class CsvWriter {
         return false;
     }
 
-
     private void separate() throws IOException {
         if (firstField) {
             firstField = false;

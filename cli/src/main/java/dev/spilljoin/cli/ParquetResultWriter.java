@@ -172,11 +172,7 @@ final class ParquetResultWriter implements ResultWriter {
     @Override
     public void write(Batch batch) throws IOException {
         int rows = batch.rowCount();
-        encoders.run(g -> {
-            for (int c : groupColumns[g]) {
-                columns[c].write(batch.column(c), rows);
-            }
-        });
+        eachColumnAtOnce(c -> columns[c].write(batch.column(c), rows));
         long buffered = 0;
         for (ColumnChunk column : columns) {
             buffered += column.store.getBufferedSize();
@@ -213,6 +209,20 @@ final class ParquetResultWriter implements ResultWriter {
         return columns[c].dictionary;
     }
 
+    /** One column's part of a step (write a batch, flush a row group). */
+    private interface ColumnStep {
+        void run(int column);
+    }
+
+    /** Runs {@code step} for every column: a group's columns one after the other, the groups at once. */
+    private void eachColumnAtOnce(ColumnStep step) throws IOException {
+        encoders.run(g -> {
+            for (int c : groupColumns[g]) {
+                step.run(c);
+            }
+        });
+    }
+
     private void newRowGroup() {
         for (ColumnChunk column : columns) {
             column.open();
@@ -228,11 +238,7 @@ final class ParquetResultWriter implements ResultWriter {
         if (groupRows == 0) {
             return;
         }
-        encoders.run(g -> {
-            for (int c : groupColumns[g]) {
-                columns[c].store.flush();
-            }
-        });
+        eachColumnAtOnce(c -> columns[c].store.flush());
         file.startBlock(groupRows);
         for (ColumnChunk column : columns) {
             column.pages.flushToFileWriter(file);

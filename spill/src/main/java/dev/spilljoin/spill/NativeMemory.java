@@ -18,10 +18,10 @@ import sun.misc.Unsafe;
 public final class NativeMemory {
     private static final Unsafe UNSAFE = UnsafeMemory.UNSAFE;
     private static final long BYTE_ARRAY_BASE = Unsafe.ARRAY_BYTE_BASE_OFFSET;
-    /** Array copies shorter than this go by longs ({@link #copyShort}), longer ones through Unsafe.copyMemory. */
-    private static final int WORD_COPY_BELOW = 64;
     private static final long LONG_ARRAY_BASE = Unsafe.ARRAY_LONG_BASE_OFFSET;
     private static final long INT_ARRAY_BASE = Unsafe.ARRAY_INT_BASE_OFFSET;
+    /** Array copies shorter than this go by longs ({@link #copyShort}), longer ones through Unsafe.copyMemory. */
+    private static final int WORD_COPY_BELOW = 64;
     /** Allocations of at least this many bytes are mapped 2 MiB-aligned and backed by transparent huge pages. */
     public static final long HUGE_PAGE = 2L << 20;
     private static final int PROT_READ_WRITE = 0x3;

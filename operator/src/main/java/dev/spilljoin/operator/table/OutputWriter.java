@@ -62,10 +62,8 @@ public final class OutputWriter {
     private int pending;
     /** The counted bytes of the pending rows (of their build rows, those before {@code sizedBuildRows}). */
     private long pendingBytes;
-    /** The pending rows from this index on have build rows not yet in {@code pendingBytes}. */
+    /** The pending rows from this index on have build rows not yet in {@code pendingBytes} (when counted at all). */
     private int sizedBuildRows;
-    /** How many pending build rows are not in {@code pendingBytes} yet. */
-    private int unsizedBuildRows;
     /** {@code reader}'s {@link BuildRowReader#maxRowBytes}. */
     private long maxBuildRowBytes;
 
@@ -146,7 +144,7 @@ public final class OutputWriter {
     /** Rows that can still be appended before the batch is full: 0 once its counted bytes reach the limit. */
     public int room() {
         long counted = materialized.bytes + pendingBytes;
-        if (unsizedBuildRows > 0 && counted + unsizedBuildRows * maxBuildRowBytes >= byteLimit) {
+        if (countsBuildRows && counted + (pending - sizedBuildRows) * maxBuildRowBytes >= byteLimit) {
             sizeBuildRows();
             counted = materialized.bytes + pendingBytes;
         }
@@ -163,7 +161,6 @@ public final class OutputWriter {
         }
         pendingBytes += bytes;
         sizedBuildRows = pending;
-        unsizedBuildRows = 0;
     }
 
     /**
@@ -197,9 +194,6 @@ public final class OutputWriter {
         buildRows[pending] = buildRow;
         pending++;
         pendingBytes += probeBytes;
-        if (countsBuildRows && buildRow != 0) {
-            unsizedBuildRows++;
-        }
     }
 
     /** Copies the pending rows into the result batch; {@code probe} is the batch the probe indexes refer to. */
@@ -220,7 +214,7 @@ public final class OutputWriter {
             System.arraycopy(probeRows, 0, rowProbe, start, pending);
             System.arraycopy(buildRows, 0, rowBuild, start, pending);
         }
-        if (unsizedBuildRows > 0) {
+        if (countsBuildRows) {
             sizeBuildRows();
         }
         sizedBuildRows = 0;
