@@ -29,8 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * hot key in the heavy pair (in memory, on the nested loop, or reversed)}. A single integer key (BIGINT, INTEGER, or
  * an INTEGER column joined to a BIGINT one: the oracle compares them as they are, spilljoin gets the INTEGER side
  * widened, as the CLI reads such keys); payloads of every fixed-width type, and a VARCHAR (NULL, empty or short),
- * which the direct-index table keeps in its heap, except on the heavy-key paths, whose budgets are sized for
- * fixed-width rows. The stats prove the path and the tables: {@link #assertTables}. Small inputs (a few thousand
+ * which the direct-index table keeps in its heap, on every path. The stats prove the path and the tables: {@link #assertTables}. Small inputs (a few thousand
  * rows a side) in batches of 128 rows. Seeded; replay with {@code -Dseed=}.
  */
 interface TableKindJoinCases extends OracleTest {
@@ -62,7 +61,7 @@ interface TableKindJoinCases extends OracleTest {
         /** Forced spilling, fanout 2, pairs limited to 192 KiB, no role reversal: pairs re-partition once or more. */
         REPARTITIONED,
         /**
-         * A hot key on each side (half its keyed rows) under 384 KiB: the build's sketch routes it to the heavy pair,
+         * A hot key on each side (half its keyed rows) under 640 KiB: the build's sketch routes it to the heavy pair,
          * which is joined in memory; role reversal off, so the pair loads its build side, the hot key's rows.
          */
         HEAVY_PAIR,
@@ -119,13 +118,11 @@ interface TableKindJoinCases extends OracleTest {
         SplittableRandom random = new SplittableRandom(seed);
         int rows = where == Where.IN_MEMORY ? 2_000 : 3_000;
         long base = random.nextInt(2001) - 1000;
-        boolean text = !where.heavy();
         List<Object[]> leftRows = side(random, spread, where, rows, base, nullKeys, true);
         List<Object[]> rightRows = side(random, spread, where, rows, base, nullKeys, false);
         JoinCase c = joinCase(where + " " + spread + " " + keyTypes + " keys, " + rows + " rows a side, seed " + seed,
-                keyTypes.operator, keyTypes.operator, text, leftRows, rightRows);
-        JoinCase oracleRows = joinCase(c.description(), keyTypes.oracleLeft, keyTypes.operator, text, leftRows,
-                rightRows);
+                keyTypes.operator, keyTypes.operator, leftRows, rightRows);
+        JoinCase oracleRows = joinCase(c.description(), keyTypes.oracleLeft, keyTypes.operator, leftRows, rightRows);
         StringBuilder summary = new StringBuilder(getClass().getSimpleName() + " table kind " + where + " " + spread
                 + " (kind, direct/hash tables, depth):");
         try (OracleTables tables = new OracleTables(oracle())) {
@@ -154,7 +151,7 @@ interface TableKindJoinCases extends OracleTest {
         return switch (where) {
             case IN_MEMORY -> 64L << 20;
             case SPILLED_PAIRS, REPARTITIONED -> SpillingJoinCases.SPILL_BUDGET;
-            case HEAVY_PAIR, HEAVY_PAIR_NESTED_LOOP, HEAVY_PAIR_REVERSED -> 384L << 10;
+            case HEAVY_PAIR, HEAVY_PAIR_NESTED_LOOP, HEAVY_PAIR_REVERSED -> 640L << 10;
         };
     }
 
@@ -305,27 +302,20 @@ interface TableKindJoinCases extends OracleTest {
         return p;
     }
 
-    /**
-     * The rows as a case with key columns of the given types (INTEGER keys narrowed, payloads as they are), with the
-     * VARCHAR column if {@code text}.
-     */
-    private static JoinCase joinCase(String description, ColumnType leftKey, ColumnType rightKey, boolean text,
+    /** The rows as a case with key columns of the given types (INTEGER keys narrowed, payloads as they are). */
+    private static JoinCase joinCase(String description, ColumnType leftKey, ColumnType rightKey,
                                      List<Object[]> leftRows, List<Object[]> rightRows) {
-        Schema left = schema("l_", leftKey, text);
-        Schema right = schema("r_", rightKey, text);
+        Schema left = schema("l_", leftKey);
+        Schema right = schema("r_", rightKey);
         return new JoinCase(description, left, right, new int[] {0}, new int[] {0},
                 Rows.toBatches(left, typed(leftRows, leftKey, left.size()), BATCH_ROWS),
                 Rows.toBatches(right, typed(rightRows, rightKey, right.size()), BATCH_ROWS));
     }
 
-    private static Schema schema(String prefix, ColumnType key, boolean text) {
-        List<Column> columns = new ArrayList<>(List.of(Column.of(prefix + "k", key),
-                Column.of(prefix + "a", ColumnType.BIGINT), Column.of(prefix + "d", ColumnType.DOUBLE),
-                Column.of(prefix + "i", ColumnType.INTEGER), Column.of(prefix + "b", ColumnType.BOOLEAN)));
-        if (text) {
-            columns.add(Column.of(prefix + "s", ColumnType.VARCHAR));
-        }
-        return Schema.of(columns.toArray(Column[]::new));
+    private static Schema schema(String prefix, ColumnType key) {
+        return Schema.of(Column.of(prefix + "k", key), Column.of(prefix + "a", ColumnType.BIGINT),
+                Column.of(prefix + "d", ColumnType.DOUBLE), Column.of(prefix + "i", ColumnType.INTEGER),
+                Column.of(prefix + "b", ColumnType.BOOLEAN), Column.of(prefix + "s", ColumnType.VARCHAR));
     }
 
     /** The first {@code columns} values of each row, the key narrowed to an int for an INTEGER key. */
