@@ -4,41 +4,53 @@ import dev.spilljoin.spill.NativeMemory;
 
 /**
  * The on-disk encoding of spilled rows: a {@link RowLayout} row without what only matters in memory (a
- * variable-width row's key length and alignment padding). Every spill file holds rows of one side in this format;
+ * variable-width row's key length and alignment padding, and its stored hash when the key is fixed-width). Every spill file holds rows of one side in this format;
  * spilled rows are encoded from in-memory rows as they are appended to their file, and expanded back into in-memory
  * rows (build side, or the probe side of a reversed pair) or gathered straight into a batch's columns (streamed
  * side) when read.
  *
  * <pre>
  * fixed-width layouts: the in-memory row itself, byte for byte ([bits cb][key region][payload region])
- * variable-width layouts:
+ * variable-width layouts with a variable-width key field:
  *   0      4    rowLength   total bytes of the encoded row
  *   4      8    hash        the key's 64-bit hash H, as stored in the in-memory row
  *  12      cb   bits        as in the in-memory row: bit 0 MATCHED, bit 1 NULL_KEY, bit 2 + f = field f is NULL
  *  12+cb        body        the in-memory row's key region then payload region, byte for byte, unpadded
+ * variable-width layouts whose key fields are all fixed-width (e.g. a BIGINT key, a VARCHAR payload):
+ *   0      4    rowLength
+ *   4      cb   bits
+ *   4+cb        body
  * </pre>
  *
- * <p>A (BIGINT key, BIGINT payload) row is 1 + 16 = 17 bytes. The key length, which a variable-width in-memory row
- * stores, is recomputed from the body: the fixed key bytes plus the variable key fields' lengths. A fixed-width row's
- * hash is recomputed from its key ({@link RowLayout#hash}).
+ * <p>A (BIGINT key, BIGINT payload) row is 1 + 16 = 17 bytes; a (BIGINT key, 10-byte VARCHAR payload) row 4 + 1 + 8 +
+ * 4 + 10 = 27. The key length, which a variable-width in-memory row stores, is recomputed from the body: the fixed key
+ * bytes plus the variable key fields' lengths. A hash not stored is recomputed from the key fields
+ * ({@link RowLayout#hash}'s way: a multiply and a mix per field, cheaper than 8 bytes written and read back); a
+ * variable-width key's is stored, being costly to hash again.
  *
  * <p>Invariants: an encoded row is never longer than its in-memory row (a variable-width one is the in-memory row
- * less its 4-byte key length, moved 4 bytes towards its start), so a row can be encoded in place, over itself;
+ * less its 4-byte key length, and less its hash unless stored, moved towards its start), so a row can be encoded in
+ * place, over itself;
  * encoding and expansion are exact inverses. Walking rows needs only {@link #rowLength}, {@link #hash} and
  * {@link #flags}, which is all re-partitioning and the nested-loop path read.
  */
 public final class SpillRowFormat {
     /** The shortest encoded row: one byte of bits and a one-byte (BOOLEAN) key. */
     public static final int MIN_ROW_BYTES = 1 + 1;
-    /** Offsets in a variable-width encoded row. */
+    /** Offset of the hash in a variable-width encoded row that stores it. */
     private static final int VARIABLE_HASH = 4;
-    private static final int VARIABLE_BITS = 12;
+    /** Offset of a variable-width in-memory row's hash ({@link RowLayout}). */
+    private static final int MEMORY_HASH = 8;
     /** Bodies up to this many bytes are copied word by word rather than with one block copy. */
     private static final int SMALL_COPY = 64;
 
     private final RowLayout layout;
     private final boolean variableWidth;
     private final boolean variableKey;
+    /** Whether an encoded row stores its hash: a variable-width row with a variable-width key field. */
+    private final boolean storesHash;
+    /** The bytes a variable-width row loses when encoded: its key length, and its hash unless stored. */
+    private final int saving;
     /** Offset of the bits in an encoded row. */
     private final int bitsOffset;
     /** Offset of the body in an encoded row. */
@@ -54,7 +66,9 @@ public final class SpillRowFormat {
         }
         this.variableWidth = layout.isVariableWidth();
         this.variableKey = anyVariableKey;
-        this.bitsOffset = variableWidth ? VARIABLE_BITS : 0;
+        this.storesHash = variableWidth && anyVariableKey;
+        this.saving = !variableWidth ? 0 : storesHash ? 4 : 4 + 8;
+        this.bitsOffset = !variableWidth ? 0 : storesHash ? VARIABLE_HASH + 8 : 4;
         this.headerBytes = bitsOffset + layout.bitBytes();
         this.fixedLength = variableWidth ? -1 : layout.fixedRowLength();
     }
@@ -78,9 +92,12 @@ public final class SpillRowFormat {
         return variableWidth ? NativeMemory.getInt(row) : fixedLength;
     }
 
-    /** The key hash H: stored in a variable-width row, recomputed from a fixed-width one's key. */
+    /** The key hash H: stored with a variable-width key, recomputed from fixed-width key fields. */
     public long hash(long row) {
-        return variableWidth ? NativeMemory.getLong(row + VARIABLE_HASH) : layout.hash(row);
+        if (storesHash) {
+            return NativeMemory.getLong(row + VARIABLE_HASH);
+        }
+        return variableWidth ? layout.keyHash(row + headerBytes) : layout.hash(row);
     }
 
     /** The row's MATCHED and NULL_KEY flags ({@link RowLayout#MATCHED}, {@link RowLayout#NULL_KEY}). */
@@ -168,7 +185,7 @@ public final class SpillRowFormat {
                 p += 4 + NativeMemory.getInt(p);
             }
         }
-        return (int) (p - row) - 4;
+        return (int) (p - row) - saving;
     }
 
     /**
@@ -183,7 +200,7 @@ public final class SpillRowFormat {
             return;
         }
         NativeMemory.putInt(target, length);
-        copyBody(row + 8, target + 4, length - 4);
+        copyBody(row + 4 + saving, target + 4, length - 4);
     }
 
     /**
@@ -209,17 +226,17 @@ public final class SpillRowFormat {
 
     /** The in-memory length of an encoded row of {@code length} bytes. */
     private int expandedLength(int length) {
-        return variableWidth ? (length + 4 + 7) & ~7 : length;
+        return variableWidth ? (length + saving + 7) & ~7 : length;
     }
 
     /** The most in-memory bytes {@code rows} encoded rows of {@code bytes} bytes in all can take. */
     public long expandedBytesBound(long bytes, long rows) {
-        return variableWidth ? bytes + rows * (4 + 7) : bytes;
+        return variableWidth ? bytes + rows * (saving + 7) : bytes;
     }
 
     /** The most in-memory bytes one encoded row of at most {@code largestRow} bytes can take. */
     public long expandedRowBound(long largestRow) {
-        return variableWidth ? largestRow + 4 + 7 : fixedLength;
+        return variableWidth ? largestRow + saving + 7 : fixedLength;
     }
 
     /** The in-memory bytes the encoded rows of {@code [block, block + length)} take. */
@@ -261,6 +278,9 @@ public final class SpillRowFormat {
         }
         NativeMemory.putInt(target, expanded);
         NativeMemory.putInt(target + 4, keyLength(row + headerBytes));
-        copyBody(row + 4, target + 8, length - 4);
+        if (!storesHash) {
+            NativeMemory.putLong(target + MEMORY_HASH, hash(row));
+        }
+        copyBody(row + 4, target + 4 + saving, length - 4);
     }
 }
