@@ -29,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * hot key in the heavy pair (in memory, on the nested loop, or reversed)}. A single integer key (BIGINT, INTEGER, or
  * an INTEGER column joined to a BIGINT one: the oracle compares them as they are, spilljoin gets the INTEGER side
  * widened, as the CLI reads such keys); payloads of every fixed-width type, and a VARCHAR (NULL, empty or short),
- * which the direct-index table keeps in its heap, on every path. The stats prove the path and the tables: {@link #assertTables}. Small inputs (a few thousand
- * rows a side) in batches of 128 rows. Seeded; replay with {@code -Dseed=}.
+ * which the direct-index table keeps in its heap, on every path. The stats prove the path and the tables:
+ * {@link #assertTables}. Small inputs (a few thousand rows a side) in batches of 128 rows. Seeded; replay with
+ * {@code -Dseed=}.
  */
 interface TableKindJoinCases extends OracleTest {
     /** Batches small enough that the build's sketch is asked for heavy keys (every 4 batches) early. */

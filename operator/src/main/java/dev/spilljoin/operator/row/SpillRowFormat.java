@@ -4,10 +4,10 @@ import dev.spilljoin.spill.NativeMemory;
 
 /**
  * The on-disk encoding of spilled rows: a {@link RowLayout} row without what only matters in memory (a
- * variable-width row's key length and alignment padding, and its stored hash when the key is fixed-width). Every spill file holds rows of one side in this format;
- * spilled rows are encoded from in-memory rows as they are appended to their file, and expanded back into in-memory
- * rows (build side, or the probe side of a reversed pair) or gathered straight into a batch's columns (streamed
- * side) when read.
+ * variable-width row's key length and alignment padding, and its stored hash when the key is fixed-width). Every
+ * spill file holds rows of one side in this format; spilled rows are encoded from in-memory rows as they are appended
+ * to their file, and expanded back into in-memory rows (build side, or the probe side of a reversed pair) or gathered
+ * straight into a batch's columns (streamed side) when read.
  *
  * <pre>
  * fixed-width layouts: the in-memory row itself, byte for byte ([bits cb][key region][payload region])
