@@ -17,6 +17,9 @@ final class ByteWords {
     private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long ONES = 0x0101010101010101L;
     private static final long HIGHS = 0x8080808080808080L;
+    /** The line ends every CSV scan looks for, in each byte of a long. */
+    static final long LINE_FEEDS = repeated((byte) '\n');
+    static final long CARRIAGE_RETURNS = repeated((byte) '\r');
 
     private ByteWords() {
     }

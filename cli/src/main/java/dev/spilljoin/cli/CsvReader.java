@@ -58,9 +58,6 @@ public final class CsvReader implements AutoCloseable {
     private static final byte CR = '\r';
     private static final byte LF = '\n';
     private static final byte QUOTE = CsvFormat.QUOTE;
-    /** The line ends {@link #readUnquoted} looks for, eight bytes at a time ({@link ByteWords}). */
-    private static final long LFS = ByteWords.repeated(LF);
-    private static final long CRS = ByteWords.repeated(CR);
     private static final int RECORD = 0;
     private static final int END = 1;
     private static final int MALFORMED = 2;
@@ -350,7 +347,8 @@ public final class CsvReader implements AutoCloseable {
             // eight bytes at a time, then the tail byte by byte (which stops at once on a stop byte found by words)
             for (; p + Long.BYTES <= lim; p += Long.BYTES) {
                 long word = ByteWords.word(buf, p);
-                long mask = ByteWords.matches(word, d8) | ByteWords.matches(word, LFS) | ByteWords.matches(word, CRS);
+                long mask = ByteWords.matches(word, d8) | ByteWords.matches(word, ByteWords.LINE_FEEDS)
+                        | ByteWords.matches(word, ByteWords.CARRIAGE_RETURNS);
                 if (mask != 0) {
                     p += ByteWords.firstMatch(mask);
                     break;

@@ -32,10 +32,8 @@ public final class CsvWriter {
     private static final long[] POWERS_OF_TEN = new long[19];
     /** "00" … "99": digits are written two per division. */
     private static final byte[] DIGIT_PAIRS = new byte[200];
-    /** The bytes {@link #needsQuotes} looks for, eight at a time ({@link ByteWords}). */
+    /** The quote, which {@link #needsQuotes} looks for eight bytes at a time ({@link ByteWords}) besides line ends. */
     private static final long QUOTES = ByteWords.repeated(QUOTE);
-    private static final long LFS = ByteWords.repeated((byte) '\n');
-    private static final long CRS = ByteWords.repeated((byte) '\r');
 
     static {
         POWERS_OF_TEN[0] = 1;
@@ -204,8 +202,9 @@ public final class CsvWriter {
         int i = from;
         for (; i + Long.BYTES <= to; i += Long.BYTES) {
             long word = ByteWords.word(bytes, i);
-            if ((ByteWords.matches(word, d8) | ByteWords.matches(word, QUOTES) | ByteWords.matches(word, LFS)
-                    | ByteWords.matches(word, CRS)) != 0) {
+            if ((ByteWords.matches(word, d8) | ByteWords.matches(word, QUOTES)
+                    | ByteWords.matches(word, ByteWords.LINE_FEEDS)
+                    | ByteWords.matches(word, ByteWords.CARRIAGE_RETURNS)) != 0) {
                 return true;
             }
         }

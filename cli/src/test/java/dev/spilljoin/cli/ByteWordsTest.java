@@ -15,9 +15,7 @@ import org.junit.jupiter.api.Test;
 class ByteWordsTest {
     @Test
     void theFirstMatchIsTheFirstEqualByteAndNoMatchMeansNone() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("ByteWordsTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = SeededRandom.create("ByteWordsTest");
         for (byte value : new byte[] {',', ';', '\t', '\n', '\r', '"', 0, (byte) 0x80, (byte) 0xFF, 1}) {
             byte[] kinds = {value, (byte) (value + 1), (byte) (value - 1), 0, (byte) 0x80, (byte) 0xFF, 'a'};
             long pattern = ByteWords.repeated(value);

@@ -52,9 +52,7 @@ class CsvWriterTest {
         for (long p = 1; p > 0; p *= 10) { // up to 10^18; the next step overflows
             values.addAll(List.of(p - 1, p, p + 1, -p, -(p - 1), 2 * p - 1));
         }
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("CsvWriterTest longs seed " + seed + " (replay with -Dseed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = SeededRandom.create("CsvWriterTest longs");
         for (int i = 0; i < 2000; i++) {
             values.add(random.nextLong() >> random.nextInt(64));
         }
@@ -96,9 +94,7 @@ class CsvWriterTest {
 
     @Test
     void doublesRoundTripThroughTheReader() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("CsvWriterTest seed " + seed + " (replay with -Dseed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = SeededRandom.create("CsvWriterTest");
         double[] values = new double[5_000];
         for (int i = 0; i < values.length; i++) {
             values[i] = switch (i % 4) {
@@ -135,9 +131,7 @@ class CsvWriterTest {
 
     @Test
     void writeThenReadBackGivesTheSameFieldsIncludingNullAndEmpty() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("CsvWriterTest round trip seed " + seed + " (replay with -Dseed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = SeededRandom.create("CsvWriterTest round trip");
         String alphabet = "ab,\"\r\n ;é日🙂";
         List<List<String>> rows = new ArrayList<>();
         for (int r = 0; r < 2_000; r++) {

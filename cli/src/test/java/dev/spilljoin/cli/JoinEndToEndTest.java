@@ -95,8 +95,7 @@ class JoinEndToEndTest {
     @ParameterizedTest
     @EnumSource(JoinKind.class)
     void everyJoinTypeMatchesTheOracle(JoinKind kind) throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("JoinEndToEndTest " + kind + " seed " + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = SeededRandom.seed("JoinEndToEndTest " + kind);
         SplittableRandom random = new SplittableRandom(seed);
         boolean twoKeys = kind != JoinKind.NOT_IN;
         for (int round = 0; round < 6; round++) {
@@ -120,8 +119,7 @@ class JoinEndToEndTest {
     @ParameterizedTest
     @EnumSource(JoinKind.class)
     void everyJoinTypeSpilledUnderTheSmallestBudgetMatchesTheOracle(JoinKind kind) throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("JoinEndToEndTest spilled " + kind + " seed " + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = SeededRandom.seed("JoinEndToEndTest spilled " + kind);
         SplittableRandom random = new SplittableRandom(seed);
         boolean twoKeys = kind != JoinKind.NOT_IN;
         List<List<String>> left = new ArrayList<>();

@@ -82,8 +82,7 @@ class PipelineThreadsTest {
     @ParameterizedTest
     @EnumSource(JoinKind.class)
     void oneThreadAndThreeThreadsWriteTheSameRecordsInMemoryAndSpilled(JoinKind kind) throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("PipelineThreadsTest " + kind + " seed " + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = SeededRandom.seed("PipelineThreadsTest " + kind);
         SplittableRandom random = new SplittableRandom(seed);
         // More rows than a batch (4,096) on both sides, so that batches cycle through the queues several times.
         Path left = write(dir, "l.csv", JoinEndToEndTest.csv("id,lp", rows(random, 30_000, kind != JoinKind.NOT_IN)));

@@ -9,8 +9,7 @@ import org.junit.jupiter.api.Test;
 class RawTextTest {
     @Test
     void anyBytesDecodeAndEncodeBackToThemselves() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("RawTextTest seed " + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = SeededRandom.seed("RawTextTest");
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < 10_000; i++) {
             byte[] bytes = new byte[random.nextInt(12)];

@@ -83,9 +83,7 @@ class ValueParserTest {
 
     @Test
     void randomDoublesRoundTripThroughTheirJavaRendering() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("ValueParserTest seed " + seed + " (replay with -Dseed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = SeededRandom.create("ValueParserTest");
         for (int i = 0; i < 20_000; i++) {
             double value = switch (i % 3) {
                 case 0 -> Double.longBitsToDouble(random.nextLong());

@@ -46,9 +46,8 @@ public final class SpillRowFormat {
 
     private final RowLayout layout;
     private final boolean variableWidth;
+    /** Whether a key field is variable-width (the row then is too): an encoded row then stores its hash. */
     private final boolean variableKey;
-    /** Whether an encoded row stores its hash: a variable-width row with a variable-width key field. */
-    private final boolean storesHash;
     /** The bytes a variable-width row loses when encoded: its key length, and its hash unless stored. */
     private final int saving;
     /** Offset of the bits in an encoded row. */
@@ -66,9 +65,8 @@ public final class SpillRowFormat {
         }
         this.variableWidth = layout.isVariableWidth();
         this.variableKey = anyVariableKey;
-        this.storesHash = variableWidth && anyVariableKey;
-        this.saving = !variableWidth ? 0 : storesHash ? 4 : 4 + 8;
-        this.bitsOffset = !variableWidth ? 0 : storesHash ? VARIABLE_HASH + 8 : 4;
+        this.saving = !variableWidth ? 0 : anyVariableKey ? 4 : 4 + 8;
+        this.bitsOffset = !variableWidth ? 0 : anyVariableKey ? VARIABLE_HASH + 8 : 4;
         this.headerBytes = bitsOffset + layout.bitBytes();
         this.fixedLength = variableWidth ? -1 : layout.fixedRowLength();
     }
@@ -94,10 +92,7 @@ public final class SpillRowFormat {
 
     /** The key hash H: stored with a variable-width key, recomputed from fixed-width key fields. */
     public long hash(long row) {
-        if (storesHash) {
-            return NativeMemory.getLong(row + VARIABLE_HASH);
-        }
-        return variableWidth ? layout.keyHash(row + headerBytes) : layout.hash(row);
+        return variableKey ? NativeMemory.getLong(row + VARIABLE_HASH) : layout.keyHash(row + headerBytes);
     }
 
     /** The row's MATCHED and NULL_KEY flags ({@link RowLayout#MATCHED}, {@link RowLayout#NULL_KEY}). */
@@ -278,7 +273,7 @@ public final class SpillRowFormat {
         }
         NativeMemory.putInt(target, expanded);
         NativeMemory.putInt(target + 4, keyLength(row + headerBytes));
-        if (!storesHash) {
+        if (!variableKey) {
             NativeMemory.putLong(target + MEMORY_HASH, hash(row));
         }
         copyBody(row + 4, target + 4 + saving, length - 4);
