@@ -13,12 +13,15 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code bin/spilljoin} as a user runs it, against the jar {@code mvn package} just built (Failsafe runs this in
  * {@code integration-test}, after {@code package}): a join through the launcher, the demo spilling, Ctrl-C
  * (SIGINT) in the middle of a spilling join exiting 130 with the output's temporary file and the spill directory
- * removed, and the temporary of a run killed by SIGKILL removed by the next run.
+ * removed, the temporary of a run killed by SIGKILL removed by the next run, and the Java release read from the
+ * JDK's release file.
  */
 class LauncherIT {
     private static final Path LAUNCHER = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
@@ -134,6 +137,41 @@ class LauncherIT {
         assertThat(Long.parseLong(JoinEndToEndTest.field(out, "partitions"))).as("it spilled").isPositive();
         assertThat(Long.parseLong(JoinEndToEndTest.field(out, "spilled_bytes_build"))).isPositive();
         assertThat(Long.parseLong(JoinEndToEndTest.field(out, "peak_reserved_bytes"))).isLessThanOrEqualTo(1 << 20);
+    }
+
+    /**
+     * The Java release that decides the flags of Java 24 and later is read from the JDK's {@code release} file, with
+     * no second JVM started for {@code java -version}; without that file it is asked of {@code java -version}. A
+     * fake JDK (in this test's directory) whose {@code bin/java} only records how it was called stands in for Java.
+     */
+    @ParameterizedTest
+    @CsvSource({"'JAVA_VERSION=\"25.0.1\"', true, false", "'JAVA_VERSION=\"17.0.15\"', false, false",
+            "'JAVA_VERSION=\"1.8.0_452\"', false, false", ", true, true"})
+    void theJavaReleaseComesFromTheJdksReleaseFile(String releaseLine, boolean newFlags, boolean versionAsked)
+            throws Exception {
+        Path jdk = Files.createDirectories(dir.resolve("jdk/bin"));
+        Path calls = dir.resolve("calls.log");
+        Path java = jdk.resolve("java");
+        Files.writeString(java, "#!/bin/sh\n"
+                + "printf '%s\\n' \"$*\" >> '" + calls + "'\n"
+                + "if [ \"$1\" = -version ]; then echo 'openjdk version \"24.0.2\" 2025-07-15' >&2; fi\n");
+        assertThat(java.toFile().setExecutable(true)).isTrue();
+        if (releaseLine != null) {
+            Files.writeString(dir.resolve("jdk/release"), "IMPLEMENTOR=\"test\"\n" + releaseLine + "\n");
+        }
+        ProcessBuilder builder = launcher("--version").redirectErrorStream(true);
+        builder.environment().put("JAVA_HOME", dir.resolve("jdk").toString());
+        Process process = builder.start();
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(out).isZero();
+
+        List<String> lines = Files.readAllLines(calls);
+        assertThat(lines.contains("-version")).as("java -version was run: %s", lines).isEqualTo(versionAsked);
+        String run = lines.get(lines.size() - 1);
+        assertThat(run).endsWith(" --version");
+        assertThat(run.contains(" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow "))
+                .as(run).isEqualTo(newFlags);
     }
 
     private boolean hasSpillDirectory() throws IOException {
