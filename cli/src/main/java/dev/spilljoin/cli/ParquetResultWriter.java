@@ -2,15 +2,12 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnType;
-import dev.spilljoin.operator.data.ColumnVector;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnWriteStore;
-import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
@@ -18,7 +15,6 @@ import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
-import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
@@ -26,24 +22,23 @@ import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
 
 /**
- * Writes the join's result as one Parquet file into the output's stream, through parquet-column's column writers
- * (its encoders; the pages compressed by {@link ParquetCodecs}).
+ * Writes the join's result as one Parquet file into the output's stream, through parquet-column's encoders (the
+ * pages compressed by {@link ParquetCodecs}).
  *
  * <p>Schema: every column OPTIONAL (outer joins give NULLs), named as the output header; a column from a Parquet
  * input keeps its physical and logical type (INT32 DATE stays INT32 DATE, FLOAT stays FLOAT, a DECIMAL stays that
  * DECIMAL), any other takes its operator type's (BIGINT: INT64, DOUBLE, BOOLEAN, VARCHAR: BINARY STRING,
  * VARBINARY: BINARY) — so a CSV side's non-key columns are strings.
  *
- * <p>Algorithm: each column has a column write store of its own (one-column schema, its own page store), so a batch
- * is written a column at a time, in one tight loop per column with the type chosen once per batch: each value straight
- * from its vector's array to the column writer, the row ended in that column's store (a Parquet record is a row; a
- * one-column store's page boundaries fall between its own values, so its pages' row counts are exact). A byte value
- * goes as a {@link Binary} over the vector's bytes that the writer copies when it keeps it
- * ({@link Binary#fromReusedByteArray}). Encodings are parquet-java's: a chunk tries dictionary encoding and falls
- * back to plain when the dictionary outgrows its page; a column that fell back in one row group is written plain in
- * the next ones ({@link DictionaryWatch}: the attempt costs a hash lookup per value, for nothing when the values are
- * mostly distinct). When the buffered row group reaches {@link #ROW_GROUP_BYTES} (checked after each batch) its column
- * chunks go to the file in schema order; {@link #finish()} flushes the last one and writes the footer.
+ * <p>Algorithm: each column has a chunk writer of its own ({@link ColumnChunkWriter}: parquet-java's value, level and
+ * statistics writers, page by page, into the column's own page store), so a batch is written a column at a time, in
+ * one tight loop per column with the type chosen once per run of values: each value straight from its vector's array
+ * to the encoders (a Parquet record is a row, so a page's row count is its value count). Encodings are
+ * parquet-java's: a chunk tries dictionary encoding and falls back to plain when the dictionary outgrows its page; a
+ * column that fell back in one row group is written plain in the next ones (the attempt costs a hash lookup per
+ * value, for nothing when the values are mostly distinct). When the buffered row group reaches
+ * {@link #ROW_GROUP_BYTES} (checked after each batch) its column chunks go to the file in schema order;
+ * {@link #finish()} flushes the last one and writes the footer.
  *
  * <p>Threads: the columns are dealt into up to {@code encoders} groups of about equal weight (a byte column weighs
  * two fixed-width ones), each with its own buffers and compressor; a batch is written, and a row group's last pages
@@ -172,10 +167,10 @@ final class ParquetResultWriter implements ResultWriter {
     @Override
     public void write(Batch batch) throws IOException {
         int rows = batch.rowCount();
-        eachColumnAtOnce(c -> columns[c].write(batch.column(c), rows));
+        eachColumnAtOnce(c -> columns[c].chunk.write(batch.column(c), rows));
         long buffered = 0;
         for (ColumnChunk column : columns) {
-            buffered += column.store.getBufferedSize();
+            buffered += column.chunk.bufferedSize();
         }
         groupRows += rows;
         rowsWritten += rows;
@@ -211,7 +206,7 @@ final class ParquetResultWriter implements ResultWriter {
 
     /** One column's part of a step (write a batch, flush a row group). */
     private interface ColumnStep {
-        void run(int column);
+        void run(int column) throws IOException;
     }
 
     /** Runs {@code step} for every column: a group's columns one after the other, the groups at once. */
@@ -238,15 +233,15 @@ final class ParquetResultWriter implements ResultWriter {
         if (groupRows == 0) {
             return;
         }
-        eachColumnAtOnce(c -> columns[c].store.flush());
+        eachColumnAtOnce(c -> columns[c].chunk.finish());
         file.startBlock(groupRows);
         for (ColumnChunk column : columns) {
             column.pages.flushToFileWriter(file);
         }
         file.endBlock();
         for (ColumnChunk column : columns) {
-            column.dictionary &= column.watch.keptDictionary();
-            column.store.close();
+            column.dictionary &= column.chunk.keptDictionary();
+            column.chunk.close();
             column.pages.close();
         }
     }
@@ -275,94 +270,27 @@ final class ParquetResultWriter implements ResultWriter {
         }
     }
 
-    /** One output column: its one-column schema, its encoding choice and the current row group's chunk writers. */
+    /** One output column: its one-column schema, its encoding choice and the current row group's chunk. */
     private static final class ColumnChunk {
         private final MessageType schema;
         private final ColumnDescriptor descriptor;
-        private final PrimitiveType.PrimitiveTypeName physical;
         private final EncoderBuffers encoder;
         /** Whether the next row group's chunk tries dictionary encoding (until one falls back). */
         boolean dictionary = true;
         ColumnChunkPageWriteStore pages;
-        DictionaryWatch watch;
-        ColumnWriteStore store;
-        private ColumnWriter writer;
+        ColumnChunkWriter chunk;
 
         ColumnChunk(MessageType schema, EncoderBuffers encoder) {
             this.schema = schema;
             this.encoder = encoder;
             this.descriptor = schema.getColumns().get(0);
-            this.physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
         }
 
         void open() {
             pages = new ColumnChunkPageWriteStore(encoder.compressor, schema, encoder.buffers,
                     COLUMN_INDEX_TRUNCATE_BYTES);
-            watch = new DictionaryWatch(pages.getPageWriter(descriptor));
-            store = (dictionary ? encoder.dictionaryFirst : encoder.plain).newColumnWriteStore(schema, watch);
-            writer = store.getColumnWriter(descriptor);
-        }
-
-        /** Writes rows {@code 0 .. rows-1} of {@code v}, NULLs by definition level 0; the type chosen once. */
-        void write(ColumnVector v, int rows) {
-            ColumnWriter w = writer;
-            ColumnWriteStore s = store;
-            boolean ints = v.type() == ColumnType.INTEGER;
-            switch (physical) {
-                case INT64, INT32 -> {
-                    boolean int32 = physical == PrimitiveType.PrimitiveTypeName.INT32; // both invariant in the loop
-                    for (int r = 0; r < rows; r++) {
-                        if (v.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else {
-                            long value = ints ? v.ints()[r] : v.longs()[r];
-                            if (int32) {
-                                w.write((int) value, 0, 1);
-                            } else {
-                                w.write(value, 0, 1);
-                            }
-                        }
-                        s.endRecord();
-                    }
-                }
-                case DOUBLE, FLOAT -> {
-                    boolean float32 = physical == PrimitiveType.PrimitiveTypeName.FLOAT;
-                    double[] values = v.doubles();
-                    for (int r = 0; r < rows; r++) {
-                        if (v.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else if (float32) {
-                            w.write((float) values[r], 0, 1);
-                        } else {
-                            w.write(values[r], 0, 1);
-                        }
-                        s.endRecord();
-                    }
-                }
-                case BOOLEAN -> {
-                    boolean[] values = v.booleans();
-                    for (int r = 0; r < rows; r++) {
-                        if (v.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else {
-                            w.write(values[r], 0, 1);
-                        }
-                        s.endRecord();
-                    }
-                }
-                case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
-                    int[] offsets = v.offsets();
-                    byte[] bytes = v.bytes();
-                    for (int r = 0; r < rows; r++) {
-                        if (v.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else {
-                            w.write(Binary.fromReusedByteArray(bytes, offsets[r], offsets[r + 1] - offsets[r]), 0, 1);
-                        }
-                        s.endRecord();
-                    }
-                }
-            }
+            chunk = new ColumnChunkWriter(descriptor, pages.getPageWriter(descriptor),
+                    dictionary ? encoder.dictionaryFirst : encoder.plain);
         }
     }
 

@@ -8,11 +8,15 @@ import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.internal.column.columnindex.ColumnIndex;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -25,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The Parquet writer's encodings across row groups: a column of distinct values falls back to plain in its first
  * row group and is not tried with a dictionary again, while a column of few values keeps its dictionary in every
  * row group (the choice is per column); the footer's counts, NULL counts and minimum and maximum are the ones
- * written. Columns encoded on several threads make the same file, and a failure on one of them reaches the writer.
+ * written, and so are every page's. Columns encoded on several threads make the same file, and a failure on one of them reaches the writer.
  */
 class ParquetResultWriterTest {
     @TempDir
@@ -114,6 +118,86 @@ class ParquetResultWriterTest {
             assertThat(reader.getFooter().getBlocks()).as("row groups").hasSizeGreaterThan(1);
             assertThat(reader.getRecordCount()).isEqualTo(1_500_000);
         }
+    }
+
+    /**
+     * Every page states its rows, NULLs and bounds exactly (what readers skip pages by): a page holds at most the
+     * page row limit of parquet-java's defaults (20,000 rows), its offset-index entry gives its first row, its
+     * column-index entry the NULL count and the minimum and maximum of its own rows, for a plain column (distinct
+     * BIGINTs) and a dictionary-encoded one (INTEGERs of 1,000 values) alike; each chunk counts its NULLs, and the
+     * string column's size statistics its bytes.
+     */
+    @Test
+    void everyPageStatesItsRowsNullsAndBoundsExactly() throws Exception {
+        String[] names = {"id", "name", "score", "flag", "count"};
+        ColumnType[] types = {ColumnType.BIGINT, ColumnType.VARCHAR, ColumnType.DOUBLE, ColumnType.BOOLEAN,
+            ColumnType.INTEGER};
+        int rows = 70_000;
+        Path file = dir.resolve("pages.parquet");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            ParquetResultWriter writer = new ParquetResultWriter(out, names, types, new PrimitiveType[5],
+                    CompressionCodecName.SNAPPY);
+            writeMixedRows(writer, names, types, rows);
+            writer.finish();
+        }
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
+            List<BlockMetaData> groups = reader.getFooter().getBlocks();
+            assertThat(groups).as("row groups").hasSize(1);
+            List<ColumnChunkMetaData> chunks = groups.get(0).getColumns();
+            assertThat(chunks.get(0).getEncodings()).as("id").contains(Encoding.PLAIN)
+                    .doesNotContain(Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY);
+            assertThat(chunks.get(4).getEncodings()).as("count").containsAnyOf(Encoding.PLAIN_DICTIONARY,
+                    Encoding.RLE_DICTIONARY);
+            long nulls = (rows + 96) / 97;
+            long nameBytes = 0;
+            for (long i = 0; i < rows; i++) {
+                nameBytes += i % 97 == 0 ? 0 : ("name-" + ((i * 0x9E3779B97F4A7C15L) >>> 40)).length();
+            }
+            assertThat(chunks.get(1).getSizeStatistics().getUnencodedByteArrayDataBytes()).as("name bytes")
+                    .contains(nameBytes);
+            for (int c = 0; c < names.length; c++) {
+                ColumnChunkMetaData chunk = chunks.get(c);
+                assertThat(chunk.getStatistics().getNumNulls()).as(names[c] + " NULLs").isEqualTo(nulls);
+                OffsetIndex pages = reader.readOffsetIndex(chunk);
+                ColumnIndex bounds = reader.readColumnIndex(chunk);
+                assertThat(pages.getPageCount()).as(names[c] + " pages").isGreaterThanOrEqualTo(4);
+                for (int p = 0; p < pages.getPageCount(); p++) {
+                    long first = pages.getFirstRowIndex(p);
+                    long last = pages.getLastRowIndex(p, rows);
+                    assertThat(last - first + 1).as(names[c] + " page " + p + " rows").isLessThanOrEqualTo(20_000);
+                    assertThat(first).as(names[c] + " page " + p + " first row")
+                            .isEqualTo(p == 0 ? 0 : pages.getLastRowIndex(p - 1, rows) + 1);
+                    long pageNulls = 0;
+                    long min = Long.MAX_VALUE;
+                    long max = Long.MIN_VALUE;
+                    for (long i = first; i <= last; i++) {
+                        if (i % 97 == 0) {
+                            pageNulls++;
+                        } else {
+                            long value = c == 0 ? i * 0x9E3779B97F4A7C15L : i % 1000;
+                            min = Math.min(min, value);
+                            max = Math.max(max, value);
+                        }
+                    }
+                    assertThat(bounds.getNullCounts().get(p)).as(names[c] + " page " + p + " NULLs")
+                            .isEqualTo(pageNulls);
+                    if (c == 0) {
+                        assertThat(littleEndianLong(bounds.getMinValues().get(p))).as("id page min").isEqualTo(min);
+                        assertThat(littleEndianLong(bounds.getMaxValues().get(p))).as("id page max").isEqualTo(max);
+                    } else if (c == 4) {
+                        assertThat(bounds.getMinValues().get(p).order(ByteOrder.LITTLE_ENDIAN).getInt(0))
+                                .as("count page min").isEqualTo(min);
+                        assertThat(bounds.getMaxValues().get(p).order(ByteOrder.LITTLE_ENDIAN).getInt(0))
+                                .as("count page max").isEqualTo(max);
+                    }
+                }
+                assertThat(pages.getLastRowIndex(pages.getPageCount() - 1, rows)).isEqualTo(rows - 1);
+            }
+        }
+    }
+
+    private static long littleEndianLong(ByteBuffer bytes) {
+        return bytes.order(ByteOrder.LITTLE_ENDIAN).getLong(0);
     }
 
     /**

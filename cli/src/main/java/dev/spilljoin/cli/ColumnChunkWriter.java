@@ -1,0 +1,233 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.ColumnVector;
+import java.io.IOException;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageWriter;
+import org.apache.parquet.column.statistics.SizeStatistics;
+import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics;
+import org.apache.parquet.column.values.ValuesWriter;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.PrimitiveType;
+
+/**
+ * One column chunk of a Parquet file, written page by page from column vectors with parquet-java's own encoders: the
+ * value writer its {@link ParquetProperties} give (dictionary encoding falling back to plain, or plain), its
+ * definition-level writer (RLE), its per-page {@link Statistics}, {@link SizeStatistics} and geospatial statistics,
+ * handed to a {@link PageWriter} as data pages V1 in the layout parquet-java's V1 column writer gives them
+ * (repetition levels, definition levels, values).
+ *
+ * <p>Why not parquet-java's column write store: it costs a chain of calls per value (repetition and definition
+ * levels, the value, three statistics, a page-size check per record) that profiled at about twice what the encoders
+ * themselves take (10M BIGINT values: 110 against 67 ms warm, 707 against 114 ms in a fresh JVM, whose compiler has
+ * far less to compile here); and every C2 recompilation of it, when the dictionary writer falls back, recompiled the
+ * caller's whole loop.
+ *
+ * <p>Invariants: the schema is flat, so the maximum repetition level is 0 (its writer holds nothing, and levels of 0
+ * are not written to it) and the maximum definition level is 1 for an OPTIONAL column (0 for a NULL); a page ends
+ * once its values reach {@link ParquetProperties#getPageRowCountLimit()} (a value is a row) or its buffered bytes
+ * reach {@link ParquetProperties#getPageSizeThreshold()}, checked every {@value #CHECK_ROWS} values at most; the
+ * dictionary page, if the chunk kept its dictionary, is handed over at {@link #finish()} (the page store writes it
+ * before the data pages).
+ */
+final class ColumnChunkWriter {
+    /** Values written between two checks of the page's size. */
+    static final int CHECK_ROWS = 128;
+
+    private final PrimitiveType type;
+    private final PageWriter pages;
+    private final int pageRowLimit;
+    private final int pageBytes;
+    private final int defined;
+    private final ValuesWriter repetitionLevels;
+    private final ValuesWriter definitionLevels;
+    private final ValuesWriter values;
+    private Statistics<?> statistics;
+    private SizeStatistics.Builder sizes;
+    private GeospatialStatistics.Builder geospatial;
+    private int pageValues;
+    private boolean keptDictionary;
+
+    /** A chunk of column {@code descriptor} written to {@code pages} with the encoders of {@code properties}. */
+    ColumnChunkWriter(ColumnDescriptor descriptor, PageWriter pages, ParquetProperties properties) {
+        if (descriptor.getMaxRepetitionLevel() != 0) {
+            throw new IllegalArgumentException("a repeated column: " + descriptor);
+        }
+        this.type = descriptor.getPrimitiveType();
+        this.pages = pages;
+        this.pageRowLimit = properties.getPageRowCountLimit();
+        this.pageBytes = properties.getPageSizeThreshold();
+        this.defined = descriptor.getMaxDefinitionLevel();
+        this.repetitionLevels = properties.newRepetitionLevelWriter(descriptor);
+        this.definitionLevels = properties.newDefinitionLevelWriter(descriptor);
+        this.values = properties.newValuesWriter(descriptor);
+        newPageStatistics();
+    }
+
+    /**
+     * Writes rows {@code 0 .. rows-1} of {@code v} (of {@code this} column's operator type: INTEGER values to an
+     * INT32 or INT64 column, BIGINT values to either, DOUBLE to DOUBLE or FLOAT, BOOLEAN, and byte values to BINARY or
+     * FIXED_LEN_BYTE_ARRAY), NULLs as definition level 0.
+     */
+    void write(ColumnVector v, int rows) throws IOException {
+        for (int r = 0; r < rows; ) {
+            int end = Math.min(rows, r + Math.min(CHECK_ROWS, pageRowLimit - pageValues));
+            writeRun(v, r, end);
+            pageValues += end - r;
+            r = end;
+            if (pageValues >= pageRowLimit || definitionLevels.getBufferedSize() + values.getBufferedSize() >= pageBytes) {
+                writePage();
+            }
+        }
+    }
+
+    /** Rows {@code from .. to-1} of {@code v} into the open page, the type chosen once. */
+    private void writeRun(ColumnVector v, int from, int to) {
+        switch (type.getPrimitiveTypeName()) {
+            case INT64 -> {
+                boolean ints = v.type() == ColumnType.INTEGER;
+                for (int r = from; r < to; r++) {
+                    if (v.isNull(r)) {
+                        writeNull();
+                    } else {
+                        long value = ints ? v.ints()[r] : v.longs()[r];
+                        definitionLevels.writeInteger(defined);
+                        values.writeLong(value);
+                        statistics.updateStats(value);
+                        sizes.add(0, defined);
+                    }
+                }
+            }
+            case INT32 -> {
+                boolean ints = v.type() == ColumnType.INTEGER;
+                for (int r = from; r < to; r++) {
+                    if (v.isNull(r)) {
+                        writeNull();
+                    } else {
+                        int value = ints ? v.ints()[r] : (int) v.longs()[r];
+                        definitionLevels.writeInteger(defined);
+                        values.writeInteger(value);
+                        statistics.updateStats(value);
+                        sizes.add(0, defined);
+                    }
+                }
+            }
+            case DOUBLE -> {
+                double[] doubles = v.doubles();
+                for (int r = from; r < to; r++) {
+                    if (v.isNull(r)) {
+                        writeNull();
+                    } else {
+                        definitionLevels.writeInteger(defined);
+                        values.writeDouble(doubles[r]);
+                        statistics.updateStats(doubles[r]);
+                        sizes.add(0, defined);
+                    }
+                }
+            }
+            case FLOAT -> {
+                double[] doubles = v.doubles();
+                for (int r = from; r < to; r++) {
+                    if (v.isNull(r)) {
+                        writeNull();
+                    } else {
+                        float value = (float) doubles[r];
+                        definitionLevels.writeInteger(defined);
+                        values.writeFloat(value);
+                        statistics.updateStats(value);
+                        sizes.add(0, defined);
+                    }
+                }
+            }
+            case BOOLEAN -> {
+                boolean[] booleans = v.booleans();
+                for (int r = from; r < to; r++) {
+                    if (v.isNull(r)) {
+                        writeNull();
+                    } else {
+                        definitionLevels.writeInteger(defined);
+                        values.writeBoolean(booleans[r]);
+                        statistics.updateStats(booleans[r]);
+                        sizes.add(0, defined);
+                    }
+                }
+            }
+            case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
+                int[] offsets = v.offsets();
+                byte[] bytes = v.bytes();
+                for (int r = from; r < to; r++) {
+                    if (v.isNull(r)) {
+                        writeNull();
+                    } else {
+                        // The writers copy what they keep of a reused array (the dictionary, the statistics' bounds).
+                        Binary value = Binary.fromReusedByteArray(bytes, offsets[r], offsets[r + 1] - offsets[r]);
+                        definitionLevels.writeInteger(defined);
+                        values.writeBytes(value);
+                        statistics.updateStats(value);
+                        sizes.add(0, defined, value);
+                        geospatial.update(value);
+                    }
+                }
+            }
+        }
+    }
+
+    private void writeNull() {
+        definitionLevels.writeInteger(0);
+        statistics.incrementNumNulls();
+        sizes.add(0, 0);
+    }
+
+    /** Hands the open page to the page writer (compressed and buffered there) and opens the next. */
+    private void writePage() throws IOException {
+        pages.writePage(BytesInput.concat(repetitionLevels.getBytes(), definitionLevels.getBytes(), values.getBytes()),
+                pageValues, pageValues, statistics, sizes.build(), geospatial.build(),
+                repetitionLevels.getEncoding(), definitionLevels.getEncoding(), values.getEncoding());
+        repetitionLevels.reset();
+        definitionLevels.reset();
+        values.reset();
+        pageValues = 0;
+        newPageStatistics();
+    }
+
+    private void newPageStatistics() {
+        statistics = Statistics.createStats(type);
+        sizes = SizeStatistics.newBuilder(type, 0, defined);
+        geospatial = GeospatialStatistics.newBuilder(type);
+    }
+
+    /** Bytes held for this chunk: its pages so far (compressed) and the open page's levels and values. */
+    long bufferedSize() {
+        return pages.getMemSize() + definitionLevels.getBufferedSize() + values.getBufferedSize();
+    }
+
+    /** Writes the last page and, if the chunk kept dictionary encoding, its dictionary page. */
+    void finish() throws IOException {
+        if (pageValues > 0) {
+            writePage();
+        }
+        DictionaryPage dictionary = values.toDictPageAndClose();
+        if (dictionary != null) {
+            pages.writeDictionaryPage(dictionary);
+            values.resetDictionary();
+            keptDictionary = true;
+        }
+    }
+
+    /** Whether the chunk ended dictionary-encoded (known after {@link #finish()}). */
+    boolean keptDictionary() {
+        return keptDictionary;
+    }
+
+    /** Releases the writers' buffers. */
+    void close() {
+        repetitionLevels.close();
+        definitionLevels.close();
+        values.close();
+    }
+}
