@@ -20,9 +20,9 @@ import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
- * One column chunk's pages, read from the file one at a time as parquet-column's {@code ColumnReader} asks for them
- * (it decodes them: levels, dictionary and values), so a row group of any size is decoded in the memory of one page
- * per column.
+ * One column chunk's pages, read from the file one at a time as its {@link ColumnChunkReader} asks for them (it
+ * decodes them: levels, dictionary and values), so a row group of any size is decoded in the memory of one page per
+ * column.
  *
  * <p>Algorithm: a {@link PositionalInput} starts at the chunk's first page (its dictionary page, when it has one);
  * each page is its Thrift header ({@link Util#readPageHeader}) then its body. The first page is looked at when the

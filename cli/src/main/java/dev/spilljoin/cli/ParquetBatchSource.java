@@ -2,36 +2,27 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
-import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnReader;
-import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.Converter;
-import org.apache.parquet.io.api.GroupConverter;
-import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.schema.MessageType;
 
 /**
  * A Parquet input ({@link ParquetInput}: its part files in order) as the join's batches, decoded column by column.
  *
  * <p>Algorithm: for each part file (one channel, its footer read once at planning), for each row group, a
- * {@link ColumnReader} per projected column (projection pushdown: the other chunks are never read) decodes the
+ * {@link ColumnChunkReader} per projected column (projection pushdown: the other chunks are never read) decodes the
  * chunk's pages, which {@link RowGroupPages} reads from the file one page at a time as the reader needs them
  * (parquet-column's decoders, dictionary and plain alike). A batch of up to {@link BatchSizing#MAX_ROWS} rows is
- * filled one column at a time: the type is chosen once per column and batch, then a tight loop reads each value's
- * definition level (below the column's maximum: NULL) and its value straight into the vector's array (integers as
- * longs, FLOAT widened to DOUBLE, bytes into the vector's byte array). No object per value except where
- * parquet-column itself makes one: a {@link Binary} for a plain-encoded byte array value (dictionary values are
- * decoded once per page). A batch may span row groups and part files.
+ * filled one column at a time, each value's definition level (below the column's maximum: NULL) and its value read
+ * straight into the vector's array. No object per value except where parquet-column itself makes one: a
+ * {@code Binary} for a plain-encoded byte array value (dictionary values are decoded once per chunk). A batch may span
+ * row groups and part files.
  *
  * <p>Memory, whatever the row-group size: per projected column one page, compressed and decompressed (each at most
  * {@link ColumnChunkPages#MAX_PAGE_BYTES}), its dictionary and a {@value PositionalInput#BUFFER_BYTES}-byte read
@@ -40,22 +31,6 @@ import org.apache.parquet.schema.MessageType;
  * {@link InputException} naming the file (and the column, {@link ColumnChunkPages}). Positions in messages are "part file row N" (1-based within the part file).
  */
 final class ParquetBatchSource implements InputBatches {
-    private static final GroupConverter NO_CONVERTER = new GroupConverter() {
-        @Override
-        public Converter getConverter(int fieldIndex) {
-            return new PrimitiveConverter() {
-            };
-        }
-
-        @Override
-        public void start() {
-        }
-
-        @Override
-        public void end() {
-        }
-    };
-
     private final Side side;
     private final ParquetInput input;
     private final Schema schema;
@@ -68,9 +43,8 @@ final class ParquetBatchSource implements InputBatches {
     private int groupIndex;
     private FileChannel channel;
     private String createdBy;
-    private MessageType requested;
     private ColumnDescriptor[] descriptors;
-    private final ColumnReader[] columns;
+    private final ColumnChunkReader[] columns;
     /** Rows left in the current row group, and the part-file row of the next row (0-based). */
     private long groupRowsLeft;
     private long nextRow;
@@ -81,7 +55,7 @@ final class ParquetBatchSource implements InputBatches {
         this.input = input.parquet();
         this.progress = progress;
         this.schema = ChunkConverter.schemaOf(input);
-        this.columns = new ColumnReader[this.input.names().length];
+        this.columns = new ColumnChunkReader[this.input.names().length];
         this.batchRows = (int) Math.max(1, Math.min(BatchSizing.rows(columns.length, BatchSizing.MAX_ROWS),
                 BatchSizing.TARGET_BYTES / Math.max(1, BatchSizing.averageRowBytes(input))));
     }
@@ -111,7 +85,7 @@ final class ParquetBatchSource implements InputBatches {
             int n = (int) Math.min(batchRows - filled, groupRowsLeft);
             try {
                 for (int c = 0; c < columns.length; c++) {
-                    decode(columns[c], descriptors[c], target.column(c), filled, n);
+                    columns[c].read(target.column(c), filled, n);
                 }
             } catch (InputException e) {
                 throw e;
@@ -131,82 +105,6 @@ final class ParquetBatchSource implements InputBatches {
         return filled > 0;
     }
 
-    /** Decodes {@code n} values of one column into {@code vector} rows {@code from ..}, NULLs by definition level. */
-    private static void decode(ColumnReader reader, ColumnDescriptor descriptor, ColumnVector vector, int from, int n) {
-        int maxDefinition = descriptor.getMaxDefinitionLevel();
-        int end = from + n;
-        switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
-            case INT64 -> {
-                long[] values = vector.longs();
-                for (int r = from; r < end; r++) {
-                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
-                        vector.setNull(r);
-                    } else {
-                        values[r] = reader.getLong();
-                    }
-                    reader.consume();
-                }
-            }
-            case INT32 -> {
-                long[] values = vector.longs();
-                for (int r = from; r < end; r++) {
-                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
-                        vector.setNull(r);
-                    } else {
-                        values[r] = reader.getInteger();
-                    }
-                    reader.consume();
-                }
-            }
-            case DOUBLE -> {
-                double[] values = vector.doubles();
-                for (int r = from; r < end; r++) {
-                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
-                        vector.setNull(r);
-                    } else {
-                        values[r] = reader.getDouble();
-                    }
-                    reader.consume();
-                }
-            }
-            case FLOAT -> {
-                double[] values = vector.doubles();
-                for (int r = from; r < end; r++) {
-                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
-                        vector.setNull(r);
-                    } else {
-                        values[r] = reader.getFloat();
-                    }
-                    reader.consume();
-                }
-            }
-            case BOOLEAN -> {
-                boolean[] values = vector.booleans();
-                for (int r = from; r < end; r++) {
-                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
-                        vector.setNull(r);
-                    } else {
-                        values[r] = reader.getBoolean();
-                    }
-                    reader.consume();
-                }
-            }
-            case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
-                for (int r = from; r < end; r++) {
-                    if (reader.getCurrentDefinitionLevel() < maxDefinition) {
-                        vector.setNull(r);
-                    } else {
-                        ByteBuffer value = reader.getBinary().toByteBuffer();
-                        int length = value.remaining();
-                        int at = vector.reserveBytes(r, length);
-                        value.get(vector.bytes(), at, length);
-                    }
-                    reader.consume();
-                }
-            }
-        }
-    }
-
     /** Moves to the next row group with rows, opening the next part file as needed; false at the end. */
     private boolean nextRowGroup() {
         while (true) {
@@ -219,9 +117,9 @@ final class ParquetBatchSource implements InputBatches {
                     }
                     RowGroupPages group = new RowGroupPages(input.files().get(fileIndex), channel, block,
                             descriptors);
-                    ColumnReadStoreImpl store = new ColumnReadStoreImpl(group, NO_CONVERTER, requested, createdBy);
                     for (int c = 0; c < columns.length; c++) {
-                        columns[c] = store.getColumnReader(descriptors[c]);
+                        columns[c] = new ColumnChunkReader(descriptors[c], group.getPageReader(descriptors[c]),
+                                createdBy);
                     }
                     groupRowsLeft = block.getRowCount();
                     return true;
@@ -241,7 +139,7 @@ final class ParquetBatchSource implements InputBatches {
                 throw ParquetInput.unreadable(file, e);
             }
             createdBy = input.footers().get(fileIndex).getFileMetaData().getCreatedBy();
-            requested = input.requestedSchema(fileIndex);
+            MessageType requested = input.requestedSchema(fileIndex);
             descriptors = new ColumnDescriptor[columns.length];
             for (int c = 0; c < columns.length; c++) {
                 descriptors[c] = requested.getColumnDescription(new String[] {input.names()[c]});
