@@ -20,8 +20,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code bin/spilljoin} as a user runs it, against the jar {@code mvn package} just built (Failsafe runs this in
  * {@code integration-test}, after {@code package}): a join through the launcher, the demo spilling, Ctrl-C
  * (SIGINT) in the middle of a spilling join exiting 130 with the output's temporary file and the spill directory
- * removed, the temporary of a run killed by SIGKILL removed by the next run, and the Java release read from the
- * JDK's release file.
+ * removed, the temporary of a run killed by SIGKILL removed by the next run, and the JVM's command line (the Java
+ * release read from the JDK's release file, Chronicle's build directory).
  */
 class LauncherIT {
     private static final Path LAUNCHER = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
@@ -141,14 +141,38 @@ class LauncherIT {
 
     /**
      * The Java release that decides the flags of Java 24 and later is read from the JDK's {@code release} file, with
-     * no second JVM started for {@code java -version}; without that file it is asked of {@code java -version}. A
-     * fake JDK (in this test's directory) whose {@code bin/java} only records how it was called stands in for Java.
+     * no second JVM started for {@code java -version}; without that file it is asked of {@code java -version}.
      */
     @ParameterizedTest
     @CsvSource({"'JAVA_VERSION=\"25.0.1\"', true, false", "'JAVA_VERSION=\"17.0.15\"', false, false",
             "'JAVA_VERSION=\"1.8.0_452\"', false, false", ", true, true"})
     void theJavaReleaseComesFromTheJdksReleaseFile(String releaseLine, boolean newFlags, boolean versionAsked)
             throws Exception {
+        List<String> calls = javaCallsOfVersionCommand(releaseLine);
+        assertThat(calls.contains("-version")).as("java -version was run: %s", calls).isEqualTo(versionAsked);
+        String run = calls.get(calls.size() - 1);
+        assertThat(run).endsWith(" --version");
+        assertThat(run.contains(" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow "))
+                .as(run).isEqualTo(newFlags);
+    }
+
+    /**
+     * Chronicle Core is given the jar's directory as its build directory, so that loading it makes nothing outside
+     * spilljoin's own directories (without it, an empty {@code target} directory in the temporary directory).
+     */
+    @Test
+    void chronicleIsGivenTheJarsDirectoryAsItsBuildDirectory() throws Exception {
+        List<String> calls = javaCallsOfVersionCommand("JAVA_VERSION=\"17.0.15\"");
+        Path jarDirectory = LAUNCHER.getParent().getParent().resolve("cli").resolve("target").toRealPath();
+        assertThat(calls.get(calls.size() - 1)).contains(" -Dproject.build.directory=" + jarDirectory + " ");
+    }
+
+    /**
+     * How {@code spilljoin --version} called Java, each call's arguments a line: the launcher run with
+     * {@code JAVA_HOME} a fake JDK in this test's directory, whose {@code bin/java} only records its arguments (and
+     * answers {@code -version} as Java 24 would), with a {@code release} file of {@code releaseLine} (none if null).
+     */
+    private List<String> javaCallsOfVersionCommand(String releaseLine) throws Exception {
         Path jdk = Files.createDirectories(dir.resolve("jdk/bin"));
         Path calls = dir.resolve("calls.log");
         Path java = jdk.resolve("java");
@@ -161,17 +185,12 @@ class LauncherIT {
         }
         ProcessBuilder builder = launcher("--version").redirectErrorStream(true);
         builder.environment().put("JAVA_HOME", dir.resolve("jdk").toString());
+        builder.environment().remove("JAVA_OPTS");
         Process process = builder.start();
         process.getOutputStream().close();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor()).as(out).isZero();
-
-        List<String> lines = Files.readAllLines(calls);
-        assertThat(lines.contains("-version")).as("java -version was run: %s", lines).isEqualTo(versionAsked);
-        String run = lines.get(lines.size() - 1);
-        assertThat(run).endsWith(" --version");
-        assertThat(run.contains(" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow "))
-                .as(run).isEqualTo(newFlags);
+        return Files.readAllLines(calls);
     }
 
     private boolean hasSpillDirectory() throws IOException {
