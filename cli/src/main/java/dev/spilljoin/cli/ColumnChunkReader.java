@@ -20,6 +20,7 @@ import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.values.RequiresPreviousReader;
 import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+import org.apache.parquet.column.values.rle.ZeroIntegerValuesReader;
 import org.apache.parquet.io.ParquetDecodingException;
 
 /**
@@ -174,7 +175,8 @@ final class ColumnChunkReader {
                 levels.initFromPage(v1.getValueCount(), in);
                 values = valuesReader(v1.getValueEncoding(), v1.getValueCount(), in);
             } else if (page instanceof DataPageV2 v2) {
-                levels = new LevelsV2(BytesUtils.getWidthFromMaxInt(defined), v2.getDefinitionLevels());
+                levels = defined == 0 ? new ZeroIntegerValuesReader()
+                        : new LevelsV2(BytesUtils.getWidthFromMaxInt(defined), v2.getDefinitionLevels());
                 values = valuesReader(v2.getDataEncoding(), v2.getValueCount(), v2.getData().toInputStream());
             } else {
                 throw new ParquetDecodingException("an unknown kind of data page: " + page);
@@ -206,22 +208,18 @@ final class ColumnChunkReader {
         return reader;
     }
 
-    /**
-     * A v2 page's definition levels (RLE without a length prefix, stored uncompressed) as a values reader; a column
-     * whose maximum level is 0 has none, and every level is 0.
-     */
+    /** A v2 page's definition levels (RLE without a length prefix, stored uncompressed) as a values reader. */
     private static final class LevelsV2 extends ValuesReader {
         private final RunLengthBitPackingHybridDecoder decoder;
 
         LevelsV2(int bitWidth, BytesInput levels) throws IOException {
-            this.decoder = bitWidth == 0 ? null
-                    : new RunLengthBitPackingHybridDecoder(bitWidth, levels.toInputStream());
+            this.decoder = new RunLengthBitPackingHybridDecoder(bitWidth, levels.toInputStream());
         }
 
         @Override
         public int readInteger() {
             try {
-                return decoder == null ? 0 : decoder.readInt();
+                return decoder.readInt();
             } catch (IOException e) {
                 throw new ParquetDecodingException("could not read a definition level", e);
             }

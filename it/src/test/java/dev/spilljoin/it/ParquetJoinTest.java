@@ -403,13 +403,17 @@ class ParquetJoinTest {
         }
     }
 
-    /** Data pages v2 (levels stored apart, values snappy-compressed; dictionary and delta encodings) join too. */
+    /**
+     * Data pages v2 (levels stored apart, values snappy-compressed; dictionary and delta encodings) join too, a
+     * REQUIRED column (no definition levels at all) among them.
+     */
     @Test
     void dataPagesV2Join() throws Exception {
         MessageType schema = Types.buildMessage()
                 .optional(PrimitiveType.PrimitiveTypeName.INT64).named("k")
                 .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("tag")
                 .optional(PrimitiveType.PrimitiveTypeName.INT64).named("v")
+                .required(PrimitiveType.PrimitiveTypeName.INT32).named("r")
                 .named("v2");
         ParquetProperties v2 = ParquetProperties.builder().withWriterVersion(
                 ParquetProperties.WriterVersion.PARQUET_2_0).withPageSize(8 << 10).build();
@@ -422,6 +426,7 @@ class ParquetJoinTest {
                         columns[1].write(Binary.fromString("tag" + i % 40), 0, 1);
                     }
                     columns[2].write(i * 31L, 0, 1);
+                    columns[3].write(i % 1000, 0, 0);
                 });
         assertThat(count("(SELECT 1 FROM parquet_metadata('" + left + "') WHERE encodings LIKE '%DELTA%')"))
                 .as("delta-encoded chunks").isPositive();

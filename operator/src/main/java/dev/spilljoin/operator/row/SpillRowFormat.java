@@ -37,8 +37,8 @@ import dev.spilljoin.spill.NativeMemory;
 public final class SpillRowFormat {
     /** The shortest encoded row: one byte of bits and a one-byte (BOOLEAN) key. */
     public static final int MIN_ROW_BYTES = 1 + 1;
-    /** Offset of the hash in a variable-width encoded row that stores it. */
-    private static final int VARIABLE_HASH = 4;
+    /** Offset of the hash in a variable-width encoded row that stores it: after the row's length. */
+    private static final int VARIABLE_HASH = Integer.BYTES;
     /** Offset of a variable-width in-memory row's hash ({@link RowLayout}). */
     private static final int MEMORY_HASH = 8;
     /** Bodies up to this many bytes are copied word by word rather than with one block copy. */
@@ -48,7 +48,10 @@ public final class SpillRowFormat {
     private final boolean variableWidth;
     /** Whether a key field is variable-width (the row then is too): an encoded row then stores its hash. */
     private final boolean variableKey;
-    /** The bytes a variable-width row loses when encoded: its key length, and its hash unless stored. */
+    /**
+     * The bytes a variable-width row loses when encoded (its key length, and its hash unless stored): how much nearer
+     * its start an encoded row's bits lie than an in-memory row's.
+     */
     private final int saving;
     /** Offset of the bits in an encoded row. */
     private final int bitsOffset;
@@ -65,8 +68,8 @@ public final class SpillRowFormat {
         }
         this.variableWidth = layout.isVariableWidth();
         this.variableKey = anyVariableKey;
-        this.saving = !variableWidth ? 0 : anyVariableKey ? 4 : 4 + 8;
-        this.bitsOffset = !variableWidth ? 0 : anyVariableKey ? VARIABLE_HASH + 8 : 4;
+        this.bitsOffset = !variableWidth ? 0 : variableKey ? VARIABLE_HASH + Long.BYTES : Integer.BYTES;
+        this.saving = layout.bitsOffset() - bitsOffset;
         this.headerBytes = bitsOffset + layout.bitBytes();
         this.fixedLength = variableWidth ? -1 : layout.fixedRowLength();
     }
