@@ -36,18 +36,21 @@ import org.apache.parquet.schema.Types;
  * to the encoders (a Parquet record is a row, so a page's row count is its value count). Encodings are
  * parquet-java's: a chunk tries dictionary encoding and falls back to plain when the dictionary outgrows its page; a
  * column that fell back in one row group is written plain in the next ones (the attempt costs a hash lookup per
- * value, for nothing when the values are mostly distinct). When the buffered row group reaches
- * {@link #ROW_GROUP_BYTES} (checked after each batch) its column chunks go to the file in schema order;
- * {@link #finish()} flushes the last one and writes the footer.
+ * value, for nothing when the values are mostly distinct). A row group ends after a batch when the bytes it held
+ * after the batch before (in the same row group) reached {@link #ROW_GROUP_BYTES}: its column chunks go to the file
+ * in schema order; {@link #finish()} flushes the last one and writes the footer.
  *
  * <p>Threads: the columns are dealt into up to {@code encoders} groups of about equal weight (a byte column weighs
- * two fixed-width ones), each with its own buffers and compressor; a batch is written, and a row group's last pages
- * encoded, group by group at once ({@link ColumnGroupRunner}: the caller's thread and a helper per further group),
- * and the row group is written to the file on the caller's thread alone. A column's values, pages and row groups do
- * not depend on the group it is in, so the file is the same byte for byte on any number of threads.
+ * two fixed-width ones), each with its own buffers and compressor. Group 0 is encoded on the caller's thread, each
+ * other one on a lane of its own ({@link EncoderLane}) from a copy of its columns, up to a batch behind: the row-group
+ * rule above needs a lane's bytes after the batch before, not after this one, so the caller waits for a lane only
+ * when it is two batches behind, and at a row group's end, whose last pages every group encodes at once; the row
+ * group is written to the file on the caller's thread alone. A column's values, pages and row groups do not depend
+ * on the group it is in, so the file is the same byte for byte on any number of threads.
  *
- * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES}, plus one open page per column
- * and each group's compressor's two page buffers; the page and row-group buffers are reused
+ * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and a batch, plus one open
+ * page per column, each group's compressor's two page buffers and each lane's {@value EncoderLane#COPIES} batch
+ * copies; the page and row-group buffers are reused
  * ({@link RecyclingAllocator}s, which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap
  * holds about the same buffers from the first row group to the last. The stream is written front to back (no seek),
  * so it may be a pipe.
@@ -61,11 +64,14 @@ final class ParquetResultWriter implements ResultWriter {
     private final ColumnChunk[] columns;
     /** The columns of each group, in schema order. */
     private final int[][] groupColumns;
-    private final ColumnGroupRunner encoders;
+    /** The lanes of groups 1.. (group 0 is encoded on the writing thread). */
+    private final EncoderLane[] lanes;
     private final ParquetFileWriter file;
     private final PositionCountingStream out;
     private long groupRows;
     private long rowsWritten;
+    /** Batches of the row group handed to the lanes whose results the writer has not taken yet. */
+    private int unreported;
 
     /** A writer that encodes on the caller's thread alone (see the next constructor). */
     ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
@@ -93,7 +99,21 @@ final class ParquetResultWriter implements ResultWriter {
                 columns[c] = new ColumnChunk(new MessageType("spilljoin", fields.get(c)), buffers);
             }
         }
-        this.encoders = new ColumnGroupRunner(groupColumns.length);
+        this.lanes = new EncoderLane[groupColumns.length - 1];
+        for (int g = 1; g < groupColumns.length; g++) {
+            int group = g;
+            lanes[g - 1] = new EncoderLane("spilljoin-parquet-" + g, new EncoderLane.Group() {
+                @Override
+                public long write(Batch batch) throws IOException {
+                    return writeGroup(group, batch);
+                }
+
+                @Override
+                public void finishRowGroup() throws IOException {
+                    finishGroup(group);
+                }
+            });
+        }
         this.out = new PositionCountingStream(out);
         this.file = new ParquetFileWriter(new StreamOutputFile(this.out), schema, ParquetFileWriter.Mode.OVERWRITE,
                 ROW_GROUP_BYTES, 0);
@@ -164,26 +184,42 @@ final class ParquetResultWriter implements ResultWriter {
         };
     }
 
+    /**
+     * Hands the lanes copies of their columns of {@code batch}, encodes group 0's columns, and ends the row group
+     * after {@code batch} when the buffered bytes after the batch before it, in the same row group, reached
+     * {@link #ROW_GROUP_BYTES}: a rule every thread count applies alike, which lets a lane be a batch behind.
+     */
     @Override
     public void write(Batch batch) throws IOException {
-        int rows = batch.rowCount();
-        eachColumnAtOnce(c -> columns[c].chunk.write(batch.column(c), rows));
-        long buffered = 0;
-        for (ColumnChunk column : columns) {
-            buffered += column.chunk.bufferedSize();
+        if (batch.rowCount() == 0) {
+            return;
         }
-        groupRows += rows;
-        rowsWritten += rows;
-        if (buffered >= ROW_GROUP_BYTES) {
-            flushRowGroup();
-            newRowGroup();
+        for (int g = 1; g < groupColumns.length; g++) {
+            EncoderLane lane = lanes[g - 1];
+            lane.submit(lane.copyOf(batch, groupColumns[g]));
+        }
+        long bufferedBefore = groupBytes(0);
+        writeGroup(0, batch);
+        boolean previousInGroup = groupRows > 0;
+        groupRows += batch.rowCount();
+        rowsWritten += batch.rowCount();
+        unreported++;
+        if (previousInGroup) {
+            for (EncoderLane lane : lanes) {
+                bufferedBefore += lane.await();
+            }
+            unreported--;
+            if (bufferedBefore >= ROW_GROUP_BYTES) {
+                flushRowGroup();
+                newRowGroup();
+            }
         }
     }
 
     @Override
     public void finish() throws IOException {
         flushRowGroup();
-        encoders.close();
+        closeLanes();
         file.end(Map.of());
         out.flush();
     }
@@ -191,7 +227,7 @@ final class ParquetResultWriter implements ResultWriter {
     /** Stops the encoding threads (after a failure; {@link #finish()} does it on success). */
     @Override
     public void close() {
-        encoders.close();
+        closeLanes();
     }
 
     @Override
@@ -204,18 +240,35 @@ final class ParquetResultWriter implements ResultWriter {
         return columns[c].dictionary;
     }
 
-    /** One column's part of a step (write a batch, flush a row group). */
-    private interface ColumnStep {
-        void run(int column) throws IOException;
+    /** Encodes group {@code g}'s columns of {@code batch}; returns the group's buffered bytes after it. */
+    private long writeGroup(int g, Batch batch) throws IOException {
+        int rows = batch.rowCount();
+        for (int c : groupColumns[g]) {
+            columns[c].chunk.write(batch.column(c), rows);
+        }
+        return groupBytes(g);
     }
 
-    /** Runs {@code step} for every column: a group's columns one after the other, the groups at once. */
-    private void eachColumnAtOnce(ColumnStep step) throws IOException {
-        encoders.run(g -> {
-            for (int c : groupColumns[g]) {
-                step.run(c);
-            }
-        });
+    /** Ends group {@code g}'s column chunks of the row group (their last pages, their dictionary pages). */
+    private void finishGroup(int g) throws IOException {
+        for (int c : groupColumns[g]) {
+            columns[c].chunk.finish();
+        }
+    }
+
+    /** The bytes group {@code g}'s column chunks hold: their pages and their open pages. */
+    private long groupBytes(int g) {
+        long bytes = 0;
+        for (int c : groupColumns[g]) {
+            bytes += columns[c].chunk.bufferedSize();
+        }
+        return bytes;
+    }
+
+    private void closeLanes() {
+        for (EncoderLane lane : lanes) {
+            lane.close();
+        }
     }
 
     private void newRowGroup() {
@@ -226,14 +279,23 @@ final class ParquetResultWriter implements ResultWriter {
     }
 
     /**
-     * Encodes the buffered row group's last pages (group by group at once), then writes its column chunks in schema
-     * order; a chunk that fell back stays plain after.
+     * Ends the buffered row group's column chunks, every group at once (the lanes after the batches they still
+     * encode), then writes them in schema order; a chunk that fell back stays plain after.
      */
     private void flushRowGroup() throws IOException {
         if (groupRows == 0) {
             return;
         }
-        eachColumnAtOnce(c -> columns[c].chunk.finish());
+        for (EncoderLane lane : lanes) {
+            lane.finishRowGroup();
+        }
+        finishGroup(0);
+        for (EncoderLane lane : lanes) {
+            for (int b = 0; b <= unreported; b++) {
+                lane.await();
+            }
+        }
+        unreported = 0;
         file.startBlock(groupRows);
         for (ColumnChunk column : columns) {
             column.pages.flushToFileWriter(file);

@@ -1,6 +1,8 @@
 package dev.spilljoin.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
@@ -12,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -201,11 +204,12 @@ class ParquetResultWriterTest {
     }
 
     /**
-     * A failure on an encoder thread reaches the writing thread as it was raised, after every group has ended; closing
-     * the writer then leaves no encoder thread.
+     * A failure on an encoder lane reaches the writing thread as it was raised, at its next write or at the finish,
+     * and never leaves it waiting for a lane that has stopped (here the writer goes on writing while every batch copy
+     * the lane held is lost); closing the writer then leaves no encoder thread.
      */
     @Test
-    void aFailureOnAnEncoderThreadIsThrownToTheWriterAndCloseEndsTheThreads() throws Exception {
+    void aFailureOnAnEncoderLaneIsThrownToTheWriterAndCloseEndsTheThreads() throws Exception {
         Schema wrong = new Schema(List.of(Column.of("a", ColumnType.BIGINT), Column.of("b", ColumnType.VARCHAR)));
         Batch batch = new Batch(wrong, 16);
         batch.column(0).setLong(0, 1);
@@ -215,10 +219,15 @@ class ParquetResultWriterTest {
             ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"a", "b"},
                     new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT}, new PrimitiveType[2],
                     CompressionCodecName.SNAPPY, 2);
-            assertThat(org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
-                    () -> writer.write(batch))).as("column b (a string vector written as BIGINT) on the helper")
-                    .isNotNull();
-            assertThat(encoderThreads()).as("the helper lives until the writer is closed").hasSize(1);
+            NullPointerException failure = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                    () -> assertThrows(NullPointerException.class, () -> {
+                        for (int i = 0; i < 4 * EncoderLane.COPIES; i++) {
+                            writer.write(batch);
+                        }
+                        writer.finish();
+                    }), "a writer left waiting for a stopped lane");
+            assertThat(failure.getStackTrace()[0].getClassName()).as("column b (a string vector written as BIGINT)"
+                    + " failed in the column writer").startsWith("dev.spilljoin.cli.ColumnChunkWriter");
             writer.close();
             assertThat(encoderThreads()).as("encoder threads left after close").isEmpty();
         }

@@ -1,0 +1,153 @@
+package dev.spilljoin.cli;
+
+import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.Schema;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * One column group of the Parquet writer encoded on a thread of its own, behind the writing thread rather than in
+ * step with it: the writer hands the lane a copy of the group's columns of each batch ({@link #copyOf}) and goes
+ * on with its own group and the next batch; the lane encodes the copies in order and reports, per batch, its
+ * group's buffered bytes after it. So the two threads meet once per row group ({@link #finishRowGroup}), not once
+ * per batch, and neither waits for the other's wake-up in between.
+ *
+ * <p>Invariants: tasks run in the order submitted, one at a time, on the lane's thread alone, so the group's column
+ * writers, buffers and compressor need no lock; a result is reported per task, in order, and the writer takes each
+ * exactly once ({@link #await}); at most {@value #COPIES} copies exist, so the
+ * writer waits when the lane is that many batches behind (and the heap holds at most that many). What the lane wrote
+ * is visible to the writer once it took the task's result (the queues order it), and what the writer set up before
+ * a submit is visible to the lane.
+ *
+ * <p>Failures: a failure ends the lane; the writer gets it, as it was raised, at its next wait for a result or a
+ * copy. {@link #close()} interrupts and joins the thread (an interrupted wait of the writer, Ctrl-C, is an
+ * {@link InterruptedIOException}).
+ */
+final class EncoderLane implements AutoCloseable {
+    /** Batch copies per lane: one being encoded, one waiting, one being filled by the writer. */
+    static final int COPIES = 3;
+
+    /** What the lane does on its thread. */
+    interface Group {
+        /** Encodes the group's columns of {@code batch}; returns the group's buffered bytes after it. */
+        long write(Batch batch) throws IOException;
+
+        /** Ends the row group's column chunks of the group (their last pages). */
+        void finishRowGroup() throws IOException;
+    }
+
+    /** The task that ends a row group (and, after a failure, the copy that wakes a writer waiting for one). */
+    private static final Batch FINISH = new Batch(new Schema(List.of()), 0);
+    private static final long FAILED = Long.MIN_VALUE;
+
+    private final Group group;
+    private final BlockingQueue<Batch> free = new ArrayBlockingQueue<>(COPIES);
+    private final BlockingQueue<Batch> tasks = new ArrayBlockingQueue<>(COPIES + 1);
+    private final BlockingQueue<Long> results = new ArrayBlockingQueue<>(COPIES + 2);
+    private final StageThread thread;
+    private int copiesMade;
+    private volatile Throwable failure;
+
+    /** A lane named {@code name} running {@code group}'s work; its thread starts at the first task. */
+    EncoderLane(String name, Group group) {
+        this.group = group;
+        this.thread = new StageThread(name, this::run);
+    }
+
+    /**
+     * Writer: a copy of {@code columns} of {@code batch} for the lane (other columns left empty), made in a copy the
+     * lane has released; waits while every copy is in use.
+     */
+    Batch copyOf(Batch batch, int[] columns) throws IOException {
+        Batch copy;
+        if (copiesMade < COPIES) {
+            copiesMade++;
+            copy = new Batch(batch.schema(), batch.rowCount());
+        } else {
+            copy = take(free);
+        }
+        throwIfFailed();
+        int rows = batch.rowCount();
+        for (int c : columns) {
+            copy.column(c).copyFrom(batch.column(c), rows);
+        }
+        copy.setRowCount(rows);
+        return copy;
+    }
+
+    /** Writer: hands the lane a copy to encode (from {@link #copyOf}). */
+    void submit(Batch copy) {
+        thread.startOnce();
+        tasks.add(copy);
+    }
+
+    /**
+     * Writer, once it submitted every batch of the row group: has the lane end the group's row group after them
+     * (without waiting; its result follows theirs).
+     */
+    void finishRowGroup() {
+        thread.startOnce();
+        tasks.add(FINISH);
+    }
+
+    /**
+     * Writer: the result of the oldest task whose result it has not taken yet, waiting for it: after a batch, the
+     * group's buffered bytes; after a row group's end, 0.
+     */
+    long await() throws IOException {
+        long result = take(results);
+        throwIfFailed();
+        return result;
+    }
+
+    /** Stops the lane's thread (interrupts and joins it); idempotent. */
+    @Override
+    public void close() {
+        thread.stop();
+    }
+
+    private void run() {
+        try {
+            while (true) {
+                Batch task = tasks.take();
+                if (task == FINISH) {
+                    group.finishRowGroup();
+                    results.add(0L);
+                } else {
+                    long bytes = group.write(task);
+                    free.add(task);
+                    results.add(bytes);
+                }
+            }
+        } catch (InterruptedException e) {
+            failure = new InterruptedIOException("interrupted while writing Parquet");
+        } catch (Throwable t) {
+            failure = t;
+        }
+        results.offer(FAILED); // wakes a writer waiting for a result,
+        free.offer(FINISH); // or for a copy (which it never uses: it sees the failure first)
+    }
+
+    private <T> T take(BlockingQueue<T> queue) throws IOException {
+        try {
+            return queue.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw (InterruptedIOException) new InterruptedIOException("interrupted while writing Parquet")
+                    .initCause(e);
+        }
+    }
+
+    private void throwIfFailed() throws IOException {
+        Throwable t = failure;
+        if (t instanceof IOException io) {
+            throw io;
+        }
+        if (t != null) {
+            throw StageThread.rethrown(t);
+        }
+    }
+}
