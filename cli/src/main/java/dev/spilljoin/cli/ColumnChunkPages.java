@@ -32,9 +32,10 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * footer) is reached, then null. Pages are not checked against their CRC (parquet-java's reader does not either by
  * default); statistics are not read (the join reads every row).
  *
- * <p>Memory: the input's buffer, one compressed page body (a buffer kept and reused from page to page) and the
- * decompressed page the reader is decoding (a new array each page, since the reader's decoders read it in place);
- * a page whose compressed or uncompressed size exceeds {@link #MAX_PAGE_BYTES} is refused, naming the column.
+ * <p>Memory: the input's buffer, the column's {@link PageBuffers} (one compressed page body and two decoded data
+ * pages, kept from page to page and chunk to chunk) and the dictionary page (an array of its own: a dictionary of
+ * byte values refers to it for the whole chunk); a page whose compressed or uncompressed size exceeds
+ * {@link #MAX_PAGE_BYTES} is refused, naming the column.
  */
 final class ColumnChunkPages implements PageReader {
     /** The largest page (compressed or not, dictionary pages included) spilljoin decodes. */
@@ -50,15 +51,20 @@ final class ColumnChunkPages implements PageReader {
     private final Statistics<?> noStatistics;
     private PageHeader pending;
     private long valuesRead;
-    private byte[] compressed = new byte[0];
+    private final PageBuffers buffers;
 
-    /** The pages of {@code chunk} (of {@code column}) in {@code file}, read through {@code in}, positioned at its start. */
-    ColumnChunkPages(Path file, ColumnDescriptor column, ColumnChunkMetaData chunk, PositionalInput in) {
+    /**
+     * The pages of {@code chunk} (of {@code column}) in {@code file}, read through {@code in}, positioned at its start,
+     * into the column's {@code buffers}.
+     */
+    ColumnChunkPages(Path file, ColumnDescriptor column, ColumnChunkMetaData chunk, PositionalInput in,
+                     PageBuffers buffers) {
         this.file = file;
         this.column = column;
         this.codec = chunk.getCodec();
         this.totalValues = chunk.getValueCount();
         this.in = in;
+        this.buffers = buffers;
         this.noStatistics = Statistics.noopStats(column.getPrimitiveType());
         if (!ParquetCodecs.supports(codec)) {
             throw failure("is compressed with " + codec + ", which spilljoin cannot read (only UNCOMPRESSED, SNAPPY,"
@@ -79,7 +85,9 @@ final class ColumnChunkPages implements PageReader {
                 pending = header;
                 return null;
             }
-            byte[] bytes = body(header, true);
+            int size = checkedSize(header.getUncompressed_page_size());
+            byte[] bytes = new byte[size];
+            read(checkedSize(header.getCompressed_page_size()), bytes, size, true);
             return new DictionaryPage(BytesInput.from(bytes), header.getUncompressed_page_size(),
                     header.getDictionary_page_header().getNum_values(),
                     CONVERTER.getEncoding(header.getDictionary_page_header().getEncoding()));
@@ -102,8 +110,11 @@ final class ColumnChunkPages implements PageReader {
                     case DATA_PAGE -> {
                         DataPageHeader data = header.getData_page_header();
                         valuesRead += data.getNum_values();
-                        return new DataPageV1(BytesInput.from(body(header, true)), data.getNum_values(),
-                                header.getUncompressed_page_size(), noStatistics,
+                        int size = checkedSize(header.getUncompressed_page_size());
+                        byte[] body = buffers.nextDecoded(size);
+                        read(checkedSize(header.getCompressed_page_size()), body, size, true);
+                        return new DataPageV1(BytesInput.from(body, 0, size), data.getNum_values(), size,
+                                noStatistics,
                                 CONVERTER.getEncoding(data.getRepetition_level_encoding()),
                                 CONVERTER.getEncoding(data.getDefinition_level_encoding()),
                                 CONVERTER.getEncoding(data.getEncoding()));
@@ -135,35 +146,30 @@ final class ColumnChunkPages implements PageReader {
         int valuesStored = stored - levels;
         int valuesSize = checkedSize(header.getUncompressed_page_size()) - levels;
         boolean valuesCompressed = !data.isSetIs_compressed() || data.isIs_compressed();
-        byte[] values = read(valuesStored, valuesSize, valuesCompressed);
+        byte[] values = buffers.nextDecoded(valuesSize);
+        read(valuesStored, values, valuesSize, valuesCompressed);
         int repetition = data.getRepetition_levels_byte_length();
         return DataPageV2.uncompressed(data.getNum_rows(), data.getNum_nulls(), data.getNum_values(),
                 BytesInput.from(levelBytes, 0, repetition),
                 BytesInput.from(levelBytes, repetition, levels - repetition),
-                CONVERTER.getEncoding(data.getEncoding()), BytesInput.from(values), noStatistics);
+                CONVERTER.getEncoding(data.getEncoding()), BytesInput.from(values, 0, valuesSize), noStatistics);
     }
 
-    /** The page body after {@code header}, decompressed (unless {@code compressedBody} is false). */
-    private byte[] body(PageHeader header, boolean compressedBody) throws IOException {
-        return read(checkedSize(header.getCompressed_page_size()), checkedSize(header.getUncompressed_page_size()),
-                compressedBody);
-    }
-
-    private byte[] read(int storedSize, int uncompressedSize, boolean isCompressed) throws IOException {
+    /**
+     * Reads the next {@code storedSize} bytes, a page body, into the first {@code size} bytes of {@code out},
+     * decompressed unless the chunk or {@code isCompressed} says it is stored as it is.
+     */
+    private void read(int storedSize, byte[] out, int size, boolean isCompressed) throws IOException {
         if (codec == CompressionCodecName.UNCOMPRESSED || !isCompressed) {
-            if (storedSize != uncompressedSize) {
-                throw new IOException("an uncompressed page of " + storedSize + " bytes says it holds "
-                        + uncompressedSize);
+            if (storedSize != size) {
+                throw new IOException("an uncompressed page of " + storedSize + " bytes says it holds " + size);
             }
-            byte[] page = new byte[storedSize];
-            in.readFully(page, 0, storedSize);
-            return page;
+            in.readFully(out, 0, size);
+            return;
         }
-        if (compressed.length < storedSize) {
-            compressed = new byte[Math.max(storedSize, compressed.length + (compressed.length >> 1))];
-        }
+        byte[] compressed = buffers.compressed(storedSize);
         in.readFully(compressed, 0, storedSize);
-        return ParquetCodecs.decompress(codec, compressed, storedSize, uncompressedSize);
+        ParquetCodecs.decompress(codec, compressed, storedSize, out, size);
     }
 
     private PageHeader nextHeader() throws IOException {

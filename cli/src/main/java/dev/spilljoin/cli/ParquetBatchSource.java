@@ -45,6 +45,8 @@ final class ParquetBatchSource implements InputBatches {
     private String createdBy;
     private ColumnDescriptor[] descriptors;
     private final ColumnChunkReader[] columns;
+    /** Per column, its page buffers, from one row group and part file to the next. */
+    private final PageBuffers[] pageBuffers;
     /** Rows left in the current row group, and the part-file row of the next row (0-based). */
     private long groupRowsLeft;
     private long nextRow;
@@ -56,6 +58,10 @@ final class ParquetBatchSource implements InputBatches {
         this.progress = progress;
         this.schema = ChunkConverter.schemaOf(input);
         this.columns = new ColumnChunkReader[this.input.names().length];
+        this.pageBuffers = new PageBuffers[columns.length];
+        for (int c = 0; c < columns.length; c++) {
+            pageBuffers[c] = new PageBuffers();
+        }
         this.batchRows = (int) Math.max(1, Math.min(BatchSizing.rows(columns.length, BatchSizing.MAX_ROWS),
                 BatchSizing.TARGET_BYTES / Math.max(1, BatchSizing.averageRowBytes(input))));
     }
@@ -116,7 +122,7 @@ final class ParquetBatchSource implements InputBatches {
                         continue;
                     }
                     RowGroupPages group = new RowGroupPages(input.files().get(fileIndex), channel, block,
-                            descriptors);
+                            descriptors, pageBuffers);
                     for (int c = 0; c < columns.length; c++) {
                         columns[c] = new ColumnChunkReader(descriptors[c], group.getPageReader(descriptors[c]),
                                 createdBy);

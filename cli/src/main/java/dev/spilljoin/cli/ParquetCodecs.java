@@ -94,11 +94,22 @@ final class ParquetCodecs implements CompressionCodecFactory {
     /**
      * The first {@code length} bytes of {@code compressed} (a page body in {@code codec}, not UNCOMPRESSED)
      * decompressed into a new array of {@code uncompressedSize} bytes; an {@link IOException} when they do not
-     * decompress to exactly that size (checked before snappy writes, so a corrupt page cannot write past the array).
+     * decompress to exactly that size.
      */
     static byte[] decompress(CompressionCodecName codec, byte[] compressed, int length, int uncompressedSize)
             throws IOException {
         byte[] out = new byte[uncompressedSize];
+        decompress(codec, compressed, length, out, uncompressedSize);
+        return out;
+    }
+
+    /**
+     * The first {@code length} bytes of {@code compressed} (a page body in {@code codec}, not UNCOMPRESSED)
+     * decompressed into the first {@code uncompressedSize} bytes of {@code out}; an {@link IOException} when they do
+     * not decompress to exactly that size (checked before snappy writes, so a corrupt page cannot write past them).
+     */
+    static void decompress(CompressionCodecName codec, byte[] compressed, int length, byte[] out,
+                           int uncompressedSize) throws IOException {
         long size = switch (codec) {
             case SNAPPY -> {
                 int expected = Snappy.uncompressedLength(compressed, 0, length);
@@ -126,7 +137,6 @@ final class ParquetCodecs implements CompressionCodecFactory {
             throw new IOException("a " + codec + " page decompressed to " + (size < 0 ? "more" : size)
                     + " bytes, its header says " + uncompressedSize + " (corrupt file?)");
         }
-        return out;
     }
 
     private static byte[] gzip(byte[] input, int length) throws IOException {

@@ -19,8 +19,12 @@ final class RowGroupPages implements PageReadStore {
     private final ColumnDescriptor[] columns;
     private final ColumnChunkPages[] pages;
 
-    /** The chunks of {@code columns} in {@code block} of {@code file}, read through {@code channel}. */
-    RowGroupPages(Path file, FileChannel channel, BlockMetaData block, ColumnDescriptor[] columns) {
+    /**
+     * The chunks of {@code columns} in {@code block} of {@code file}, read through {@code channel} into
+     * {@code buffers} (one per column, in the same order).
+     */
+    RowGroupPages(Path file, FileChannel channel, BlockMetaData block, ColumnDescriptor[] columns,
+                  PageBuffers[] buffers) {
         this.rows = block.getRowCount();
         this.columns = columns;
         this.pages = new ColumnChunkPages[columns.length];
@@ -32,7 +36,7 @@ final class RowGroupPages implements PageReadStore {
                         + " complete Parquet file?");
             }
             pages[c] = new ColumnChunkPages(file, columns[c], chunk, new PositionalInput(channel,
-                    chunk.getStartingPos()));
+                    chunk.getStartingPos()), buffers[c]);
         }
     }
 
