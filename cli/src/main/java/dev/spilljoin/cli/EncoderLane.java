@@ -12,13 +12,14 @@ import java.util.concurrent.BlockingQueue;
  * One column group of the Parquet writer encoded on a thread of its own, behind the writing thread rather than in
  * step with it: the writer hands the lane a copy of the group's columns of each batch ({@link #copyOf}) and goes
  * on with its own group and the next batch; the lane encodes the copies in order and reports, per batch, its
- * group's buffered bytes after it. So the two threads meet once per row group ({@link #finishRowGroup}), not once
- * per batch, and neither waits for the other's wake-up in between.
+ * group's buffered bytes after it. The writer takes a batch's result when it has handed over the next one, so it
+ * waits only for a lane more than a batch behind, and at a row group's end ({@link #finishRowGroup}), not for each
+ * batch's hand-over as threads working in step do.
  *
  * <p>Invariants: tasks run in the order submitted, one at a time, on the lane's thread alone, so the group's column
  * writers, buffers and compressor need no lock; a result is reported per task, in order, and the writer takes each
- * exactly once ({@link #await}); at most {@value #COPIES} copies exist, so the
- * writer waits when the lane is that many batches behind (and the heap holds at most that many). What the lane wrote
+ * exactly once ({@link #await}); at most {@value #COPIES} copies exist, so the writer waits when the lane is that
+ * many batches behind (and the heap holds at most that many). What the lane wrote
  * is visible to the writer once it took the task's result (the queues order it), and what the writer set up before
  * a submit is visible to the lane.
  *
