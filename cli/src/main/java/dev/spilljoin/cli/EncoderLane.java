@@ -12,9 +12,9 @@ import java.util.concurrent.BlockingQueue;
  * One column group of the Parquet writer encoded on a thread of its own, behind the writing thread rather than in
  * step with it: the writer hands the lane a copy of the group's columns of each batch ({@link #copyOf}) and goes
  * on with its own group and the next batch; the lane encodes the copies in order and reports, per batch, its
- * group's buffered bytes after it. The writer takes a batch's result when it has handed over the next one, so it
- * waits only for a lane more than a batch behind, and at a row group's end ({@link #finishRowGroup}), not for each
- * batch's hand-over as threads working in step do.
+ * group's buffered bytes after it. The writer takes a batch's result when it has handed over the {@value #LAG}
+ * next ones, so it waits only for a lane further behind, and at a row group's end ({@link #finishRowGroup}), not
+ * for each batch's hand-over as threads working in step do.
  *
  * <p>Invariants: tasks run in the order submitted, one at a time, on the lane's thread alone, so the group's column
  * writers, buffers and compressor need no lock; a result is reported per task, in order, and the writer takes each
@@ -28,8 +28,10 @@ import java.util.concurrent.BlockingQueue;
  * {@link InterruptedIOException}).
  */
 final class EncoderLane implements AutoCloseable {
-    /** Batch copies per lane: one being encoded, one waiting, one being filled by the writer. */
-    static final int COPIES = 3;
+    /** How many batches a lane may be behind the writer before the writer waits for it. */
+    static final int LAG = 3;
+    /** Batch copies per lane: the batches it may be behind, one more being filled by the writer, one to spare. */
+    static final int COPIES = LAG + 2;
 
     /** What the lane does on its thread. */
     interface Group {

@@ -37,23 +37,24 @@ import org.apache.parquet.schema.Types;
  * parquet-java's: a chunk tries dictionary encoding and falls back to plain when the dictionary outgrows its page; a
  * column that fell back in one row group is written plain in the next ones (the attempt costs a hash lookup per
  * value, for nothing when the values are mostly distinct). A row group ends after a batch when the bytes it held
- * after the batch before (in the same row group) reached {@link #ROW_GROUP_BYTES}: its column chunks go to the file
- * in schema order; {@link #finish()} flushes the last one and writes the footer.
+ * after the batch {@value EncoderLane#LAG} before (in the same row group) reached {@link #ROW_GROUP_BYTES}: its
+ * column chunks go to the file in schema order; {@link #finish()} flushes the last one and writes the footer.
  *
  * <p>Threads: the columns are dealt into up to {@code encoders} groups of about equal weight (a byte column weighs
  * two fixed-width ones), each with its own buffers and compressor. Group 0 is encoded on the caller's thread, each
- * other one on a lane of its own ({@link EncoderLane}) from a copy of its columns, up to a batch behind: the row-group
- * rule above needs a lane's bytes after the batch before, not after this one, so the caller waits for a lane only
- * when it is two batches behind, and at a row group's end, whose last pages every group encodes at once; the row
- * group is written to the file on the caller's thread alone. A column's values, pages and row groups do not depend
- * on the group it is in, so the file is the same byte for byte on any number of threads.
+ * other one on a lane of its own ({@link EncoderLane}) from a copy of its columns, up to {@value EncoderLane#LAG}
+ * batches behind: the row-group rule above needs a lane's bytes after an earlier batch, not after this one, so the
+ * caller waits for a lane only when it is further behind, and at a row group's end, whose last pages every group
+ * encodes at once (with the bytes after this very batch, the caller and its helper met at every batch, and W1's
+ * Parquet case took 0.1-0.2 s longer; a lag of one batch instead of three, 0.08 s longer). The row group is written
+ * to the file on the caller's thread alone. A column's values, pages and row groups do not depend on the group it is
+ * in, so the file is the same byte for byte on any number of threads.
  *
- * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and a batch, plus one open
- * page per column, each group's compressor's two page buffers and each lane's {@value EncoderLane#COPIES} batch
- * copies; the page and row-group buffers are reused
- * ({@link RecyclingAllocator}s, which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap
- * holds about the same buffers from the first row group to the last. The stream is written front to back (no seek),
- * so it may be a pipe.
+ * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and {@value EncoderLane#LAG}
+ * batches, plus one open page per column, each group's compressor's two page buffers and each lane's
+ * {@value EncoderLane#COPIES} batch copies; the page and row-group buffers are reused ({@link RecyclingAllocator}s,
+ * which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds about the same buffers from
+ * the first row group to the last. The stream is written front to back (no seek), so it may be a pipe.
  */
 final class ParquetResultWriter implements ResultWriter {
     /** The buffered row group's size at which it is written out (compressed pages plus the open ones). */
@@ -72,6 +73,10 @@ final class ParquetResultWriter implements ResultWriter {
     private long rowsWritten;
     /** Batches of the row group handed to the lanes whose results the writer has not taken yet. */
     private int unreported;
+    /** Batches written into the row group so far. */
+    private int groupBatches;
+    /** Group 0's bytes after each of the last {@code LAG + 1} batches of the row group, by batch index. */
+    private final long[] ownBytesAfter = new long[EncoderLane.LAG + 1];
 
     /** A writer that encodes on the caller's thread alone (see the next constructor). */
     ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
@@ -186,8 +191,9 @@ final class ParquetResultWriter implements ResultWriter {
 
     /**
      * Hands the lanes copies of their columns of {@code batch}, encodes group 0's columns, and ends the row group
-     * after {@code batch} when the buffered bytes after the batch before it, in the same row group, reached
-     * {@link #ROW_GROUP_BYTES}: a rule every thread count applies alike, which lets a lane be a batch behind.
+     * after {@code batch} when the buffered bytes after the batch {@value EncoderLane#LAG} before it, in the same row
+     * group, reached {@link #ROW_GROUP_BYTES}: a rule every thread count applies alike, which lets a lane be that
+     * many batches behind.
      */
     @Override
     public void write(Batch batch) throws IOException {
@@ -198,18 +204,18 @@ final class ParquetResultWriter implements ResultWriter {
             EncoderLane lane = lanes[g - 1];
             lane.submit(lane.copyOf(batch, groupColumns[g]));
         }
-        long bufferedBefore = groupBytes(0);
-        writeGroup(0, batch);
-        boolean previousInGroup = groupRows > 0;
+        ownBytesAfter[groupBatches % ownBytesAfter.length] = writeGroup(0, batch);
+        groupBatches++;
         groupRows += batch.rowCount();
         rowsWritten += batch.rowCount();
         unreported++;
-        if (previousInGroup) {
+        if (groupBatches > EncoderLane.LAG) {
+            long buffered = ownBytesAfter[(groupBatches - 1 - EncoderLane.LAG) % ownBytesAfter.length];
             for (EncoderLane lane : lanes) {
-                bufferedBefore += lane.await();
+                buffered += lane.await();
             }
             unreported--;
-            if (bufferedBefore >= ROW_GROUP_BYTES) {
+            if (buffered >= ROW_GROUP_BYTES) {
                 flushRowGroup();
                 newRowGroup();
             }
@@ -276,6 +282,7 @@ final class ParquetResultWriter implements ResultWriter {
             column.open();
         }
         groupRows = 0;
+        groupBatches = 0;
     }
 
     /**
@@ -291,7 +298,7 @@ final class ParquetResultWriter implements ResultWriter {
         }
         finishGroup(0);
         for (EncoderLane lane : lanes) {
-            for (int b = 0; b <= unreported; b++) {
+            for (int b = 0; b <= unreported; b++) { // the batches' results, then the row group's end
                 lane.await();
             }
         }
