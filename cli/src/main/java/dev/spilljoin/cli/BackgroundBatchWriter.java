@@ -73,13 +73,7 @@ final class BackgroundBatchWriter implements AutoCloseable {
     }
 
     private void throwIfFailed() throws IOException {
-        Throwable t = failure;
-        if (t instanceof IOException io) {
-            throw io;
-        }
-        if (t != null) {
-            throw StageThread.rethrown(t);
-        }
+        StageThread.throwIfFailed(failure);
     }
 
     private static InterruptedIOException interrupted(InterruptedException e) {

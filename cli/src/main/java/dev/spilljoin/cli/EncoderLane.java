@@ -145,12 +145,6 @@ final class EncoderLane implements AutoCloseable {
     }
 
     private void throwIfFailed() throws IOException {
-        Throwable t = failure;
-        if (t instanceof IOException io) {
-            throw io;
-        }
-        if (t != null) {
-            throw StageThread.rethrown(t);
-        }
+        StageThread.throwIfFailed(failure);
     }
 }

@@ -35,6 +35,7 @@ final class PageBuffers {
         if (buffer.length >= size) {
             return buffer;
         }
-        return new byte[Math.max(size, Math.min(ColumnChunkPages.MAX_PAGE_BYTES, buffer.length + (buffer.length >> 1)))];
+        int grown = Math.min(ColumnChunkPages.MAX_PAGE_BYTES, buffer.length + (buffer.length >> 1));
+        return new byte[Math.max(size, grown)];
     }
 }

@@ -1,5 +1,7 @@
 package dev.spilljoin.cli;
 
+import java.io.IOException;
+
 /**
  * The thread of one background stage of the CSV pipeline ({@link CsvPipeline}: an input file read ahead, the
  * output written behind). It is a daemon, started at the stage's first use ({@link #startOnce()}), and
@@ -53,6 +55,19 @@ final class StageThread {
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Throws {@code failure}, raised on a stage thread (null: none), on the join's thread: an {@link IOException} as
+     * it is, anything else as {@link #rethrown} gives it.
+     */
+    static void throwIfFailed(Throwable failure) throws IOException {
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure != null) {
+            throw rethrown(failure);
         }
     }
 
