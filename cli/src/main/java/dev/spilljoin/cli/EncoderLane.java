@@ -65,6 +65,7 @@ final class EncoderLane implements AutoCloseable {
      * lane has released; waits while every copy is in use.
      */
     Batch copyOf(Batch batch, int[] columns) throws IOException {
+        throwIfFailed();
         Batch copy;
         if (copiesMade < COPIES) {
             copiesMade++;
@@ -101,6 +102,7 @@ final class EncoderLane implements AutoCloseable {
      * group's buffered bytes; after a row group's end, 0.
      */
     long await() throws IOException {
+        throwIfFailed(); // a stopped lane reports nothing more: its failure is the answer to every later wait
         long result = take(results);
         throwIfFailed();
         return result;

@@ -205,8 +205,8 @@ class ParquetResultWriterTest {
 
     /**
      * A failure on an encoder lane reaches the writing thread as it was raised, at its next write or at the finish,
-     * and never leaves it waiting for a lane that has stopped (here the writer goes on writing while every batch copy
-     * the lane held is lost); closing the writer then leaves no encoder thread.
+     * and at every call after that, and never leaves it waiting for a lane that has stopped; closing the writer then
+     * leaves no encoder thread.
      */
     @Test
     void aFailureOnAnEncoderLaneIsThrownToTheWriterAndCloseEndsTheThreads() throws Exception {
@@ -228,6 +228,9 @@ class ParquetResultWriterTest {
                     }), "a writer left waiting for a stopped lane");
             assertThat(failure.getStackTrace()[0].getClassName()).as("column b (a string vector written as BIGINT)"
                     + " failed in the column writer").startsWith("dev.spilljoin.cli.ColumnChunkWriter");
+            assertThat(assertTimeoutPreemptively(Duration.ofSeconds(30),
+                    () -> assertThrows(NullPointerException.class, writer::finish), "a second wait for the lane"))
+                    .as("every later call gets the lane's failure").isSameAs(failure);
             writer.close();
             assertThat(encoderThreads()).as("encoder threads left after close").isEmpty();
         }
