@@ -3,16 +3,19 @@ package dev.spilljoin.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,11 +29,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * another jar or before the jar changed (stale) or is not an archive at all runs without it, with the same output and nothing on stderr;
  * {@code SPILLJOIN_CLASS_ARCHIVE=write} leaves an archive the next run uses, and none (and no temporary) when the
  * command fails. The unusable cases run a copy of the launcher and the jar in a temporary directory, so the packaged
- * archive is never touched.
+ * archive is never touched. On Java 25 or later the archive is an AOT cache ({@code .aot}): written and used, or
+ * ignored when stale or not a cache, by a JDK of that release if the machine has one
+ * ({@code -Dspilljoin.test.jdk25=<home>}, else the first under {@code /usr/lib/jvm}); without one those cases are
+ * skipped, saying why.
  */
 class ClassArchiveIT {
     private static final Path LAUNCHER = Path.of("..", "bin", "spilljoin").toAbsolutePath().normalize();
     private static final String SHARED = "source: shared objects file (top)";
+    /** How a class taken from an AOT cache is logged. */
+    private static final String FROM_AOT_CACHE = "source: shared objects file";
 
     /** What a copied launcher finds next to its jar. */
     enum Unusable { MISSING, WRITTEN_FOR_ANOTHER_JAR, WRITTEN_BEFORE_THE_JAR_CHANGED, NOT_AN_ARCHIVE }
@@ -142,6 +150,51 @@ class ClassArchiveIT {
         assertThat(run.err()).isEqualTo("spilljoin: SPILLJOIN_CLASS_ARCHIVE must be use, off or write, not 'yes'\n");
     }
 
+    @Test
+    void onJava25WriteModeLeavesAnAotCacheTheNextRunStartsFrom() throws Exception {
+        Map<String, String> java25 = Map.of("JAVA_HOME", jdk25().toString());
+        Path launcher = copiedLauncher();
+        Path jar = copiedJar(launcher);
+        Path cache = cacheOf(jar);
+        Run write = run(launcher, with(java25, "SPILLJOIN_CLASS_ARCHIVE", "write"), "demo", "--format", "parquet",
+                "--rows", "2000", "--quiet");
+        assertThat(write.exit()).as(write.err()).isZero();
+        assertThat(write.out()).as("the JVM's report of its record stays off standard output")
+                .doesNotContain("AOT").startsWith("{");
+        assertThat(cache).isRegularFile();
+        assertThat(archiveOf(jar)).as("no Java 17 archive").doesNotExist();
+        assertThat(temporaries(cache)).isEmpty();
+
+        Path log = dir.resolve("classes.log");
+        Run next = run(launcher, with(java25, "JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
+        assertThat(next.exit()).as(next.err()).isZero();
+        assertThat(next.err()).isEmpty();
+        assertThat(mainClassLine(log)).contains(FROM_AOT_CACHE);
+        assertThat(next.out()).isEqualTo(run(LAUNCHER, Map.of(), joinToStdout()).out());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Unusable.class, names = {"WRITTEN_BEFORE_THE_JAR_CHANGED", "NOT_AN_ARCHIVE"})
+    void onJava25AnUnusableAotCacheIsIgnoredSilently(Unusable kind) throws Exception {
+        Map<String, String> java25 = Map.of("JAVA_HOME", jdk25().toString());
+        Path launcher = copiedLauncher();
+        Path jar = copiedJar(launcher);
+        Path cache = cacheOf(jar);
+        if (kind == Unusable.NOT_AN_ARCHIVE) {
+            Files.write(cache, new byte[64 << 10]);
+        } else {
+            assertThat(run(launcher, with(java25, "SPILLJOIN_CLASS_ARCHIVE", "write"), "--version").exit()).isZero();
+            assertThat(cache).isRegularFile();
+            Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 2000));
+        }
+        Path log = dir.resolve("classes.log");
+        Run copied = run(launcher, with(java25, "JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
+        assertThat(copied.exit()).as(copied.err()).isZero();
+        assertThat(copied.err()).isEmpty();
+        assertThat(mainClassLine(log)).doesNotContain(FROM_AOT_CACHE);
+        assertThat(copied.out()).isEqualTo(run(LAUNCHER, Map.of(), joinToStdout()).out());
+    }
+
     private String[] joinToParquet(String name) {
         return new String[] {"join", "--left", left.toString(), "--right", right.toString(), "--on", "k", "--quiet",
                 "--output", dir.resolve(name + ".parquet").toString()};
@@ -168,9 +221,54 @@ class ClassArchiveIT {
         return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + ".jsa");
     }
 
+    private static Path cacheOf(Path jar) {
+        String name = jar.getFileName().toString();
+        return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + ".aot");
+    }
+
+    /** The write mode's temporary files (archive, AOT record, the cache maker's report) left in the archive's place. */
     private static List<Path> temporaries(Path archive) throws IOException {
         try (Stream<Path> files = Files.list(archive.getParent())) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".tmp")).toList();
+            return files.filter(p -> p.getFileName().toString().matches(".*\\.(tmp|record|log)$")).toList();
+        }
+    }
+
+    private static Map<String, String> with(Map<String, String> environment, String name, String value) {
+        Map<String, String> more = new HashMap<>(environment);
+        more.put(name, value);
+        return more;
+    }
+
+    /**
+     * The home of a JDK of release 25 or later ({@code -Dspilljoin.test.jdk25}, else the first under
+     * {@code /usr/lib/jvm} whose {@code release} file says so); aborts (skips) the test when there is none.
+     */
+    private static Path jdk25() throws IOException {
+        String given = System.getProperty("spilljoin.test.jdk25");
+        if (given != null) {
+            return Path.of(given);
+        }
+        Path jvms = Path.of("/usr/lib/jvm");
+        Path found = null;
+        if (Files.isDirectory(jvms)) {
+            try (Stream<Path> homes = Files.list(jvms)) {
+                found = homes.filter(home -> releaseOf(home) >= 25 && Files.isExecutable(home.resolve("bin/java")))
+                        .sorted().findFirst().orElse(null);
+            }
+        }
+        Assumptions.assumeTrue(found != null, "no JDK of release 25 or later under /usr/lib/jvm (set"
+                + " -Dspilljoin.test.jdk25=<home>): the AOT cache cases need one");
+        return found;
+    }
+
+    /** The major release in {@code home}'s {@code release} file ({@code JAVA_VERSION="25.0.1"}), 0 without one. */
+    private static int releaseOf(Path home) {
+        try (Stream<String> lines = Files.lines(home.resolve("release"))) {
+            return lines.filter(line -> line.startsWith("JAVA_VERSION=\""))
+                    .map(line -> line.substring("JAVA_VERSION=\"".length()).split("[.\"]")[0])
+                    .filter(major -> major.matches("\\d+")).mapToInt(Integer::parseInt).findFirst().orElse(0);
+        } catch (IOException | UncheckedIOException e) {
+            return 0;
         }
     }
 
