@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -121,6 +122,40 @@ class InterruptAndDemoTest {
         assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "partitions"))).as("it spilled").isPositive();
         assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "spilled_bytes_build"))).isPositive();
         assertThat(Long.parseLong(JoinEndToEndTest.field(stats, "spilled_bytes_probe"))).isPositive();
+        assertThat(demoDirectories(tmp)).isEqualTo(before);
+    }
+
+    /**
+     * {@code --format csv,parquet} runs the demo in each format in turn (what the launcher's class archive is trained
+     * on): the stats of a spilling CSV join, then of a spilling Parquet one, and no directory left; an unknown format
+     * in the list is a usage error before any file is written.
+     */
+    @Test
+    void demoRunsEachFormatOfAListInTurn() throws IOException {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        Set<Path> before = demoDirectories(tmp);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(new String[] {"demo", "--rows", "200000", "--work-mem", "1MB", "--format", "csv,parquet"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(message).isZero();
+        assertThat(message.indexOf("demo: wrote orders.csv")).as(message).isNotNegative()
+                .isLessThan(message.indexOf("demo: wrote orders.parquet"));
+        List<String> stats = Stream.of(out.toString(StandardCharsets.UTF_8).split("(?m)^}$"))
+                .filter(part -> part.contains("\"rows_out\"")).toList();
+        assertThat(stats).as("one stats object per format").hasSize(2);
+        for (String one : stats) {
+            assertThat(JoinEndToEndTest.field(one, "rows_out")).isEqualTo("200000");
+            assertThat(Long.parseLong(JoinEndToEndTest.field(one, "partitions"))).as("it spilled").isPositive();
+        }
+        assertThat(demoDirectories(tmp)).isEqualTo(before);
+
+        ByteArrayOutputStream usage = new ByteArrayOutputStream();
+        int refused = Main.run(new String[] {"demo", "--rows", "100", "--format", "csv,orc"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(usage, true, StandardCharsets.UTF_8));
+        assertThat(refused).isEqualTo(ExitCodes.USAGE);
+        assertThat(usage.toString(StandardCharsets.UTF_8)).contains("orc");
         assertThat(demoDirectories(tmp)).isEqualTo(before);
     }
 
