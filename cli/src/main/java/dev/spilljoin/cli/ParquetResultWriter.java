@@ -334,7 +334,8 @@ final class ParquetResultWriter implements ResultWriter {
 
         /** Page sizes, the reused buffers, and dictionary encoding tried or not. */
         private ParquetProperties properties(boolean dictionary) {
-            return ParquetProperties.builder().withPageSize(PAGE_BYTES).withDictionaryPageSize(PAGE_BYTES)
+            return ParquetProperties.builder().withValuesWriterFactory(new OutputValuesWriters())
+                    .withPageSize(PAGE_BYTES).withDictionaryPageSize(PAGE_BYTES)
                     .withAllocator(buffers).withDictionaryEncoding(dictionary).build();
         }
     }

@@ -38,29 +38,41 @@ class ParquetResultWriterTest {
     @TempDir
     Path dir;
 
+    /**
+     * A column of distinct values falls back from dictionary encoding and stays without one in the next row groups
+     * (integers to DELTA_BINARY_PACKED, strings to PLAIN), while a column of few values keeps its dictionary.
+     */
     @Test
-    void aColumnThatFellBackIsWrittenPlainWhileOthersKeepTheirDictionary() throws Exception {
+    void aColumnThatFellBackIsWrittenWithoutDictionaryWhileOthersKeepTheirs() throws Exception {
         int rows = 5_000_000;
         int batchRows = 4096;
-        Schema schema = new Schema(List.of(Column.of("id", ColumnType.BIGINT), Column.of("tag", ColumnType.BIGINT)));
+        Schema schema = new Schema(List.of(Column.of("id", ColumnType.BIGINT), Column.of("tag", ColumnType.BIGINT),
+                Column.of("name", ColumnType.VARCHAR)));
         Batch batch = new Batch(schema, batchRows);
         Path file = dir.resolve("out.parquet");
         ParquetResultWriter writer;
+        long expectedMin = Long.MAX_VALUE;
+        long expectedMax = Long.MIN_VALUE;
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-            writer = new ParquetResultWriter(out, new String[] {"id", "tag"},
-                    new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT}, new PrimitiveType[2],
+            writer = new ParquetResultWriter(out, new String[] {"id", "tag", "name"},
+                    new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[3],
                     CompressionCodecName.UNCOMPRESSED);
             for (int from = 0; from < rows; from += batchRows) {
                 int n = Math.min(batchRows, rows - from);
                 batch.reset();
                 for (int r = 0; r < n; r++) {
                     long i = from + r;
-                    batch.column(0).setLong(r, i * 7919);
+                    long mixed = i * 0x9E3779B97F4A7C15L;
+                    batch.column(0).setLong(r, mixed);
+                    expectedMin = Math.min(expectedMin, mixed);
+                    expectedMax = Math.max(expectedMax, mixed);
                     if (i % 1000 == 0) {
                         batch.column(1).setNull(r);
                     } else {
                         batch.column(1).setLong(r, i % 10);
                     }
+                    byte[] name = Long.toHexString(mixed).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                    batch.column(2).setBytes(r, name, 0, name.length);
                 }
                 batch.setRowCount(n);
                 writer.write(batch);
@@ -69,6 +81,7 @@ class ParquetResultWriterTest {
         }
         assertThat(writer.triesDictionary(0)).as("the distinct column tries no dictionary any more").isFalse();
         assertThat(writer.triesDictionary(1)).as("the column of ten values still does").isTrue();
+        assertThat(writer.triesDictionary(2)).as("the distinct strings try no dictionary any more").isFalse();
         try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
             List<BlockMetaData> groups = reader.getFooter().getBlocks();
             assertThat(groups).as("row groups").hasSizeGreaterThan(2);
@@ -79,10 +92,13 @@ class ParquetResultWriterTest {
             for (BlockMetaData group : groups) {
                 ColumnChunkMetaData id = group.getColumns().get(0);
                 ColumnChunkMetaData tag = group.getColumns().get(1);
+                ColumnChunkMetaData name = group.getColumns().get(2);
                 assertThat(id.getEncodings()).as("id").doesNotContain(Encoding.PLAIN_DICTIONARY,
-                        Encoding.RLE_DICTIONARY).contains(Encoding.PLAIN);
+                        Encoding.RLE_DICTIONARY, Encoding.PLAIN).contains(Encoding.DELTA_BINARY_PACKED);
                 assertThat(tag.getEncodings()).as("tag").containsAnyOf(Encoding.PLAIN_DICTIONARY,
                         Encoding.RLE_DICTIONARY);
+                assertThat(name.getEncodings()).as("name").doesNotContain(Encoding.PLAIN_DICTIONARY,
+                        Encoding.RLE_DICTIONARY, Encoding.DELTA_BYTE_ARRAY).contains(Encoding.PLAIN);
                 nulls += tag.getStatistics().getNumNulls();
                 min = Math.min(min, (Long) id.getStatistics().genericGetMin());
                 max = Math.max(max, (Long) id.getStatistics().genericGetMax());
@@ -90,8 +106,8 @@ class ParquetResultWriterTest {
             }
             assertThat(total).isEqualTo(rows);
             assertThat(nulls).isEqualTo(rows / 1000);
-            assertThat(min).isZero();
-            assertThat(max).isEqualTo((rows - 1) * 7919L);
+            assertThat(min).isEqualTo(expectedMin);
+            assertThat(max).isEqualTo(expectedMax);
         }
     }
 
@@ -126,8 +142,8 @@ class ParquetResultWriterTest {
     /**
      * Every page states its rows, NULLs and bounds exactly (what readers skip pages by): a page holds at most the
      * page row limit of parquet-java's defaults (20,000 rows), its offset-index entry gives its first row, its
-     * column-index entry the NULL count and the minimum and maximum of its own rows, for a plain column (distinct
-     * BIGINTs) and a dictionary-encoded one (INTEGERs of 1,000 values) alike; each chunk counts its NULLs, and the
+     * column-index entry the NULL count and the minimum and maximum of its own rows, for a delta-encoded column
+     * (distinct BIGINTs) and a dictionary-encoded one (INTEGERs of 1,000 values) alike; each chunk counts its NULLs, and the
      * string column's size statistics its bytes.
      */
     @Test
@@ -147,7 +163,7 @@ class ParquetResultWriterTest {
             List<BlockMetaData> groups = reader.getFooter().getBlocks();
             assertThat(groups).as("row groups").hasSize(1);
             List<ColumnChunkMetaData> chunks = groups.get(0).getColumns();
-            assertThat(chunks.get(0).getEncodings()).as("id").contains(Encoding.PLAIN)
+            assertThat(chunks.get(0).getEncodings()).as("id").contains(Encoding.DELTA_BINARY_PACKED)
                     .doesNotContain(Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY);
             assertThat(chunks.get(4).getEncodings()).as("count").containsAnyOf(Encoding.PLAIN_DICTIONARY,
                     Encoding.RLE_DICTIONARY);
