@@ -143,8 +143,8 @@ class ParquetResultWriterTest {
      * Every page states its rows, NULLs and bounds exactly (what readers skip pages by): a page holds at most the
      * page row limit of parquet-java's defaults (20,000 rows), its offset-index entry gives its first row, its
      * column-index entry the NULL count and the minimum and maximum of its own rows, for a delta-encoded column
-     * (distinct BIGINTs) and a dictionary-encoded one (INTEGERs of 1,000 values) alike; each chunk counts its NULLs, and the
-     * string column's size statistics its bytes.
+     * (distinct BIGINTs) and a dictionary-encoded one (INTEGERs of 1,000 values) alike; each chunk counts its NULLs,
+     * and the string column's size statistics its bytes.
      */
     @Test
     void everyPageStatesItsRowsNullsAndBoundsExactly() throws Exception {
