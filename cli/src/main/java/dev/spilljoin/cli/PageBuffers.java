@@ -10,11 +10,13 @@ package dev.spilljoin.cli;
  * reader decodes a page in place and then asks for the next, and a PARQUET-246 reader keeps one value of the page
  * before (so the pages of one chunk, and the last of a chunk and the first of the next, never share a buffer). A
  * buffer grows to the largest page asked for (by half again at least, up to {@link ColumnChunkPages#MAX_PAGE_BYTES})
- * and is never shrunk. One reader thread.
+ * and is never shrunk, only let go at the input's end ({@link #release}). One reader thread.
  */
 final class PageBuffers {
-    private byte[] compressed = new byte[0];
-    private final byte[][] decoded = {new byte[0], new byte[0]};
+    private static final byte[] NONE = new byte[0];
+
+    private byte[] compressed = NONE;
+    private final byte[][] decoded = {NONE, NONE};
     private int nextDecoded;
 
     /** The buffer for a compressed page body of {@code size} bytes. */
@@ -29,6 +31,16 @@ final class PageBuffers {
         nextDecoded ^= 1;
         decoded[b] = atLeast(decoded[b], size);
         return decoded[b];
+    }
+
+    /**
+     * Lets the buffers go (the input's end: a build side read to its end would otherwise hold them for the whole
+     * join); the next page asked for gets new ones.
+     */
+    void release() {
+        compressed = NONE;
+        decoded[0] = NONE;
+        decoded[1] = NONE;
     }
 
     private static byte[] atLeast(byte[] buffer, int size) {

@@ -133,6 +133,7 @@ final class ParquetBatchSource implements InputBatches {
                 closeChannel();
             }
             if (fileIndex + 1 >= input.files().size()) {
+                releasePages();
                 return false;
             }
             fileIndex++;
@@ -206,6 +207,15 @@ final class ParquetBatchSource implements InputBatches {
     @Override
     public void close() {
         closeChannel();
+        releasePages();
+    }
+
+    /** Drops the last row group's readers and the page buffers (at the input's end, or when closed). */
+    private void releasePages() {
+        for (int c = 0; c < columns.length; c++) {
+            columns[c] = null;
+            pageBuffers[c].release();
+        }
     }
 
     private void closeChannel() {
