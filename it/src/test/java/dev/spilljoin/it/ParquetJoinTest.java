@@ -136,6 +136,40 @@ class ParquetJoinTest {
         assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
     }
 
+    /**
+     * Integer columns of more distinct values than a 1 MB dictionary holds (INT64, INT32, DATE, DECIMAL(9,2) as INT32,
+     * an INT64 with NULLs) fall back from dictionary encoding to DELTA_BINARY_PACKED in spilljoin's output, a string
+     * column to PLAIN; DuckDB reads the file back as its own join's rows, types kept.
+     */
+    @Test
+    void deltaEncodedIntegerOutputReadsBackAsDuckDbsJoin() throws Exception {
+        Path left = write("left.parquet", "SELECT i::BIGINT AS k, (i * 2654435761 % 4294967291)::BIGINT AS big,"
+                + " (i * 40503 % 2147483647)::INTEGER AS small, DATE '1900-01-01' + i::INTEGER AS day,"
+                + " (i * 7 % 100000000 / 100.0)::DECIMAL(9,2) AS price,"
+                + " CASE WHEN i % 97 = 0 THEN NULL ELSE (i * 31)::BIGINT END AS sometimes"
+                + " FROM range(400000) t(i)", "snappy", 100_000);
+        Path right = write("right.parquet", "SELECT i::BIGINT AS rk, 'r' || (i * 7919) AS rname"
+                + " FROM range(400000) t(i)", "snappy", 100_000);
+        Path out = dir.resolve("out.parquet");
+        Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", "k=rk", "--work-mem",
+                "64MB", "--output", out.toString(), "--spill-dir", spillDir().toString());
+        assertThat(run.code).as(run.err).isZero();
+        String chunks = "parquet_metadata('" + out + "')";
+        for (String column : List.of("k", "big", "small", "day", "price", "sometimes", "rk")) {
+            assertThat(count("(SELECT 1 FROM " + chunks + " WHERE path_in_schema = '" + column + "' AND encodings"
+                    + " LIKE '%DELTA_BINARY_PACKED%')")).as(column + " chunks delta-encoded").isPositive();
+        }
+        assertThat(count("(SELECT 1 FROM " + chunks + " WHERE path_in_schema = 'rname' AND encodings"
+                + " LIKE '%DELTA%')")).as("rname chunks delta-encoded").isZero();
+        String l = "read_parquet('" + left + "')";
+        String r = "read_parquet('" + right + "')";
+        assertSameRows("read_parquet('" + out + "')",
+                "SELECT l.*, r.* FROM " + l + " l JOIN " + r + " r ON l.k = r.rk");
+        assertThat(types("read_parquet('" + out + "')")).as("output column types")
+                .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList());
+        assertThat(leftovers()).as("files besides the inputs and the output").isEmpty();
+    }
+
     @Test
     void directoryAndGlobOfPartFilesJoinLikeOneFile() throws Exception {
         Path parts = Files.createDirectory(dir.resolve("parts"));
