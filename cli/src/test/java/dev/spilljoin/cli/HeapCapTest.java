@@ -33,11 +33,16 @@ class HeapCapTest {
 
     @TempDir
     Path dir;
+    /** The forked JVM's own: its temporary directory, in which it must make nothing, and a build directory. */
+    @TempDir
+    Path jvm;
     private Path spill;
+    private Path temporary;
 
     @BeforeEach
     void spillDirectory() throws IOException {
         spill = Files.createDirectory(dir.resolve("spill"));
+        temporary = Files.createDirectory(jvm.resolve("tmp"));
     }
 
     /** The exit code and everything the command printed (stdout and stderr). */
@@ -49,6 +54,9 @@ class HeapCapTest {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add(HEAP);
         command.add("-XX:+UseSerialGC");
+        // as bin/spilljoin does: Chronicle Core's OS class would otherwise make an empty target/ in java.io.tmpdir
+        command.add("-Dproject.build.directory=" + jvm.resolve("build"));
+        command.add("-Djava.io.tmpdir=" + temporary);
         for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (flag.startsWith("--add-") || flag.startsWith("-Dchronicle") || flag.startsWith("-Ddisable")
                     || flag.startsWith("-Dbackground")) {
@@ -62,6 +70,9 @@ class HeapCapTest {
         process.getOutputStream().close();
         String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        try (Stream<Path> left = Files.list(temporary)) {
+            assertThat(left.toList()).as("files the command left in its temporary directory").isEmpty();
+        }
         return new Run(process.exitValue(), text);
     }
 
