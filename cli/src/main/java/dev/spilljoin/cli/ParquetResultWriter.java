@@ -71,8 +71,6 @@ final class ParquetResultWriter implements ResultWriter {
     private final PositionCountingStream out;
     private long groupRows;
     private long rowsWritten;
-    /** Batches of the row group handed to the lanes whose results the writer has not taken yet. */
-    private int unreported;
     /** Batches written into the row group so far. */
     private int groupBatches;
     /** Group 0's bytes after each of the last {@code LAG + 1} batches of the row group, by batch index. */
@@ -208,13 +206,11 @@ final class ParquetResultWriter implements ResultWriter {
         groupBatches++;
         groupRows += batch.rowCount();
         rowsWritten += batch.rowCount();
-        unreported++;
         if (groupBatches > EncoderLane.LAG) {
             long buffered = ownBytesAfter[(groupBatches - 1 - EncoderLane.LAG) % ownBytesAfter.length];
             for (EncoderLane lane : lanes) {
                 buffered += lane.await();
             }
-            unreported--;
             if (buffered >= ROW_GROUP_BYTES) {
                 flushRowGroup();
                 newRowGroup();
@@ -298,11 +294,11 @@ final class ParquetResultWriter implements ResultWriter {
         }
         finishGroup(0);
         for (EncoderLane lane : lanes) {
-            for (int b = 0; b <= unreported; b++) { // the batches' results, then the row group's end
+            // the results of the row group's last batches (a write takes the one LAG batches back), then its end
+            for (int b = 0; b <= Math.min(groupBatches, EncoderLane.LAG); b++) {
                 lane.await();
             }
         }
-        unreported = 0;
         file.startBlock(groupRows);
         for (ColumnChunk column : columns) {
             column.pages.flushToFileWriter(file);

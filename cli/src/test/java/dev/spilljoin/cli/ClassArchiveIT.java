@@ -216,14 +216,19 @@ class ClassArchiveIT {
         return Files.copy(packagedJar, target.resolve(packagedJar.getFileName()));
     }
 
+    /** The Java 17 class archive beside {@code jar}. */
     private static Path archiveOf(Path jar) {
-        String name = jar.getFileName().toString();
-        return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + ".jsa");
+        return besideJar(jar, ".jsa");
     }
 
+    /** The Java 25 AOT cache beside {@code jar}. */
     private static Path cacheOf(Path jar) {
+        return besideJar(jar, ".aot");
+    }
+
+    private static Path besideJar(Path jar, String extension) {
         String name = jar.getFileName().toString();
-        return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + ".aot");
+        return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + extension);
     }
 
     /** The write mode's temporary files (archive, AOT record, the cache maker's report) left in the archive's place. */
