@@ -27,11 +27,13 @@ public final class Main {
         if (System.getProperty("slf4j.internal.verbosity") == null) {
             System.setProperty("slf4j.internal.verbosity", "ERROR"); // Chronicle logs through SLF4J; none is bundled
         }
-        try {
-            SpillSpace.loadNativeLibrary(); // before the hook: see there
-        } catch (LinkageError unsupported) {
-            // a join that spills reports it
-        }
+        // Loading the C library binding (about 50 ms: jnr-ffi writes its classes at run time) and building the
+        // command model (about 50 ms of picocli's reflection) each keep one core busy: done side by side. Neither
+        // touches a file of the user's, so both may precede the hook; the binding must (see loadNativeLibrary).
+        Thread nativeLoad = new Thread(Main::loadNativeLibrary, "spilljoin-native-load");
+        nativeLoad.start();
+        CommandLine commandLine = commandLine();
+        joinUninterruptibly(nativeLoad);
         Cancellation cancellation = new Cancellation(Thread.currentThread());
         SignalExit signalExit = new SignalExit(cancellation, System.err);
         Thread hook = signalExit.hook();
@@ -39,7 +41,8 @@ public final class Main {
         int code = ExitCodes.INTERNAL;
         boolean endedFirst;
         try {
-            code = run(args, System.out, System.err, new FileOutputStream(FileDescriptor.out), cancellation);
+            code = run(commandLine, args, System.out, System.err, new FileOutputStream(FileDescriptor.out),
+                    cancellation);
         } catch (RuntimeException | Error e) {
             if (!cancellation.isCancelled()) {
                 throw e;
@@ -60,6 +63,34 @@ public final class Main {
         System.exit(code);
     }
 
+    private static void loadNativeLibrary() {
+        try {
+            SpillSpace.loadNativeLibrary();
+        } catch (LinkageError unsupported) {
+            // a join that spills reports it
+        }
+    }
+
+    private static void joinUninterruptibly(Thread thread) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The command model: the commands, their options and parameters, read from their annotations. */
+    private static CommandLine commandLine() {
+        return new CommandLine(new SpilljoinCommand());
+    }
+
     /** Runs the command line {@code args}, printing to {@code out}/{@code err}; returns the exit code. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         return run(args, out, err, out, Cancellation.NONE);
@@ -71,7 +102,12 @@ public final class Main {
      * full disk or a closed pipe), and the join cancellable through {@code cancellation}.
      */
     static int run(String[] args, PrintStream out, PrintStream err, OutputStream rows, Cancellation cancellation) {
-        CommandLine commandLine = new CommandLine(new SpilljoinCommand());
+        return run(commandLine(), args, out, err, rows, cancellation);
+    }
+
+    /** As {@link #run(String[], PrintStream, PrintStream, OutputStream, Cancellation)} with a model built already. */
+    private static int run(CommandLine commandLine, String[] args, PrintStream out, PrintStream err,
+            OutputStream rows, Cancellation cancellation) {
         JoinCommand join = (JoinCommand) commandLine.getSubcommands().get("join").getCommand();
         join.stdout = rows;
         join.cancellation = cancellation;
