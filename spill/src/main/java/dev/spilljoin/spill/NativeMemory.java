@@ -16,6 +16,10 @@ import sun.misc.Unsafe;
  * <p>The static accessors compile to single machine loads and stores (no bounds checks): callers own the bounds.
  */
 public final class NativeMemory {
+    static {
+        ChronicleOs.load(); // before Chronicle's first use here: see there
+    }
+
     private static final Unsafe UNSAFE = UnsafeMemory.UNSAFE;
     private static final long BYTE_ARRAY_BASE = Unsafe.ARRAY_BYTE_BASE_OFFSET;
     private static final long LONG_ARRAY_BASE = Unsafe.ARRAY_LONG_BASE_OFFSET;

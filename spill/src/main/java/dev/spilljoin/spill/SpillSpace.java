@@ -66,6 +66,10 @@ public final class SpillSpace implements AutoCloseable {
     private static final int DELETE_PASSES = 16;
     private static final int PAGE = 4096;
 
+    static {
+        ChronicleOs.load(); // before any spill file is mapped through Chronicle: see there
+    }
+
     private final Path directory;
     private final SpillDirectoryLock lock;
     private final int windowBytes;
