@@ -33,7 +33,8 @@ import org.apache.parquet.io.ParquetDecodingException;
  * <p>Algorithm: {@link #read} decodes a run of values at a time, as many as the vector needs and the page holds, in
  * a loop of one type chosen per run: a definition level below the column's maximum is a NULL, any other is followed
  * by a value read straight into the vector's array (integers as longs, FLOAT widened to DOUBLE, bytes copied into the
- * vector's byte array). A page whose values are used up is replaced by the next; a delta-byte-array reader of a file
+ * vector's byte array: a dictionary-encoded page's from the chunk's dictionary laid out flat, by id, with no object
+ * per value). A page whose values are used up is replaced by the next; a delta-byte-array reader of a file
  * whose writer had PARQUET-246 is handed the previous page's reader, as parquet-java does.
  *
  * <p>Invariants: the column is not repeated (repetition levels are all 0 and not read); the chunk holds at least as
@@ -48,6 +49,10 @@ final class ColumnChunkReader {
     private final int defined;
     private ValuesReader levels;
     private ValuesReader values;
+    /** Whether the current page's values are dictionary ids. */
+    private boolean pageUsesDictionary;
+    /** The chunk's dictionary of byte values laid out flat, once a page needed it. */
+    private FlatDictionary flatDictionary;
     private int pageValuesLeft;
 
     /** The chunk of {@code descriptor} whose pages {@code pages} gives, written by {@code createdBy} (may be null). */
@@ -145,18 +150,63 @@ final class ColumnChunkReader {
                 }
             }
             case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
-                for (int r = from; r < to; r++) {
-                    if (levels.readInteger() < defined) {
-                        vector.setNull(r);
-                    } else {
-                        ByteBuffer value = values.readBytes().toByteBuffer();
-                        int length = value.remaining();
-                        int at = vector.reserveBytes(r, length);
-                        value.get(vector.bytes(), at, length);
-                    }
+                if (pageUsesDictionary) {
+                    readDictionaryBytes(vector, from, to);
+                } else {
+                    readPlainBytes(vector, from, to);
                 }
             }
         }
+    }
+
+    /**
+     * A dictionary-encoded page's byte values: each id decoded by parquet-java, its bytes copied from the chunk's
+     * dictionary laid out flat ({@link FlatDictionary}). No object per value, whatever buffer the page is in.
+     */
+    private void readDictionaryBytes(ColumnVector vector, int from, int to) {
+        ValuesReader levels = this.levels;
+        ValuesReader values = this.values;
+        FlatDictionary flat = flatDictionary();
+        byte[] entries = flat.bytes;
+        int[] offsets = flat.offsets;
+        for (int r = from; r < to; r++) {
+            if (levels.readInteger() < defined) {
+                vector.setNull(r);
+            } else {
+                int id = values.readValueDictionaryId();
+                int start = offsets[id];
+                int length = offsets[id + 1] - start;
+                int at = vector.reserveBytes(r, length);
+                System.arraycopy(entries, start, vector.bytes(), at, length);
+            }
+        }
+    }
+
+    /**
+     * Any other page's byte values, through parquet-java's reader: a {@code Binary} per value (its own) and a buffer
+     * view of it, since a value in a direct buffer can only be copied out through one.
+     */
+    private void readPlainBytes(ColumnVector vector, int from, int to) {
+        ValuesReader levels = this.levels;
+        ValuesReader values = this.values;
+        for (int r = from; r < to; r++) {
+            if (levels.readInteger() < defined) {
+                vector.setNull(r);
+            } else {
+                ByteBuffer value = values.readBytes().toByteBuffer();
+                int length = value.remaining();
+                int at = vector.reserveBytes(r, length);
+                value.get(vector.bytes(), at, length);
+            }
+        }
+    }
+
+    /** The chunk's dictionary laid out flat, made at its first dictionary-encoded page of byte values. */
+    private FlatDictionary flatDictionary() {
+        if (flatDictionary == null) {
+            flatDictionary = new FlatDictionary(dictionary);
+        }
+        return flatDictionary;
     }
 
     /** Reads the next data page and sets up its level and value readers. */
@@ -197,7 +247,9 @@ final class ColumnChunkReader {
                         + " column chunk has no dictionary page");
             }
             reader = encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary);
+            pageUsesDictionary = true;
         } else {
+            pageUsesDictionary = false;
             reader = encoding.getValuesReader(descriptor, ValuesType.VALUES);
         }
         if (CorruptDeltaByteArrays.requiresSequentialReads(writer, encoding)
@@ -206,6 +258,30 @@ final class ColumnChunkReader {
         }
         reader.initFromPage(count, in);
         return reader;
+    }
+
+    /** A dictionary of byte values laid out flat: entry {@code i} is {@code bytes[offsets[i] .. offsets[i + 1])}. */
+    private static final class FlatDictionary {
+        final byte[] bytes;
+        final int[] offsets;
+
+        FlatDictionary(Dictionary dictionary) {
+            int entries = dictionary.getMaxId() + 1;
+            offsets = new int[entries + 1];
+            long total = 0;
+            for (int i = 0; i < entries; i++) {
+                total += dictionary.decodeToBinary(i).length();
+                if (total > Integer.MAX_VALUE - 8) {
+                    throw new ParquetDecodingException("a dictionary of more than 2 GB of values");
+                }
+                offsets[i + 1] = (int) total;
+            }
+            bytes = new byte[(int) total];
+            for (int i = 0; i < entries; i++) {
+                ByteBuffer entry = dictionary.decodeToBinary(i).toByteBuffer();
+                entry.get(bytes, offsets[i], entry.remaining());
+            }
+        }
     }
 
     /** A v2 page's definition levels (RLE without a length prefix, stored uncompressed) as a values reader. */

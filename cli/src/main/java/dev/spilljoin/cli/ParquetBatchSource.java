@@ -21,7 +21,8 @@ import org.apache.parquet.schema.MessageType;
  * (parquet-column's decoders, dictionary and plain alike). A batch of up to {@link BatchSizing#MAX_ROWS} rows is
  * filled one column at a time, each value's definition level (below the column's maximum: NULL) and its value read
  * straight into the vector's array. No object per value except where parquet-column itself makes one: a
- * {@code Binary} for a plain-encoded byte array value (dictionary values are decoded once per chunk). A batch may span
+ * {@code Binary} for a plain-encoded byte array value (which the JIT's escape analysis usually removes; dictionary
+ * values are decoded once per chunk, and those of byte values copied from one flat array). A batch may span
  * row groups and part files.
  *
  * <p>Memory, whatever the row-group size: per projected column one page, compressed and decompressed (each at most
