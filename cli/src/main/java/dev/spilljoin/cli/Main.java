@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.SpillSpace;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -27,9 +28,15 @@ public final class Main {
         if (System.getProperty("slf4j.internal.verbosity") == null) {
             System.setProperty("slf4j.internal.verbosity", "ERROR"); // Chronicle logs through SLF4J; none is bundled
         }
-        // Loading the C library binding (about 50 ms: jnr-ffi writes its classes at run time) and building the
-        // command model (about 50 ms of picocli's reflection) each keep one core busy: done side by side. Neither
-        // touches a file of the user's, so both may precede the hook; the binding must (see loadNativeLibrary).
+        // Loading the C library binding (about 50 ms: jnr-ffi writes its classes at run time), initializing the
+        // off-heap memory library (about 60 ms of Chronicle Core, which the join would otherwise wait for at its
+        // first allocation) and building the command model (about 50 ms of picocli's reflection) each keep a core
+        // busy: done side by side. None touches a file of the user's, so all may precede the hook; the binding must
+        // (see loadNativeLibrary). The off-heap library is waited for before the process exits, so that a command
+        // that ends at once does not exit in the middle of it (see ChronicleOs in the spill module).
+        Thread offHeapInit = new Thread(NativeMemory::initialize, "spilljoin-offheap-init");
+        offHeapInit.setDaemon(true);
+        offHeapInit.start();
         Thread nativeLoad = new Thread(Main::loadNativeLibrary, "spilljoin-native-load");
         nativeLoad.start();
         CommandLine commandLine = commandLine();
@@ -50,6 +57,7 @@ public final class Main {
             // e.g. a class whose initialisation registers a shutdown hook, failing under the signal: the signal's
             // hook reports and exits; this thread stays silent
         } finally {
+            joinUninterruptibly(offHeapInit);
             endedFirst = signalExit.commandEnded(code);
         }
         if (!endedFirst) {

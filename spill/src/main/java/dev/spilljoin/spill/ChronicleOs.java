@@ -13,8 +13,8 @@ import java.nio.file.Path;
  * makes {@code ${java.io.tmpdir}/target} and leaves it there: in the temporary directory of every Spark executor or
  * engine a join ran in, and of every {@code spilljoin} run.
  *
- * <p>{@link #load()}, which the module's two gates to Chronicle ({@link NativeMemory} and {@link SpillSpace}) call
- * before their first use of it, initializes the class and removes that directory again if it was not there before
+ * <p>{@link #load()}, which the module's two gates to Chronicle ({@link NativeMemory}'s initialization and
+ * {@link SpillSpace#create}) call before their first use of it, initializes the class and removes that directory again if it was not there before
  * and is still an empty directory (not a link): what is removed was made by Chronicle in this moment. A directory
  * with anything in it is never removed, nor one that was there before.
  */

@@ -37,6 +37,14 @@ public final class NativeMemory {
     private NativeMemory() {
     }
 
+    /**
+     * Loads and initializes what off-heap memory needs (Chronicle Core, about 60 ms in a fresh JVM) ahead of the first
+     * allocation, which would otherwise wait for it: a process may call this on a spare thread while it starts. The
+     * work is this class's initialization, which runs once; a thread that needs the class meanwhile waits for it.
+     */
+    public static void initialize() {
+    }
+
     /** Allocates {@code bytes} of zeroed off-heap memory owned by {@code owner}, which must have them reserved. */
     public static NativePage allocate(MemoryReservation owner, long bytes) {
         return new NativePage(owner, bytes);

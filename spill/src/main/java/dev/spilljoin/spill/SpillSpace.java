@@ -66,10 +66,6 @@ public final class SpillSpace implements AutoCloseable {
     private static final int DELETE_PASSES = 16;
     private static final int PAGE = 4096;
 
-    static {
-        ChronicleOs.load(); // before any spill file is mapped through Chronicle: see there
-    }
-
     private final Path directory;
     private final SpillDirectoryLock lock;
     private final int windowBytes;
@@ -116,6 +112,7 @@ public final class SpillSpace implements AutoCloseable {
 
     /** As {@link #create(Path, int)}, drawing directory names from {@code randomNames} (tests plant collisions). */
     static SpillSpace create(Path root, int windowBytes, LongSupplier randomNames) throws IOException {
+        ChronicleOs.load(); // before any spill file is mapped through Chronicle: see there
         if (windowBytes < PAGE || windowBytes % PAGE != 0) {
             throw new IllegalArgumentException("spill window size must be a positive multiple of " + PAGE
                     + " bytes (the page size), got " + windowBytes + ": use e.g. 64kB");

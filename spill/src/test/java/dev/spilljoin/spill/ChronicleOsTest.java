@@ -22,8 +22,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@link ChronicleOs}: a fresh JVM (this class's {@link #main}) run from a working directory with no {@code target/}
  * or {@code build/} above it, as a Spark executor's is, and a temporary directory of the test's own. Loading
  * Chronicle Core's {@code OS} class directly leaves {@code target/} in that temporary directory (the control, without
- * which the other cases could not fail); loading it through {@link ChronicleOs}, {@link NativeMemory} or
- * {@link SpillSpace} leaves nothing; a {@code target/} that was there before is kept.
+ * which the other cases could not fail); loading it through {@link ChronicleOs}, {@link NativeMemory}, or a spill
+ * file written and read back (in a spill space in a directory of the test's) leaves nothing; a {@code target/} that
+ * was there before is kept.
  */
 class ChronicleOsTest {
     @TempDir
@@ -49,7 +50,7 @@ class ChronicleOsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"guarded", "native-memory", "spill-space"})
+    @ValueSource(strings = {"guarded", "native-memory", "spill-file"})
     void loadingItThroughTheSpillModuleLeavesNothing(String how) throws Exception {
         assertThat(runChild(how)).as("the child's output").isEmpty();
         assertThat(entries(temporary)).isEmpty();
@@ -63,14 +64,45 @@ class ChronicleOsTest {
     }
 
     /** The child: loads Chronicle's {@code OS} class the way {@code args[0]} says. */
-    public static void main(String[] args) throws ClassNotFoundException {
+    public static void main(String[] args) throws ClassNotFoundException, IOException {
         ClassLoader loader = ChronicleOsTest.class.getClassLoader();
         switch (args[0]) {
             case "direct" -> Class.forName("net.openhft.chronicle.core.OS", true, loader);
             case "guarded" -> ChronicleOs.load();
-            case "native-memory" -> Class.forName(NativeMemory.class.getName(), true, loader);
-            case "spill-space" -> Class.forName(SpillSpace.class.getName(), true, loader);
+            case "native-memory" -> allocateAPage();
+            case "spill-file" -> writeAndReadASpillFile(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
+        }
+    }
+
+    /** Off-heap memory allocated and freed, as an in-memory join does. */
+    private static void allocateAPage() {
+        try (MemoryReservation budget = MemoryReservation.root("test", 1 << 20)) {
+            budget.tryGrow(4096);
+            NativeMemory.allocate(budget, 4096).close();
+        }
+    }
+
+    /** A spill space in {@code root} with one file of one record, written, read back and deleted with the space. */
+    private static void writeAndReadASpillFile(Path root) throws IOException {
+        try (MemoryReservation budget = MemoryReservation.root("test", 4 << 20);
+             SpillSpace space = SpillSpace.create(root, 64 << 10)) {
+            SpillFile file = space.newFile("build-p0");
+            try (PartitionWriter writer = file.openWriter(budget, 4096)) {
+                MemoryReservation staging = budget.newChild("record");
+                staging.tryGrow(64);
+                try (NativeMemory.NativePage page = NativeMemory.allocate(staging, 64)) {
+                    NativeMemory.putInt(page.address(), 60);
+                    writer.append(page.address(), 64);
+                }
+                staging.close();
+                writer.finish();
+            }
+            try (PartitionReader reader = file.openReader(budget)) {
+                if (!reader.nextBlock()) {
+                    throw new IllegalStateException("the record written was not read back");
+                }
+            }
         }
     }
 
@@ -86,7 +118,8 @@ class ChronicleOsTest {
                 command.add(flag);
             }
         }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ChronicleOsTest.class.getName(), how));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ChronicleOsTest.class.getName(), how,
+                dir.resolve("spill").toString()));
         Process process = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true).start();
         process.getOutputStream().close();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
