@@ -1,6 +1,5 @@
 package dev.spilljoin.cli;
 
-import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.SpillSpace;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -28,15 +27,13 @@ public final class Main {
         if (System.getProperty("slf4j.internal.verbosity") == null) {
             System.setProperty("slf4j.internal.verbosity", "ERROR"); // Chronicle logs through SLF4J; none is bundled
         }
-        // Loading the C library binding (about 50 ms: jnr-ffi writes its classes at run time), initializing the
-        // off-heap memory library (about 60 ms of Chronicle Core, which the join would otherwise wait for at its
-        // first allocation) and building the command model (about 50 ms of picocli's reflection) each keep a core
-        // busy: done side by side. None touches a file of the user's, so all may precede the hook; the binding must
-        // (see loadNativeLibrary). The off-heap library is waited for before the process exits, so that a command
-        // that ends at once does not exit in the middle of it (see ChronicleOs in the spill module).
-        Thread offHeapInit = new Thread(NativeMemory::initialize, "spilljoin-offheap-init");
-        offHeapInit.setDaemon(true);
-        offHeapInit.start();
+        // Loading the C library binding (about 50 ms: jnr-ffi writes its classes at run time), the libraries' class
+        // initialization the command will need (StartupWarmUp) and building the command model (about 50 ms of
+        // picocli's reflection) each keep a core busy: done side by side. None touches a file of the user's, so all
+        // may precede the hook; the binding must (see loadNativeLibrary). The warm-up is waited for before the
+        // process exits, so that a command that ends at once does not exit in the middle of Chronicle Core's
+        // initialization (see ChronicleOs in the spill module).
+        Thread warmUp = StartupWarmUp.start(args);
         Thread nativeLoad = new Thread(Main::loadNativeLibrary, "spilljoin-native-load");
         nativeLoad.start();
         CommandLine commandLine = commandLine();
@@ -57,7 +54,7 @@ public final class Main {
             // e.g. a class whose initialisation registers a shutdown hook, failing under the signal: the signal's
             // hook reports and exits; this thread stays silent
         } finally {
-            joinUninterruptibly(offHeapInit);
+            joinUninterruptibly(warmUp);
             endedFirst = signalExit.commandEnded(code);
         }
         if (!endedFirst) {
