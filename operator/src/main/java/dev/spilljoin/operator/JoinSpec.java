@@ -35,8 +35,8 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
                     + rightKeys.length + "; give key columns in pairs");
         }
         for (int k = 0; k < leftKeys.length; k++) {
-            checkColumn(leftSchema, leftKeys[k], "left key " + k);
-            checkColumn(rightSchema, rightKeys[k], "right key " + k);
+            checkColumn(leftSchema, leftKeys[k], "left key", k);
+            checkColumn(rightSchema, rightKeys[k], "right key", k);
             Column l = leftSchema.column(leftKeys[k]);
             Column r = rightSchema.column(rightKeys[k]);
             if (l.type() != r.type()) {
@@ -52,7 +52,7 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
         projection = List.copyOf(projection);
         Side only = joinType.returnedSideOnly();
         for (ColumnRef ref : projection) {
-            checkColumn(ref.side() == Side.LEFT ? leftSchema : rightSchema, ref.column(), "projected " + ref);
+            checkColumn(ref.side() == Side.LEFT ? leftSchema : rightSchema, ref.column(), "projected", ref);
             if (only != null && ref.side() != only) {
                 throw new IllegalArgumentException(joinType + " returns only " + only + " columns, but the projection has "
                         + ref + "; project only " + only + " columns");
@@ -60,7 +60,7 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
         }
         conditionColumns = conditionColumns == null ? List.of() : List.copyOf(conditionColumns);
         for (ColumnRef ref : conditionColumns) {
-            checkColumn(ref.side() == Side.LEFT ? leftSchema : rightSchema, ref.column(), "condition column " + ref);
+            checkColumn(ref.side() == Side.LEFT ? leftSchema : rightSchema, ref.column(), "condition column", ref);
         }
         if (condition == null && !conditionColumns.isEmpty()) {
             throw new IllegalArgumentException("condition columns " + conditionColumns + " were given without a condition");
@@ -87,9 +87,11 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
         return rightKeys.clone();
     }
 
-    private static void checkColumn(Schema schema, int column, String what) {
+    /** {@code column} is in {@code schema}, else a failure naming it "{@code what} {@code which}" (built only then). */
+    private static void checkColumn(Schema schema, int column, String what, Object which) {
         if (column < 0 || column >= schema.size()) {
-            throw new IllegalArgumentException(what + ": column index " + column + " is outside schema " + schema);
+            throw new IllegalArgumentException(what + " " + which + ": column index " + column + " is outside schema "
+                    + schema);
         }
     }
 
