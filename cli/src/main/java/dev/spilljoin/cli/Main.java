@@ -37,7 +37,7 @@ public final class Main {
         Thread nativeLoad = new Thread(Main::loadNativeLibrary, "spilljoin-native-load");
         nativeLoad.start();
         CommandLine commandLine = commandLine();
-        joinUninterruptibly(nativeLoad);
+        StageThread.joinUninterruptibly(nativeLoad);
         Cancellation cancellation = new Cancellation(Thread.currentThread());
         SignalExit signalExit = new SignalExit(cancellation, System.err);
         Thread hook = signalExit.hook();
@@ -54,7 +54,7 @@ public final class Main {
             // e.g. a class whose initialisation registers a shutdown hook, failing under the signal: the signal's
             // hook reports and exits; this thread stays silent
         } finally {
-            joinUninterruptibly(warmUp);
+            StageThread.joinUninterruptibly(warmUp);
             endedFirst = signalExit.commandEnded(code);
         }
         if (!endedFirst) {
@@ -73,21 +73,6 @@ public final class Main {
             SpillSpace.loadNativeLibrary();
         } catch (LinkageError unsupported) {
             // a join that spills reports it
-        }
-    }
-
-    private static void joinUninterruptibly(Thread thread) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                thread.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 

@@ -44,6 +44,11 @@ final class StageThread {
             return;
         }
         thread.interrupt();
+        joinUninterruptibly(thread);
+    }
+
+    /** Waits for {@code thread} to end; an interrupt of the caller's, before or meanwhile, is kept for it. */
+    static void joinUninterruptibly(Thread thread) {
         boolean interrupted = Thread.interrupted();
         while (true) {
             try {
