@@ -7,11 +7,14 @@ import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.SpilljoinReadOptions;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.column.Encoding;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.schema.MessageType;
@@ -73,6 +76,25 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
             types[c] = ParquetColumnType.unsupported(field) == null ? field.asPrimitiveType() : null;
         }
         return new ParquetInput(role, given, files, footers, names, types, rows, bytes);
+    }
+
+    /**
+     * Whether the writer of the first part file dictionary-encoded column {@code column} (of {@link #names()}) in
+     * its first row group; true for a file without rows. A hint for the output's encoding, not a check.
+     */
+    boolean dictionaryEncoded(int column) {
+        List<BlockMetaData> groups = footers.get(0).getBlocks();
+        if (groups.isEmpty()) {
+            return true;
+        }
+        for (ColumnChunkMetaData chunk : groups.get(0).getColumns()) {
+            String[] path = chunk.getPath().toArray();
+            if (path.length == 1 && path[0].equals(names[column])) {
+                Set<Encoding> encodings = chunk.getEncodings();
+                return encodings.contains(Encoding.PLAIN_DICTIONARY) || encodings.contains(Encoding.RLE_DICTIONARY);
+            }
+        }
+        return true;
     }
 
     /**

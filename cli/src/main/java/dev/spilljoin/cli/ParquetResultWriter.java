@@ -36,7 +36,8 @@ import org.apache.parquet.schema.Types;
  * to the encoders (a Parquet record is a row, so a page's row count is its value count). Encodings are
  * parquet-java's: a chunk tries dictionary encoding and falls back to plain when the dictionary outgrows its page; a
  * column that fell back in one row group is written plain in the next ones (the attempt costs a hash lookup per
- * value, for nothing when the values are mostly distinct). A row group ends after a batch when the bytes it held
+ * value, for nothing when the values are mostly distinct), and a column whose Parquet input's writer did not
+ * dictionary-encode it is written plain from the start. A row group ends after a batch when the bytes it held
  * after the batch {@value EncoderLane#LAG} before (in the same row group) reached {@link #ROW_GROUP_BYTES}: its
  * column chunks go to the file in schema order; {@link #finish()} flushes the last one and writes the footer.
  *
@@ -89,6 +90,17 @@ final class ParquetResultWriter implements ResultWriter {
      */
     ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
                         CompressionCodecName codec, int encoders) throws IOException {
+        this(out, names, operatorTypes, parquetTypes, null, codec, encoders);
+    }
+
+    /**
+     * As the constructor before, column {@code c} starting without dictionary encoding when {@code dictionaryFirst}
+     * is given and {@code dictionaryFirst[c]} is false (a column whose Parquet input was written without one: its
+     * values are mostly distinct, and the attempt, every value hashed into a dictionary that then falls back, is
+     * wasted).
+     */
+    ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
+                        boolean[] dictionaryFirst, CompressionCodecName codec, int encoders) throws IOException {
         List<Type> fields = new ArrayList<>(names.length);
         for (int c = 0; c < names.length; c++) {
             fields.add(columnType(names[c], operatorTypes[c], parquetTypes[c]));
@@ -100,6 +112,7 @@ final class ParquetResultWriter implements ResultWriter {
             EncoderBuffers buffers = new EncoderBuffers(codec, 2 * ROW_GROUP_BYTES / groupColumns.length);
             for (int c : group) {
                 columns[c] = new ColumnChunk(new MessageType("spilljoin", fields.get(c)), buffers);
+                columns[c].dictionary = dictionaryFirst == null || dictionaryFirst[c];
             }
         }
         this.lanes = new EncoderLane[groupColumns.length - 1];
@@ -342,7 +355,7 @@ final class ParquetResultWriter implements ResultWriter {
         private final ColumnDescriptor descriptor;
         private final EncoderBuffers encoder;
         /** Whether the next row group's chunk tries dictionary encoding (until one falls back). */
-        boolean dictionary = true;
+        boolean dictionary;
         ColumnChunkPageWriteStore pages;
         ColumnChunkWriter chunk;
 

@@ -60,7 +60,7 @@ public final class ResultOutput implements AutoCloseable {
                 types[c] = resultSchema.type(c);
             }
             return new ParquetResultWriter(stream, plan.outputNames(), types, inputParquetTypes(plan),
-                    format.parquetCodec(), plan.threads());
+                    dictionaryFirst(plan), format.parquetCodec(), plan.threads());
         }
         return BatchCsvWriter.open(stream, format.csvCompression(), plan.left().format().delimiter(),
                 plan.outputNames(), inputParquetTypes(plan));
@@ -72,14 +72,37 @@ public final class ResultOutput implements AutoCloseable {
      */
     private static PrimitiveType[] inputParquetTypes(JoinPlan plan) {
         PrimitiveType[] types = new PrimitiveType[plan.outputNames().length];
-        int leftColumns = plan.left().columnCount();
         for (int c = 0; c < types.length; c++) {
-            InputSide side = c < leftColumns ? plan.left() : plan.right();
-            if (side.parquet() != null) {
-                types[c] = side.parquet().types()[c < leftColumns ? c : c - leftColumns];
+            ParquetInput parquet = sourceOf(plan, c).parquet();
+            if (parquet != null) {
+                types[c] = parquet.types()[sourceColumn(plan, c)];
             }
         }
         return types;
+    }
+
+    /**
+     * Per output column, whether Parquet output tries dictionary encoding first: unless the column comes from a
+     * Parquet input whose writer did not dictionary-encode it ({@link ParquetInput#dictionaryEncoded}).
+     */
+    private static boolean[] dictionaryFirst(JoinPlan plan) {
+        boolean[] dictionary = new boolean[plan.outputNames().length];
+        for (int c = 0; c < dictionary.length; c++) {
+            ParquetInput parquet = sourceOf(plan, c).parquet();
+            dictionary[c] = parquet == null || parquet.dictionaryEncoded(sourceColumn(plan, c));
+        }
+        return dictionary;
+    }
+
+    /** The input output column {@code c} comes from: the left's columns come first, then the right's. */
+    private static InputSide sourceOf(JoinPlan plan, int c) {
+        return c < plan.left().columnCount() ? plan.left() : plan.right();
+    }
+
+    /** Output column {@code c}'s index among its input's columns. */
+    private static int sourceColumn(JoinPlan plan, int c) {
+        int leftColumns = plan.left().columnCount();
+        return c < leftColumns ? c : c - leftColumns;
     }
 
     /** The failure to report when writing the rows failed with {@code cause}. */

@@ -252,6 +252,41 @@ class ParquetResultWriterTest {
         }
     }
 
+    /**
+     * A column whose Parquet input was not dictionary-encoded is written without a dictionary from its first row
+     * group, however few its values; the same values in a column without that hint keep their dictionary; and
+     * {@link ParquetInput#dictionaryEncoded} reads that choice back from the file's first row group.
+     */
+    @Test
+    void aColumnWhoseInputWasNotDictionaryEncodedStartsWithout() throws Exception {
+        Schema schema = new Schema(List.of(Column.of("tried", ColumnType.BIGINT), Column.of("plain",
+                ColumnType.BIGINT)));
+        Batch batch = new Batch(schema, 4096);
+        Path file = dir.resolve("hinted.parquet");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"tried", "plain"},
+                    new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT}, new PrimitiveType[2],
+                    new boolean[] {true, false}, CompressionCodecName.SNAPPY, 1);
+            for (int r = 0; r < 4096; r++) {
+                batch.column(0).setLong(r, r % 10);
+                batch.column(1).setLong(r, r % 10);
+            }
+            batch.setRowCount(4096);
+            writer.write(batch);
+            writer.finish();
+        }
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
+            List<ColumnChunkMetaData> chunks = reader.getFooter().getBlocks().get(0).getColumns();
+            assertThat(chunks.get(0).getEncodings()).as("tried").containsAnyOf(Encoding.PLAIN_DICTIONARY,
+                    Encoding.RLE_DICTIONARY);
+            assertThat(chunks.get(1).getEncodings()).as("plain").contains(Encoding.DELTA_BINARY_PACKED)
+                    .doesNotContain(Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY);
+        }
+        ParquetInput input = ParquetInput.open("left", file);
+        assertThat(input.dictionaryEncoded(0)).isTrue();
+        assertThat(input.dictionaryEncoded(1)).isFalse();
+    }
+
     private static List<Thread> encoderThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("spilljoin-parquet-") && t.isAlive()).toList();
