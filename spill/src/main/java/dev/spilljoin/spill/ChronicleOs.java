@@ -14,9 +14,9 @@ import java.nio.file.Path;
  * engine a join ran in, and of every {@code spilljoin} run.
  *
  * <p>{@link #load()}, which the module's two gates to Chronicle ({@link NativeMemory}'s initialization and
- * {@link SpillSpace#create}) call before their first use of it, initializes the class and removes that directory again if it was not there before
- * and is still an empty directory (not a link): what is removed was made by Chronicle in this moment. A directory
- * with anything in it is never removed, nor one that was there before.
+ * {@link SpillSpace#create}) call before their first use of it, initializes the class and removes that directory
+ * again if it was not there before and is still an empty directory (not a link): what is removed was made by
+ * Chronicle in this moment. A directory with anything in it is never removed, nor one that was there before.
  */
 final class ChronicleOs {
     private static final String OS_CLASS = "net.openhft.chronicle.core.OS";
