@@ -198,9 +198,10 @@ public final class BenchRunner implements Callable<Integer> {
             out.println();
             out.print(ResultTable.format(scale, measurements));
             for (CsvCase.Outcome c : csv) {
-                out.printf(Locale.ROOT, "%-7s case (W1 %s, fresh processes, median of %d): %-9s at %7s: %6.2f s, %s%n",
-                        c.format(), scale.name(), c.runSeconds().size(), c.engine(),
-                        ResultTable.bytes(c.memoryLimitBytes()), c.seconds(), c.agrees() ? "ok" : "WRONG " + c.result());
+                out.printf(Locale.ROOT, "%-7s case (W1 %s, fresh processes, median of %d): %-9s at %7s: %6.2f s, %s,"
+                        + " peak RSS %s%n", c.format(), scale.name(), c.runSeconds().size(), c.engine(),
+                        ResultTable.bytes(c.memoryLimitBytes()), c.seconds(), c.agrees() ? "ok" : "WRONG " + c.result(),
+                        ResultTable.rss(c.peakRssBytes()));
             }
             for (String reason : skipped) {
                 out.println("skipped " + reason);

@@ -32,12 +32,18 @@ public final class CsvCase {
 
     /**
      * One engine at one memory limit: the median wall seconds of its processes, each run's seconds in order, what the
-     * output held (the first wrong one's, else the last run's) and what it should.
+     * output held (the first wrong one's, else the last run's) and what it should, and the highest peak resident set
+     * of its runs ({@link MeasuredProcess}; -1 where unknown).
      */
     public record Outcome(String engine, String format, long memoryLimitBytes, double seconds, List<Double> runSeconds,
-                          JoinResult result, JoinResult expected) {
+                          JoinResult result, JoinResult expected, long peakRssBytes) {
         public boolean agrees() {
             return result.equals(expected);
+        }
+
+        /** Whether the peak resident set is known and within the README's bound: the limit and 256 MB. */
+        public boolean withinRssBound() {
+            return peakRssBytes >= 0 && MinimumBudgetCase.withinRssBound(peakRssBytes, memoryLimitBytes);
         }
     }
 
@@ -130,20 +136,22 @@ public final class CsvCase {
             List<Double> sorted = seconds.stream().sorted().toList();
             JoinResult result = runs.stream().map(Run::result).filter(r -> !r.equals(expected)).findFirst()
                     .orElse(runs.get(runs.size() - 1).result());
+            long peakRss = runs.stream().mapToLong(Run::peakRssBytes).max().orElse(-1);
             return new Outcome(engine, format, memoryLimitBytes, sorted.get(sorted.size() / 2), seconds, result,
-                    expected);
+                    expected, peakRss);
         }
     }
 
-    /** One timed process: its wall seconds and what its output held. */
-    private record Run(double seconds, JoinResult result) {
+    /** One timed process: its wall seconds, its peak resident set (-1 if unknown) and what its output held. */
+    private record Run(double seconds, long peakRssBytes, JoinResult result) {
     }
 
     /** Runs one engine's command (which writes {@code out.csv} in {@code work}), checks and deletes its output. */
     private Run timed(Contender contender, JoinResult expected, Path work) throws IOException, InterruptedException {
         Path out = work.resolve("out." + format);
         Files.createDirectories(work.resolve("tmp"));
-        double seconds = timeProcess(contender.command());
+        MeasuredProcess process = MeasuredProcess.run(contender.command(), TIMEOUT_MINUTES);
+        double seconds = process.seconds();
         Path csv = out;
         if (format.equals("parquet")) {
             csv = work.resolve("out-parquet.csv");
@@ -152,11 +160,12 @@ public final class CsvCase {
         }
         JoinResult result = CsvJoinOutputChecker.check(csv);
         Files.delete(csv);
-        log.printf(Locale.ROOT, "%s: %s at %s: %.2f s, %s%s%n", label, contender.engine(),
-                ResultTable.bytes(contender.memoryLimitBytes()), seconds, result,
+        log.printf(Locale.ROOT, "%s: %s at %s: %.2f s, peak RSS %s, %s%s%n", label, contender.engine(),
+                ResultTable.bytes(contender.memoryLimitBytes()), seconds, ResultTable.rss(process.peakRssBytes()), result,
                 result.equals(expected) ? "" : "  !! EXPECTED " + expected);
-        return new Run(seconds, result);
+        return new Run(seconds, process.peakRssBytes(), result);
     }
+
 
     /** Copies the CSV file {@code csv} (header {@code k,p}) into the Parquet file {@code parquet}, as BIGINTs. */
     private static void toParquet(Path csv, Path parquet) throws IOException {
@@ -174,7 +183,4 @@ public final class CsvCase {
         }
     }
 
-    private static double timeProcess(List<String> command) throws IOException, InterruptedException {
-        return MeasuredProcess.run(command, TIMEOUT_MINUTES).seconds();
-    }
 }

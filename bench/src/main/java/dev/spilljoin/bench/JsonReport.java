@@ -82,7 +82,8 @@ public final class JsonReport {
                 + ", \"seconds\": " + number(outcome.seconds()) + ", \"runSeconds\": "
                 + outcome.runSeconds().stream().map(JsonReport::number).collect(Collectors.joining(",", "[", "]"))
                 + ", \"count\": " + outcome.result().count()
-                + ", \"sum\": " + outcome.result().sum() + ", \"agrees\": " + outcome.agrees() + "}";
+                + ", \"sum\": " + outcome.result().sum() + ", \"agrees\": " + outcome.agrees()
+                + ", \"peakRssBytes\": " + outcome.peakRssBytes() + "}";
     }
 
     private static String optional(OptionalLong value) {

@@ -44,8 +44,13 @@ public final class MinimumBudgetCase {
         }
 
         public boolean withinRssBound() {
-            return peakRssBytes <= memoryLimitBytes + (RSS_ALLOWANCE_MB << 20);
+            return MinimumBudgetCase.withinRssBound(peakRssBytes, memoryLimitBytes);
         }
+    }
+
+    /** Whether a peak resident set is within the README's bound for {@code memoryLimitBytes}: the limit and 256 MB. */
+    static boolean withinRssBound(long peakRssBytes, long memoryLimitBytes) {
+        return peakRssBytes <= memoryLimitBytes + (RSS_ALLOWANCE_MB << 20);
     }
 
     private final Scale scale;
@@ -104,7 +109,7 @@ public final class MinimumBudgetCase {
                 "minimum-budget case (W1 %s): spilljoin at %7s: %8.2f s, peak RSS %s (bound %s)%s, depth %d,"
                         + " nested-loop chunks %d, %s%s",
                 scale.name(), ResultTable.bytes(o.memoryLimitBytes()), o.seconds(),
-                o.peakRssBytes() < 0 ? "unknown" : ResultTable.bytes(o.peakRssBytes()),
+                ResultTable.rss(o.peakRssBytes()),
                 ResultTable.bytes(o.memoryLimitBytes() + (RSS_ALLOWANCE_MB << 20)),
                 o.withinRssBound() ? "" : " !! ABOVE", o.maxRecursionDepth(), o.nestedLoopChunks(), o.result(),
                 o.agrees() ? "" : "  !! EXPECTED " + o.expected());

@@ -62,6 +62,11 @@ public final class ResultTable {
         return bytes.isPresent() ? bytes(bytes.getAsLong()) : "-";
     }
 
+    /** A peak resident set read by {@link MeasuredProcess}: as {@link #bytes(long)}, or "unknown" (-1). */
+    static String rss(long bytes) {
+        return bytes < 0 ? "unknown" : bytes(bytes);
+    }
+
     /** Binary units with about three significant digits: 32.0MB, 512MB, 1000KB, 1.50GB. */
     static String bytes(long bytes) {
         String[] units = {"B", "KB", "MB", "GB", "TB"};

@@ -56,7 +56,8 @@ class CsvCaseTest {
      * Both engines as fresh processes on the same files, CSV and Parquet: DuckDB, and the real {@code bin/spilljoin}
      * launcher at the limit and at a lower one (the launcher needs the cli module's jar, which {@code mvn verify}
      * packages before this module's tests; built alone, the test is skipped and says why). Every output agrees with
-     * the reference, and the work directory is gone afterwards.
+     * the reference, every run's peak resident set was read and spilljoin's is within the README's bound, and the
+     * work directory is gone afterwards.
      */
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
@@ -78,6 +79,12 @@ class CsvCaseTest {
                 assertThat(outcome.runSeconds()).as("two interleaved runs").hasSize(2).allMatch(s -> s > 0);
                 assertThat(outcome.seconds()).as("the median of two: the slower").isEqualTo(
                         Math.max(outcome.runSeconds().get(0), outcome.runSeconds().get(1)));
+                assertThat(outcome.peakRssBytes()).as(outcome.engine() + ": VmHWM read while it ran").isPositive();
+            }
+            for (CsvCase.Outcome spilljoin : outcomes.subList(1, outcomes.size())) {
+                assertThat(spilljoin.withinRssBound()).as("spilljoin at %s: peak RSS %s within the limit + 256 MB",
+                        ResultTable.bytes(spilljoin.memoryLimitBytes()), ResultTable.rss(spilljoin.peakRssBytes()))
+                        .isTrue();
             }
         });
     }
