@@ -111,8 +111,8 @@ final class ParquetResultWriter implements ResultWriter {
         for (int[] group : groupColumns) {
             EncoderBuffers buffers = new EncoderBuffers(codec, 2 * ROW_GROUP_BYTES / groupColumns.length);
             for (int c : group) {
-                columns[c] = new ColumnChunk(new MessageType("spilljoin", fields.get(c)), buffers);
-                columns[c].dictionary = dictionaryFirst == null || dictionaryFirst[c];
+                columns[c] = new ColumnChunk(new MessageType("spilljoin", fields.get(c)), buffers,
+                        dictionaryFirst == null || dictionaryFirst[c]);
             }
         }
         this.lanes = new EncoderLane[groupColumns.length - 1];
@@ -354,14 +354,15 @@ final class ParquetResultWriter implements ResultWriter {
         private final MessageType schema;
         private final ColumnDescriptor descriptor;
         private final EncoderBuffers encoder;
-        /** Whether the next row group's chunk tries dictionary encoding (until one falls back). */
+        /** Whether the next row group's chunk tries dictionary encoding (until one falls back, or never: see above). */
         boolean dictionary;
         ColumnChunkPageWriteStore pages;
         ColumnChunkWriter chunk;
 
-        ColumnChunk(MessageType schema, EncoderBuffers encoder) {
+        ColumnChunk(MessageType schema, EncoderBuffers encoder, boolean dictionary) {
             this.schema = schema;
             this.encoder = encoder;
+            this.dictionary = dictionary;
             this.descriptor = schema.getColumns().get(0);
         }
 

@@ -104,15 +104,8 @@ class ClassArchiveIT {
             }
             case NOT_AN_ARCHIVE -> Files.write(archive, new byte[64 << 10]);
         }
-        Path log = dir.resolve("classes.log");
-        Run copied = run(launcher, Map.of("JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
-        Run packaged = run(LAUNCHER, Map.of(), joinToStdout());
-
-        assertThat(copied.exit()).as(copied.err()).isZero();
-        assertThat(copied.err()).isEmpty();
+        Path log = joinLoggingClasses(launcher, Map.of());
         assertThat(classLine(log, MAIN)).doesNotContain(FROM_ARCHIVE);
-        assertThat(packaged.exit()).as(packaged.err()).isZero();
-        assertThat(copied.out()).isEqualTo(packaged.out()).contains("left.k,p,right.k,q\n");
     }
 
     @Test
@@ -125,13 +118,9 @@ class ClassArchiveIT {
         assertThat(archive).isRegularFile();
         assertThat(temporaries(archive)).isEmpty();
 
-        Path log = dir.resolve("classes.log");
-        Run next = run(launcher, Map.of("JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
-        assertThat(next.exit()).as(next.err()).isZero();
-        assertThat(next.err()).isEmpty();
+        Path log = joinLoggingClasses(launcher, Map.of());
         assertThat(classLine(log, MAIN)).contains(FROM_ARCHIVE);
         assertThat(classLine(log, PICOCLI)).contains(FROM_ARCHIVE);
-        assertThat(next.out()).isEqualTo(run(LAUNCHER, Map.of(), joinToStdout()).out());
     }
 
     @Test
@@ -170,12 +159,8 @@ class ClassArchiveIT {
         assertThat(archiveOf(jar)).as("no Java 17 archive").doesNotExist();
         assertThat(temporaries(cache)).isEmpty();
 
-        Path log = dir.resolve("classes.log");
-        Run next = run(launcher, with(java25, "JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
-        assertThat(next.exit()).as(next.err()).isZero();
-        assertThat(next.err()).isEmpty();
+        Path log = joinLoggingClasses(launcher, java25);
         assertThat(classLine(log, MAIN)).contains(FROM_ARCHIVE);
-        assertThat(next.out()).isEqualTo(run(LAUNCHER, Map.of(), joinToStdout()).out());
     }
 
     @ParameterizedTest
@@ -192,12 +177,23 @@ class ClassArchiveIT {
             assertThat(cache).isRegularFile();
             Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 2000));
         }
-        Path log = dir.resolve("classes.log");
-        Run copied = run(launcher, with(java25, "JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
-        assertThat(copied.exit()).as(copied.err()).isZero();
-        assertThat(copied.err()).isEmpty();
+        Path log = joinLoggingClasses(launcher, java25);
         assertThat(classLine(log, MAIN)).doesNotContain(FROM_ARCHIVE);
-        assertThat(copied.out()).isEqualTo(run(LAUNCHER, Map.of(), joinToStdout()).out());
+    }
+
+    /**
+     * Joins to standard output through {@code launcher} with {@code environment} and the class-load log: the run
+     * succeeds with nothing on stderr and the rows the packaged launcher gives. Returns the log.
+     */
+    private Path joinLoggingClasses(Path launcher, Map<String, String> environment) throws Exception {
+        Path log = dir.resolve("classes.log");
+        Run logged = run(launcher, with(environment, "JAVA_OPTS", "-Xlog:class+load:file=" + log), joinToStdout());
+        Run packaged = run(LAUNCHER, Map.of(), joinToStdout());
+        assertThat(logged.exit()).as(logged.err()).isZero();
+        assertThat(logged.err()).isEmpty();
+        assertThat(packaged.exit()).as(packaged.err()).isZero();
+        assertThat(logged.out()).isEqualTo(packaged.out()).contains("left.k,p,right.k,q\n");
+        return log;
     }
 
     private String[] joinToParquet(String name) {
