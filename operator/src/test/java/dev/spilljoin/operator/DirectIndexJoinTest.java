@@ -207,7 +207,7 @@ class DirectIndexJoinTest {
 
     /**
      * A build side whose keys fill their range (a permutation of it, plus NULL keys: the table is full, so neither
-     * probe nor gather reads its occupancy blocks), joined in memory to probe rows with repeated, missing,
+     * probe nor gather reads its occupancy or ranks), joined in memory to probe rows with repeated, missing,
      * out-of-range and NULL keys: every join type, both orientations, equal to the oracle.
      */
     @Test
@@ -371,7 +371,7 @@ class DirectIndexJoinTest {
     }
 
     /**
-     * The planner's side of the table: W1's shape (a BIGINT key and one BIGINT payload column, 8.25 bytes per row in
+     * The planner's side of the table: W1's shape (a BIGINT key and one BIGINT payload column, 8.19 bytes per row in
      * the direct table, 16 to 32 in the hash table's directory). At a budget a little above what the join with the
      * direct table reserves at its peak in a large budget (256 KiB for what a smaller budget plans differently, such
      * as the writer shares it sets aside while it builds), every partition stays resident; the same rows with one duplicate key need
@@ -401,7 +401,7 @@ class DirectIndexJoinTest {
 
     /**
      * W1 at the tight setting's budget, 32 bytes per build row: the build pass holds 17-byte rows, the writer shares
-     * no partition used go back to the budget, and the direct table takes 8.25 bytes per row, so nothing spills, on
+     * no partition used go back to the budget, and the direct table takes 8.19 bytes per row, so nothing spills, on
      * one worker and on two; the result is W1's, the peak within the budget.
      */
     @Test

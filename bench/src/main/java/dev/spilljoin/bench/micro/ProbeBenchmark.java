@@ -36,8 +36,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * not one batch's cached lines. 32K rows fit in L2 (2 MiB), 1M rows (25 MiB of table) do not.
  *
  * <p>{@code table}: {@code HASH} is the unchained hash table above, built from 16 partitions as the join builds it;
- * {@code DIRECT} the direct-index table ({@code DirectIndexTable}, 8.25 bytes per row here) filled from the same
- * rows, probed by {@code DirectIndexProbe} (no hash: one occupancy load per probe row, then per hit the rank block
+ * {@code DIRECT} the direct-index table ({@code DirectIndexTable}, 8.19 bytes per row here) filled from the same
+ * rows, probed by {@code DirectIndexProbe} (no hash: one occupancy load per probe row, then per hit its rank
  * and the payload value).
  */
 @State(Scope.Thread)

@@ -14,7 +14,7 @@ import dev.spilljoin.spill.NativeMemory;
  * <p>Algorithm: {@link #start} reads the batch's key column (INTEGER widened to long) and finds every row's build
  * row in one branch-free loop of independent loads: {@code index = key - min} compared unsigned with the range (so
  * a key below {@code min}, or one whose difference overflows, is out of range), then the index's occupancy bit (one
- * load from the small, cached block array). A hit's reference is {@code index + 1}, a miss's or a skipped row's 0.
+ * load from the small, cached occupancy bitmap). A hit's reference is {@code index + 1}, a miss's or a skipped row's 0.
  * Keys are unique in the table, so a probe row has at most one match: {@link #fill} then walks the rows once, in
  * a loop specialised per action, emitting each row's result in row order (the pair, the padded miss, the SEMI or
  * ANTI row) and marking MATCHED bits; it stops before a row that needs room when the writer is full.
@@ -109,7 +109,7 @@ public final class DirectIndexProbe implements TableProbe {
     }
 
     /**
-     * Each row's reference (index + 1) or 0, branch-free: one block load per row, all independent; none when every
+     * Each row's reference (index + 1) or 0, branch-free: one occupancy load per row, all independent; none when every
      * value of the range is a key (a full table: a key in the range is a hit).
      */
     private void lookUp() {
@@ -126,13 +126,12 @@ public final class DirectIndexProbe implements TableProbe {
             }
             return;
         }
-        long blocks = table.blocks();
-        int shift = Integer.numberOfTrailingZeros(DirectIndexTable.blockBytes());
+        long occupancy = table.occupancy();
         for (int i = 0; i < n; i++) {
             long index = k[i] - min;
             boolean inRange = Long.compareUnsigned(index, range) < 0;
             long at = inRange ? index : 0;
-            long bits = NativeMemory.getLong(blocks + ((at >>> 6) << shift));
+            long bits = NativeMemory.getLong(occupancy + ((at >>> 6) << 3));
             boolean hit = inRange & (bits >>> at & 1L & ~(s[i >>> 6] >>> i)) != 0;
             r[i] = hit ? index + 1 : 0L;
         }

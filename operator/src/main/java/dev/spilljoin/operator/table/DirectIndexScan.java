@@ -49,11 +49,10 @@ public final class DirectIndexScan implements FinishScan {
             return true;
         }
         out.readBuildRowsFrom(table);
-        long blocks = table.blocks();
-        int blockBytes = DirectIndexTable.blockBytes();
+        long occupancy = table.occupancy();
         while (block < endBlock) {
             if (!blockLoaded) {
-                bits = NativeMemory.getLong(blocks + block * blockBytes);
+                bits = NativeMemory.getLong(occupancy + (block << 3));
                 blockLoaded = true;
             }
             while (bits != 0) {

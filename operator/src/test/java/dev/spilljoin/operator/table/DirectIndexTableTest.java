@@ -53,7 +53,7 @@ class DirectIndexTableTest {
     }
 
     @Test
-    void w1sRowsCostAQuarterByteOfRankBitmapAndEightBytesOfPayloadEach() {
+    void w1sRowsCostABitOfOccupancyHalfABitOfRanksAndEightBytesOfPayloadEach() {
         try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
             List<Long[]> rows = new ArrayList<>();
             for (long k = 0; k < 4096; k++) {
@@ -61,7 +61,7 @@ class DirectIndexTableTest {
             }
             RowArena arena = arena(memory, rows);
             long bytes = DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, arena), false);
-            assertThat(bytes).isEqualTo(4096 / 64 * 16 + 4096 * 8);
+            assertThat(bytes).isEqualTo(4096 / 64 * (8 + 4) + 4096 * 8);
             arena.close();
         }
     }
@@ -161,7 +161,7 @@ class DirectIndexTableTest {
     }
 
     /**
-     * A full range (every value a key: a dense surrogate key) needs no occupancy blocks to find a row: the table
+     * A full range (every value a key: a dense surrogate key) needs neither occupancy nor ranks to find a row: the table
      * says so, and gives back every row by {@code key - min + 1}, the NULL-key rows after the range, as a table with
      * one value missing does (which is not full).
      */

@@ -102,9 +102,9 @@ class FinishRangesTest {
                          DirectIndexTable.KeyRange.scan(layout, arena), true, new RowArena[] {arena},
                          Long.MAX_VALUE)) {
                 assertThat(table).as("a direct-index table over unique dense keys").isNotNull();
-                long blocks = table.blocks();
+                long occupancy = table.occupancy();
                 for (long block = 0; block < table.blockCount(); block++) {
-                    long bits = NativeMemory.getLong(blocks + block * DirectIndexTable.blockBytes());
+                    long bits = NativeMemory.getLong(occupancy + (block << 3));
                     for (; bits != 0; bits &= bits - 1) {
                         if (r.nextInt(3) == 0) {
                             table.setMatched((block << 6) + Long.numberOfTrailingZeros(bits) + 1);
