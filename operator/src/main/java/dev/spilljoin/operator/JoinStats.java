@@ -150,7 +150,12 @@ public final class JoinStats {
         return buildNanos;
     }
 
-    /** The probe phase's time (reading the probe side, probing, spilling, the finish scan), in nanoseconds. */
+    /**
+     * The probe phase's time (reading the probe side, probing, spilling, the finish scan), in nanoseconds: wall time
+     * spent inside the join's calls. Pulled ({@link HashJoin#iterator}), the time the caller holds a result batch
+     * between calls is not the join's: where the consumer is the slower stage (the CLI writing CSV), the phase lasts
+     * longer than this.
+     */
     public long probeNanos() {
         return probeNanos;
     }
