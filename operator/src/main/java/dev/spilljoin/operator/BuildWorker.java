@@ -23,7 +23,9 @@ import java.io.IOException;
  * and which keys are heavy change only under that lock held for writing, when no worker writes (a refused page makes
  * the worker let go and ask the build to spill the largest resident partition across all workers, then go on).
  * It feeds the batch's hashes to its build sketch while it still holds that lock, so that while the lock is held for
- * writing (the heavy-key check reads every worker's sketch) no sketch is being updated; the sketch's own lock, taken
+ * writing (the heavy-key check reads every worker's sketch) no sketch is being updated, and adds the batch's keys to
+ * the key filter under it too, once the build feeds the filter ({@link PartitionedBuild#addToKeyFilter}: again after
+ * a spill of its own, which may have started the feeding); the sketch's own lock, taken
  * once per batch, is uncontended unless the workers share one sketch ({@link JoinSketches#buildPart}).
  */
 final class BuildWorker implements AutoCloseable {
@@ -77,10 +79,11 @@ final class BuildWorker implements AutoCloseable {
             partitionOfRow = new int[n];
         }
         boolean anyNull = hasher.hash(batch, hashes, nullKeys);
-        build.beforeBatch(index, batch, hashes, nullKeys, anyNull);
+        build.beforeBatch(index, batch, nullKeys, anyNull);
         long bytes = 0;
         build.structure.readLock().lock();
         try {
+            boolean filtered = build.addToKeyFilter(index, batch, hashes, nullKeys, anyNull);
             int bits = build.bits();
             for (int i = 0; i < n; i++) {
                 partitionOfRow[i] = Bitmaps.isSet(nullKeys, i) ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
@@ -105,6 +108,9 @@ final class BuildWorker implements AutoCloseable {
                         throw new RowTooLargeException(ctx, ctx.strategy.buildSide(), stop, rowWriter.lengthOf(stop));
                     } finally {
                         build.structure.readLock().lock();
+                    }
+                    if (!filtered) {
+                        filtered = build.addToKeyFilter(index, batch, hashes, nullKeys, anyNull);
                     }
                 }
                 from = stop;

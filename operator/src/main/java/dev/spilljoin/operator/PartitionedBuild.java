@@ -68,11 +68,21 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <p>Workers: with more than one ({@link JoinConfig#threads()}), each {@link BuildWorker} routes whole batches into
  * arenas of its own per partition (merged at the end: {@link RowArena#absorb}) and feeds a build sketch of its own
  * when the budget holds one per worker ({@link JoinSketches#splitBuild}; merged at the end), and adds its keys to a
- * key filter part of its own under the same condition ({@link BuildKeyFilter#splitAdds}); the row counts (and the
- * filter, when the workers share it) are updated under this object's lock once per batch, the spill writer under
- * its own per chunk; which partitions spilled and which keys are heavy change under {@link #structure} held for
- * writing (a spill or a heavy key moves every worker's rows of a partition), which each worker holds for reading
+ * key filter part of its own under the same condition ({@link BuildKeyFilter#splitAdds}); the row counts are updated
+ * under this object's lock once per batch, the filter (when the workers share it) under its own, the spill writer
+ * under its own per chunk; which partitions spilled and which keys are heavy change under {@link #structure} held
+ * for writing (a spill or a heavy key moves every worker's rows of a partition), which each worker holds for reading
  * while it writes a batch.
+ *
+ * <p>The key filter is fed only once it can matter: a build that ends without a spill has every probe row meet its
+ * partition in the table, and (with a direct-index table) drops the filter unread. So while nothing has spilled, no
+ * heavy key's rows have moved out and no statistics-cache key or forced spill sends rows to a spilled partition
+ * from the first row, the workers add nothing to it; the first of those events (or a hash table that the filter
+ * will stand beside) feeds it every row the workers hold, all of which are in their resident arenas then, under
+ * {@link #structure} held for writing, and from then on every worker adds each batch while holding it for reading,
+ * checking again after a spill of its own, whose feeding may have come after part of its batch was written
+ * ({@link #addToKeyFilter}). Invariant: the filter the probe pass gets holds every non-NULL build key. W4 at the large
+ * scale in memory: the build's 10M adds into a 16 MB filter cost 0.1-0.15 s of its 0.45-0.6 s.
  *
  * <p>Ownership: this phase owns the workers' arenas and staging arenas, the build spill writer with its writer share,
  * and the key filter and sketches it was given; {@link #finish} hands all that outlives the build to the probe pass
@@ -109,6 +119,11 @@ final class PartitionedBuild implements JoinPhase {
     private final JoinSketches sketches;
     /** The build keys' filter (null when off or dropped): fed here, handed to the probe pass. */
     private BuildKeyFilter keyFilter;
+    /**
+     * Whether the key filter holds the key of every build row so far (see {@link #feedKeyFilter}): set before the
+     * first spill, under {@link #structure} held for writing; read by workers holding it for reading.
+     */
+    private volatile boolean keyFilterFed;
     /** Set when {@link #finish} handed everything on: this phase then owns nothing. */
     private boolean handedOver;
     private long rowsIn;
@@ -173,6 +188,8 @@ final class PartitionedBuild implements JoinPhase {
             }
         }
         routeKnownHeavyKeys(knownHeavyKeys);
+        // rows go to spilled partitions from the first one: the filter must hold their keys from the first one too
+        keyFilterFed = keyFilter == null || heavyKeyCount > 0 || ctx.config.forceSpill();
     }
 
     /** Closes the sketches and the key filter (either may be null). */
@@ -206,17 +223,12 @@ final class PartitionedBuild implements JoinPhase {
     }
 
     /**
-     * Worker {@code worker}'s batch is hashed: counts its rows, adds its keys to the filter (to the worker's own part
-     * outside this object's lock when it has one) and, every {@value #HEAVY_CHECK_EVERY_BATCHES} batches (of its own,
-     * with a sketch of its own, and then only if that sketch holds a candidate), accepts the heavy keys the sketches
-     * find (under the structure lock held for writing, since their resident rows move). Called without the structure
-     * lock.
+     * Worker {@code worker}'s batch is hashed: counts its rows and, every {@value #HEAVY_CHECK_EVERY_BATCHES} batches
+     * (of its own, with a sketch of its own, and then only if that sketch holds a candidate), accepts the heavy keys
+     * the sketches find (under the structure lock held for writing, since their resident rows move). Called without
+     * the structure lock.
      */
-    void beforeBatch(int worker, Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) throws IOException {
-        boolean ownFilterPart = keyFilter != null && keyFilter.addsConcurrently();
-        if (ownFilterPart) {
-            keyFilter.add(worker, batch, hashes, nullKeys, anyNull);
-        }
+    void beforeBatch(int worker, Batch batch, long[] nullKeys, boolean anyNull) throws IOException {
         boolean sketchPerWorker = buildSketches != null && buildSketches.length > 1;
         boolean checkHeavy;
         long ownShare = 0;
@@ -230,9 +242,6 @@ final class PartitionedBuild implements JoinPhase {
             }
             batches++;
             rowsIn += n;
-            if (keyFilter != null && !ownFilterPart) {
-                keyFilter.add(worker, batch, hashes, nullKeys, anyNull);
-            }
             if (anyNull) {
                 for (int w = 0, words = (n + 63) >>> 6; w < words; w++) {
                     nullKeyRows += Long.bitCount(nullKeys[w]);
@@ -253,6 +262,49 @@ final class PartitionedBuild implements JoinPhase {
                 structure.writeLock().unlock();
             }
         }
+    }
+
+    /**
+     * Adds worker {@code worker}'s batch (hashed: {@code hashes}, {@code nullKeys}) to the key filter once the filter
+     * is fed, to the worker's own part or, without one, one worker at a time; false (nothing added) while it is not
+     * fed. Called under {@link #structure} held for reading, at the start of the batch and again after the worker let
+     * go of it to spill, since the first spill feeds the filter ({@link #feedKeyFilter}) with the rows held then,
+     * and the batch's other rows are written after it: adding a key twice changes nothing.
+     */
+    boolean addToKeyFilter(int worker, Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) {
+        if (keyFilter == null) {
+            return true;
+        }
+        if (!keyFilterFed) {
+            return false;
+        }
+        if (keyFilter.addsConcurrently()) {
+            keyFilter.add(worker, batch, hashes, nullKeys, anyNull);
+        } else {
+            synchronized (keyFilter) {
+                keyFilter.add(worker, batch, hashes, nullKeys, anyNull);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Feeds the key filter, unless it is fed already, with the keys of every row the workers hold, and has the
+     * workers add every batch from now on. A build that has not spilled needs no filter (the probe meets every row's
+     * partition in the table), so the filter's adds wait for the first spill, a heavy key's rows moved out, or a hash
+     * table kept beside the filter at the end; until then every build row is in some worker's resident arena. Called
+     * under {@link #structure} held for writing, or by the caller alone once the workers stopped.
+     */
+    private void feedKeyFilter() {
+        if (keyFilterFed || keyFilter == null) {
+            return;
+        }
+        for (BuildWorker worker : workers) {
+            for (RowArena arena : worker.arenas) {
+                keyFilter.addRows(ctx.buildLayout, arena);
+            }
+        }
+        keyFilterFed = true;
     }
 
     /** Sends the rows of heavy keys to the heavy partition (under the structure lock held for reading). */
@@ -316,6 +368,7 @@ final class PartitionedBuild implements JoinPhase {
             long h = routed.hash(i);
             int p = HashFunctions.partitionOf(h, 0, bits);
             if (!spilled[p] && addHeavyKey(h)) {
+                feedKeyFilter();
                 moveResidentRowsOf(h, p);
             }
         }
@@ -428,6 +481,7 @@ final class PartitionedBuild implements JoinPhase {
     private void spillLargestResident(String why) throws IOException {
         structure.writeLock().lock();
         try {
+            feedKeyFilter();
             int victim = -1;
             long most = 0;
             for (int p = fanout - 1; p >= 1; p--) {
@@ -562,6 +616,7 @@ final class PartitionedBuild implements JoinPhase {
                 for (int k = 0; k < partitions.length; k++) {
                     arenas[k] = resident[partitions[k]];
                 }
+                feedKeyFilter(); // the probe asks it beside the hash table; the rows go once they are copied
                 table = UnchainedTable.tryBuild(ctx.memory, ctx.buildLayout, marks, keepNullKeys, bits, partitions,
                         arenas, workers.length);
                 if (table == null) {
@@ -615,6 +670,9 @@ final class PartitionedBuild implements JoinPhase {
             // one load, as the key filter does: asking both would pay twice for each miss.
             keyFilter.close();
             keyFilter = null;
+        }
+        if (keyFilter != null && !keyFilterFed) {
+            throw new IllegalStateException("the build would hand the probe a key filter it never fed");
         }
         ReservedSpillWriter probeWriter = spill.handOver("probe-L0", fanout + 1, spilledCount, ctx.probeFormat);
         spill.close();

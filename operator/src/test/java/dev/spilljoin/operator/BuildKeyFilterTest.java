@@ -26,6 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BuildKeyFilterTest {
     private static final long MB = 1 << 20;
+    /** A budget that 24,000 (BIGINT, BIGINT) build rows outgrow part-way, with room for the key filter. */
+    private static final long PART_WAY_BUDGET = 512 << 10;
     private static final Schema LEFT = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("a", ColumnType.BIGINT));
     private static final Schema RIGHT = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("b", ColumnType.BIGINT));
     private static final Schema LEFT_INT = Schema.of(Column.of("k", ColumnType.INTEGER), Column.of("a", ColumnType.BIGINT));
@@ -147,6 +149,57 @@ class BuildKeyFilterTest {
                     assertThat(stats.probeRowsExcludedByRange() + stats.probeRowsExcludedByBloom()).as(what)
                             .isGreaterThan(probeRows * 8 / 10);
                 }
+            }
+        }
+    }
+
+    /**
+     * The build spills part-way (its budget fills; nothing is forced), so the filter, fed only from the first spill
+     * on, must take the keys of the rows the workers held before it from their arenas: on one worker and on two, with
+     * build rows in random key order, the results of an inner, an anti and a full join equal the oracle's, and the
+     * filter ruled probe rows out. Left: 24,000 keys 3·i; right: 6,000 keys uniform in [0, 144,000), about a sixth of
+     * them a left key.
+     */
+    @Test
+    void aBuildThatSpillsPartWayFeedsTheFilterWithTheRowsItHeldBefore() {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("BuildKeyFilterTest.partWay seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        List<Object[]> left = new ArrayList<>();
+        for (long i = 0; i < 24_000; i++) {
+            left.add(new Object[] {3 * i, random.nextLong(1 << 20)});
+        }
+        for (int i = left.size() - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            Object[] t = left.get(i);
+            left.set(i, left.get(j));
+            left.set(j, t);
+        }
+        List<Object[]> right = new ArrayList<>();
+        for (int i = 0; i < 6_000; i++) {
+            right.add(new Object[] {random.nextLong(144_000), random.nextLong(1 << 20)});
+        }
+        for (int threads : new int[] {1, 2}) {
+            for (JoinType type : List.of(JoinType.INNER, JoinType.LEFT_ANTI, JoinType.FULL_OUTER)) {
+                Side only = type.returnedSideOnly();
+                List<ColumnRef> projection = only != null ? List.of(new ColumnRef(only, 1))
+                        : List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1));
+                JoinConfig config = JoinConfig.builder().pageSize(4096).outputBatchRows(1024).buildSide(Side.LEFT)
+                        .threads(threads).spillDirectory(spillRoot.path()).build();
+                JoinRunner.Result result;
+                try (MemoryReservation root = MemoryReservation.root("filter-part-way", PART_WAY_BUDGET)) {
+                    JoinSpec spec = JoinSpec.builder(LEFT, RIGHT).on(0, 0).joinType(type).projection(projection)
+                            .reservation(root).config(config).build();
+                    result = JoinRunner.run(spec, Rows.toBatches(LEFT, left, 1000), Rows.toBatches(RIGHT, right, 1000),
+                            JoinRunner.Mode.ITERATOR, root);
+                }
+                JoinStats stats = result.stats();
+                String what = type + " threads=" + threads + " " + stats.toJson();
+                assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(
+                        NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type, projection)));
+                assertThat(stats.keyFilterNote()).as(what).isEqualTo("on");
+                assertThat(stats.partitions()).as("spilled part-way: " + what).isBetween(1L, (long) stats.fanout() - 1);
+                assertThat(stats.probeRowsExcludedByBloom()).as(what).isPositive();
             }
         }
     }

@@ -6,6 +6,8 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.row.RowArena;
+import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 
@@ -15,7 +17,8 @@ import java.util.Arrays;
  * Tells the probe pass which probe rows cannot match any build row, so that they are joined at once as misses
  * (dropped, or emitted unmatched where the join type wants them) without a load from the hash table's directory
  * and, if their partition spilled, without being written to a spill file and read back. Two filters over the build
- * keys, both fed while the build rows stream in:
+ * keys, both fed while the build rows stream in ({@link #add}), or all at once from rows already held
+ * ({@link #addRows}: the build pass, {@code PartitionedBuild}, feeds the filter only once it first spills):
  * <ul>
  *   <li>a min/max range of the key values, for a single BIGINT or INTEGER key (free; catches probe keys outside the
  *       build's range);</li>
@@ -67,6 +70,8 @@ public final class BuildKeyFilter implements AutoCloseable {
     private long max = Long.MIN_VALUE;
     /** The workers' own Bloom words (index w − 1 for worker w ≥ 1; worker 0 adds to {@link #words}), or none. */
     private NativeMemory.NativePage[] parts = new NativeMemory.NativePage[0];
+    /** Whether part w − 1 received a key (each written by its own worker only): {@link #endAdds} merges no other. */
+    private boolean[] partUsed = new boolean[0];
     /** The key range added so far, per worker when they have parts, else in slot 0; folded by {@link #endAdds}. */
     private long[] addedMin = {Long.MAX_VALUE};
     private long[] addedMax = {Long.MIN_VALUE};
@@ -120,6 +125,7 @@ public final class BuildKeyFilter implements AutoCloseable {
             return;
         }
         parts = new NativeMemory.NativePage[workers - 1];
+        partUsed = new boolean[workers - 1];
         for (int w = 1; w < workers; w++) {
             parts[w - 1] = NativeMemory.allocate(reservation, bytes); // zeroed
         }
@@ -141,7 +147,11 @@ public final class BuildKeyFilter implements AutoCloseable {
      */
     public void add(int worker, Batch batch, long[] hashes, long[] nullKeys, boolean anyNull) {
         int n = batch.rowCount();
-        long b = worker == 0 || parts.length == 0 ? base : parts[worker - 1].address();
+        boolean ownPart = worker > 0 && parts.length > 0;
+        if (ownPart) {
+            partUsed[worker - 1] = true;
+        }
+        long b = ownPart ? parts[worker - 1].address() : base;
         long mask = wordMask;
         for (int i = 0; i < n; i++) {
             if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
@@ -160,8 +170,11 @@ public final class BuildKeyFilter implements AutoCloseable {
      * bytes back, and sets the key range the probe pass checks; idempotent.
      */
     public void endAdds() {
-        for (NativeMemory.NativePage part : parts) {
-            long from = part.address();
+        for (int w = 0; w < parts.length; w++) {
+            if (!partUsed[w]) {
+                continue; // its words are all zero
+            }
+            long from = parts[w].address();
             for (long at = 0; at < bytes; at += 8) {
                 NativeMemory.putLong(base + at, NativeMemory.getLong(base + at) | NativeMemory.getLong(from + at));
             }
@@ -173,6 +186,41 @@ public final class BuildKeyFilter implements AutoCloseable {
         freeParts();
     }
 
+    /**
+     * Adds the keys of {@code arena}'s rows of {@code layout} (the build side's), NULL keys skipped, to the filter's
+     * own words and range, as {@link #add} would have added them from their batches: the hash each row's layout
+     * gives back ({@link RowLayout#hash}, equal to the batch's). Before or after {@link #endAdds}; one caller at a
+     * time, while no worker adds.
+     */
+    public void addRows(RowLayout layout, RowArena arena) {
+        boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
+        long mask = wordMask;
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        for (int p = 0; p < arena.pageCount(); p++) {
+            long row = arena.pageAddress(p);
+            long end = row + arena.pageUsed(p);
+            while (row < end) {
+                if (!layout.hasNullKey(row)) {
+                    long h = layout.hash(row);
+                    long at = base + (((h >>> WORD_SHIFT) & mask) << 3);
+                    NativeMemory.putLong(at, NativeMemory.getLong(at) | bitsOf(h));
+                    if (buildKeyColumn >= 0) {
+                        long key = layout.fixedAddress(row, 0);
+                        long v = intKey ? NativeMemory.getInt(key) : NativeMemory.getLong(key);
+                        lo = Math.min(lo, v);
+                        hi = Math.max(hi, v);
+                    }
+                }
+                row += layout.rowLength(row);
+            }
+        }
+        addedMin[0] = Math.min(addedMin[0], lo);
+        addedMax[0] = Math.max(addedMax[0], hi);
+        min = Math.min(min, lo);
+        max = Math.max(max, hi);
+    }
+
     private void freeParts() {
         for (NativeMemory.NativePage part : parts) {
             if (!part.isClosed()) {
@@ -181,6 +229,7 @@ public final class BuildKeyFilter implements AutoCloseable {
         }
         reservation.shrink(parts.length * bytes);
         parts = new NativeMemory.NativePage[0];
+        partUsed = new boolean[0];
     }
 
     /** Widens the range in slot {@code slot} of {@link #addedMin} and {@link #addedMax} by the batch's keys. */
