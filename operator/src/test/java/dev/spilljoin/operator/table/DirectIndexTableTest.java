@@ -161,9 +161,9 @@ class DirectIndexTableTest {
     }
 
     /**
-     * A full range (every value a key: a dense surrogate key) needs neither occupancy nor ranks to find a row: the table
-     * says so, and gives back every row by {@code key - min + 1}, the NULL-key rows after the range, as a table with
-     * one value missing does (which is not full).
+     * A full range (every value a key: a dense surrogate key) needs neither occupancy nor ranks to find a row: the
+     * table says so, and gives back every row by {@code key - min + 1}, the NULL-key rows after the range, as a table
+     * with one value missing does (which is not full).
      */
     @Test
     void aFullRangeGivesBackEveryRowAsAnyOtherTableDoes() {
