@@ -47,6 +47,22 @@ public record SketchConfig(int hllLgK, int frequentItemsMapSize, int frequentIte
         }
     }
 
+    /**
+     * Written out rather than the record's own, which a fresh JVM bootstraps through method handles at its first call
+     * (some 40 classes spun, 20-odd ms on the main thread), where a join's workers' sketches merge at the end of a
+     * build that may spill: between the build and the probe, while the other core waits.
+     */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof SketchConfig c && c.hllLgK == hllLgK && c.frequentItemsMapSize == frequentItemsMapSize
+                && c.frequentItemsEveryKthRow == frequentItemsEveryKthRow && c.everyKthBatch == everyKthBatch;
+    }
+
+    @Override
+    public int hashCode() {
+        return ((31 * hllLgK + frequentItemsMapSize) * 31 + frequentItemsEveryKthRow) * 31 + everyKthBatch;
+    }
+
     /** The same sketch sizes, sketching only every k-th batch (a sample of the probe side). */
     public SketchConfig sampleEveryKthBatch(int k) {
         return new SketchConfig(hllLgK, frequentItemsMapSize, frequentItemsEveryKthRow, k);
