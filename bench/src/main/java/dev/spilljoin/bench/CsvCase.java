@@ -161,11 +161,10 @@ public final class CsvCase {
         JoinResult result = CsvJoinOutputChecker.check(csv);
         Files.delete(csv);
         log.printf(Locale.ROOT, "%s: %s at %s: %.2f s, peak RSS %s, %s%s%n", label, contender.engine(),
-                ResultTable.bytes(contender.memoryLimitBytes()), seconds, ResultTable.rss(process.peakRssBytes()), result,
-                result.equals(expected) ? "" : "  !! EXPECTED " + expected);
+                ResultTable.bytes(contender.memoryLimitBytes()), seconds, ResultTable.rss(process.peakRssBytes()),
+                result, result.equals(expected) ? "" : "  !! EXPECTED " + expected);
         return new Run(seconds, process.peakRssBytes(), result);
     }
-
 
     /** Copies the CSV file {@code csv} (header {@code k,p}) into the Parquet file {@code parquet}, as BIGINTs. */
     private static void toParquet(Path csv, Path parquet) throws IOException {
@@ -182,5 +181,4 @@ public final class CsvCase {
             throw new IOException("DuckDB could not copy into " + target + ": " + e.getMessage(), e);
         }
     }
-
 }

@@ -22,6 +22,7 @@ import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.column.values.rle.ZeroIntegerValuesReader;
 import org.apache.parquet.io.ParquetDecodingException;
+import org.apache.parquet.io.api.Binary;
 
 /**
  * One column chunk of a flat Parquet column decoded page by page into column vectors, with parquet-java's decoders:
@@ -267,10 +268,12 @@ final class ColumnChunkReader {
 
         FlatDictionary(Dictionary dictionary) {
             int entries = dictionary.getMaxId() + 1;
+            Binary[] values = new Binary[entries];
             offsets = new int[entries + 1];
             long total = 0;
             for (int i = 0; i < entries; i++) {
-                total += dictionary.decodeToBinary(i).length();
+                values[i] = dictionary.decodeToBinary(i);
+                total += values[i].length();
                 if (total > Integer.MAX_VALUE - 8) {
                     throw new ParquetDecodingException("a dictionary of more than 2 GB of values");
                 }
@@ -278,7 +281,7 @@ final class ColumnChunkReader {
             }
             bytes = new byte[(int) total];
             for (int i = 0; i < entries; i++) {
-                ByteBuffer entry = dictionary.decodeToBinary(i).toByteBuffer();
+                ByteBuffer entry = values[i].toByteBuffer();
                 entry.get(bytes, offsets[i], entry.remaining());
             }
         }

@@ -189,8 +189,8 @@ public final class BuildKeyFilter implements AutoCloseable {
     /**
      * Adds the keys of {@code arena}'s rows of {@code layout} (the build side's), NULL keys skipped, to the filter's
      * own words and range, as {@link #add} would have added them from their batches: the hash each row's layout
-     * gives back ({@link RowLayout#hash}, equal to the batch's). Before or after {@link #endAdds}; one caller at a
-     * time, while no worker adds.
+     * gives back ({@link RowLayout#hash}, equal to the batch's). Before or after {@link #endAdds} (which widens the
+     * range it set here by the workers' ranges); one caller at a time, while no worker adds.
      */
     public void addRows(RowLayout layout, RowArena arena) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
@@ -215,8 +215,6 @@ public final class BuildKeyFilter implements AutoCloseable {
                 row += layout.rowLength(row);
             }
         }
-        addedMin[0] = Math.min(addedMin[0], lo);
-        addedMax[0] = Math.max(addedMax[0], hi);
         min = Math.min(min, lo);
         max = Math.max(max, hi);
     }
