@@ -44,18 +44,27 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(hook);
         int code = ExitCodes.INTERNAL;
         boolean endedFirst;
+        boolean stoppedByShutdown = false;
         try {
             code = run(commandLine, args, System.out, System.err, new FileOutputStream(FileDescriptor.out),
                     cancellation);
         } catch (RuntimeException | Error e) {
-            if (!cancellation.isCancelled()) {
+            // e.g. a class whose initialisation registers a shutdown hook (Chronicle's resource releaser), failing
+            // under the signal, maybe before the hook has cancelled the command: the hook reports and exits; this
+            // thread stays silent
+            boolean cancelled = cancellation.isCancelled();
+            stoppedByShutdown = !cancelled && SignalExit.shutdownStarted();
+            if (!cancelled && !stoppedByShutdown) {
                 throw e;
             }
-            // e.g. a class whose initialisation registers a shutdown hook, failing under the signal: the signal's
-            // hook reports and exits; this thread stays silent
         } finally {
             StageThread.joinUninterruptibly(warmUp);
-            endedFirst = signalExit.commandEnded(code);
+            if (stoppedByShutdown) {
+                signalExit.commandStoppedByShutdown();
+                endedFirst = false;
+            } else {
+                endedFirst = signalExit.commandEnded(code);
+            }
         }
         if (!endedFirst) {
             return; // a signal took over: its hook exits with 130

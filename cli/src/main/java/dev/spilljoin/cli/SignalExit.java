@@ -50,6 +50,30 @@ final class SignalExit {
         return first;
     }
 
+    /**
+     * Called instead of {@link #commandEnded} when the command failed because the process is shutting down (a
+     * signal came before the hook cancelled it: a class whose initialization registers a shutdown hook fails then):
+     * the hook, which the JVM has started or is about to, reports the signal and halts with 130 without waiting.
+     */
+    void commandStoppedByShutdown() {
+        ended.countDown();
+    }
+
+    /**
+     * Whether the JVM's shutdown has begun (a shutdown hook can no longer be registered): the signal's hook runs
+     * or is about to, even before it has cancelled the command.
+     */
+    static boolean shutdownStarted() {
+        Thread probe = new Thread(() -> { });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+        } catch (IllegalStateException shuttingDown) {
+            return true;
+        }
+        Runtime.getRuntime().removeShutdownHook(probe);
+        return false;
+    }
+
     private void onSignal() {
         if (!state.compareAndSet(RUNNING, SIGNALLED)) {
             Runtime.getRuntime().halt(exitCode);
