@@ -47,4 +47,28 @@ class NativeMemoryTest {
             memory.shrink(4096);
         }
     }
+
+    @Test
+    void aFreedHugePageIsReusedZeroedAndReleasedOnRequest() {
+        long bytes = NativeMemory.HUGE_PAGE + 3 * NativeMemory.SMALL_PAGE;
+        try (MemoryReservation memory = MemoryReservation.root("test", 4 * bytes)) {
+            assertThat(memory.tryGrow(bytes)).isTrue();
+            NativePage first = NativeMemory.allocate(memory, bytes);
+            NativeMemory.fill(first.address(), bytes, (byte) 0x5A);
+            long address = first.address();
+            first.close();
+            memory.shrink(bytes);
+            assertThat(NativeMemory.cachedHugePageBytes()).isGreaterThanOrEqualTo(bytes);
+            assertThat(memory.tryGrow(bytes)).isTrue();
+            NativePage second = NativeMemory.allocate(memory, bytes);
+            assertThat(second.address()).as("the freed mapping, reused").isEqualTo(address);
+            for (long at = 0; at < bytes; at += 8) {
+                assertThat(NativeMemory.getLong(second.address() + at)).as("byte %d", at).isZero();
+            }
+            second.close();
+            memory.shrink(bytes);
+            assertThat(NativeMemory.releaseCachedHugePages()).isGreaterThanOrEqualTo(bytes);
+            assertThat(NativeMemory.cachedHugePageBytes()).isZero();
+        }
+    }
 }

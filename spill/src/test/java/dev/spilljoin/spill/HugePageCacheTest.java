@@ -1,0 +1,159 @@
+package dev.spilljoin.spill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The huge-page cache's rules over a recording mapper (addresses from a counter, every mapping and unmapping
+ * recorded): exact-length reuse, the footprint never above the most ever in use, the capacity, the idle release.
+ */
+class HugePageCacheTest {
+    private static final long MIB = 1L << 20;
+    /** Longer than any test: only the reaper's own test sees it run. */
+    private static final long IDLE = 3_600_000_000_000L;
+
+    /** Hands out distinct addresses and keeps what is mapped. */
+    private static final class RecordingMapper implements HugePageCache.Mapper {
+        final Map<Long, Long> mapped = new HashMap<>();
+        final List<Long> unmapped = new ArrayList<>();
+        private long next = 1L << 40;
+
+        @Override
+        public long map(long length) {
+            long address = next;
+            next += length + 2 * MIB;
+            mapped.put(address, length);
+            return address;
+        }
+
+        @Override
+        public void unmap(long address, long length) {
+            assertThat(mapped.remove(address)).as("unmapped 0x%x, which is mapped", address).isEqualTo(length);
+            unmapped.add(address);
+        }
+
+        long mappedBytes() {
+            return mapped.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    @Test
+    void aFreedMappingServesTheNextRequestOfItsLengthOnly() {
+        RecordingMapper os = new RecordingMapper();
+        HugePageCache cache = new HugePageCache(64 * MIB, IDLE, os);
+        long a = cache.map(4 * MIB);
+        cache.release(a, 4 * MIB);
+        assertThat(cache.take(2 * MIB)).isZero();
+        assertThat(cache.take(4 * MIB)).isEqualTo(a);
+        assertThat(cache.take(4 * MIB)).as("handed out once").isZero();
+        assertThat(cache.cachedBytes()).isZero();
+        assertThat(os.unmapped).isEmpty();
+        cache.releaseAll();
+    }
+
+    @Test
+    void aFreshMappingFirstUnmapsWhatWouldRaiseTheFootprintAboveThePeakInUse() {
+        RecordingMapper os = new RecordingMapper();
+        HugePageCache cache = new HugePageCache(64 * MIB, IDLE, os);
+        long a = cache.map(4 * MIB);
+        long b = cache.map(2 * MIB);
+        cache.release(a, 4 * MIB);
+        cache.release(b, 2 * MIB);
+        // In use 0, cached 6, peak 6: a fresh 4 MiB page fits beside b's 2 MiB, not beside a's 4 as well.
+        long c = cache.map(4 * MIB);
+        assertThat(os.unmapped).as("the oldest cached mapping goes, and no more").containsExactly(a);
+        assertThat(os.mappedBytes()).isEqualTo(6 * MIB);
+        assertThat(cache.take(2 * MIB)).isEqualTo(b);
+        cache.release(b, 2 * MIB);
+        cache.release(c, 4 * MIB);
+        long d = cache.map(8 * MIB);
+        assertThat(os.mappedBytes()).as("nothing cached is left beside a mapping above every earlier peak")
+                .isEqualTo(8 * MIB);
+        assertThat(os.unmapped).containsExactly(a, b, c);
+        cache.release(d, 8 * MIB);
+        cache.releaseAll();
+    }
+
+    @Test
+    void theCacheKeepsItsCapacityAndReleasesIdleMappingsOldestFirst() {
+        RecordingMapper os = new RecordingMapper();
+        HugePageCache cache = new HugePageCache(4 * MIB, IDLE, os);
+        long a = cache.map(2 * MIB);
+        long b = cache.map(2 * MIB);
+        long c = cache.map(2 * MIB);
+        long big = cache.map(6 * MIB);
+        cache.release(a, 2 * MIB);
+        cache.release(b, 2 * MIB);
+        cache.release(c, 2 * MIB);
+        assertThat(os.unmapped).as("over capacity: the oldest goes").containsExactly(a);
+        cache.release(big, 6 * MIB);
+        assertThat(os.unmapped).as("larger than the capacity: unmapped at once").containsExactly(a, big);
+        long cachedAt = System.nanoTime();
+        assertThat(cache.releaseIdle(cachedAt)).as("not idle yet").isZero();
+        assertThat(cache.releaseIdle(cachedAt + IDLE + 1)).isEqualTo(4 * MIB);
+        assertThat(os.mapped).isEmpty();
+        assertThat(cache.cachedBytes()).isZero();
+        cache.releaseAll();
+    }
+
+    @Test
+    void noCapacityCachesNothing() {
+        RecordingMapper os = new RecordingMapper();
+        HugePageCache cache = new HugePageCache(0, IDLE, os);
+        long a = cache.map(2 * MIB);
+        cache.release(a, 2 * MIB);
+        assertThat(os.mapped).isEmpty();
+        assertThat(cache.take(2 * MIB)).isZero();
+    }
+
+    @Test
+    void theReaperThreadUnmapsIdleMappingsAndEnds() throws InterruptedException {
+        RecordingMapper os = new RecordingMapper();
+        HugePageCache cache = new HugePageCache(64 * MIB, 50_000_000L, os);
+        long a = cache.map(2 * MIB);
+        cache.release(a, 2 * MIB);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (cache.cachedBytes() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        synchronized (cache) {
+            assertThat(os.unmapped).containsExactly(a);
+        }
+    }
+
+    @Test
+    void randomUseNeverHandsAMappingOutTwiceNorRaisesTheFootprint() {
+        SplittableRandom random = SeededRandom.create("randomUseNeverHandsAMappingOutTwiceNorRaisesTheFootprint");
+        RecordingMapper os = new RecordingMapper();
+        long capacity = random.nextInt(0, 9) * 2 * MIB;
+        HugePageCache cache = new HugePageCache(capacity, IDLE, os);
+        Map<Long, Long> inUse = new HashMap<>();
+        long peakInUse = 0;
+        for (int step = 0; step < 20_000; step++) {
+            if (inUse.isEmpty() || random.nextInt(3) > 0 && inUse.size() < 12) {
+                long length = random.nextInt(1, 5) * 2 * MIB;
+                long address = cache.take(length);
+                if (address == 0) {
+                    address = cache.map(length);
+                }
+                assertThat(inUse.put(address, length)).as("step %d: 0x%x already in use", step, address).isNull();
+                assertThat(os.mapped.get(address)).as("step %d: mapped with its length", step).isEqualTo(length);
+            } else {
+                Long address = new ArrayList<>(inUse.keySet()).get(random.nextInt(inUse.size()));
+                cache.release(address, inUse.remove(address));
+            }
+            long used = inUse.values().stream().mapToLong(Long::longValue).sum();
+            peakInUse = Math.max(peakInUse, used);
+            assertThat(os.mappedBytes()).as("step %d: footprint", step).isLessThanOrEqualTo(peakInUse)
+                    .isEqualTo(used + cache.cachedBytes());
+            assertThat(cache.cachedBytes()).as("step %d: cached", step).isLessThanOrEqualTo(capacity);
+        }
+        cache.releaseAll();
+    }
+}
