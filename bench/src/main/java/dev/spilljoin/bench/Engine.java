@@ -28,7 +28,14 @@ public interface Engine extends AutoCloseable {
     @Override
     void close() throws IOException, SQLException;
 
-    /** One timed query: its result and the wall-clock nanoseconds from submitting it to reading its result. */
-    record TimedRun(JoinResult result, long nanos) {
+    /**
+     * One timed query: its result, the wall-clock nanoseconds from submitting it to reading its result, and what the
+     * engine itself reported about the run as a JSON object (spilljoin: its {@code JoinStats}, phase times included),
+     * or null when it reports nothing.
+     */
+    record TimedRun(JoinResult result, long nanos, String reportJson) {
+        TimedRun(JoinResult result, long nanos) {
+            this(result, nanos, null);
+        }
     }
 }

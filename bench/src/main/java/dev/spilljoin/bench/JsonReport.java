@@ -6,8 +6,9 @@ import java.util.OptionalLong;
 import java.util.stream.Collectors;
 
 /**
- * Writes the side-by-side run as JSON (the same numbers as {@link ResultTable}), by hand: the structure is small
- * and fixed, and the bench stays free of a JSON library.
+ * Writes the side-by-side run as JSON (the same numbers as {@link ResultTable}, plus each cell's run times and the
+ * engine's own report of each timed run, {@code runReports}: spilljoin's {@code JoinStats} with its phase times), by
+ * hand: the structure is small and fixed, and the bench stays free of a JSON library.
  */
 public final class JsonReport {
 
@@ -73,6 +74,7 @@ public final class JsonReport {
         out.append(", \"spilljoinOverEngine\": ").append(ResultTable.ratio(m, all).map(JsonReport::number).orElse("null"));
         out.append(", \"note\": ").append(string(m.note()));
         out.append(", \"error\": ").append(m.error() == null ? "null" : string(m.error()));
+        out.append(", \"runReports\": ").append(m.runReports().stream().collect(Collectors.joining(", ", "[", "]")));
         return out.append("}").toString();
     }
 

@@ -1,15 +1,25 @@
 package dev.spilljoin.bench;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
  * One cell of the side-by-side table: one engine on one workload under one memory setting. {@code error} is null
- * unless the engine failed (then there are no run times); {@code result} is the result of the last run.
+ * unless the engine failed (then there are no run times); {@code result} is the result of the last run;
+ * {@code runReports} the engine's own JSON report of each timed run, in order (empty when it reports nothing).
  */
 public record Measurement(Workload workload, MemorySetting setting, long budgetBytes, String engine, double[] runSeconds,
                           OptionalLong peakMemoryBytes, OptionalLong spilledBytes, JoinResult result, JoinResult expected,
-                          String note, String error) {
+                          String note, String error, List<String> runReports) {
+
+    /** A measurement without run reports. */
+    public Measurement(Workload workload, MemorySetting setting, long budgetBytes, String engine, double[] runSeconds,
+                       OptionalLong peakMemoryBytes, OptionalLong spilledBytes, JoinResult result, JoinResult expected,
+                       String note, String error) {
+        this(workload, setting, budgetBytes, engine, runSeconds, peakMemoryBytes, spilledBytes, result, expected, note,
+                error, List.of());
+    }
 
     public static Measurement failed(Workload workload, MemorySetting setting, long budgetBytes, String engine,
                                      JoinResult expected, String error) {

@@ -124,10 +124,14 @@ public final class SideBySide {
             }
             int runs = contender.runs();
             double[] seconds = new double[runs];
+            List<String> reports = new ArrayList<>();
             JoinResult last = null;
             for (int i = 0; i < runs; i++) {
                 Engine.TimedRun run = engine.run(workload, budget);
                 seconds[i] = seconds(run.nanos());
+                if (run.reportJson() != null) {
+                    reports.add(run.reportJson());
+                }
                 last = run.result();
                 if (!last.equals(expected)) {
                     seconds = Arrays.copyOf(seconds, i + 1);
@@ -135,7 +139,7 @@ public final class SideBySide {
                 }
             }
             Measurement measurement = new Measurement(workload, setting, budget, engine.name(), seconds,
-                    profile.peakMemoryBytes(), profile.spilledBytes(), last, expected, profile.note(), null);
+                    profile.peakMemoryBytes(), profile.spilledBytes(), last, expected, profile.note(), null, reports);
             log.printf(Locale.ROOT, "%s %s %s: median %.3f s, %s%s%n", workload, setting.label(), engine.name(),
                     measurement.medianSeconds(), last, measurement.agrees() ? "" : "  !! EXPECTED " + expected);
             return measurement;

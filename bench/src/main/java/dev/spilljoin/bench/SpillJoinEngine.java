@@ -73,7 +73,7 @@ final class SpillJoinEngine implements Engine {
     public TimedRun run(Workload workload, long budgetBytes) {
         long start = System.nanoTime();
         JoinResult result = join(workload, budgetBytes);
-        return new TimedRun(result, System.nanoTime() - start);
+        return new TimedRun(result, System.nanoTime() - start, lastStats.toJson());
     }
 
     private JoinResult join(Workload workload, long budgetBytes) {

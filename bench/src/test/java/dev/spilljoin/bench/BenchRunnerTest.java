@@ -30,6 +30,10 @@ class BenchRunnerTest {
         assertThat(written).contains("\"engine\": \"duckdb\"").contains("\"workload\": \"W3L\"").doesNotContain("\"agrees\": false");
         assertThat(written).contains("\"engine\": \"spilljoin\"").contains("\"warmups\": 2,");
         assertThat(written.split("\"agrees\": true", -1)).hasSize(9);
+        // spilljoin's 4 cells report each of their 2 timed runs (its JoinStats, phase times and all); DuckDB's none.
+        assertThat(written.split("\"runReports\": \\[\\{\"join_type\":\"", -1)).hasSize(5);
+        assertThat(written.split("\"build_ms\":", -1)).hasSize(9);
+        assertThat(written.split("\"runReports\": \\[\\]", -1)).hasSize(5);
     }
 
     @Test
