@@ -43,8 +43,8 @@ final class HugePageCache {
         void unmap(long address, long length);
     }
 
-    /** The process's cache, over the operating system's mappings. */
-    static final HugePageCache PROCESS = new HugePageCache(capacityFromProperty(), IDLE_NANOS, NativeMemory.SYSTEM);
+    /** The process's cache (null until its first use). */
+    private static volatile HugePageCache process;
 
     private record Cached(long address, long length, long cachedAtNanos) {
     }
@@ -65,17 +65,41 @@ final class HugePageCache {
         this.mapper = mapper;
     }
 
-    private static long capacityFromProperty() {
-        String value = System.getProperty(CAPACITY_PROPERTY);
+    /**
+     * The process's cache over the operating system's mappings, made at its first use with the capacity that
+     * {@value #CAPACITY_PROPERTY} gives; an {@link IllegalArgumentException} naming the property if it is not a byte
+     * count (at every use: the property is read again until it is one).
+     */
+    static HugePageCache process() {
+        HugePageCache cache = process;
+        if (cache == null) {
+            synchronized (HugePageCache.class) {
+                cache = process;
+                if (cache == null) {
+                    cache = new HugePageCache(capacity(System.getProperty(CAPACITY_PROPERTY)), IDLE_NANOS,
+                            NativeMemory.SYSTEM);
+                    process = cache;
+                }
+            }
+        }
+        return cache;
+    }
+
+    /** The capacity {@code value} (the property's text, null when unset) gives. */
+    static long capacity(String value) {
         if (value == null) {
             return DEFAULT_CAPACITY;
         }
         try {
-            return Math.max(0, Long.parseLong(value.trim()));
+            long bytes = Long.parseLong(value.trim());
+            if (bytes >= 0) {
+                return bytes;
+            }
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("system property " + CAPACITY_PROPERTY + " must be a number of bytes "
-                    + "(0 turns the huge-page cache off), got '" + value + "'", e);
+            // reported below, with what the property must be
         }
+        throw new IllegalArgumentException("system property " + CAPACITY_PROPERTY + " must be a number of bytes, 0 or"
+                + " more (0 turns the huge-page cache off), not '" + value + "'");
     }
 
     /** A cached mapping of exactly {@code length} bytes, now in the caller's use, or 0 if none is cached. */

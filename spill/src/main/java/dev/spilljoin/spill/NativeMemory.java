@@ -56,12 +56,12 @@ public final class NativeMemory {
      * process that wants its memory back at once, e.g. after its last join for a while.
      */
     public static long releaseCachedHugePages() {
-        return HugePageCache.PROCESS.releaseAll();
+        return HugePageCache.process().releaseAll();
     }
 
     /** Bytes of huge-page mappings kept for reuse (see {@link #releaseCachedHugePages}). */
     public static long cachedHugePageBytes() {
-        return HugePageCache.PROCESS.cachedBytes();
+        return HugePageCache.process().cachedBytes();
     }
 
     /** The operating system's anonymous mappings, 2 MiB-aligned and advised for transparent huge pages. */
@@ -160,12 +160,7 @@ public final class NativeMemory {
         private NativePage(MemoryReservation owner, long bytes) {
             super(owner, bytes);
             long length = roundUp(bytes, SMALL_PAGE);
-            long mapped = bytes >= HUGE_PAGE ? HugePageCache.PROCESS.take(length) : 0;
-            if (mapped != 0) {
-                UNSAFE.setMemory(mapped, length, (byte) 0);
-            } else if (bytes >= HUGE_PAGE) {
-                mapped = HugePageCache.PROCESS.map(length);
-            }
+            long mapped = bytes >= HUGE_PAGE ? mapHuge(owner, length) : 0;
             if (mapped != 0) {
                 this.address = mapped;
                 this.mappedBytes = length;
@@ -185,6 +180,25 @@ public final class NativeMemory {
             UNSAFE.setMemory(address, bytes, (byte) 0);
         }
 
+        /**
+         * A zeroed huge-page mapping of {@code length} bytes: a kept one zeroed here, else a fresh one; 0 if the
+         * kernel refused it. A failure (the cache's capacity property unreadable) unrecords the allocation first.
+         */
+        private long mapHuge(MemoryReservation owner, long length) {
+            try {
+                HugePageCache cache = HugePageCache.process();
+                long kept = cache.take(length);
+                if (kept == 0) {
+                    return cache.map(length);
+                }
+                UNSAFE.setMemory(kept, length, (byte) 0);
+                return kept;
+            } catch (RuntimeException e) {
+                owner.recordFree(this);
+                throw e;
+            }
+        }
+
         public long address() {
             return address;
         }
@@ -192,7 +206,7 @@ public final class NativeMemory {
         @Override
         protected void free() {
             if (mappedBytes > 0) {
-                HugePageCache.PROCESS.release(address, mappedBytes);
+                HugePageCache.process().release(address, mappedBytes);
             } else {
                 store.releaseLast();
                 store = null;

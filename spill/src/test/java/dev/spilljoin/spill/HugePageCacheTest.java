@@ -1,6 +1,7 @@
 package dev.spilljoin.spill;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -155,5 +156,18 @@ class HugePageCacheTest {
             assertThat(cache.cachedBytes()).as("step %d: cached", step).isLessThanOrEqualTo(capacity);
         }
         cache.releaseAll();
+    }
+
+    @Test
+    void theCapacityPropertyTakesABytesCountAndNothingElse() {
+        assertThat(HugePageCache.capacity(null)).isEqualTo(256 * MIB);
+        assertThat(HugePageCache.capacity("0")).isZero();
+        assertThat(HugePageCache.capacity(" 1048576 ")).isEqualTo(MIB);
+        for (String bad : new String[] {"", "-1", "1MB", "lots"}) {
+            assertThatThrownBy(() -> HugePageCache.capacity(bad)).as("'%s'", bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("system property spilljoin.hugePageCacheBytes must be a number of bytes, 0 or more (0"
+                            + " turns the huge-page cache off), not '" + bad + "'");
+        }
     }
 }
