@@ -28,6 +28,10 @@ public final class CsvWriter {
     private static final byte[] MINUS_INFINITY = {'-', 'I', 'n', 'f', 'i', 'n', 'i', 't', 'y'};
     private static final byte[] MIN_LONG = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
     private static final double PLAIN_LIMIT = 1e15;
+    /** Every byte a number or a boolean is written with. */
+    private static final String RENDERING_BYTES = "0123456789-.ENaIfintyruels";
+    /** The longest number or boolean written: {@code Double.toString}'s, e.g. {@code -1.2345678901234567E-300}. */
+    private static final int LONGEST_RENDERING = 25;
     /** 10^0 … 10^18: a long's digit count by comparisons instead of divisions. */
     private static final long[] POWERS_OF_TEN = new long[19];
     /** "00" … "99": digits are written two per division. */
@@ -51,6 +55,11 @@ public final class CsvWriter {
     /** The delimiter in every byte of a long. */
     private final long delimiters;
     private final byte[] buffer;
+    /**
+     * Whether the delimiter is a byte numbers or booleans are written with (a digit, '-', '.', a letter of E, NaN,
+     * Infinity, true or false): such fields are then checked and quoted as text is; otherwise they never need it.
+     */
+    private final boolean renderingsMayHoldDelimiter;
     private int size;
     private boolean firstField = true;
     private long rowsWritten;
@@ -63,6 +72,7 @@ public final class CsvWriter {
         this.out = out;
         this.delimiter = delimiter;
         this.delimiters = ByteWords.repeated(delimiter);
+        this.renderingsMayHoldDelimiter = RENDERING_BYTES.indexOf(delimiter) >= 0;
         this.buffer = new byte[Math.max(bufferBytes, 64)];
     }
 
@@ -111,12 +121,13 @@ public final class CsvWriter {
     }
 
     public void writeLong(long value) throws IOException {
-        separate();
+        int start = startRendering();
         appendLong(value);
+        endRendering(start);
     }
 
     public void writeDouble(double value) throws IOException {
-        separate();
+        int start = startRendering();
         if (Double.isNaN(value)) {
             writeRaw(NAN, 0, NAN.length);
         } else if (value == Double.POSITIVE_INFINITY) {
@@ -139,12 +150,34 @@ public final class CsvWriter {
                 buffer[size++] = (byte) text.charAt(i);
             }
         }
+        endRendering(start);
     }
 
     public void writeBoolean(boolean value) throws IOException {
-        separate();
+        int start = startRendering();
         byte[] text = value ? TRUE : FALSE;
         writeRaw(text, 0, text.length);
+        endRendering(start);
+    }
+
+    /**
+     * Starts a number's or a boolean's field: the separator, then room for the longest rendering and two quotes, so
+     * that the field is written whole into the buffer from the returned index.
+     */
+    private int startRendering() throws IOException {
+        separate();
+        ensure(LONGEST_RENDERING + 2);
+        return size;
+    }
+
+    /**
+     * Ends a number's or a boolean's field written from {@code start}: quoted when the delimiter can occur in such
+     * renderings and does (a '-' delimiter and a negative number), so that the row reads back as written.
+     */
+    private void endRendering(int start) {
+        if (renderingsMayHoldDelimiter) {
+            endAsciiField(start, size);
+        }
     }
 
     /**

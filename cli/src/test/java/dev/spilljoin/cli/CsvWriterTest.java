@@ -267,4 +267,29 @@ class CsvWriterTest {
         String text = new String(value, StandardCharsets.ISO_8859_1);
         return quote ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
     }
+
+    @Test
+    void numbersAndBooleansHoldingTheDelimiterAreQuotedSoThatTheRowReadsBack() throws IOException {
+        assertThat(renderings((byte) ',')).isEqualTo("-5,15,1.5,-0.0,NaN,true,false\n");
+        assertThat(renderings((byte) '-')).isEqualTo("\"-5\"-15-1.5-\"-0.0\"-NaN-true-false\n");
+        assertThat(renderings((byte) '1')).isEqualTo("-51\"15\"1\"1.5\"1-0.01NaN1true1false\n");
+        assertThat(renderings((byte) '.')).isEqualTo("-5.15.\"1.5\".\"-0.0\".NaN.true.false\n");
+        assertThat(renderings((byte) 't')).isEqualTo("-5t15t1.5t-0.0tNaNt\"true\"tfalse\n");
+        assertThat(renderings((byte) 'a')).isEqualTo("-5a15a1.5a-0.0a\"NaN\"atruea\"false\"\n");
+    }
+
+    private static String renderings(byte delimiter) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CsvWriter writer = new CsvWriter(out, delimiter, 64); // a small buffer: fields across its drains too
+        writer.writeLong(-5);
+        writer.writeLong(15);
+        writer.writeDouble(1.5);
+        writer.writeDouble(-0.0);
+        writer.writeDouble(Double.NaN);
+        writer.writeBoolean(true);
+        writer.writeBoolean(false);
+        writer.endRow();
+        writer.flush();
+        return out.toString(StandardCharsets.US_ASCII);
+    }
 }

@@ -467,6 +467,19 @@ class JoinEndToEndTest {
     }
 
     @Test
+    void numbersHoldingTheDelimiterAreQuotedAndTheOutputReadsBack() throws IOException {
+        Path l = write(dir, "l.csv", "k-v\n\"-5\"-a\n7-b\n");
+        Path r = write(dir, "r.csv", "k-w\n\"-5\"-x\n7-y\n");
+        assertThat(join(l, r, "--on", "k", "--delimiter", "-", "--schema-left", "k:bigint", "--schema-right",
+                "k:bigint")).as(err).isZero();
+        assertThat(sortedLines()).containsExactly("\"-5\"-a-\"-5\"-x", "7-b-7-y");
+        Path joined = Files.move(dir.resolve("out.csv"), dir.resolve("joined.csv"));
+        assertThat(join(joined, r, "--on", "left.k=k", "--delimiter", "-", "--schema-left", "left.k:bigint",
+                "--schema-right", "k:bigint")).as(err).isZero();
+        assertThat(sortedLines()).containsExactly("\"-5\"-a-\"-5\"-x-\"-5\"-x", "7-b-7-y-7-y");
+    }
+
+    @Test
     void withoutOutputTheRowsGoToStandardOutput() throws IOException {
         Path l = write(dir, "l.csv", "id,v\n1,a\n");
         Path r = write(dir, "r.csv", "id,w\n1,b\n");
