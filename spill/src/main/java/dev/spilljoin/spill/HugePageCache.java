@@ -25,8 +25,8 @@ import java.util.Iterator;
  *   <li>at most {@code capacity} bytes are cached (the oldest go first); a mapping cached for longer than
  *       {@code idleNanos} is unmapped by a daemon thread that runs only while something is cached.</li>
  * </ul>
- * A mapping is handed out as it was left: the caller zeroes it (about 0.02 ms per MiB, against 0.1-2 ms per MiB for
- * a fresh one's first touch).
+ * A mapping is handed out as it was left: the caller zeroes it (0.02 ms per MiB by memset, about 0.07 by
+ * {@code Unsafe.setMemory}, against 0.1-2 ms per MiB for a fresh one's first touch).
  */
 final class HugePageCache {
     /** The system property that sets the process's cache capacity in bytes (0: no cache). */
