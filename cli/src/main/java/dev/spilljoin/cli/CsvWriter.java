@@ -129,23 +129,20 @@ public final class CsvWriter {
     public void writeDouble(double value) throws IOException {
         int start = startRendering();
         if (Double.isNaN(value)) {
-            writeRaw(NAN, 0, NAN.length);
+            put(NAN);
         } else if (value == Double.POSITIVE_INFINITY) {
-            writeRaw(INFINITY, 0, INFINITY.length);
+            put(INFINITY);
         } else if (value == Double.NEGATIVE_INFINITY) {
-            writeRaw(MINUS_INFINITY, 0, MINUS_INFINITY.length);
+            put(MINUS_INFINITY);
         } else if (value == Math.rint(value) && Math.abs(value) < PLAIN_LIMIT) {
             if (value == 0 && 1 / value < 0) {
-                ensure(1);
                 buffer[size++] = '-';
             }
             appendLong((long) value);
-            ensure(2);
             buffer[size++] = '.';
             buffer[size++] = '0';
         } else {
             String text = Double.toString(value);
-            ensure(text.length());
             for (int i = 0; i < text.length(); i++) {
                 buffer[size++] = (byte) text.charAt(i);
             }
@@ -155,14 +152,14 @@ public final class CsvWriter {
 
     public void writeBoolean(boolean value) throws IOException {
         int start = startRendering();
-        byte[] text = value ? TRUE : FALSE;
-        writeRaw(text, 0, text.length);
+        put(value ? TRUE : FALSE);
         endRendering(start);
     }
 
     /**
      * Starts a number's or a boolean's field: the separator, then room for the longest rendering and two quotes, so
-     * that the field is written whole into the buffer from the returned index.
+     * that the field is written whole into the buffer from the returned index (the rendering itself checks no room
+     * and never drains the buffer, so {@link #endRendering} finds the field where it began).
      */
     private int startRendering() throws IOException {
         separate();
@@ -260,12 +257,12 @@ public final class CsvWriter {
         buffer[size++] = delimiter;
     }
 
-    private void appendLong(long value) throws IOException {
+    /** Writes {@code value}'s digits into room {@link #startRendering} made. */
+    private void appendLong(long value) {
         if (value == Long.MIN_VALUE) {
-            writeRaw(MIN_LONG, 0, MIN_LONG.length);
+            put(MIN_LONG);
             return;
         }
-        ensure(20);
         if (value < 0) {
             buffer[size++] = '-';
             value = -value;
@@ -289,6 +286,12 @@ public final class CsvWriter {
         } else {
             buffer[--i] = (byte) ('0' + value);
         }
+    }
+
+    /** Copies a rendering's {@code bytes} into room {@link #startRendering} made. */
+    private void put(byte[] bytes) {
+        System.arraycopy(bytes, 0, buffer, size, bytes.length);
+        size += bytes.length;
     }
 
     private void writeRaw(byte[] bytes, int from, int length) throws IOException {

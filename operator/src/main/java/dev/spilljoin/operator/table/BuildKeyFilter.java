@@ -155,9 +155,7 @@ public final class BuildKeyFilter implements AutoCloseable {
         long mask = wordMask;
         for (int i = 0; i < n; i++) {
             if (!anyNull || !Bitmaps.isSet(nullKeys, i)) {
-                long h = hashes[i];
-                long at = b + (((h >>> WORD_SHIFT) & mask) << 3);
-                NativeMemory.putLong(at, NativeMemory.getLong(at) | bitsOf(h));
+                addHash(b, mask, hashes[i]);
             }
         }
         if (buildKeyColumn >= 0) {
@@ -202,9 +200,7 @@ public final class BuildKeyFilter implements AutoCloseable {
             long end = row + arena.pageUsed(p);
             while (row < end) {
                 if (!layout.hasNullKey(row)) {
-                    long h = layout.hash(row);
-                    long at = base + (((h >>> WORD_SHIFT) & mask) << 3);
-                    NativeMemory.putLong(at, NativeMemory.getLong(at) | bitsOf(h));
+                    addHash(base, mask, layout.hash(row));
                     if (buildKeyColumn >= 0) {
                         long key = layout.fixedAddress(row, 0);
                         long v = intKey ? NativeMemory.getInt(key) : NativeMemory.getLong(key);
@@ -255,6 +251,17 @@ public final class BuildKeyFilter implements AutoCloseable {
         addedMax[slot] = hi;
     }
 
+    /** Sets hash {@code h}'s bits in its word among the Bloom words at {@code words} ({@code mask}: their count − 1). */
+    private static void addHash(long words, long mask, long h) {
+        long at = wordOf(words, mask, h);
+        NativeMemory.putLong(at, NativeMemory.getLong(at) | bitsOf(h));
+    }
+
+    /** The address of hash {@code h}'s word among the Bloom words at {@code words}. */
+    private static long wordOf(long words, long mask, long h) {
+        return words + (((h >>> WORD_SHIFT) & mask) << 3);
+    }
+
     private static long bitsOf(long h) {
         return (1L << (h >>> 40)) | (1L << (h >>> 46)) | (1L << (h >>> 52));
     }
@@ -302,7 +309,7 @@ public final class BuildKeyFilter implements AutoCloseable {
                 }
                 long h = hashes[i];
                 long bits = bitsOf(h);
-                if ((NativeMemory.getLong(b + (((h >>> WORD_SHIFT) & mask) << 3)) & bits) != bits) {
+                if ((NativeMemory.getLong(wordOf(b, mask, h)) & bits) != bits) {
                     out |= 1L << bit;
                     bloomOut++;
                 }
