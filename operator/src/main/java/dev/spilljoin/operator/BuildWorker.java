@@ -15,7 +15,8 @@ import java.io.IOException;
  * One worker of the build pass ({@link PartitionedBuild}): takes a build batch (a morsel) at a time, hashes its keys
  * once, picks each row's partition and serializes the rows with one {@link RowWriter} call into its own arena of
  * each resident partition, or, for a spilled partition, into its own staging arena, from which they are encoded into
- * the partition's spill file.
+ * the partition's spill file (grouped by partition, each partition's file under its own lock:
+ * {@link StagedSpillOrder}).
  *
  * <p>Invariants: the arenas, the staging arena and the hash arrays are this worker's own; at the end of the pass the
  * build merges every worker's arena of a partition into one ({@link RowArena#absorb}). While it writes a batch the
@@ -38,6 +39,8 @@ final class BuildWorker implements AutoCloseable {
     /** Where each partition's rows go: its arena, or {@link #staging} once the partition spilled. */
     final RowArena[] target;
     final RowArena staging;
+    /** The staged rows grouped by partition for the spill writer. */
+    private final StagedSpillOrder spillOrder;
     private final RowWriter rowWriter;
     private final KeyHasher hasher;
     /** The build sketch this worker feeds (its own, or one shared by every worker), null without sketches. */
@@ -66,6 +69,7 @@ final class BuildWorker implements AutoCloseable {
             target[p] = arenas[p];
         }
         this.rowWriter = new RowWriter(ctx.buildLayout);
+        this.spillOrder = build.spillOrder(index);
         this.hasher = new KeyHasher(ctx.spec.keys(ctx.strategy.buildSide()));
     }
 
@@ -131,7 +135,7 @@ final class BuildWorker implements AutoCloseable {
         if (staging.rowCount() == 0) {
             return;
         }
-        build.spillStaged(partitionOfRow, rowWriter.writtenRows(), rowWriter.writtenAddresses(),
+        build.spillStaged(spillOrder, partitionOfRow, rowWriter.writtenRows(), rowWriter.writtenAddresses(),
                 rowWriter.writtenCount());
         staging.clear();
     }

@@ -327,17 +327,19 @@ final class PartitionedBuild implements JoinPhase {
 
     /**
      * Encodes a worker's staged rows ({@code m}: batch rows {@code rows} at {@code addresses}) into their spilled
-     * partitions' files ({@code partitionOfRow} by batch row), holding the spill writer's lock for the whole chunk.
+     * partitions' files ({@code partitionOfRow} by batch row), grouped by partition in the worker's {@code order},
+     * each partition's under its own lock ({@link ReservedSpillWriter#spillStaged}). Called under {@link #structure}
+     * held for reading, so that no partition spills meanwhile.
      */
-    void spillStaged(int[] partitionOfRow, int[] rows, long[] addresses, int m) throws IOException {
-        synchronized (spill) {
-            for (int j = 0; j < m; j++) {
-                int p = partitionOfRow[rows[j]];
-                if (spilled[p]) {
-                    spill.spill(p, addresses[j]);
-                }
-            }
-        }
+    void spillStaged(StagedSpillOrder order, int[] partitionOfRow, int[] rows, long[] addresses, int m)
+            throws IOException {
+        order.group(partitionOfRow, rows, m, spilled);
+        spill.spillStaged(order, addresses);
+    }
+
+    /** A new build worker's order of its staged rows: worker {@code index} of the pass's workers. */
+    StagedSpillOrder spillOrder(int index) {
+        return new StagedSpillOrder(spilled.length, index, workers.length);
     }
 
     /**
@@ -499,20 +501,18 @@ final class PartitionedBuild implements JoinPhase {
                         + ByteSize.format(ctx.memory.limit()) + " is full and every partition has spilled already ("
                         + ctx.sizing.describe() + "); give it a larger budget");
             }
-            synchronized (spill) {
-                for (BuildWorker worker : workers) {
-                    RowArena arena = worker.arenas[victim];
-                    for (int page = 0; page < arena.pageCount(); page++) {
-                        long row = arena.pageAddress(page);
-                        long end = row + arena.pageUsed(page);
-                        while (row < end) {
-                            int length = ctx.buildLayout.rowLength(row);
-                            spill.spill(victim, row);
-                            row += length;
-                        }
+            for (BuildWorker worker : workers) { // no worker spills meanwhile: the structure lock is held for writing
+                RowArena arena = worker.arenas[victim];
+                for (int page = 0; page < arena.pageCount(); page++) {
+                    long row = arena.pageAddress(page);
+                    long end = row + arena.pageUsed(page);
+                    while (row < end) {
+                        int length = ctx.buildLayout.rowLength(row);
+                        spill.spill(victim, row);
+                        row += length;
                     }
-                    arena.clear();
                 }
+                arena.clear();
             }
             markSpilled(victim);
         } finally {

@@ -57,8 +57,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with its staging arena in its share of the memory the build left).
  *
  * <p>Workers: the resident table, the filter and the heavy keys are read-only during the pass (MATCHED marks are
- * idempotent writes safe between workers); the spill writer is shared under a lock taken per batch
- * ({@link #spillStaged}), as is the probe sample unless each worker has one of its own ({@link #sketch},
+ * idempotent writes safe between workers); the spill writer is shared, each partition's file under a lock of
+ * its own ({@link #spillStaged}), as is the probe sample unless each worker has one of its own ({@link #sketch},
  * {@link JoinSketches#splitProbe}); every count is a worker's own, summed at the end of the input, which
  * the caller calls only after every worker stopped. That is the FINISH pass's barrier: every probe worker has stopped
  * (its helper thread joined, or every push returned before the probe side's end) before {@link #endOfInput}, and the
@@ -164,15 +164,18 @@ final class PartitionedProbe implements JoinPhase {
 
     /**
      * Encodes a worker's staged rows ({@code m} of them: batch rows {@code rows}, at {@code addresses}) into the
-     * probe files of their partitions ({@code partitionOfRow} by batch row), holding the spill writer's lock for the
-     * whole chunk.
+     * probe files of their partitions ({@code partitionOfRow} by batch row), grouped by partition in the worker's
+     * {@code order}, each partition's under its own lock ({@link ReservedSpillWriter#spillStaged}).
      */
-    void spillStaged(int[] partitionOfRow, int[] rows, long[] addresses, int m) throws IOException {
-        synchronized (spill) {
-            for (int j = 0; j < m; j++) {
-                spill.spill(partitionOfRow[rows[j]], addresses[j]);
-            }
-        }
+    void spillStaged(StagedSpillOrder order, int[] partitionOfRow, int[] rows, long[] addresses, int m)
+            throws IOException {
+        order.group(partitionOfRow, rows, m, null);
+        spill.spillStaged(order, addresses);
+    }
+
+    /** A new worker's order of its staged rows: worker {@code index} of the pass's workers. */
+    StagedSpillOrder spillOrder(int index) {
+        return new StagedSpillOrder(files.length, index, workers.length);
     }
 
     /** A worker stopped asking the filter: the last one to stop gives its memory back. */

@@ -25,9 +25,10 @@ import java.util.Arrays;
  * <p>Invariants: everything here is this worker's own (hash arrays, masks, the probe's cursor, the row writer, the
  * staging arena of rows to spill); the resident table, the filter and the heavy keys are only read; the shared
  * spill writer and the probe-side sketch are reached through {@link PartitionedProbe#spillStaged} and
- * {@link PartitionedProbe#sketch}, which lock per batch, never per row. Rows bound for a spill file are first
- * written in the probe side's row layout into the staging arena (in parallel with the other workers), then encoded
- * into their partition's file under the writer's lock.
+ * {@link PartitionedProbe#sketch}, which lock per batch (the writer per partition of a batch), never per row. Rows
+ * bound for a spill file are first written in the probe side's row layout into the staging arena (in parallel with
+ * the other workers), then grouped by partition ({@link StagedSpillOrder}) and encoded into each partition's file
+ * under that partition's lock.
  */
 final class ProbeWorker implements AutoCloseable {
     private final PartitionedProbe pass;
@@ -41,6 +42,8 @@ final class ProbeWorker implements AutoCloseable {
     /** This worker's index among the pass's workers (0: the caller's). */
     private final int index;
     private final RowArena[] staging = new RowArena[1];
+    /** The staged rows grouped by partition for the spill writer. */
+    private final StagedSpillOrder spillOrder;
     /** The build keys' filter (read-only here; the pass closes it once no worker asks it), or null. */
     private final BuildKeyFilter filter;
     private final BuildKeyFilter.Checks filterChecks = new BuildKeyFilter.Checks();
@@ -74,6 +77,7 @@ final class ProbeWorker implements AutoCloseable {
                         build.nullKeyRows() > 0, ctx.candidatePairs(ctx.strategy.buildSide(), ctx.buildLayout));
         this.rowWriter = new RowWriter(ctx.probeLayout);
         this.staging[0] = new RowArena(memory, ctx.sizing.pageSize());
+        this.spillOrder = pass.spillOrder(index);
     }
 
     /**
@@ -163,7 +167,7 @@ final class ProbeWorker implements AutoCloseable {
         int from = 0;
         while (from < n) {
             int stop = rowWriter.write(batch, from, hashes, nullKeys, notDeferred, null, staging);
-            pass.spillStaged(partitionOfRow, rowWriter.writtenRows(), rowWriter.writtenAddresses(),
+            pass.spillStaged(spillOrder, partitionOfRow, rowWriter.writtenRows(), rowWriter.writtenAddresses(),
                     rowWriter.writtenCount());
             staging[0].clear();
             if (stop == from && stop < n) {

@@ -17,6 +17,13 @@ import java.io.IOException;
  * once, so no other worker's page can take it in between), hands it on to the next pass's writer
  * ({@link #handOver}) and closes it. The spill writer itself (and so the join's spill space) is created at the
  * first record. Rows are appended encoded in one side's {@link SpillRowFormat}.
+ *
+ * <p>Workers: several workers spill through one writer at once ({@link #spillStaged}), each partition's buffer and
+ * file under the partition's own lock, so that a worker waits only for one that is appending to the same partition
+ * (the rows of a batch go partition by partition, {@link StagedSpillOrder}); opening a partition (its writer share
+ * moved, the spill writer made at the first) takes this object's lock as well. {@link #spill(int, long)} is for a
+ * caller that no other thread spills beside (the build's structure lock held for writing). Everything else is called
+ * once the workers have stopped.
  */
 final class ReservedSpillWriter implements AutoCloseable {
     private final JoinContext ctx;
@@ -24,10 +31,14 @@ final class ReservedSpillWriter implements AutoCloseable {
     private final SpillRowFormat format;
     private final long perPartition;
     private final int recordCapacity;
+    /** Per partition: whether its writer took its share (written under its lock and this object's). */
     private final boolean[] opened;
+    /** Per partition: the lock its buffer and file are appended under. */
+    private final Object[] partitionLocks;
     /** The writer share; null once handed over. */
     private MemoryReservation share;
-    private PartitionedSpillWriter writer;
+    /** Made at the first record, under this object's lock; read by the workers under their partitions' locks. */
+    private volatile PartitionedSpillWriter writer;
     private int openedCount;
 
     private ReservedSpillWriter(JoinContext ctx, String label, int partitions, MemoryReservation share,
@@ -39,6 +50,10 @@ final class ReservedSpillWriter implements AutoCloseable {
         this.perPartition = ctx.sizing.writerShare();
         this.recordCapacity = ctx.sizing.recordCapacity();
         this.opened = new boolean[partitions];
+        this.partitionLocks = new Object[partitions];
+        for (int p = 0; p < partitions; p++) {
+            partitionLocks[p] = new Object();
+        }
     }
 
     /**
@@ -80,11 +95,44 @@ final class ReservedSpillWriter implements AutoCloseable {
     }
 
     /**
-     * Appends the in-memory row at {@code row} to partition {@code p}, encoded in the {@link SpillRowFormat}: straight
-     * into the writer's buffer, or, for a row larger than the buffer, encoded over itself first (so the caller must
-     * not read the row afterwards).
+     * Appends a worker's staged rows to their partitions' files, grouped by {@code order} (staged row j is the
+     * in-memory row at {@code addresses[j]}), a partition at a time under its lock, in a round starting at the
+     * worker's own first partition. The rows are encoded as {@link #spill(int, long)} encodes them.
+     */
+    void spillStaged(StagedSpillOrder order, long[] addresses) throws IOException {
+        int partitions = order.partitions();
+        for (int k = 0, first = order.firstPartition(); k < partitions; k++) {
+            int p = (first + k) % partitions;
+            int to = order.to(p);
+            if (order.from(p) == to) {
+                continue;
+            }
+            synchronized (partitionLocks[p]) {
+                PartitionedSpillWriter partitionWriter = writerOpenedFor(p);
+                for (int i = order.from(p); i < to; i++) {
+                    append(partitionWriter, p, addresses[order.stagedRow(i)]);
+                }
+            }
+        }
+    }
+
+    /**
+     * Appends the in-memory row at {@code row} to partition {@code p}; only while no other thread spills through this
+     * writer. See {@link #append} for the encoding.
      */
     void spill(int p, long row) throws IOException {
+        append(writerOpenedFor(p), p, row);
+    }
+
+    /**
+     * The spill writer, with partition {@code p} opened (its share taken); the caller holds p's lock or spills alone.
+     */
+    private PartitionedSpillWriter writerOpenedFor(int p) {
+        PartitionedSpillWriter current = writer;
+        return current != null && opened[p] ? current : open(p);
+    }
+
+    private synchronized PartitionedSpillWriter open(int p) {
         if (writer == null) {
             writer = ctx.space().newPartitionedWriter(label, opened.length, ctx.memory, ctx.sizing.bufferBytes());
         }
@@ -93,12 +141,21 @@ final class ReservedSpillWriter implements AutoCloseable {
             openedCount++;
             writer.takeFrom(p, share, Math.min(perPartition, share.reserved()));
         }
+        return writer;
+    }
+
+    /**
+     * Appends the in-memory row at {@code row} to partition {@code p} of {@code partitionWriter}, encoded in the
+     * {@link SpillRowFormat}: straight into the writer's buffer, or, for a row larger than the buffer, encoded over
+     * itself first (so the caller must not read the row afterwards).
+     */
+    private void append(PartitionedSpillWriter partitionWriter, int p, long row) throws IOException {
         int length = format.encodedLength(row);
         if (length <= recordCapacity) {
-            format.encode(row, writer.reserveRecord(p, length), length);
+            format.encode(row, partitionWriter.reserveRecord(p, length), length);
         } else {
             format.encode(row, row, length);
-            writer.append(p, row, length);
+            partitionWriter.append(p, row, length);
         }
     }
 
