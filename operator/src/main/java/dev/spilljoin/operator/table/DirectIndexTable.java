@@ -137,8 +137,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             KeyRange r = new KeyRange(layout.fieldCount());
             boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
             long keyAt = layout.keyOffset();
-            int fields = layout.fieldCount();
             int[] variable = variableFields(layout);
+            long bitsAt = layout.bitsOffset();
+            byte[] bitsSeen = new byte[layout.bitBytes()]; // every row's bits ORed: which fields held a NULL
             for (int p = 0; p < arena.pageCount(); p++) {
                 long row = arena.pageAddress(p);
                 long end = row + arena.pageUsed(p);
@@ -151,8 +152,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         r.max = Math.max(r.max, key);
                         r.keyedRows++;
                     }
-                    for (int f = 1; f < fields; f++) {
-                        r.fieldHasNull[f] |= layout.isNull(row, f);
+                    for (int b = 0; b < bitsSeen.length; b++) {
+                        bitsSeen[b] |= NativeMemory.getByte(row + bitsAt + b);
                     }
                     int rowVariableBytes = 0;
                     for (int f : variable) {
@@ -163,6 +164,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     r.maxVariableRowBytes = Math.max(r.maxVariableRowBytes, rowVariableBytes);
                     row += layout.rowLength(row);
                 }
+            }
+            for (int f = 1; f < layout.fieldCount(); f++) {
+                int bit = RowLayout.FIELD_BITS_SHIFT + f;
+                r.fieldHasNull[f] = (bitsSeen[bit >>> 3] & (1 << (bit & 7))) != 0;
             }
             return r;
         }
@@ -519,6 +524,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyAt = layout.keyOffset();
         int fields = layout.fieldCount();
+        ColumnType[] types = new ColumnType[fields];
+        for (int f = 1; f < fields; f++) {
+            types[f] = layout.fieldType(f);
+        }
         ParallelTasks.run(threads, pages.count, p -> {
             long[] runRows = new long[COPY_RUN];
             long[] runRanks = new long[COPY_RUN];
@@ -536,8 +545,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     long from = runRows[j];
                     long rank = runRanks[j];
                     for (int f = 1; f < fields; f++) {
-                        ColumnType type = layout.fieldType(f);
-                        if (layout.isNull(from, f)) {
+                        ColumnType type = types[f];
+                        if (nulls[f] != 0 && layout.isNull(from, f)) { // a field without a NULL has no bitmap
                             NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
                         } else if (type.isVariableWidth()) {
                             heapAt = copyVariable(layout.variableAddress(from, f), column[f] + rank * ENTRY_BYTES,
