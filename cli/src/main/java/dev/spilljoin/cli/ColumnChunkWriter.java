@@ -24,8 +24,8 @@ import org.apache.parquet.schema.PrimitiveType;
  *
  * <p>Why not parquet-java's column write store: it costs a chain of calls per value (repetition and definition
  * levels, the value, three statistics, a page-size check per record) that profiled at about twice what the encoders
- * themselves take (10M BIGINT values: 110 against 67 ms warm, 707 against 114 ms in a fresh JVM, whose compiler has
- * far less to compile here); and every C2 recompilation of it, when the dictionary writer falls back, recompiled the
+ * themselves take warm, and several times that in a fresh JVM, whose compiler has far less to compile here; and
+ * every C2 recompilation of it, when the dictionary writer falls back, recompiled the
  * caller's whole loop.
  *
  * <p>Invariants: the schema is flat, so the maximum repetition level is 0 (its writer holds nothing, and levels of 0

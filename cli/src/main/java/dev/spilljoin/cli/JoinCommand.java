@@ -11,7 +11,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
-/** {@code spilljoin join}: the flags of issue 6, checked by {@link JoinPlanner}, run by {@link JoinRunner}. */
+/**
+ * {@code spilljoin join}: its flags (the README's "The spilljoin command"), checked by {@link JoinPlanner}, run by
+ * {@link JoinRunner}.
+ */
 @Command(name = "join", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Joins two CSV or Parquet inputs on key columns under a memory budget; spills to disk when"
                 + " needed.",

@@ -22,8 +22,8 @@ record KeyType(ColumnType type, NumberText numberText) {
     }
 
     /**
-     * Written out rather than the record's own, which a fresh JVM bootstraps through method handles (about 10 ms,
-     * spent by every join while it plans).
+     * Written out rather than the record's own, which a fresh JVM bootstraps through method handles (spinning
+     * classes at run time, in every join's planning).
      */
     @Override
     public boolean equals(Object other) {

@@ -27,9 +27,9 @@ public final class Main {
         if (System.getProperty("slf4j.internal.verbosity") == null) {
             System.setProperty("slf4j.internal.verbosity", "ERROR"); // Chronicle logs through SLF4J; none is bundled
         }
-        // Loading the C library binding (about 50 ms: jnr-ffi writes its classes at run time), the libraries' class
-        // initialization the command will need (StartupWarmUp) and building the command model (about 50 ms of
-        // picocli's reflection) each keep a core busy: done side by side. None touches a file of the user's, so all
+        // Loading the C library binding (jnr-ffi makes its classes at run time), the libraries' class initialization
+        // the command will need (StartupWarmUp) and building the command model (picocli's reflection) each keep a
+        // core busy for tens of milliseconds: done side by side. None touches a file of the user's, so all
         // may precede the hook; the binding must (see loadNativeLibrary). The warm-up is waited for before the
         // process exits, so that a command that ends at once does not exit in the middle of Chronicle Core's
         // initialization (see ChronicleOs in the spill module).

@@ -13,9 +13,8 @@ import org.apache.parquet.column.values.factory.ValuesWriterFactory;
  * other column's as its Parquet 1 writer does (dictionary encoding falling back to PLAIN).
  *
  * <p>Why delta for integers: keys and ids are integers of fewer significant bytes than their width, or close to
- * their neighbours, which PLAIN stores whole for the page compressor to find again. W1's Parquet case (four INT64
- * columns, 10M rows, Snappy): the file 222 → 135 MB, the run 2.33 → 1.96 s and 3.49 → 3.03 s of CPU (six
- * interleaved rounds): the encoder's bit packing costs less than compressing the PLAIN bytes. Every reader the
+ * their neighbours, which PLAIN stores whole for the page compressor to find again: the encoder's bit packing
+ * costs less than compressing the PLAIN bytes, and the file is smaller (docs/PERFORMANCE.md). Every reader the
  * tests and the bench use reads it (DuckDB, Spark's parquet-java, spilljoin's own), as do Arrow, Trino and Polars;
  * strings keep PLAIN, whose Parquet 2 fallback (DELTA_BYTE_ARRAY) fewer readers decode.
  *

@@ -46,8 +46,8 @@ import org.apache.parquet.schema.Types;
  * other one on a lane of its own ({@link EncoderLane}) from a copy of its columns, up to {@value EncoderLane#LAG}
  * batches behind: the row-group rule above needs a lane's bytes after an earlier batch, not after this one, so the
  * caller waits for a lane only when it is further behind, and at a row group's end, whose last pages every group
- * encodes at once (with the bytes after this very batch, the caller and its helper met at every batch, and W1's
- * Parquet case took 0.1-0.2 s longer; a lag of one batch instead of three, 0.08 s longer). The row group is written
+ * encodes at once (with the bytes after this very batch, the caller and its helper met at every batch, and a lag of
+ * one batch instead of three still made them wait: docs/PERFORMANCE.md). The row group is written
  * to the file on the caller's thread alone. A column's values, pages and row groups do not depend on the group it is
  * in, so the file is the same byte for byte on any number of threads.
  *

@@ -9,11 +9,11 @@ import org.xerial.snappy.Snappy;
 /**
  * Class initialization a command will wait for later, done on a spare thread while the main thread builds and parses
  * the command line (the machine's other core has nothing else to do then): Chronicle Core, which off-heap memory
- * needs (every join; about 60 ms in a fresh JVM), and, when an argument names Parquet (a {@code .parquet} file or
- * the value {@code parquet}), parquet-java's footer classes (about 40 ms: {@link ParquetMetadata}'s initializer
- * builds a JSON mapper) and snappy-java (about 20 ms: it extracts and loads its native library; Snappy is the
- * codec of most Parquet files and of spilljoin's own output). Only a head start: a class being initialized here
- * makes the thread that needs it wait for the end, so what runs and its results are the same with or without it.
+ * needs (every join), and, when an argument names Parquet (a {@code .parquet} file or the value {@code parquet}),
+ * parquet-java's footer classes ({@link ParquetMetadata}'s initializer builds a JSON mapper) and snappy-java (it
+ * extracts and loads its native library; Snappy is the codec of most Parquet files and of spilljoin's own output).
+ * Only a head start: a class being initialized here makes the thread that needs it wait for the end, so what runs
+ * and its results are the same with or without it.
  */
 final class StartupWarmUp {
     private StartupWarmUp() {

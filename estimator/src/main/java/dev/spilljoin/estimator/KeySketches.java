@@ -22,10 +22,8 @@ import org.apache.datasketches.hll.Union;
  * <p>Choice of library: Apache DataSketches 7.0.1 (the last release that runs on Java 17). Both sketches are
  * well-tested, mergeable, have documented error bounds (the frequent-items sketch gives a-priori upper and lower
  * bounds per key, which is what makes "no false negatives" possible) and allocate nothing per row. Measured with
- * {@code KeySketchesBenchmark} (test sources; 10M hashes, shared 2-core machine): the HyperLogLog alone 5-7 ns per
- * row, the frequent-items sketch alone 18-23 ns, both on every row 26-37 ns, the default build configuration
- * (frequent items on 1 row in 4) 11-16 ns, a probe sample of every 8th batch 2-4 ns. The frequent-items sketch is
- * the costly one, hence its row sampling; a hand-written sketch was not needed for that. The HyperLogLog re-hashes
+ * {@code KeySketchesBenchmark} (test sources; figures in docs/PERFORMANCE.md): the frequent-items sketch costs about
+ * three times the HyperLogLog per row, hence its row sampling; a hand-written sketch was not needed for that. The HyperLogLog re-hashes
  * the (already mixed) key hash with MurmurHash3, which costs a little but keeps its registers independent of the
  * join's h1 and h2 bits.
  *

@@ -24,7 +24,7 @@ public record SketchConfig(int hllLgK, int frequentItemsMapSize, int frequentIte
     /**
      * The build side: every batch, every row into the HyperLogLog (0.57 % standard error, 32 KiB), every 4th row on
      * average into a 2048-slot frequent-items sketch (keys above 3.5 / 2048 = 0.17 % of the sampled rows are always
-     * tracked). Sampling cut the measured update cost from about 30-37 to 13 ns per row; a key heavy enough to
+     * tracked). Sampling cuts the update cost per row by more than half (KeySketchesBenchmark); a key heavy enough to
      * overflow a partition has thousands of rows, so its sampled count is within a few percent of its true count.
      * Use {@code frequentItemsEveryKthRow(1)} for the sketch's exact no-false-negatives bound.
      */

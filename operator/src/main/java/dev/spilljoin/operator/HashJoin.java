@@ -513,7 +513,7 @@ public final class HashJoin implements AutoCloseable {
     /**
      * Tops up the probe helpers' input from the source while they want more, before the caller works on a batch of
      * its own: a result batch of its own takes a call of {@link #probeStep} each, and helpers left without input
-     * meanwhile sat idle (a profile of W1 in memory on two workers: 34 ms a join waiting for input, of 110).
+     * meanwhile sat idle, waiting for input.
      */
     private void feedProbeHelpers(BatchSource probeSource, WorkerRun helpers) {
         while (!probeInputEnded && helpers.wantInput()) {

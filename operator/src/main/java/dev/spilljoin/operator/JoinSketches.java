@@ -33,7 +33,7 @@ final class JoinSketches implements AutoCloseable {
     private static final SketchConfig BUILD = SketchConfig.BUILD;
     /**
      * The probe side's sample: its rows and distinct keys are reported, never its heavy keys, so it keeps no
-     * frequent-items sketch (which took more than half of the sample's cost: 14 of 25 ms of CPU in W1's probe pass).
+     * frequent-items sketch (more than half of what the sample would cost).
      */
     private static final SketchConfig PROBE = SketchConfig.BUILD.sampleEveryKthBatch(PROBE_EVERY_KTH_BATCH)
             .withoutFrequentItems();

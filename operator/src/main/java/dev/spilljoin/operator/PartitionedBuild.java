@@ -81,8 +81,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * will stand beside) feeds it every row the workers hold, all of which are in their resident arenas then, under
  * {@link #structure} held for writing, and from then on every worker adds each batch while holding it for reading,
  * checking again after a spill of its own, whose feeding may have come after part of its batch was written
- * ({@link #addToKeyFilter}). Invariant: the filter the probe pass gets holds every non-NULL build key. W4 at the large
- * scale in memory: the build's 10M adds into a 16 MB filter cost 0.1-0.15 s of its 0.45-0.6 s.
+ * ({@link #addToKeyFilter}). Invariant: the filter the probe pass gets holds every non-NULL build key. (Adding every
+ * build row to the filter costs a build in memory about a quarter of its time.)
  *
  * <p>Ownership: this phase owns the workers' arenas and staging arenas, the build spill writer with its writer share,
  * and the key filter and sketches it was given; {@link #finish} hands all that outlives the build to the probe pass

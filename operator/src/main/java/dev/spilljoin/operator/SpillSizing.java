@@ -129,8 +129,8 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     /**
      * The row page for a configured page of {@code configured} bytes and a budget's page bound of {@code bound}:
      * the smaller, and from 2 MiB up the nearest whole number of 2 MiB huge pages (at least one, at most as many as
-     * the configured page holds). Whole huge pages are backed by transparent huge pages, one fault per 2 MiB: a 4 KiB
-     * page's first touch costs about 11 µs on this VM (17 MiB of row pages: 44–51 ms), a huge page's about 0.5 ms.
+     * the configured page holds). Whole huge pages are backed by transparent huge pages, one fault per 2 MiB instead
+     * of 512 faults of 4 KiB, each of which costs microseconds on a virtual machine.
      */
     static int rowPageBytes(int configured, long bound) {
         int page = (int) Math.min(configured, Math.max(64, bound & ~7L));

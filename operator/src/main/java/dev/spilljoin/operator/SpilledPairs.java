@@ -25,8 +25,8 @@ import java.util.Set;
  * more); up to the join's threads, however few pairs there are (one when there is none), the rest only help probe,
  * each with a lane's share (a block buffer and a nested-loop forwarder): so a budget that holds one pair at a time
  * still probes it on every worker. The caller's thread is the first of those that only help, as it also hands every
- * result batch out: loading a pair's table there would stop the helpers' batches (W2 small at 4 MB: the pairs phase
- * 443–466 → 360–400 ms on two workers).
+ * result batch out: loading a pair's table there would stop the helpers' batches (docs/PERFORMANCE.md measures
+ * it).
  *
  * <p>For each pair: if a side is empty and the join type can produce nothing from the other, both files are
  * dropped; if its probe file is the smaller and its probe rows fit, it is joined in memory with the roles reversed;

@@ -8,11 +8,10 @@ import java.util.Iterator;
  * does with freed memory, for the pages {@link NativeMemory} maps itself (2 MiB and up).
  *
  * <p>Why: a fresh anonymous mapping's first touch costs the kernel's zeroing of every page, and on a VM whose balloon
- * driver reports free memory to the host (this one: {@code virtio_balloon}) the host's backing of it again: 64 MiB of
- * fresh huge pages took 126 ms to touch when the host had taken them back and 5.8 ms when not, where zeroing a kept
- * mapping takes about 1 ms. A process that joins again and again (an engine embedding the operator, Spark's tasks in
- * one executor, the bench's runs) otherwise pays that for every join's row pages and table: W1 at 1M build rows spent
- * 12 of its 20-30 ms build zeroing fresh row pages on one of its two workers.
+ * driver reports free memory to the host ({@code virtio_balloon}) the host's backing of it again, many times what
+ * zeroing a kept mapping costs (docs/PERFORMANCE.md has the figures). A process that joins again and again (an
+ * engine embedding the operator, Spark's tasks in one executor, the bench's runs) otherwise pays that for every
+ * join's row pages and table, a large share of an in-memory build.
  *
  * <p>Invariants, all under this object's lock:
  * <ul>
@@ -25,8 +24,8 @@ import java.util.Iterator;
  *   <li>at most {@code capacity} bytes are cached (the oldest go first); a mapping cached for longer than
  *       {@code idleNanos} is unmapped by a daemon thread that runs only while something is cached.</li>
  * </ul>
- * A mapping is handed out as it was left: the caller zeroes it (0.02 ms per MiB by memset, about 0.07 by
- * {@code Unsafe.setMemory}, against 0.1-2 ms per MiB for a fresh one's first touch).
+ * A mapping is handed out as it was left: the caller zeroes it, which costs a fraction of a fresh mapping's first
+ * touch.
  */
 final class HugePageCache {
     /** The system property that sets the process's cache capacity in bytes (0: no cache). */

@@ -38,7 +38,7 @@ public final class NativeMemory {
     }
 
     /**
-     * Loads and initializes what off-heap memory needs (Chronicle Core, about 60 ms in a fresh JVM) ahead of the first
+     * Loads and initializes what off-heap memory needs (Chronicle Core, tens of milliseconds) ahead of the first
      * allocation, which would otherwise wait for it: a process may call this on a spare thread while it starts. The
      * work is this class's initialization, which runs once; a thread that needs the class meanwhile waits for it.
      */
@@ -144,9 +144,9 @@ public final class NativeMemory {
     /**
      * A fixed-size, zeroed block of off-heap memory at a stable address. Below {@link #HUGE_PAGE} bytes it is a
      * Chronicle native bytes store (malloc). From {@link #HUGE_PAGE} up it is an anonymous mapping aligned to 2 MiB
-     * and advised {@code MADV_HUGEPAGE}, so that the kernel backs it with transparent huge pages (this machine's THP
-     * mode is "madvise"): random loads into hash tables and row pages then miss the TLB far less, which on a VM
-     * (nested paging) halves their latency (measured: 768 MiB, dependent loads 450–530 → 230–260 ns). The mapping
+     * and advised {@code MADV_HUGEPAGE}, so that the kernel backs it with transparent huge pages (also in THP's
+     * "madvise" mode): random loads into hash tables and row pages then miss the TLB far less, which on a VM
+     * (nested paging) about halves their latency (docs/PERFORMANCE.md). The mapping
      * is exactly the requested bytes rounded up to 4 KiB (the head and tail of the over-sized mapping used for the
      * alignment are unmapped at once): one a freed page of the same length left ({@link HugePageCache}), zeroed here,
      * or else fresh zeroed pages from the kernel. Freed, it goes back to that cache. If the kernel refuses the

@@ -392,7 +392,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * false when a key turned up twice. On several threads, each helper thread sets its bits in an occupancy bitmap
      * of its own (reserved for the moment, when the budget grants it), merged into the table's at the end: two
      * threads setting bits in the same words had to do so atomically, and their cache lines then moved between the
-     * cores at almost every row (W1's million rows took 4 ms on one thread, 14 ms of CPU on two). Without the
+     * cores at almost every row (more CPU on two threads than on one). Without the
      * memory they set the table's bits atomically.
      */
     private boolean setOccupancy(Pages pages, long[] nullKeyRowsOfPage, int threads) {
@@ -518,7 +518,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * from {@code heapStart[p]}; page p's NULL-key rows from firstNullRank[p]. A page's rows go in runs of
      * {@value #COPY_RUN}: first every rank of the run, then every row's fields, so that the ranks' loads (random, in an
      * occupancy bitmap and ranks of up to hundreds of MB) are independent of each other and of the copies, and the
-     * core has many in flight (W4 at 10M rows, rank by rank: 90 ns a row).
+     * core has many in flight (rank by rank, each row waited for its own miss).
      */
     private void copyPayload(Pages pages, long[] firstNullRank, long[] heapStart, int threads) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
