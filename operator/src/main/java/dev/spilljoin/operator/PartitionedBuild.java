@@ -327,19 +327,18 @@ final class PartitionedBuild implements JoinPhase {
 
     /**
      * Encodes a worker's staged rows ({@code m}: batch rows {@code rows} at {@code addresses}) into their spilled
-     * partitions' files ({@code partitionOfRow} by batch row), grouped by partition in the worker's {@code order},
-     * each partition's under its own lock ({@link ReservedSpillWriter#spillStaged}). Called under {@link #structure}
-     * held for reading, so that no partition spills meanwhile.
+     * partitions' files ({@code partitionOfRow} by batch row) in the worker's {@code order}
+     * ({@link ReservedSpillWriter#spillStaged}). Called under {@link #structure} held for reading, so that no
+     * partition spills meanwhile.
      */
     void spillStaged(StagedSpillOrder order, int[] partitionOfRow, int[] rows, long[] addresses, int m)
             throws IOException {
-        order.group(partitionOfRow, rows, m, spilled);
-        spill.spillStaged(order, addresses);
+        spill.spillStaged(order, partitionOfRow, rows, addresses, m, spilled);
     }
 
     /** A new build worker's order of its staged rows: worker {@code index} of the pass's workers. */
     StagedSpillOrder spillOrder(int index) {
-        return new StagedSpillOrder(spilled.length, index, workers.length);
+        return spill.orderFor(index, workers.length);
     }
 
     /**

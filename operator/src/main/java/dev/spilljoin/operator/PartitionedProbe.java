@@ -164,18 +164,17 @@ final class PartitionedProbe implements JoinPhase {
 
     /**
      * Encodes a worker's staged rows ({@code m} of them: batch rows {@code rows}, at {@code addresses}) into the
-     * probe files of their partitions ({@code partitionOfRow} by batch row), grouped by partition in the worker's
-     * {@code order}, each partition's under its own lock ({@link ReservedSpillWriter#spillStaged}).
+     * probe files of their partitions ({@code partitionOfRow} by batch row) in the worker's {@code order}
+     * ({@link ReservedSpillWriter#spillStaged}).
      */
     void spillStaged(StagedSpillOrder order, int[] partitionOfRow, int[] rows, long[] addresses, int m)
             throws IOException {
-        order.group(partitionOfRow, rows, m, null);
-        spill.spillStaged(order, addresses);
+        spill.spillStaged(order, partitionOfRow, rows, addresses, m, null);
     }
 
     /** A new worker's order of its staged rows: worker {@code index} of the pass's workers. */
     StagedSpillOrder spillOrder(int index) {
-        return new StagedSpillOrder(files.length, index, workers.length);
+        return spill.orderFor(index, workers.length);
     }
 
     /** A worker stopped asking the filter: the last one to stop gives its memory back. */

@@ -94,12 +94,20 @@ final class ReservedSpillWriter implements AutoCloseable {
         }
     }
 
+    /** A new order of staged rows for worker {@code worker} of {@code workers} spilling through this writer. */
+    StagedSpillOrder orderFor(int worker, int workers) {
+        return new StagedSpillOrder(opened.length, worker, workers);
+    }
+
     /**
-     * Appends a worker's staged rows to their partitions' files, grouped by {@code order} (staged row j is the
-     * in-memory row at {@code addresses[j]}), a partition at a time under its lock, in a round starting at the
-     * worker's own first partition. The rows are encoded as {@link #spill(int, long)} encodes them.
+     * Appends a worker's staged rows ({@code m}: batch rows {@code rows}, the in-memory rows at {@code addresses}) to
+     * their partitions' files ({@code partitionOfRow} by batch row; only partitions {@code only} marks, every one when
+     * it is null), grouped by the worker's {@code order}, a partition at a time under its lock, in a round starting at
+     * the worker's own first partition. The rows are encoded as {@link #spill(int, long)} encodes them.
      */
-    void spillStaged(StagedSpillOrder order, long[] addresses) throws IOException {
+    void spillStaged(StagedSpillOrder order, int[] partitionOfRow, int[] rows, long[] addresses, int m,
+                     boolean[] only) throws IOException {
+        order.group(partitionOfRow, rows, m, only);
         int partitions = order.partitions();
         for (int k = 0, first = order.firstPartition(); k < partitions; k++) {
             int p = (first + k) % partitions;
