@@ -185,10 +185,25 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
     }
 
     private static ParquetMetadata footer(Path file) {
-        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), readOptions())) {
+        try (ParquetFileReader reader = ParquetFileReader.open(new NamedInputFile(file), readOptions())) {
             return reader.getFooter();
         } catch (IOException | RuntimeException e) {
             throw unreadable(file, e);
+        }
+    }
+
+    /** A local file that parquet-java's messages name by its path (LocalInputFile's own is an object id). */
+    private static final class NamedInputFile extends LocalInputFile {
+        private final Path path;
+
+        NamedInputFile(Path path) {
+            super(path);
+            this.path = path;
+        }
+
+        @Override
+        public String toString() {
+            return path.toString();
         }
     }
 

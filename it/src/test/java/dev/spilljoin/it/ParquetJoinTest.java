@@ -614,6 +614,7 @@ class ParquetJoinTest {
         assertThat(run.code).as(run.err).isEqualTo(3);
         assertThat(run.err.strip().lines().count()).as(run.err).isEqualTo(1);
         assertThat(run.err).contains(named);
+        assertThat(run.err).as("no Java object ids in the message").doesNotContainPattern("[A-Za-z]@[0-9a-f]{4,}");
         assertThat(leftovers()).as("files left behind").isEmpty();
     }
 
