@@ -47,12 +47,12 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         writers[partition].append(source, length);
     }
 
-    /** Room for a record in {@code partition}'s buffer (see {@link PartitionWriter#reserveRecord}). */
     /** Hands {@code bytes} reserved by {@code source} to partition {@code partition}'s writer (see its takeFrom). */
     public void takeFrom(int partition, MemoryReservation source, long bytes) {
         writers[partition].takeFrom(source, bytes);
     }
 
+    /** Room for a record in {@code partition}'s buffer (see {@link PartitionWriter#reserveRecord}). */
     public long reserveRecord(int partition, int length) throws IOException {
         return writers[partition].reserveRecord(length);
     }
