@@ -1,6 +1,8 @@
 package dev.spilljoin.spill;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Appends records (opaque byte ranges, e.g. serialized rows that carry their hash) to one {@link SpillFile}
@@ -22,6 +24,12 @@ import java.io.IOException;
  * held. Blocks go to the file with {@code write(2)} ({@link SpillFile}), so the window's share is not mapped while
  * writing; it stays in a writer's share because the join's sizing plans one share per spilled partition, and that
  * share is also what reading the file back takes (a window and a block).
+ *
+ * <p>Side writers: that idle window share can hold the buffers of other writers of the same file
+ * ({@link #sideWriter()}), one per thread that spills to the partition, so that threads encode into buffers of their
+ * own and meet only when a whole block goes to the file (each block is appended under the file's lock; the order of
+ * blocks in a file is free). A side writer's buffer is moved out of this writer's reserved bytes, and back when the
+ * side writer finishes; this writer's {@link #finish()} finishes its side writers first and counts their rows.
  */
 public final class PartitionWriter implements AutoCloseable {
     /** Smallest accepted buffer: a header and a little payload. */
@@ -31,6 +39,10 @@ public final class PartitionWriter implements AutoCloseable {
     private final SpillFile file;
     private final MemoryReservation memory;
     private final int bufferBytes;
+    /** The writer whose window share holds this side writer's buffer; null for a file's own writer. */
+    private final PartitionWriter main;
+    /** This writer's side writers (a file's own writer only). */
+    private final List<PartitionWriter> sides = new ArrayList<>();
     private final BlockChecksum checksum = new BlockChecksum();
     private NativeMemory.NativePage buffer;
     private long base;
@@ -49,6 +61,39 @@ public final class PartitionWriter implements AutoCloseable {
         this.file = file;
         this.memory = memory;
         this.bufferBytes = bufferBytes;
+        this.main = null;
+    }
+
+    private PartitionWriter(PartitionWriter main, MemoryReservation memory) {
+        this.file = main.file;
+        this.memory = memory;
+        this.bufferBytes = main.bufferBytes;
+        this.main = main;
+    }
+
+    /**
+     * A new writer of this writer's file whose buffer is taken from this writer's reserved but unused bytes (its
+     * window share, idle while writing), or null when those bytes do not hold a buffer any more. Call it where this
+     * writer's own records are appended (one thread at a time with them); the side writer is then used by one other
+     * thread at a time, beside this writer and the other side writers. This writer's buffer is allocated first, if
+     * it was not yet, so that its reservation is whole before a side takes from it.
+     */
+    public synchronized PartitionWriter sideWriter() {
+        checkWritable();
+        if (main != null) {
+            throw new IllegalStateException("a side writer of " + file.path() + " has no side writers of its own");
+        }
+        if (buffer == null) {
+            allocateBuffer();
+        }
+        if (memory.available() < bufferBytes) {
+            return null;
+        }
+        MemoryReservation sideMemory = memory.newChild("side writer " + file.path().getFileName());
+        memory.transferTo(sideMemory, bufferBytes);
+        PartitionWriter side = new PartitionWriter(this, sideMemory);
+        sides.add(side);
+        return side;
     }
 
     /** Bytes a writer reserves while it holds its buffer: the buffer and a window's share (see the class comment). */
@@ -97,7 +142,7 @@ public final class PartitionWriter implements AutoCloseable {
     }
 
     private void allocateBuffer() {
-        long needed = memoryBytes(bufferBytes, file.space().windowBytes());
+        long needed = heldBytes();
         long missing = needed - memory.available(); // bytes handed over with takeFrom count
         if (missing > 0 && !memory.tryGrow(missing)) {
             throw new MemoryExhaustedException("spill writer for " + file.path() + " needs "
@@ -143,13 +188,7 @@ public final class PartitionWriter implements AutoCloseable {
             file.space().beforeBlockWrite(file);
             NativeMemory.putInt(header, length);
             NativeMemory.putInt(header + 4, checksum.of(payload, length));
-            if (contiguous) {
-                file.append(header, HEADER + (long) length);
-            } else {
-                file.append(header, HEADER);
-                file.append(payload, length);
-            }
-            file.blockWritten(length);
+            file.appendBlock(header, payload, length, contiguous);
             done = true;
         } finally {
             if (!done) {
@@ -170,8 +209,12 @@ public final class PartitionWriter implements AutoCloseable {
      * Flushes the buffered records and gives the buffer's and the window's memory back; the next record takes
      * them again.
      */
-    public void releaseBuffer() throws IOException {
+    public synchronized void releaseBuffer() throws IOException {
         checkWritable();
+        if (!sides.isEmpty()) {
+            throw new IllegalStateException("the writer of " + file.path() + " keeps its buffer while it has side"
+                    + " writers (their buffers lie in its reservation)");
+        }
         flushBlock();
         freeBuffer();
     }
@@ -180,16 +223,44 @@ public final class PartitionWriter implements AutoCloseable {
         if (buffer != null) {
             buffer.close();
             buffer = null;
-            memory.shrink(memoryBytes(bufferBytes, file.space().windowBytes()));
+            memory.shrink(heldBytes());
         }
     }
 
-    /** Flushes the last block and seals the file so it can be read; the buffer is given back. */
-    public void finish() throws IOException {
+    /** What this writer reserves while it holds its buffer: a side writer only the buffer, see the class comment. */
+    private long heldBytes() {
+        return main == null ? memoryBytes(bufferBytes, file.space().windowBytes()) : bufferBytes;
+    }
+
+    /**
+     * Flushes the last block and seals the file so it can be read; the buffer is given back. Its side writers are
+     * finished first (each thread that used one must have stopped), their rows counted with this writer's.
+     */
+    public synchronized void finish() throws IOException {
+        if (main != null) {
+            throw new IllegalStateException("a side writer of " + file.path() + " finishes with its file's writer");
+        }
         checkWritable();
+        for (PartitionWriter side : sides) {
+            side.finishSide();
+            rows += side.rows;
+        }
         flushBlock();
         freeBuffer();
         file.seal(rows);
+        finished = true;
+    }
+
+    /** A side writer's end: its last block flushed, its buffer freed and its bytes moved back to its file's writer. */
+    private void finishSide() throws IOException {
+        checkWritable();
+        flushBlock();
+        if (buffer != null) {
+            buffer.close();
+            buffer = null;
+        }
+        memory.transferTo(main.memory, memory.reserved());
+        memory.close();
         finished = true;
     }
 
@@ -200,7 +271,7 @@ public final class PartitionWriter implements AutoCloseable {
         }
     }
 
-    /** Records appended so far (buffered ones included). */
+    /** Records appended so far (buffered ones included), with its side writers' once they finished. */
     public long rowCount() {
         return rows;
     }
@@ -230,6 +301,9 @@ public final class PartitionWriter implements AutoCloseable {
         }
         closed = true;
         buffer = null;
+        for (PartitionWriter side : sides) {
+            side.close();
+        }
         memory.close();
     }
 }

@@ -57,6 +57,11 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         return writers[partition].reserveRecord(length);
     }
 
+    /** Partition {@code partition}'s writer: to append to, or to ask for side writers of ({@code sideWriter}). */
+    public PartitionWriter partition(int partition) {
+        return writers[partition];
+    }
+
     /** Flushes {@code partition}'s buffer and gives its buffer and window back (the next record takes them again). */
     public void releaseBuffer(int partition) throws IOException {
         writers[partition].releaseBuffer();

@@ -130,10 +130,25 @@ public final class SpillFile {
     }
 
     /**
+     * Appends one block, its {@link #BLOCK_HEADER_BYTES}-byte header at {@code header} and its {@code length} bytes of
+     * payload at {@code payload} (right after the header when {@code contiguous}: one write), and counts it; under
+     * this file's lock, so that the blocks of the file's writer and of its side writers never interleave.
+     */
+    synchronized void appendBlock(long header, long payload, int length, boolean contiguous) throws IOException {
+        if (contiguous) {
+            append(header, BLOCK_HEADER_BYTES + (long) length);
+        } else {
+            append(header, BLOCK_HEADER_BYTES);
+            append(payload, length);
+        }
+        blockWritten(length);
+    }
+
+    /**
      * Appends {@code count} bytes at {@code source} to the end of the file with {@code write(2)}, creating the file
      * at the first call; {@code ENOSPC} (or a quota) is the disk-full {@link IOException}.
      */
-    void append(long source, long count) throws IOException {
+    private void append(long source, long count) throws IOException {
         if (fd < 0) {
             openForWriting();
         }
@@ -181,7 +196,7 @@ public final class SpillFile {
     }
 
     /** Records one written block of {@code payload} bytes (its header included in the on-disk count). */
-    void blockWritten(int payload) {
+    private void blockWritten(int payload) {
         blocks++;
         maxPayload = Math.max(maxPayload, payload);
         space.counters().blockWritten(BLOCK_HEADER_BYTES + (long) payload);

@@ -77,6 +77,86 @@ class PartitionFileTest {
     }
 
     @Test
+    void sideWritersOnOtherThreadsAppendWholeBlocksToTheSameFile() throws Exception {
+        SplittableRandom random = SeededRandom.create("sideWritersOnOtherThreadsAppendWholeBlocksToTheSameFile");
+        int threads = 4;
+        List<List<byte[]>> expected = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            List<byte[]> own = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                byte[] record = randomRecord(random, i % 300 == 7 ? 3 * BUFFER : 200);
+                if (record.length > 0) {
+                    record[0] = (byte) t;
+                }
+                own.add(record);
+            }
+            expected.add(own);
+        }
+        SpillFile file = space.newFile("shared");
+        long baseline = budget.reserved();
+        try (PartitionWriter writer = file.openWriter(budget, BUFFER)) {
+            List<PartitionWriter> writers = new ArrayList<>();
+            writers.add(writer);
+            for (int t = 1; t < threads; t++) {
+                writers.add(writer.sideWriter());
+            }
+            assertThat(writers).doesNotContainNull();
+            assertThat(budget.reserved() - baseline).as("the sides' buffers lie in the writer's share")
+                    .isEqualTo(PartitionWriter.memoryBytes(BUFFER, WINDOW));
+            assertThatThrownBy(writer::releaseBuffer).isInstanceOf(IllegalStateException.class);
+            List<Thread> running = new ArrayList<>();
+            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (int t = 0; t < threads; t++) {
+                PartitionWriter own = writers.get(t);
+                List<byte[]> mine = expected.get(t);
+                Thread thread = new Thread(() -> {
+                    try (RecordSource source = new RecordSource(budget, 4 * BUFFER)) {
+                        for (byte[] record : mine) {
+                            source.append(own, record);
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                });
+                running.add(thread);
+                thread.start();
+            }
+            for (Thread thread : running) {
+                thread.join();
+            }
+            assertThat(failures).isEmpty();
+            writer.finish();
+            assertThat(writer.rowCount()).isEqualTo(threads * 2000L);
+            assertThat(budget.reserved()).as("every buffer and share given back").isEqualTo(baseline);
+        }
+        assertThat(file.rowCount()).isEqualTo(threads * 2000L);
+        List<byte[]> read = readAll(file);
+        List<byte[]> all = new ArrayList<>();
+        expected.forEach(all::addAll);
+        assertThat(read).hasSameSizeAs(all);
+        for (int t = 0; t < threads; t++) { // each writer's records in its order: blocks interleave, records do not
+            int tag = t;
+            List<byte[]> ofThread = read.stream().filter(r -> r.length > 0 && r[0] == tag).toList();
+            List<byte[]> nonEmpty = expected.get(t).stream().filter(r -> r.length > 0).toList();
+            assertThat(ofThread).containsExactlyElementsOf(nonEmpty);
+        }
+    }
+
+    @Test
+    void aSideWriterIsRefusedWhenTheWritersShareHoldsNoMoreBuffers() throws IOException {
+        SpillFile file = space.newFile("crowded");
+        try (PartitionWriter writer = file.openWriter(budget, BUFFER)) {
+            for (int i = 0; i < WINDOW / BUFFER; i++) {
+                assertThat(writer.sideWriter()).as("side " + i).isNotNull();
+            }
+            assertThat(writer.sideWriter()).isNull();
+            writer.finish();
+            assertThat(file.rowCount()).isZero();
+        }
+        assertThat(readAll(file)).isEmpty();
+    }
+
+    @Test
     void aOneMegabyteRecordIsItsOwnBlockAndRecordsAreNeverSplit() throws IOException {
         SpillFile file = space.newFile("big");
         byte[] small = new byte[1000];
