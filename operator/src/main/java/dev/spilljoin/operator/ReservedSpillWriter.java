@@ -4,6 +4,7 @@ import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.spill.PartitionWriter;
 import dev.spilljoin.spill.PartitionedSpillWriter;
 import dev.spilljoin.spill.SpillFile;
 
@@ -18,10 +19,14 @@ import java.io.IOException;
  * ({@link #handOver}) and closes it. The spill writer itself (and so the join's spill space) is created at the
  * first record. Rows are appended encoded in one side's {@link SpillRowFormat}.
  *
- * <p>Workers: several workers spill through one writer at once ({@link #spillStaged}), each partition's buffer and
- * file under the partition's own lock, so that a worker waits only for one that is appending to the same partition
- * (the rows of a batch go partition by partition, {@link StagedSpillOrder}); opening a partition (its writer share
- * moved, the spill writer made at the first) takes this object's lock as well. {@link #spill(int, long)} is for a
+ * <p>Workers: several workers spill through one writer at once ({@link #spillStaged}), the rows of a batch
+ * partition by partition ({@link StagedSpillOrder}). Each worker but the first encodes into a write buffer of its own
+ * per partition, a side writer of the partition's file ({@link PartitionWriter#sideWriter}) whose buffer lies in the
+ * partition writer's window share, idle while the file is written: so no memory beyond the writer shares, and a
+ * worker meets the others only when one of its blocks goes to the file, under the file's lock (the order of blocks
+ * in a file is free). The first worker, and a worker whose side writer the share could not hold, encode into the
+ * partition's own writer under the partition's lock. Opening a partition (its writer share moved, the spill writer
+ * made at the first) takes this object's lock as well. {@link #finish} flushes every worker's buffers. {@link #spill(int, long)} is for a
  * caller that no other thread spills beside (the build's structure lock held for writing). Everything else is called
  * once the workers have stopped.
  */
@@ -33,8 +38,15 @@ final class ReservedSpillWriter implements AutoCloseable {
     private final int recordCapacity;
     /** Per partition: whether its writer took its share (written under its lock and this object's). */
     private final boolean[] opened;
-    /** Per partition: the lock its buffer and file are appended under. */
+    /** Per partition: the lock its writer's buffer is appended to under (and its side writers are made under). */
     private final Object[] partitionLocks;
+    /**
+     * Per partition, per worker: the worker's own (side) writer of the partition's file, null until the worker first
+     * spills there or when refused ({@link #sideRefused}); worker 0 has none. Sized by {@link #orderFor} before the
+     * workers start; each worker reads and writes its own slots only.
+     */
+    private PartitionWriter[][] sideWriters = new PartitionWriter[0][0];
+    private boolean[][] sideRefused = new boolean[0][0];
     /** The writer share; null once handed over. */
     private MemoryReservation share;
     /** Made at the first record, under this object's lock; read by the workers under their partitions' locks. */
@@ -94,16 +106,25 @@ final class ReservedSpillWriter implements AutoCloseable {
         }
     }
 
-    /** A new order of staged rows for worker {@code worker} of {@code workers} spilling through this writer. */
+    /**
+     * A new order of staged rows for worker {@code worker} of {@code workers} spilling through this writer; made for
+     * every worker before any of them spills.
+     */
     StagedSpillOrder orderFor(int worker, int workers) {
+        if (sideWriters.length == 0 || sideWriters[0].length < workers) {
+            sideWriters = new PartitionWriter[opened.length][workers];
+            sideRefused = new boolean[opened.length][workers];
+        }
         return new StagedSpillOrder(opened.length, worker, workers);
     }
 
     /**
      * Appends a worker's staged rows ({@code m}: batch rows {@code rows}, the in-memory rows at {@code addresses}) to
      * their partitions' files ({@code partitionOfRow} by batch row; only partitions {@code only} marks, every one when
-     * it is null), grouped by the worker's {@code order}, a partition at a time under its lock, in a round starting at
-     * the worker's own first partition. The rows are encoded as {@link #spill(int, long)} encodes them.
+     * it is null), grouped by the worker's {@code order}, a partition at a time, in a round starting at the worker's
+     * own first partition: into the worker's own side writer of the partition's file when it has one (no lock; whole
+     * blocks reach the file under the file's lock), else into the partition's writer under the partition's lock. The
+     * rows are encoded as {@link #spill(int, long)} encodes them.
      */
     void spillStaged(StagedSpillOrder order, int[] partitionOfRow, int[] rows, long[] addresses, int m,
                      boolean[] only) throws IOException {
@@ -115,13 +136,38 @@ final class ReservedSpillWriter implements AutoCloseable {
             if (order.from(p) == to) {
                 continue;
             }
-            synchronized (partitionLocks[p]) {
-                PartitionedSpillWriter partitionWriter = writerOpenedFor(p);
+            PartitionWriter own = order.worker() == 0 ? null : sideWriter(p, order.worker());
+            if (own != null) {
                 for (int i = order.from(p); i < to; i++) {
-                    append(partitionWriter, p, addresses[order.stagedRow(i)]);
+                    append(own, addresses[order.stagedRow(i)]);
+                }
+                continue;
+            }
+            synchronized (partitionLocks[p]) {
+                PartitionWriter partitionWriter = writerOpenedFor(p).partition(p);
+                for (int i = order.from(p); i < to; i++) {
+                    append(partitionWriter, addresses[order.stagedRow(i)]);
                 }
             }
         }
+    }
+
+    /**
+     * Worker {@code worker}'s side writer of partition {@code p}'s file, made at its first use out of the partition
+     * writer's idle window share; null when that share holds no further buffer (the worker then shares the partition's
+     * writer under its lock).
+     */
+    private PartitionWriter sideWriter(int p, int worker) {
+        PartitionWriter side = sideWriters[p][worker];
+        if (side != null || sideRefused[p][worker]) {
+            return side;
+        }
+        synchronized (partitionLocks[p]) {
+            side = writerOpenedFor(p).partition(p).sideWriter();
+        }
+        sideWriters[p][worker] = side;
+        sideRefused[p][worker] = side == null;
+        return side;
     }
 
     /**
@@ -129,7 +175,7 @@ final class ReservedSpillWriter implements AutoCloseable {
      * writer. See {@link #append} for the encoding.
      */
     void spill(int p, long row) throws IOException {
-        append(writerOpenedFor(p), p, row);
+        append(writerOpenedFor(p).partition(p), row);
     }
 
     /**
@@ -153,21 +199,24 @@ final class ReservedSpillWriter implements AutoCloseable {
     }
 
     /**
-     * Appends the in-memory row at {@code row} to partition {@code p} of {@code partitionWriter}, encoded in the
-     * {@link SpillRowFormat}: straight into the writer's buffer, or, for a row larger than the buffer, encoded over
-     * itself first (so the caller must not read the row afterwards).
+     * Appends the in-memory row at {@code row} to {@code target}, encoded in the {@link SpillRowFormat}: straight into
+     * the writer's buffer, or, for a row larger than the buffer, encoded over itself first (so the caller must not
+     * read the row afterwards).
      */
-    private void append(PartitionedSpillWriter partitionWriter, int p, long row) throws IOException {
+    private void append(PartitionWriter target, long row) throws IOException {
         int length = format.encodedLength(row);
         if (length <= recordCapacity) {
-            format.encode(row, partitionWriter.reserveRecord(p, length), length);
+            format.encode(row, target.reserveRecord(length), length);
         } else {
             format.encode(row, row, length);
-            partitionWriter.append(p, row, length);
+            target.append(row, length);
         }
     }
 
-    /** Seals every partition's file; the writers' memory goes back to the budget. */
+    /**
+     * Seals every partition's file, each worker's side writer flushed first; the writers' memory goes back to the
+     * budget. Only once every worker has stopped.
+     */
     void finish() throws IOException {
         if (writer != null) {
             writer.finish();

@@ -16,6 +16,7 @@ import java.util.Arrays;
  */
 final class StagedSpillOrder {
     private final int partitions;
+    private final int worker;
     private final int firstPartition;
     /** Per partition p, where its rows start in {@link #order}. */
     private final int[] from;
@@ -30,6 +31,7 @@ final class StagedSpillOrder {
      */
     StagedSpillOrder(int partitions, int worker, int workers) {
         this.partitions = partitions;
+        this.worker = worker;
         this.firstPartition = (int) ((long) worker * partitions / Math.max(1, workers)) % partitions;
         this.from = new int[partitions];
         this.to = new int[partitions];
@@ -66,6 +68,11 @@ final class StagedSpillOrder {
 
     int partitions() {
         return partitions;
+    }
+
+    /** The index of the worker whose rows these are. */
+    int worker() {
+        return worker;
     }
 
     /** The partition this worker's rounds start at. */
