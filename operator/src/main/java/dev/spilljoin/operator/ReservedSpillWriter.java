@@ -26,9 +26,9 @@ import java.io.IOException;
  * worker meets the others only when one of its blocks goes to the file, under the file's lock (the order of blocks
  * in a file is free). The first worker, and a worker whose side writer the share could not hold, encode into the
  * partition's own writer under the partition's lock. Opening a partition (its writer share moved, the spill writer
- * made at the first) takes this object's lock as well. {@link #finish} flushes every worker's buffers. {@link #spill(int, long)} is for a
- * caller that no other thread spills beside (the build's structure lock held for writing). Everything else is called
- * once the workers have stopped.
+ * made at the first) takes this object's lock as well. {@link #finish} flushes every worker's buffers.
+ * {@link #spill(int, long)} is for a caller that no other thread spills beside (the build's structure lock held for
+ * writing). Everything else is called once the workers have stopped.
  */
 final class ReservedSpillWriter implements AutoCloseable {
     private final JoinContext ctx;

@@ -52,11 +52,6 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         writers[partition].takeFrom(source, bytes);
     }
 
-    /** Room for a record in {@code partition}'s buffer (see {@link PartitionWriter#reserveRecord}). */
-    public long reserveRecord(int partition, int length) throws IOException {
-        return writers[partition].reserveRecord(length);
-    }
-
     /** Partition {@code partition}'s writer: to append to, or to ask for side writers of ({@code sideWriter}). */
     public PartitionWriter partition(int partition) {
         return writers[partition];
