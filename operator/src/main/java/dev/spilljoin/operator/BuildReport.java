@@ -20,5 +20,6 @@ package dev.spilljoin.operator;
  */
 record BuildReport(long rows, int fanout, int residentPartitions, long spilledPartitions, long residentRows,
                    long residentBytes, String tableKind, long tableBuckets, long tableBytes, long spilledBytes, long heavyKeysFromSketch,
-                   long heavyKeysFromCache, long heavyRowsFromSketch) {
+                   long heavyKeysFromCache, long heavyRowsFromSketch, int workerSpillBuffers,
+                   int workerSpillBuffersRefused) {
 }

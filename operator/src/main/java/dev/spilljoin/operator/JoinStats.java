@@ -58,6 +58,8 @@ public final class JoinStats {
     private long heavyHitterRowsFromSketch;
     private long heavyHitterKeysFromRepartitioning;
     private long sharedPairBlocks;
+    private long spillWorkerBuffers;
+    private long spillWorkerBuffersRefused;
     private String sketchNote = "off";
     private long sketchBytes;
     private String keyFilterNote = "off";
@@ -333,6 +335,19 @@ public final class JoinStats {
         return sharedPairBlocks;
     }
 
+    /**
+     * Spill write buffers the workers of the build and probe passes took of their own (a worker's side writer of a
+     * spilled partition's file, its buffer in the partition writer's share); 0 on one worker.
+     */
+    public long spillWorkerBuffers() {
+        return spillWorkerBuffers;
+    }
+
+    /** Times a worker found a spilled partition's writer share too full for a buffer of its own, and shared it. */
+    public long spillWorkerBuffersRefused() {
+        return spillWorkerBuffersRefused;
+    }
+
     /** "on", or why the join ran without sketches. */
     public String sketchNote() {
         return sketchNote;
@@ -420,6 +435,8 @@ public final class JoinStats {
         heavyHitterKeysFromSketch = r.heavyKeysFromSketch();
         heavyHitterKeysFromCache = r.heavyKeysFromCache();
         spilledBytesBuild += r.spilledBytes();
+        spillWorkerBuffers += r.workerSpillBuffers();
+        spillWorkerBuffersRefused += r.workerSpillBuffersRefused();
         PairCounters.addAt(partitionsPerLevel, 0, r.spilledPartitions());
         residentPartitions = r.residentPartitions();
         fanout = r.fanout();
@@ -445,6 +462,8 @@ public final class JoinStats {
             leftRows = r.rows();
         }
         spilledBytesProbe += r.spilledBytes();
+        spillWorkerBuffers += r.workerSpillBuffers();
+        spillWorkerBuffersRefused += r.workerSpillBuffersRefused();
         probeRowsFilterChecked = r.filterChecked();
         probeRowsExcludedByRange = r.excludedByRange();
         probeRowsExcludedByBloom = r.excludedByBloom();
@@ -545,6 +564,8 @@ public final class JoinStats {
                 + ",\"statistics_cache_misses\":" + statisticsCacheMisses
                 + ",\"heavy_hitter_keys_from_repartitioning\":" + heavyHitterKeysFromRepartitioning
                 + ",\"shared_pair_blocks\":" + sharedPairBlocks
+                + ",\"spill_worker_buffers\":" + spillWorkerBuffers
+                + ",\"spill_worker_buffers_refused\":" + spillWorkerBuffersRefused
                 + ",\"sketches\":\"" + sketchNote.replace("\"", "'") + "\""
                 + ",\"sketch_bytes\":" + sketchBytes
                 + ",\"key_filter\":\"" + keyFilterNote.replace("\"", "'") + "\""

@@ -678,7 +678,8 @@ final class PartitionedBuild implements JoinPhase {
         BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
                 residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.slotCount(),
                 table == null ? direct.bytes() : table.reservedBytes(), spilledBytes,
-                heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows);
+                heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows, spill.workerBuffers(),
+                spill.workerBuffersRefused());
         long rowBytes = 0;
         for (BuildWorker worker : workers) {
             rowBytes += worker.rowBytes();

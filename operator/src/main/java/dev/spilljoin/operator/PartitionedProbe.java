@@ -196,6 +196,8 @@ final class PartitionedProbe implements JoinPhase {
                 spilledBytes += files[p].length();
             }
         }
+        int workerBuffers = spill.workerBuffers();
+        int workerBuffersRefused = spill.workerBuffersRefused();
         closeWorkers();
         spill.close();
         closeKeyFilter();
@@ -216,7 +218,7 @@ final class PartitionedProbe implements JoinPhase {
             byBloom += w.filterChecks().excludedByBloom();
         }
         return new ProbeReport(probeRows(), spilledBytes, checked, byRange, byBloom, estimates, sampleRows,
-                sampleDistinctKeys);
+                sampleDistinctKeys, workerBuffers, workerBuffersRefused);
     }
 
     /** What the build pass reported (handed over with its output). */

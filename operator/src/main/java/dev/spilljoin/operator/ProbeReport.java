@@ -16,5 +16,6 @@ import dev.spilljoin.estimator.EstimatesVsActuals;
  * @param sampleDistinctKeys   their distinct keys, estimated
  */
 record ProbeReport(long rows, long spilledBytes, long filterChecked, long excludedByRange, long excludedByBloom,
-                   EstimatesVsActuals estimates, long sampleRows, long sampleDistinctKeys) {
+                   EstimatesVsActuals estimates, long sampleRows, long sampleDistinctKeys, int workerSpillBuffers,
+                   int workerSpillBuffersRefused) {
 }

@@ -213,6 +213,28 @@ final class ReservedSpillWriter implements AutoCloseable {
         }
     }
 
+    /** Write buffers the workers took of their own (side writers made); once the workers have stopped. */
+    int workerBuffers() {
+        int n = 0;
+        for (PartitionWriter[] ofPartition : sideWriters) {
+            for (PartitionWriter side : ofPartition) {
+                n += side == null ? 0 : 1;
+            }
+        }
+        return n;
+    }
+
+    /** Times a worker's own buffer was refused (the writer share full); once the workers have stopped. */
+    int workerBuffersRefused() {
+        int n = 0;
+        for (boolean[] ofPartition : sideRefused) {
+            for (boolean refused : ofPartition) {
+                n += refused ? 1 : 0;
+            }
+        }
+        return n;
+    }
+
     /**
      * Seals every partition's file, each worker's side writer flushed first; the writers' memory goes back to the
      * budget. Only once every worker has stopped.

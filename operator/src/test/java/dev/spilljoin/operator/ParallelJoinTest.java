@@ -186,6 +186,10 @@ class ParallelJoinTest {
                     JoinStats stats = join.stats();
                     assertThat(stats.partitions() > 0).as("spilled").isEqualTo(spill);
                     assertThat(stats.outputRows()).as("output rows counted").isEqualTo(rows);
+                    // the probe helper spills rows of its batches into buffers of its own (asserted below: it reads)
+                    assertThat(stats.spillWorkerBuffers() > 0).as("workers' own spill buffers: " + stats.toJson())
+                            .isEqualTo(spill);
+                    assertThat(stats.spillWorkerBuffersRefused()).as("refused, with 32 MB").isZero();
                 }
                 String caller = Thread.currentThread().getName();
                 assertThat(rightReaders).as("threads reading the build side (spilled %s)", spill)
