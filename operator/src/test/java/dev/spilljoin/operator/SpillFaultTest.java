@@ -8,6 +8,8 @@ import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -18,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Faults: a spill write that fails (as a failing disk would) at points in the build, the probe and the
- * re-partitioning passes ends the join with a clear error, nothing reserved and nothing on disk; and the test-only
+ * re-partitioning passes, on one worker or several (whose own spill buffers then fail too), ends the join with a clear
+ * error, nothing reserved and nothing on disk; and the test-only
  * hook that drops one spilled partition's unmatched build rows really changes an outer join's result (so oracle
  * comparisons downstream have teeth).
  */
@@ -26,18 +29,19 @@ class SpillFaultTest {
     @RegisterExtension
     final SpillRoot spillRoot = new SpillRoot();
 
-    @Test
-    void aFailedSpillWriteAnywhereLeavesNothingReservedOrOnDisk() {
+    @ParameterizedTest(name = "threads {0}")
+    @ValueSource(ints = {1, 2, 4})
+    void aFailedSpillWriteAnywhereLeavesNothingReservedOrOnDisk(int threads) {
         for (long blocks : new long[]{0, 3, 40, 400, 1500}) {
             try (MemoryReservation budget = MemoryReservation.root("fault", 1 << 20)) {
                 JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).pairMemoryLimit(64 * 1024)
-                        .build();
+                        .threads(threads).build();
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).config(config).build();
                 try (HashJoin join = FaultInjection.failingSpillWritesAfterBlocks(blocks).apply(spec)) {
                     assertThatThrownBy(() -> join.run(GeneratedSource.w1Build(100_000),
                             GeneratedSource.w1Probe(400_000, 100_000), b -> { }))
-                            .as("failure after %d blocks", blocks)
+                            .as("failure after %d blocks on %d workers", blocks, threads)
                             .isInstanceOf(UncheckedIOException.class)
                             .hasMessageContaining("spilling failed")
                             .hasMessageContaining("injected write failure");

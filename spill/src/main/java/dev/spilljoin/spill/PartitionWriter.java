@@ -48,7 +48,8 @@ public final class PartitionWriter implements AutoCloseable {
     private long base;
     private int fill;
     private long rows;
-    private boolean failed;
+    /** The exception of the write that failed; every later record gets an IOException naming it. */
+    private Exception failure;
     private boolean finished;
     private boolean closed;
 
@@ -78,7 +79,7 @@ public final class PartitionWriter implements AutoCloseable {
      * thread at a time, beside this writer and the other side writers. This writer's buffer is allocated first, if
      * it was not yet, so that its reservation is whole before a side takes from it.
      */
-    public synchronized PartitionWriter sideWriter() {
+    public synchronized PartitionWriter sideWriter() throws IOException {
         checkWritable();
         if (main != null) {
             throw new IllegalStateException("a side writer of " + file.path() + " has no side writers of its own");
@@ -183,17 +184,14 @@ public final class PartitionWriter implements AutoCloseable {
      * when {@code contiguous} the payload already follows the header in the buffer and the block is one copy.
      */
     private void writeBlock(long header, long payload, int length, boolean contiguous) throws IOException {
-        boolean done = false;
         try {
             file.space().beforeBlockWrite(file);
             NativeMemory.putInt(header, length);
             NativeMemory.putInt(header + 4, checksum.of(payload, length));
             file.appendBlock(header, payload, length, contiguous);
-            done = true;
-        } finally {
-            if (!done) {
-                failed = true;
-            }
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+            throw e;
         }
     }
 
@@ -264,10 +262,19 @@ public final class PartitionWriter implements AutoCloseable {
         finished = true;
     }
 
-    private void checkWritable() {
-        if (closed || finished || failed) {
+    /**
+     * Refuses a writer that is closed or finished (a caller's mistake), or whose write failed: then with an
+     * IOException naming that failure, so that whichever thread writes next (another worker, on a shared file) reports
+     * the disk's error, not the writer's state.
+     */
+    private void checkWritable() throws IOException {
+        if (failure != null) {
+            throw new IOException("spill writer for " + file.path() + " failed earlier: " + failure.getMessage(),
+                    failure);
+        }
+        if (closed || finished) {
             throw new IllegalStateException("spill writer for " + file.path() + " is "
-                    + (failed ? "failed (an earlier write threw)" : closed ? "closed" : "finished"));
+                    + (closed ? "closed" : "finished"));
         }
     }
 

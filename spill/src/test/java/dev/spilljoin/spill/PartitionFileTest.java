@@ -346,9 +346,10 @@ class PartitionFileTest {
         assertThatThrownBy(() -> records.append(writer, new byte[3000]))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("injected write failure");
-        assertThatThrownBy(() -> records.append(writer, new byte[10]))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("failed (an earlier write threw)");
+        assertThatThrownBy(() -> records.append(writer, new byte[10])) // the disk's error again, not the state's
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("failed earlier")
+                .hasMessageContaining("injected write failure");
         assertThat(writer.file().length()).isZero();
         writer.close();
         assertThat(budget.reserved()).isEqualTo(records.reserved());
