@@ -157,7 +157,7 @@ final class ReservedSpillWriter implements AutoCloseable {
      * writer's idle window share; null when that share holds no further buffer (the worker then shares the partition's
      * writer under its lock).
      */
-    private PartitionWriter sideWriter(int p, int worker) {
+    private PartitionWriter sideWriter(int p, int worker) throws IOException {
         PartitionWriter side = sideWriters[p][worker];
         if (side != null || sideRefused[p][worker]) {
             return side;
