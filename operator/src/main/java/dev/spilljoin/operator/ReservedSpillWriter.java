@@ -132,23 +132,25 @@ final class ReservedSpillWriter implements AutoCloseable {
         int partitions = order.partitions();
         for (int k = 0, first = order.firstPartition(); k < partitions; k++) {
             int p = (first + k) % partitions;
-            int to = order.to(p);
-            if (order.from(p) == to) {
+            if (order.from(p) == order.to(p)) {
                 continue;
             }
             PartitionWriter own = order.worker() == 0 ? null : sideWriter(p, order.worker());
             if (own != null) {
-                for (int i = order.from(p); i < to; i++) {
-                    append(own, addresses[order.stagedRow(i)]);
-                }
-                continue;
-            }
-            synchronized (partitionLocks[p]) {
-                PartitionWriter partitionWriter = writerOpenedFor(p).partition(p);
-                for (int i = order.from(p); i < to; i++) {
-                    append(partitionWriter, addresses[order.stagedRow(i)]);
+                appendPartition(own, order, p, addresses);
+            } else {
+                synchronized (partitionLocks[p]) {
+                    appendPartition(writerOpenedFor(p).partition(p), order, p, addresses);
                 }
             }
+        }
+    }
+
+    /** Appends partition {@code p}'s rows of {@code order} to {@code target}. */
+    private void appendPartition(PartitionWriter target, StagedSpillOrder order, int p, long[] addresses)
+            throws IOException {
+        for (int i = order.from(p), to = order.to(p); i < to; i++) {
+            append(target, addresses[order.stagedRow(i)]);
         }
     }
 

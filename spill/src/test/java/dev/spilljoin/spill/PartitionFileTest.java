@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CancellationException;
@@ -105,7 +106,7 @@ class PartitionFileTest {
                     .isEqualTo(PartitionWriter.memoryBytes(BUFFER, WINDOW));
             assertThatThrownBy(writer::releaseBuffer).isInstanceOf(IllegalStateException.class);
             List<Thread> running = new ArrayList<>();
-            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
             for (int t = 0; t < threads; t++) {
                 PartitionWriter own = writers.get(t);
                 List<byte[]> mine = expected.get(t);

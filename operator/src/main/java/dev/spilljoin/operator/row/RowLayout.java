@@ -303,6 +303,12 @@ public final class RowLayout {
         return (NativeMemory.getByte(row + bitsOffset + (bit >>> 3)) & (1 << (bit & 7))) != 0;
     }
 
+    /** Whether field {@code field}'s NULL bit is set in {@code bits}: rows' {@link #bitBytes} bit bytes, e.g. ORed. */
+    public static boolean isNull(byte[] bits, int field) {
+        int bit = FIELD_BITS_SHIFT + field;
+        return (bits[bit >>> 3] & (1 << (bit & 7))) != 0;
+    }
+
     /** Address of a fixed-width field's value. */
     public long fixedAddress(long row, int field) {
         return field < keyCount

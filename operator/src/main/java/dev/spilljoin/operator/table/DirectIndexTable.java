@@ -166,8 +166,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 }
             }
             for (int f = 1; f < layout.fieldCount(); f++) {
-                int bit = RowLayout.FIELD_BITS_SHIFT + f;
-                r.fieldHasNull[f] = (bitsSeen[bit >>> 3] & (1 << (bit & 7))) != 0;
+                r.fieldHasNull[f] = RowLayout.isNull(bitsSeen, f);
             }
             return r;
         }
