@@ -77,7 +77,7 @@ import java.util.function.LongPredicate;
  * ({@link #minimumBudget(JoinConfig, int)}, {@link JoinStats#threadsUsed()}). The first failure of any worker is
  * rethrown on the calling thread after every helper ended; {@link #close()} from any thread first stops them.
  *
- * <p>Memory: every off-heap byte (row pages, tables, spill buffers and mapped windows, reader windows) is reserved
+ * <p>Memory: every off-heap byte (row pages, tables, spill buffers, reader windows) is reserved
  * from the join's reservation before it exists; peak reserved ≤ budget, always. A budget below the join's minimum
  * ({@link SpillSizing}) fails at construction naming the minimum. Cancellation ({@link #cancel()} or a thread
  * interrupt) is checked at every batch and spill block boundary and ends in a

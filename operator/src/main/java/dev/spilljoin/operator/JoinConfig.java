@@ -17,7 +17,7 @@ import java.nio.file.Path;
  * @param spillDirectory      root under which the join's private spill directory is made (null = java.io.tmpdir)
  * @param fanoutLog2          partitions per level as a power of two (1..10), 0 = automatic (4..10)
  * @param spillBufferBytes    write-combining buffer per spilled partition (at least 64), 0 = automatic
- * @param spillWindowBytes    mapped window of each spill reader, and the share each writer reserves beside its buffer
+ * @param spillWindowBytes    mapped window of each spill reader (the pair phase's readers map larger ones if they fit)
  *                            (a multiple of 4096), 0 = automatic
  * @param maxRecursionDepth   the deepest re-partitioning level (at least 1); deeper, a pair takes the nested loop
  *                            ({@link #DEFAULT_MAX_RECURSION_DEPTH}; tests lower it to reach the nested loop)
@@ -170,7 +170,7 @@ public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchByte
             return this;
         }
 
-        /** The mapped window of each spill writer and reader, 0 = automatic. */
+        /** The mapped window of each spill reader (at least), 0 = automatic. */
         public Builder spillWindowBytes(int bytes) {
             this.spillWindowBytes = bytes;
             return this;

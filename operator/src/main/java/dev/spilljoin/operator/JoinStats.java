@@ -9,7 +9,7 @@ import java.util.Locale;
 
 /**
  * What a join did, for EXPLAIN ANALYZE-style reporting: the build side chosen, rows in and out, the memory plan
- * (fanout planned and used per level, resident partitions planned and kept, spill buffer and window sizes), what
+ * (fanout planned and used per level, resident partitions planned and kept, spill buffer and read window sizes), what
  * spilled (partitions per level, bytes per side), the recursion depth
  * reached, the nested-loop path (heavy-hitter keys and rows), the peak memory reserved and the time per phase.
  * Rendered as JSON by {@link #toJson()} with the CLI's field names (snake case).
@@ -393,7 +393,7 @@ public final class JoinStats {
         return spillBufferBytes;
     }
 
-    /** Mapped window bytes per partition writer (for tests that re-plan). */
+    /** The spill readers' smallest mapped window. */
     int spillWindowBytes() {
         return spillWindowBytes;
     }

@@ -19,7 +19,7 @@ import java.io.IOException;
  * chunk or an earlier one; a row that matched is dropped instead when the join type never emits it again (SEMI,
  * ANTI, NOT IN). One per lane of a chunk's probe pass, each writing a file of its own.
  *
- * <p>Memory: the writer's buffer and window share ({@link SpillSizing#writerShare}) in the given reservation, and,
+ * <p>Memory: the writer's buffer ({@link SpillSizing#pairWriterShare}) in the given reservation, and,
  * for a matched row too large for the buffer, a scratch copy of it while it is flagged and written.
  */
 final class ProbeRowForwarder implements AutoCloseable {
@@ -42,7 +42,7 @@ final class ProbeRowForwarder implements AutoCloseable {
     /** The memory a forwarder needs beside its lane when the probe rows come from blocks of up to {@code maxBlock}. */
     static long memoryNeeded(JoinContext ctx, int maxBlock) {
         long scratch = maxBlock <= ctx.sizing.recordCapacity() ? 0 : maxBlock;
-        return ctx.sizing.writerShare() + scratch;
+        return ctx.sizing.pairWriterShare() + scratch;
     }
 
     /** Copies the rows of the batch {@code probe} just probed (decoded by {@code decoder}) on to the file. */

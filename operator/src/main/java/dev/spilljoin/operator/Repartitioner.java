@@ -19,7 +19,7 @@ import java.util.List;
  * read.
  *
  * <p>Memory: one reader plus one writer per child while a side is split, reserved by the spill module from the
- * join's reservation ({@code (read window + buffer) + 2^bits × (buffer + window)}; the planner chose
+ * join's reservation ({@code (read window + buffer) + 2^bits × buffer}; the planner chose
  * {@code bits} so that this fits the memory free, {@link SpillSizing#repartitionFanoutLog2}).
  */
 final class Repartitioner {
@@ -67,7 +67,7 @@ final class Repartitioner {
         }
         try (PartitionReader reader = file.openReader(memory, ctx.sizing.readWindowBytes());
              PartitionedSpillWriter writer = ctx.space().newPartitionedWriter(side + "-L" + level, 1 << bits,
-                     memory, ctx.sizing.bufferBytes())) {
+                     memory, ctx.sizing.bufferBytes(), 1)) {
             while (reader.nextBlock()) {
                 long row = reader.blockAddress();
                 long end = row + reader.blockLength();

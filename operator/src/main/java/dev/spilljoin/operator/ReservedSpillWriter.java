@@ -11,7 +11,7 @@ import dev.spilljoin.spill.SpillFile;
 import java.io.IOException;
 
 /**
- * A {@link PartitionedSpillWriter} whose partitions draw their writer memory (buffer plus window share) from a
+ * A {@link PartitionedSpillWriter} whose partitions draw their writer memory (a buffer per worker) from a
  * share set aside in advance, so that spilling can never be refused for want of memory. The share is this object's
  * own child reservation: it alone grows it ({@link #setAside}, {@link #setAsideOneMore}), moves one writer share of
  * it to a partition's writer just before the partition's first record ({@link MemoryReservation#transferTo}: at
@@ -22,11 +22,12 @@ import java.io.IOException;
  * <p>Workers: several workers spill through one writer at once ({@link #spillStaged}), the rows of a batch
  * partition by partition ({@link StagedSpillOrder}). Each worker but the first encodes into a write buffer of its own
  * per partition, a side writer of the partition's file ({@link PartitionWriter#sideWriter}) whose buffer lies in the
- * partition writer's window share, idle while the file is written: so no memory beyond the writer shares, and a
- * worker meets the others only when one of its blocks goes to the file, under the file's lock (the order of blocks
- * in a file is free). The first worker, and a worker whose side writer the share could not hold, encode into the
- * partition's own writer under the partition's lock. Opening a partition (its writer share moved, the spill writer
- * made at the first) takes this object's lock as well. {@link #finish} flushes every worker's buffers.
+ * partition writer's share (a buffer for each worker, {@link SpillSizing#writerShare}): so no memory beyond the writer
+ * shares, and a worker meets the others only when one of its blocks goes to the file, under the file's lock (the
+ * order of blocks in a file is free). The first worker, and a worker whose side writer the share could not hold
+ * (more workers than the sizing's buffers), encode into the partition's own writer under the partition's lock.
+ * Opening a partition (its writer share moved, the spill writer made at the first) takes this object's lock as well.
+ * {@link #finish} flushes every worker's buffers.
  * {@link #spill(int, long)} is for a caller that no other thread spills beside (the build's structure lock held for
  * writing). Everything else is called once the workers have stopped.
  */
@@ -156,8 +157,8 @@ final class ReservedSpillWriter implements AutoCloseable {
 
     /**
      * Worker {@code worker}'s side writer of partition {@code p}'s file, made at its first use out of the partition
-     * writer's idle window share; null when that share holds no further buffer (the worker then shares the partition's
-     * writer under its lock).
+     * writer's share; null when that share holds no further buffer (the worker then shares the partition's writer
+     * under its lock).
      */
     private PartitionWriter sideWriter(int p, int worker) throws IOException {
         PartitionWriter side = sideWriters[p][worker];
@@ -190,7 +191,8 @@ final class ReservedSpillWriter implements AutoCloseable {
 
     private synchronized PartitionedSpillWriter open(int p) {
         if (writer == null) {
-            writer = ctx.space().newPartitionedWriter(label, opened.length, ctx.memory, ctx.sizing.bufferBytes());
+            writer = ctx.space().newPartitionedWriter(label, opened.length, ctx.memory, ctx.sizing.bufferBytes(),
+                    ctx.sizing.writerBuffers());
         }
         if (!opened[p]) {
             opened[p] = true;

@@ -12,8 +12,8 @@ import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.PartitionWriter;
 
 /**
- * The memory layout of one hybrid join's spilling (the spill buffer and mapped window of each spilled partition's
- * writer, the read window, the row page size, the minimum budget they need) and the level-0 {@link PartitionPlan},
+ * The memory layout of one hybrid join's spilling (the spill buffers of each spilled partition's writer, the
+ * readers' mapped windows, the row page size, the minimum budget they need) and the level-0 {@link PartitionPlan},
  * which it asks of the estimator's {@link PartitionPlanner}: the fanout per level and the heavy keys sent to the
  * nested loop come from it. Its count of resident partitions is reported beside what ran
  * ({@code planned_resident_partitions}) but does not steer the build: which partitions stay resident is decided at
@@ -22,7 +22,8 @@ import dev.spilljoin.spill.PartitionWriter;
  * nothing) and the {@link JoinConfig} overrides.
  *
  * <p>The planner's costs are the operator's real ones, so that plan and memory accounting agree: its buffer cost
- * {@code O} is the writer share {@code w} below (what a spilled partition's writer reserves, {@link #writerShare()}),
+ * {@code O} is the writer share {@code w} below (what a spilled partition's writer reserves, {@link #writerShare()};
+ * a pair-phase writer's, {@link #pairWriterShare()}, when it plans a re-partitioning),
  * its table cost per row is the hash table's directory share plus the compact copy of a row
  * ({@link UnchainedTable#plannedBytesPerRow}: the table is built while the rows it copies are still held),
  * and the row bytes it plans with are {@link dev.spilljoin.operator.row.RowLayout} rows (measured by the sketches, or the layout's shortest row
@@ -30,11 +31,13 @@ import dev.spilljoin.spill.PartitionWriter;
  *
  * <pre>
  * estimate E   = the expected input's footprint (row bytes + table cost per row); unknown without a hint
- * writer share w = buffer + window = max(8 KiB, min(W / F, s·B / (F + 2)))  for a fanout F, with s the planner's
- *                buffer share (so F writers and the two extra buffers fit s·B) and W = B / 2 when E &gt; 4B (few
- *                partitions stay resident, larger windows cut the mappings), F · 8 KiB when E ≤ B / 2 (nothing is
- *                expected to spill), else B / 3
- *                buffer = clamp(2^⌊log2(w/8)⌋, 4 KiB, 64 KiB), window = clamp(w − buffer, 4 KiB, 1 MiB) in pages
+ * slot v      = max(8 KiB, min(W / F, s·B / (F + 2)))  for a fanout F, with s the planner's buffer share and W =
+ *                B / 2 when E &gt; 4B (few partitions stay resident), F · 8 KiB when E ≤ B / 2 (nothing is expected
+ *                to spill), else B / 3: what buffer and window sizes are made from
+ *                buffer = clamp(2^⌊log2(v/8)⌋, 4 KiB, 64 KiB), window = clamp(v − buffer, 4 KiB, 1 MiB) in pages
+ * writer share w = N · buffer (N = the join's threads: a partition's writer's buffer and one side writer's buffer
+ *                for each other worker that spills beside it, {@link ReservedSpillWriter}); a pair-phase writer
+ *                (one thread) w1 = buffer. A writer maps nothing (blocks go with write(2)): the window is a reader's
  * fanout F     = the planner's, for O = w(F): starting at its largest fanout (the smallest shares), w is recomputed
  *                for the planned F while the plan asks for fewer partitions than w was made for (F only shrinks,
  *                so this ends; the last plan was made with the O it is used with)
@@ -44,19 +47,20 @@ import dev.spilljoin.spill.PartitionWriter;
  * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget),
  *                from 2 MiB up the nearest whole number of 2 MiB huge pages (at most the configured page's)
  * minimum(B)   = max(planner: 8·w (a fanout of 2 and two extra buffers in half the budget),
- *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w,
- *                    pair: 2·(read window + buffer) + w + pair page (max(row page, 4 · buffer))
+ *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w1,
+ *                    pair: 2·(read window + buffer) + w1 + pair page (max(row page, 4 · buffer))
  *                          + table(a block of the smallest encoded rows, {@link #blockTableBytes}))
  *                (the pair term is the nested-loop path: two readers, a writer, and a chunk of one block)
  * </pre>
  *
- * <p>Re-partitioning levels ask the planner too ({@link #repartitionFanoutLog2}), from the spilled pair's actual
- * rows and bytes, and so does the build's heavy-key check ({@link #nestedLoopKeys}), from the rows sketched so far
- * projected to the whole input. Windows are as large as the share allows (large windows write much faster than small
- * ones, docs/PERFORMANCE.md), but 1 MB budgets must work, so they shrink to 4 KiB.
+ * <p>Re-partitioning levels ask the planner too ({@link #repartitionFanoutLog2}, with O = w1), from the spilled pair's
+ * actual rows and bytes, and so does the build's heavy-key check ({@link #nestedLoopKeys}), from the rows sketched so
+ * far projected to the whole input. Read windows are as large as the budget allows (large windows read faster than
+ * small ones, docs/PERFORMANCE.md), but 1 MB budgets must work, so they shrink to 4 KiB.
  */
 record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expectedBuild, int minRowBytes,
-                   int bufferBytes, int windowBytes, int readWindowBytes, int pageSize, long minimumBudget) {
+                   int bufferBytes, int writerBuffers, int windowBytes, int readWindowBytes, int pageSize,
+                   long minimumBudget) {
     private static final int MIN_BUFFER = 4096;
     private static final int MAX_BUFFER = 64 * 1024;
     private static final int MIN_WINDOW = 4096;
@@ -96,17 +100,19 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     static SpillSizing choose(JoinConfig config, long budget, long pairBudget, InputStatistics expected,
             int minRowBytes) {
         int log2 = config.fanoutLog2() > 0 ? config.fanoutLog2() : DEFAULTS.maxFanoutLog2();
+        int writerBuffers = Math.max(1, config.threads());
         long estimate = residentBytes(expected, minRowBytes);
         while (true) {
             int fanout = 1 << log2;
             long writers = writersBudget(estimate, budget, fanout);
-            long share = Math.max(MIN_SHARE,
+            long slot = Math.max(MIN_SHARE,
                     Math.min(writers / fanout, (long) (DEFAULTS.bufferShare() * budget) / (fanout + 2)));
             int buffer = config.spillBufferBytes() > 0 ? config.spillBufferBytes()
-                    : (int) clamp(Long.highestOneBit(share / 8), MIN_BUFFER, MAX_BUFFER);
+                    : (int) clamp(Long.highestOneBit(slot / 8), MIN_BUFFER, MAX_BUFFER);
             int window = config.spillWindowBytes() > 0 ? config.spillWindowBytes()
-                    : (int) clamp((share - buffer) & ~4095L, MIN_WINDOW, MAX_WINDOW);
-            PartitionPlanner planner = planner(config, buffer, window, minRowBytes);
+                    : (int) clamp((slot - buffer) & ~4095L, MIN_WINDOW, MAX_WINDOW);
+            long writerShare = PartitionWriter.memoryBytes(buffer, writerBuffers);
+            PartitionPlanner planner = planner(config, writerShare, minRowBytes);
             PartitionPlan plan = planner.plan(
                     planner.projectWholeInput(expected, InputStatistics.of(0, 0, 0), minRowBytes, budget), budget);
             if (plan.fanoutLog2() < log2) {
@@ -118,11 +124,11 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
             int readWindow = (int) Math.max(window,
                     clamp(Long.highestOneBit(pairBudget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
             while (readWindow > window
-                    && minimum(planner, planned, buffer, window, readWindow, page) > budget) {
+                    && minimum(planner, planned, buffer, writerBuffers, readWindow, page) > budget) {
                 readWindow = Math.max(window, (readWindow / 2) & ~4095);
             }
-            return new SpillSizing(plan, budget, expected, minRowBytes, buffer, window, readWindow, page,
-                    minimum(planner, planned, buffer, window, readWindow, page));
+            return new SpillSizing(plan, budget, expected, minRowBytes, buffer, writerBuffers, window, readWindow,
+                    page, minimum(planner, planned, buffer, writerBuffers, readWindow, page));
         }
     }
 
@@ -194,22 +200,21 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     }
 
     /**
-     * The planner with the operator's costs: a writer share per partition buffer, the table's bytes per row of at
-     * least {@code minRowBytes}.
+     * The planner with the operator's costs: {@code writerShare} per partition buffer, the table's bytes per row of
+     * at least {@code minRowBytes}.
      */
-    private static PartitionPlanner planner(JoinConfig config, int buffer, int window, int minRowBytes) {
-        PlannerConfig costs = new PlannerConfig(PartitionWriter.memoryBytes(buffer, window),
+    private static PartitionPlanner planner(JoinConfig config, long writerShare, int minRowBytes) {
+        PlannerConfig costs = new PlannerConfig(writerShare,
                 UnchainedTable.plannedBytesPerRow(minRowBytes), DEFAULTS.minFanoutLog2(), DEFAULTS.maxFanoutLog2(),
                 DEFAULTS.partitionFill(), DEFAULTS.bufferShare());
         return new PartitionPlanner(config.fanoutLog2() > 0
                 ? costs.withFanoutLog2(config.fanoutLog2(), config.fanoutLog2()) : costs);
     }
 
-    private static long minimum(PartitionPlanner planner, int fanout, int buffer, int window, int readWindow,
+    private static long minimum(PartitionPlanner planner, int fanout, int buffer, int writerBuffers, int readWindow,
             int page) {
-        long build = fanout * PartitionWriter.memoryBytes(buffer, window) + 4L * page + TABLE_MIN;
-        return Math.max(planner.minimumBudget(),
-                Math.max(build, pairPhaseMinimum(buffer, window, readWindow, page)));
+        long build = fanout * PartitionWriter.memoryBytes(buffer, writerBuffers) + 4L * page + TABLE_MIN;
+        return Math.max(planner.minimumBudget(), Math.max(build, pairPhaseMinimum(buffer, readWindow, page)));
     }
 
     /**
@@ -233,8 +238,9 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      * (with nothing known of the input) needs no more than it is given.
      */
     static long absoluteMinimum(JoinConfig config) {
-        long budget = planner(config, config.spillBufferBytes() > 0 ? config.spillBufferBytes() : MIN_BUFFER,
-                config.spillWindowBytes() > 0 ? config.spillWindowBytes() : MIN_WINDOW, 8).minimumBudget();
+        long budget = planner(config, PartitionWriter.memoryBytes(
+                config.spillBufferBytes() > 0 ? config.spillBufferBytes() : MIN_BUFFER, Math.max(1, config.threads())),
+                8).minimumBudget();
         while (true) {
             long needed = choose(config, budget, budget, null, 8).minimumBudget();
             if (needed <= budget) {
@@ -254,7 +260,12 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     /** The planner this layout's plan came from (its buffer cost is {@link #writerShare()}). */
     PartitionPlanner planner(JoinConfig config) {
-        return planner(config, bufferBytes, windowBytes, minRowBytes);
+        return planner(config, writerShare(), minRowBytes);
+    }
+
+    /** The planner of the pair phase's re-partitionings (its buffer cost is {@link #pairWriterShare()}). */
+    private PartitionPlanner pairPlanner(JoinConfig config) {
+        return planner(config, pairWriterShare(), minRowBytes);
     }
 
     /**
@@ -269,14 +280,16 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     }
 
     /**
-     * The fanout (log2) of re-partitioning the spilled pair {@code pair} into the next level: the planner's, from
-     * the pair's build rows and bytes, under {@code headroom} (the memory free for the split) less what the reader
-     * of the pair's files holds beyond a writer share (the planner counts the read buffer as one more writer share).
+     * The fanout (log2) of re-partitioning the spilled pair {@code pair} into the next level: the pair planner's,
+     * from the pair's build rows and bytes, under {@code headroom} (the memory free for the split) less what the
+     * reader of the pair's files holds beyond a pair writer's share (the planner counts the read buffer as one more
+     * writer share).
      */
     int repartitionFanoutLog2(JoinConfig config, SpillPair pair, long headroom) {
-        PartitionPlanner planner = planner(config);
+        PartitionPlanner planner = pairPlanner(config);
         long bytes = pair.build() == null ? 0 : pair.build().length();
-        long budget = Math.max(planner.minimumBudget(), headroom - (readWindowBytes - windowBytes));
+        long reader = (long) readWindowBytes + bufferBytes;
+        long budget = Math.max(planner.minimumBudget(), headroom - (reader - pairWriterShare()));
         return planner.planRepartition(pair.level() + 1, InputStatistics.of(pair.buildRows(), bytes, 0), budget)
                 .fanoutLog2();
     }
@@ -284,21 +297,21 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     /**
      * The least share of the budget a spilled-pairs worker plans and runs with: the pair-phase terms of the minimum
      * (a re-partitioning's reader and two writers; the nested loop's two readers, writer, page and one block's table,
-     * and with several workers a lane's copy of a probe block, {@link SharedProbePass}) and the planner's own minimum,
-     * which it plans a split with.
+     * and with several workers a lane's copy of a probe block, {@link SharedProbePass}) and the pair planner's own
+     * minimum, which it plans a split with.
      */
     long pairWorkerMinimum(JoinConfig config) {
         long laneBuffer = config.threads() > 1 ? SharedProbePass.laneBufferBytes(bufferBytes, bufferBytes) : 0;
-        return Math.max(planner(config, bufferBytes, windowBytes, minRowBytes).minimumBudget(),
-                pairPhaseMinimum(bufferBytes, windowBytes, readWindowBytes, pageSize) + laneBuffer);
+        return Math.max(pairPlanner(config).minimumBudget(),
+                pairPhaseMinimum(bufferBytes, readWindowBytes, pageSize) + laneBuffer);
     }
 
     /**
      * The pair-phase terms of the minimum: a re-partitioning (a reader and two writers) and the nested loop (two
-     * readers, a writer, a pair page and one block's table).
+     * readers, a writer, a pair page and one block's table); a pair-phase writer holds one buffer.
      */
-    private static long pairPhaseMinimum(int buffer, int window, int readWindow, int page) {
-        long share = PartitionWriter.memoryBytes(buffer, window);
+    private static long pairPhaseMinimum(int buffer, int readWindow, int page) {
+        long share = PartitionWriter.memoryBytes(buffer, 1);
         long reader = (long) readWindow + buffer;
         long repartition = reader + 2 * share;
         long pair = 2 * reader + share + pairPageSize(page, buffer) + blockTableBytes(buffer);
@@ -310,9 +323,17 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
         return 2L * pageSize;
     }
 
-    /** Memory one spilled partition's writer holds: its buffer and its mapped window. */
+    /**
+     * Memory one spilled partition's writer of the build and probe passes holds: its buffer and one side writer's
+     * buffer for each further worker ({@link #writerBuffers}).
+     */
     long writerShare() {
-        return PartitionWriter.memoryBytes(bufferBytes, windowBytes);
+        return PartitionWriter.memoryBytes(bufferBytes, writerBuffers);
+    }
+
+    /** Memory one writer of the pair phase holds (a re-partitioning's, the nested loop's): one buffer. */
+    long pairWriterShare() {
+        return PartitionWriter.memoryBytes(bufferBytes, 1);
     }
 
     /** Pages spilled pairs are loaded into (many blocks' rows each). */
@@ -350,7 +371,8 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     }
 
     String describe() {
-        return "fanout " + fanout() + ", spill buffer " + ByteSize.format(bufferBytes) + ", window "
+        return "fanout " + fanout() + ", spill buffer " + ByteSize.format(bufferBytes)
+                + (writerBuffers > 1 ? " (" + writerBuffers + " a partition)" : "") + ", window "
                 + ByteSize.format(windowBytes) + ", row page " + ByteSize.format(pageSize);
     }
 

@@ -11,8 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The smallest budget the join accepts against a build side thousands of times larger: W1 (../shared/WORKLOADS.md)
- * with nR = nS = 200,000 under {@link HashJoin#minimumBudget} (64kB). Every spilled pair must be re-partitioned
- * until it fits (the planner expects some seven levels of fanout 2), never handed to the nested loop, which
+ * with nR = nS = 200,000 under {@link HashJoin#minimumBudget} (56kB), every level split in two (a fanout of 2, so that
+ * the recursion runs deep). Every spilled pair must be re-partitioned
+ * until it fits (the planner expects some seven levels), never handed to the nested loop, which
  * streams a pair's probe rows once per chunk of its build rows and so grows with the square of the input. The
  * checks: no nested-loop chunk, a depth beyond the old fixed bound of four levels and within a level of the
  * plan's, each level's pairs at most the level's fanout times the one above, each side spilled once per level
@@ -29,13 +30,14 @@ class MinimumBudgetJoinTest {
 
     @Test
     void theMinimumBudgetRePartitionsUntilEveryPairFitsAndNeverTakesTheNestedLoop() {
-        long budgetBytes = HashJoin.minimumBudget(JoinConfig.DEFAULT);
+        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).fanoutLog2(1).build();
+        long budgetBytes = HashJoin.minimumBudget(config);
         CountAndSum result = new CountAndSum();
         JoinStats stats;
         try (MemoryReservation budget = MemoryReservation.root("minimum budget", budgetBytes)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget)
-                    .config(JoinConfig.builder().spillDirectory(spillRoot.path()).build()).build();
+                    .config(config).build();
             try (HashJoin join = HashJoin.create(spec)) {
                 join.run(GeneratedSource.w1Build(ROWS), GeneratedSource.w1Probe(ROWS, ROWS), result);
                 stats = join.stats();
@@ -48,7 +50,7 @@ class MinimumBudgetJoinTest {
         assertThat(result.count()).isEqualTo(expected[0]);
         assertThat(result.sum()).isEqualTo(expected[1]);
 
-        assertThat(budgetBytes).isEqualTo(64 * 1024);
+        assertThat(budgetBytes).as("SpillSizingTest: the nested loop's pair-phase term").isEqualTo(57_408);
         assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(budgetBytes);
         assertThat(stats.nestedLoopChunks()).as("no pair took the nested loop").isZero();
         assertThat(stats.heavyHitterRows()).as("no row went through the nested loop").isZero();

@@ -178,14 +178,16 @@ class ParallelJoinPropertyTest {
                 .config(config);
         long budget = 64L << 20;
         if (spill) {
-            // the join's minimum (the FINISH scan takes no memory: all its workers run whatever the budget) plus
-            // three quarters of what its rows and table take in memory, so some partitions stay and some spill
+            // the join's minimum (the FINISH scan takes no memory: all its workers run whatever the budget) and its
+            // sketches plus three quarters of what its rows and table take in memory, so some partitions stay and
+            // some spill
             JoinStats inMemory;
             try (MemoryReservation root = MemoryReservation.root("measure the rows", budget)) {
                 inMemory = JoinRunner.run(spec.reservation(root).build(), left, right, JoinRunner.Mode.SINK, root)
                         .stats();
             }
-            budget = HashJoin.minimumBudget(config) + (inMemory.rowBytes() + inMemory.tableBytes()) * 3 / 4;
+            budget = HashJoin.minimumBudget(config) + inMemory.sketchBytes()
+                    + (inMemory.rowBytes() + inMemory.tableBytes()) * 3 / 4;
         }
         try (MemoryReservation root = MemoryReservation.root("test", budget)) {
             JoinRunner.Result result = JoinRunner.run(spec.reservation(root).build(), left, right, mode, root);

@@ -206,9 +206,12 @@ class SketchPlannedJoinTest {
     /** The (BIGINT, BIGINT) rows of these joins: a byte of flags and null bits, key and payload. */
     private static final int KEY_VALUE_ROW_BYTES = 17;
 
-    /** The planner as the join built it: its layout's writer share per partition buffer, the directory per row. */
+    /**
+     * The planner as the join built it: its layout's writer share (a spill buffer per worker) per partition buffer,
+     * the directory per row.
+     */
     private static PartitionPlanner plannerOf(JoinStats stats) {
-        return new PartitionPlanner(PlannerConfig.defaults(stats.spillBufferBytes() + stats.spillWindowBytes(),
+        return new PartitionPlanner(PlannerConfig.defaults((long) stats.spillBufferBytes() * stats.threads(),
                 UnchainedTable.plannedBytesPerRow(KEY_VALUE_ROW_BYTES)));
     }
 

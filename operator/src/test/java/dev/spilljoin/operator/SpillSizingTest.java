@@ -47,8 +47,11 @@ class SpillSizingTest {
     @Test
     void everyBudgetFromTheMinimumUpGetsALayoutThatFitsIt() {
         long minimum = SpillSizing.absoluteMinimum(JoinConfig.DEFAULT);
-        assertThat(minimum).as("the planner's minimum: a fanout of 2 and two extra buffers of 8 KiB writer shares in"
-                + " half the budget").isEqualTo(64 * KB);
+        assertThat(minimum).as("the nested loop's pair-phase term: two readers of a 4 KiB window and a 4 KiB block, a"
+                + " writer's 4 KiB buffer, a 16 KiB pair page and one block's table of 20,544 bytes (a writer holds no"
+                + " window: the planner's 8 shares of 4 KiB are below it)").isEqualTo(57_408);
+        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, minimum, minimum, null, ROW).minimumBudget())
+                .isLessThanOrEqualTo(minimum);
         long[] hints = {-1, 0, 1000, 1_000_000, 100_000_000};
         for (long budget = minimum; budget <= 8L << 30; budget = budget * 3 / 2) {
             for (long rows : hints) {
@@ -91,9 +94,10 @@ class SpillSizingTest {
         assertThat(SpillSizing.choose(JoinConfig.DEFAULT, 4 * MB, 4 * MB,
                 SpillSizing.expectedBuild(null, 1_000, 16_000, ROW), ROW).plan().fitsInMemory())
                 .as("a tiny input: the smallest fanout, all resident").isTrue();
-        assertThat(SpillSizing.choose(JoinConfig.DEFAULT, MB, MB,
-                SpillSizing.expectedBuild(null, 1L << 36, -1, ROW), ROW)
-                .fanout() * 8 * KB).as("capped by the buffers' half of a small budget").isLessThanOrEqualTo(MB / 2);
+        SpillSizing huge = SpillSizing.choose(JoinConfig.DEFAULT, MB, MB, SpillSizing.expectedBuild(null, 1L << 36, -1,
+                ROW), ROW);
+        assertThat(huge.fanout() * huge.writerShare()).as("capped by the buffers' half of a small budget")
+                .isLessThanOrEqualTo(MB / 2);
     }
 
     @Test

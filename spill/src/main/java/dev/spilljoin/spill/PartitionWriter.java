@@ -19,17 +19,18 @@ import java.util.List;
  * bytes are reserved before they exist; every block boundary checks cancellation and the space's fault injection.
  * After a failed write the writer refuses further records (the file is incomplete and is deleted with the space).
  *
- * <p>Memory: {@link #memoryBytes(int, int)} = {@code bufferBytes + windowBytes}, reserved with the first record
- * and given back by {@link #releaseBuffer()}, {@link #finish()} and {@link #close()}; nothing while no buffer is
- * held. Blocks go to the file with {@code write(2)} ({@link SpillFile}), so the window's share is not mapped while
- * writing; it stays in a writer's share because the join's sizing plans one share per spilled partition, and that
- * share is also what reading the file back takes (a window and a block).
+ * <p>Memory: the writer's share, {@link #memoryBytes(int, int)} = {@code bufferBytes × buffers} (its own buffer and
+ * room for {@code buffers − 1} side writers' buffers), reserved with the first record and given back by
+ * {@link #releaseBuffer()}, {@link #finish()} and {@link #close()}; nothing while no buffer is held. Blocks go to the
+ * file with {@code write(2)} ({@link SpillFile}), so writing maps nothing: reading the file back reserves its own
+ * window ({@link SpillFile#readerBytes}), once the file is sealed.
  *
- * <p>Side writers: that idle window share can hold the buffers of other writers of the same file
- * ({@link #sideWriter()}), one per thread that spills to the partition, so that threads encode into buffers of their
- * own and meet only when a whole block goes to the file (each block is appended under the file's lock; the order of
- * blocks in a file is free). A side writer's buffer is moved out of this writer's reserved bytes, and back when the
- * side writer finishes; this writer's {@link #finish()} finishes its side writers first and counts their rows.
+ * <p>Side writers: the rest of the share holds the buffers of other writers of the same file
+ * ({@link #sideWriter()}), one per further thread that spills to the partition, so that threads encode into buffers
+ * of their own and meet only when a whole block goes to the file (each block is appended under the file's lock; the
+ * order of blocks in a file is free). A side writer's buffer is moved out of this writer's reserved bytes, and back
+ * when the side writer finishes; this writer's {@link #finish()} finishes its side writers first and counts their
+ * rows.
  */
 public final class PartitionWriter implements AutoCloseable {
     /** Smallest accepted buffer: a header and a little payload. */
@@ -39,7 +40,9 @@ public final class PartitionWriter implements AutoCloseable {
     private final SpillFile file;
     private final MemoryReservation memory;
     private final int bufferBytes;
-    /** The writer whose window share holds this side writer's buffer; null for a file's own writer. */
+    /** Buffers this writer's share holds: its own and its side writers' (1 for a side writer). */
+    private final int buffers;
+    /** The writer whose share holds this side writer's buffer; null for a file's own writer. */
     private final PartitionWriter main;
     /** This writer's side writers (a file's own writer only). */
     private final List<PartitionWriter> sides = new ArrayList<>();
@@ -53,15 +56,18 @@ public final class PartitionWriter implements AutoCloseable {
     private boolean finished;
     private boolean closed;
 
-    PartitionWriter(SpillFile file, MemoryReservation memory, int bufferBytes) {
-        if (bufferBytes < MIN_BUFFER_BYTES) {
+    PartitionWriter(SpillFile file, MemoryReservation memory, int bufferBytes, int buffers) {
+        if (bufferBytes < MIN_BUFFER_BYTES || buffers < 1) {
             memory.close();
-            throw new IllegalArgumentException("spill buffer of " + bufferBytes + " bytes is too small: use at least "
-                    + MIN_BUFFER_BYTES + " bytes (16kB to 64kB is typical)");
+            throw new IllegalArgumentException(buffers < 1
+                    ? "a spill writer's share holds at least its own buffer, got " + buffers + " buffers"
+                    : "spill buffer of " + bufferBytes + " bytes is too small: use at least " + MIN_BUFFER_BYTES
+                            + " bytes (16kB to 64kB is typical)");
         }
         this.file = file;
         this.memory = memory;
         this.bufferBytes = bufferBytes;
+        this.buffers = buffers;
         this.main = null;
     }
 
@@ -69,12 +75,13 @@ public final class PartitionWriter implements AutoCloseable {
         this.file = main.file;
         this.memory = memory;
         this.bufferBytes = main.bufferBytes;
+        this.buffers = 1;
         this.main = main;
     }
 
     /**
      * A new writer of this writer's file whose buffer is taken from this writer's reserved but unused bytes (its
-     * window share, idle while writing), or null when those bytes do not hold a buffer any more. Call it where this
+     * share beyond its own buffer), or null when those bytes do not hold a buffer any more. Call it where this
      * writer's own records are appended (one thread at a time with them); the side writer is then used by one other
      * thread at a time, beside this writer and the other side writers. This writer's buffer is allocated first, if
      * it was not yet, so that its reservation is whole before a side takes from it.
@@ -97,9 +104,12 @@ public final class PartitionWriter implements AutoCloseable {
         return side;
     }
 
-    /** Bytes a writer reserves while it holds its buffer: the buffer and a window's share (see the class comment). */
-    public static long memoryBytes(int bufferBytes, int windowBytes) {
-        return (long) bufferBytes + windowBytes;
+    /**
+     * Bytes a writer of {@code buffers} buffers reserves while it holds its buffer: its own buffer and room for
+     * {@code buffers − 1} side writers' (see the class comment).
+     */
+    public static long memoryBytes(int bufferBytes, int buffers) {
+        return (long) bufferBytes * buffers;
     }
 
     /** Copies the record of {@code length} bytes at {@code source} into the file (buffered). */
@@ -147,10 +157,10 @@ public final class PartitionWriter implements AutoCloseable {
         long missing = needed - memory.available(); // bytes handed over with takeFrom count
         if (missing > 0 && !memory.tryGrow(missing)) {
             throw new MemoryExhaustedException("spill writer for " + file.path() + " needs "
-                    + ByteSize.format(needed) + " (a " + ByteSize.format(bufferBytes) + " buffer and a "
-                    + ByteSize.format(file.space().windowBytes()) + " window's share) but '" + memory.name()
-                    + "' has only " + ByteSize.format(memory.headroom())
-                    + " left: release other partitions' buffers, spill first, or use smaller buffers and windows");
+                    + ByteSize.format(needed) + " (" + buffers + " buffer" + (buffers == 1 ? "" : "s") + " of "
+                    + ByteSize.format(bufferBytes) + ") but '" + memory.name() + "' has only "
+                    + ByteSize.format(memory.headroom())
+                    + " left: release other partitions' buffers, spill first, or use smaller buffers");
         }
         buffer = NativeMemory.allocate(memory, bufferBytes);
         base = buffer.address();
@@ -196,7 +206,7 @@ public final class PartitionWriter implements AutoCloseable {
     }
 
     /**
-     * Takes {@code bytes} reserved by {@code source} (in the same tree) for this writer's buffer and window, at once
+     * Takes {@code bytes} reserved by {@code source} (in the same tree) for this writer's share, at once
      * ({@link MemoryReservation#transferTo}): its first record then needs no reservation that could be refused.
      */
     public void takeFrom(MemoryReservation source, long bytes) {
@@ -204,8 +214,7 @@ public final class PartitionWriter implements AutoCloseable {
     }
 
     /**
-     * Flushes the buffered records and gives the buffer's and the window's memory back; the next record takes
-     * them again.
+     * Flushes the buffered records and gives the share's memory back; the next record takes it again.
      */
     public synchronized void releaseBuffer() throws IOException {
         checkWritable();
@@ -225,9 +234,9 @@ public final class PartitionWriter implements AutoCloseable {
         }
     }
 
-    /** What this writer reserves while it holds its buffer: a side writer only the buffer, see the class comment. */
+    /** What this writer reserves while it holds its buffer: its share (a side writer's is its buffer). */
     private long heldBytes() {
-        return main == null ? memoryBytes(bufferBytes, file.space().windowBytes()) : bufferBytes;
+        return memoryBytes(bufferBytes, buffers);
     }
 
     /**

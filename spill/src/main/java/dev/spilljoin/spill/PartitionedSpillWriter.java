@@ -5,13 +5,13 @@ import java.io.IOException;
 /**
  * Spills one input into N partition files at once: one {@link PartitionWriter} per partition.
  *
- * <p>Memory: a partition's buffer and window share ({@link PartitionWriter#memoryBytes}) are reserved on its first
- * record and given back with {@link #releaseBuffer(int)} (flushing it), so the footprint is
- * {@code memoryBytes(partitionsHeld, bufferBytes, windowBytes) = partitionsHeld × (bufferBytes + windowBytes)},
- * at most {@code partitions × (bufferBytes + windowBytes)}. All of it lives in one child of the reservation handed
- * in, each partition's share in a grandchild.
+ * <p>Memory: a partition's writer share ({@link PartitionWriter#memoryBytes}: its buffer and room for side writers')
+ * is reserved on its first record and given back with {@link #releaseBuffer(int)} (flushing it), so the footprint is
+ * {@code memoryBytes(partitionsHeld, bufferBytes, buffers) = partitionsHeld × bufferBytes × buffers}, at most
+ * {@code partitions × bufferBytes × buffers}. All of it lives in one child of the reservation handed in, each
+ * partition's share in a grandchild.
  *
- * <p>Invariants: closing releases every buffer and window; files of an unfinished writer are never readable and
+ * <p>Invariants: closing releases every buffer; files of an unfinished writer are never readable and
  * are deleted with their space.
  */
 public final class PartitionedSpillWriter implements AutoCloseable {
@@ -20,7 +20,7 @@ public final class PartitionedSpillWriter implements AutoCloseable {
     private boolean closed;
 
     PartitionedSpillWriter(SpillSpace space, String label, int partitions, MemoryReservation reservation,
-            int bufferBytes) {
+            int bufferBytes, int buffers) {
         if (partitions < 1) {
             throw new IllegalArgumentException("a partitioned spill writer needs at least 1 partition, got "
                     + partitions);
@@ -29,7 +29,7 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         writers = new PartitionWriter[partitions];
         try {
             for (int p = 0; p < partitions; p++) {
-                writers[p] = space.newFile(label + "-p" + p).openWriter(memory, bufferBytes);
+                writers[p] = space.newFile(label + "-p" + p).openWriter(memory, bufferBytes, buffers);
             }
         } catch (RuntimeException e) {
             close();
@@ -38,8 +38,8 @@ public final class PartitionedSpillWriter implements AutoCloseable {
     }
 
     /** The most a partitioned writer holds while {@code partitionsHeld} partitions hold their buffer. */
-    public static long memoryBytes(int partitionsHeld, int bufferBytes, int windowBytes) {
-        return partitionsHeld * PartitionWriter.memoryBytes(bufferBytes, windowBytes);
+    public static long memoryBytes(int partitionsHeld, int bufferBytes, int buffers) {
+        return partitionsHeld * PartitionWriter.memoryBytes(bufferBytes, buffers);
     }
 
     /** Appends a record to {@code partition} (see {@link PartitionWriter#append}). */
@@ -57,7 +57,7 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         return writers[partition];
     }
 
-    /** Flushes {@code partition}'s buffer and gives its buffer and window back (the next record takes them again). */
+    /** Flushes {@code partition}'s buffer and gives its share back (the next record takes it again). */
     public void releaseBuffer(int partition) throws IOException {
         writers[partition].releaseBuffer();
     }
@@ -86,12 +86,12 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         return writers[partition].holdsBuffer();
     }
 
-    /** Bytes this writer reserves now (buffers and windows held). */
+    /** Bytes this writer reserves now (the shares of the partitions that hold their buffer). */
     public long reservedBytes() {
         return memory.reserved();
     }
 
-    /** Releases every buffer and window without flushing; idempotent. */
+    /** Releases every buffer without flushing; idempotent. */
     @Override
     public void close() {
         if (closed) {

@@ -59,16 +59,22 @@ public final class SpillFile {
         this.path = path;
     }
 
+    /** Opens the one writer of this file, with one buffer: see {@link #openWriter(MemoryReservation, int, int)}. */
+    public PartitionWriter openWriter(MemoryReservation reservation, int bufferBytes) {
+        return openWriter(reservation, bufferBytes, 1);
+    }
+
     /**
-     * Opens the one writer of this file. On its first record it reserves, in a child of {@code reservation}, a
-     * write-combining buffer of {@code bufferBytes} and a window's share ({@link PartitionWriter#memoryBytes}).
+     * Opens the one writer of this file. On its first record it reserves, in a child of {@code reservation}, its
+     * share: {@code buffers} write-combining buffers of {@code bufferBytes}, its own and room for side writers'
+     * ({@link PartitionWriter#memoryBytes}).
      */
-    public synchronized PartitionWriter openWriter(MemoryReservation reservation, int bufferBytes) {
+    public synchronized PartitionWriter openWriter(MemoryReservation reservation, int bufferBytes, int buffers) {
         if (state != State.NEW) {
             throw new IllegalStateException("spill file " + path + " already has a writer (state " + state + ")");
         }
         PartitionWriter opened = new PartitionWriter(this, reservation.newChild("writer " + path.getFileName()),
-                bufferBytes);
+                bufferBytes, buffers);
         state = State.WRITING;
         writer = opened;
         return opened;

@@ -223,13 +223,14 @@ public final class SpillSpace implements AutoCloseable {
     }
 
     /**
-     * A writer over {@code partitions} new files ({@code label-p0}, {@code label-p1}, ...), whose buffers of
-     * {@code bufferBytes} are reserved from {@code reservation} on each partition's first record.
-     * See {@link PartitionedSpillWriter#memoryBytes} for its footprint.
+     * A writer over {@code partitions} new files ({@code label-p0}, {@code label-p1}, ...), whose shares of
+     * {@code buffers} buffers of {@code bufferBytes} (a partition's writer's and its side writers') are reserved from
+     * {@code reservation} on each partition's first record. See {@link PartitionedSpillWriter#memoryBytes} for its
+     * footprint.
      */
     public PartitionedSpillWriter newPartitionedWriter(String label, int partitions, MemoryReservation reservation,
-            int bufferBytes) {
-        return new PartitionedSpillWriter(this, label, partitions, reservation, bufferBytes);
+            int bufferBytes, int buffers) {
+        return new PartitionedSpillWriter(this, label, partitions, reservation, bufferBytes, buffers);
     }
 
     /** Asks every writer and reader of this space to stop at its next block boundary (any thread may call it). */

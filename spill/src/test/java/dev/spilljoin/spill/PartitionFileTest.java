@@ -26,6 +26,8 @@ class PartitionFileTest {
     private static final long BUDGET = 4L << 20;
     private static final int WINDOW = 16 * 1024;
     private static final int BUFFER = 4 * 1024;
+    /** Buffers of a writer's share in the tests that give it side writers: its own and three. */
+    private static final int SHARED_BUFFERS = 4;
 
     @TempDir
     Path root;
@@ -95,7 +97,7 @@ class PartitionFileTest {
         }
         SpillFile file = space.newFile("shared");
         long baseline = budget.reserved();
-        try (PartitionWriter writer = file.openWriter(budget, BUFFER)) {
+        try (PartitionWriter writer = file.openWriter(budget, BUFFER, threads)) {
             List<PartitionWriter> writers = new ArrayList<>();
             writers.add(writer);
             for (int t = 1; t < threads; t++) {
@@ -103,7 +105,7 @@ class PartitionFileTest {
             }
             assertThat(writers).doesNotContainNull();
             assertThat(budget.reserved() - baseline).as("the sides' buffers lie in the writer's share")
-                    .isEqualTo(PartitionWriter.memoryBytes(BUFFER, WINDOW));
+                    .isEqualTo(PartitionWriter.memoryBytes(BUFFER, threads));
             assertThatThrownBy(writer::releaseBuffer).isInstanceOf(IllegalStateException.class);
             List<Thread> running = new ArrayList<>();
             List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
@@ -146,8 +148,8 @@ class PartitionFileTest {
     @Test
     void aSideWriterIsRefusedWhenTheWritersShareHoldsNoMoreBuffers() throws IOException {
         SpillFile file = space.newFile("crowded");
-        try (PartitionWriter writer = file.openWriter(budget, BUFFER)) {
-            for (int i = 0; i < WINDOW / BUFFER; i++) {
+        try (PartitionWriter writer = file.openWriter(budget, BUFFER, SHARED_BUFFERS)) {
+            for (int i = 1; i < SHARED_BUFFERS; i++) {
                 assertThat(writer.sideWriter()).as("side " + i).isNotNull();
             }
             assertThat(writer.sideWriter()).isNull();
@@ -212,9 +214,10 @@ class PartitionFileTest {
         for (int p = 0; p < partitions; p++) {
             expected.add(new ArrayList<>());
         }
-        long maxBytes = PartitionedSpillWriter.memoryBytes(partitions, BUFFER, WINDOW);
-        try (PartitionedSpillWriter writer = space.newPartitionedWriter("probe", partitions, budget, BUFFER)) {
-            assertThat(writer.reservedBytes()).isEqualTo(PartitionedSpillWriter.memoryBytes(0, BUFFER, WINDOW));
+        long maxBytes = PartitionedSpillWriter.memoryBytes(partitions, BUFFER, SHARED_BUFFERS);
+        try (PartitionedSpillWriter writer = space.newPartitionedWriter("probe", partitions, budget, BUFFER,
+                SHARED_BUFFERS)) {
+            assertThat(writer.reservedBytes()).isEqualTo(PartitionedSpillWriter.memoryBytes(0, BUFFER, SHARED_BUFFERS));
             for (int i = 0; i < 20_000; i++) {
                 int p = random.nextInt(partitions / 2) * 2;
                 byte[] record = randomRecord(random, i % 997 == 0 ? 2 * BUFFER : 100);
@@ -231,7 +234,8 @@ class PartitionFileTest {
                 held += writer.holdsBuffer(p) ? 1 : 0;
             }
             assertThat(held).isLessThanOrEqualTo(partitions / 2);
-            assertThat(writer.reservedBytes()).isEqualTo(PartitionedSpillWriter.memoryBytes(held, BUFFER, WINDOW));
+            assertThat(writer.reservedBytes())
+                    .isEqualTo(PartitionedSpillWriter.memoryBytes(held, BUFFER, SHARED_BUFFERS));
             writer.finish();
             assertThat(writer.reservedBytes()).isZero();
             for (int p = 0; p < partitions; p++) {
@@ -325,7 +329,7 @@ class PartitionFileTest {
     @Test
     void anInjectedWriteFailureFailsTheWriterAndCleanupLeavesNothing() throws IOException {
         space.failWritesAfterBlocks(3);
-        try (PartitionedSpillWriter writer = space.newPartitionedWriter("build", 4, budget, BUFFER)) {
+        try (PartitionedSpillWriter writer = space.newPartitionedWriter("build", 4, budget, BUFFER, 1)) {
             assertThatThrownBy(() -> {
                 for (int i = 0; i < 1000; i++) {
                     records.append(writer, i % 4, new byte[1000]);
@@ -357,12 +361,12 @@ class PartitionFileTest {
     }
 
     @Test
-    void aBudgetTooSmallForBufferAndWindowIsRefusedAtTheFirstRecordWithNothingHeld() throws IOException {
-        try (MemoryReservation tiny = MemoryReservation.root("tiny join", WINDOW + BUFFER - 1)) {
-            PartitionWriter writer = space.newFile("refused").openWriter(tiny, BUFFER);
+    void aBudgetTooSmallForTheWritersShareIsRefusedAtTheFirstRecordWithNothingHeld() throws IOException {
+        try (MemoryReservation tiny = MemoryReservation.root("tiny join", SHARED_BUFFERS * BUFFER - 1)) {
+            PartitionWriter writer = space.newFile("refused").openWriter(tiny, BUFFER, SHARED_BUFFERS);
             assertThatThrownBy(() -> records.append(writer, new byte[10]))
                     .isInstanceOf(MemoryExhaustedException.class)
-                    .hasMessageContaining("needs 20kB (a 4kB buffer and a 16kB window's share)");
+                    .hasMessageContaining("needs 16kB (4 buffers of 4kB)");
             assertThat(tiny.reserved()).isZero();
             writer.close();
         }
@@ -370,9 +374,9 @@ class PartitionFileTest {
 
     @Test
     void aPartitionBeyondTheBudgetIsRefusedUntilAnotherReleasesItsBuffer() throws IOException {
-        long onePartition = PartitionWriter.memoryBytes(BUFFER, WINDOW);
+        long onePartition = PartitionWriter.memoryBytes(BUFFER, SHARED_BUFFERS);
         try (MemoryReservation small = MemoryReservation.root("small join", onePartition)) {
-            PartitionedSpillWriter writer = space.newPartitionedWriter("two", 2, small, BUFFER);
+            PartitionedSpillWriter writer = space.newPartitionedWriter("two", 2, small, BUFFER, SHARED_BUFFERS);
             records.append(writer, 0, new byte[10]);
             assertThatThrownBy(() -> records.append(writer, 1, new byte[10]))
                     .isInstanceOf(MemoryExhaustedException.class)
