@@ -69,7 +69,10 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     private static final int HUGE_PAGE = (int) NativeMemory.HUGE_PAGE;
     private static final long MIN_SHARE = MIN_BUFFER + MIN_WINDOW;
     private static final long TABLE_MIN = UnchainedTable.minimumBytes();
-    /** The shortest encoded row with a variable-width field: a hash, a byte of bits, its length, a field's length. */
+    /**
+     * The shortest encoded row with a variable-width key field: a hash, a byte of bits, its length, a field's length
+     * (rows with fixed-width keys are their own encoding in a table, {@link #blockTableBytes}).
+     */
     private static final int MIN_VARIABLE_ROW_BYTES = 4 + 8 + 1 + 4;
     /**
      * An input expected above this many budgets is "large": few of its partitions can stay resident, so the spill
@@ -220,10 +223,10 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     /**
      * The most a table over the rows of one spill block of {@code block} bytes takes, whatever their layout: the
      * compact copy of a fixed-width row is at most its encoding (the same bytes, less the bits when no row needs
-     * them), and a block holds at most {@code block / }{@value SpillRowFormat#MIN_ROW_BYTES} such rows; the compact
-     * copy of a row with a variable-width field is at most 3 bytes longer than its encoding (its key length and
-     * padding against the encoding's hash), and such a row is at least {@value #MIN_VARIABLE_ROW_BYTES} bytes
-     * encoded. The directory grows with the rows.
+     * them, and a row with only fixed-width keys is its encoding), and a block holds at most
+     * {@code block / }{@value SpillRowFormat#MIN_ROW_BYTES} such rows; the compact copy of a row with a variable-width
+     * key field is at most 3 bytes longer than its encoding (its key length and padding against the encoding's hash),
+     * and such a row is at least {@value #MIN_VARIABLE_ROW_BYTES} bytes encoded. The directory grows with the rows.
      */
     private static long blockTableBytes(long block) {
         long most = UnchainedTable.directoryBytes(block / SpillRowFormat.MIN_ROW_BYTES)

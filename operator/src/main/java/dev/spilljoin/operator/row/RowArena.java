@@ -9,8 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Off-heap pages holding serialized rows back to back (see {@link RowLayout}: fixed-width rows unpadded,
- * variable-width rows padded to 8 bytes). Rows never span
+ * Off-heap pages holding serialized rows back to back (see {@link RowLayout}: rows with a variable-width key padded
+ * to 8 bytes, others unpadded). Rows never span
  * pages; a row larger than the page size gets a page of its own. Rows stay at their address until {@link #clear()}
  * or {@link #close()}.
  *

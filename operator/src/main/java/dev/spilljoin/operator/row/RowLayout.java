@@ -17,7 +17,11 @@ import java.util.Arrays;
  *   0      cb   bits        bit 0 MATCHED (a probe row matched it), bit 1 NULL_KEY (some key column is NULL),
  *                           bit 2 + f: field f is NULL; cb = ceil((2 + fields) / 8), one byte for up to 6 fields
  *   cb          key region, then payload region
- * variable-width layouts (some field VARCHAR or VARBINARY):
+ * variable-width layouts whose key fields are all fixed-width (e.g. a BIGINT key, a VARCHAR payload), unpadded:
+ *   0      4    rowLength   total bytes of the row
+ *   4      cb   bits        as above
+ *   4+cb        key region, then payload region
+ * variable-width layouts with a variable-width key field:
  *   0      4    rowLength   total bytes of the row, a multiple of 8 (these rows are 8-byte aligned in a page)
  *   4      4    keyLength   bytes of the key region
  *   8      8    hash        the key's 64-bit hash H (HashFunctions), computed once and stored: a variable-width
@@ -30,9 +34,11 @@ import java.util.Arrays;
  *                 then variable payload fields: int length + bytes
  * </pre>
  *
- * <p>A fixed-width row stores no hash: {@link #hash} recomputes H from its key fields exactly as {@link KeyHasher}
- * computed it from the batch (a multiply and a mix per key field), which costs less than 8 bytes per row in memory
- * and on disk. A (BIGINT key, BIGINT payload) row is 17 bytes.
+ * <p>A row whose key fields are fixed-width stores no hash and no key length: {@link #hash} recomputes H from its key
+ * fields exactly as {@link KeyHasher} computed it from the batch (a multiply and a mix per key field), which costs
+ * less than 8 bytes per row in memory and on disk, and the key region's length is the layout's. A (BIGINT key, BIGINT
+ * payload) row is 17 bytes, a (BIGINT key, 10-byte VARCHAR payload) row 4 + 1 + 8 + 4 + 10 = 27 (it is its own spill
+ * encoding, {@link SpillRowFormat}).
  *
  * <p>Fields: field {@code k < keyCount} is key column {@code k}; the payload fields are the side's other columns
  * the output needs. A key column is read back from its key field, except DOUBLE keys: their key bytes are
@@ -45,7 +51,9 @@ public final class RowLayout {
     private static final int LENGTH = 0;
     private static final int KEY_LENGTH = 4;
     private static final int HASH = 8;
-    private static final int VARIABLE_BITS = 16;
+    /** Offset of the bits in a variable-width row with a variable-width key field, and in one without. */
+    private static final int VARIABLE_KEY_BITS = 16;
+    private static final int FIXED_KEY_VARIABLE_BITS = 4;
     /** Bit 0 of the bits: a probe row matched this row. */
     public static final byte MATCHED = 1;
     /** Bit 1 of the bits: some key column is NULL. */
@@ -60,7 +68,9 @@ public final class RowLayout {
     private final boolean singleLongKey;
     private final int bitBytes;
     private final boolean variableWidth;
-    /** Offset of the bits from the row start: 0 in fixed-width rows, 16 in variable-width rows. */
+    /** Whether some key field is variable-width: rows then store their key length and hash, and are padded. */
+    private final boolean variableKey;
+    /** Offset of the bits from the row start: 0, 4 or 16 (see the class comment). */
     private final int bitsOffset;
     private final int keyOffset;
     /** The length of every row of a fixed-width layout, -1 for a variable-width layout. */
@@ -95,8 +105,13 @@ public final class RowLayout {
             variable |= type.isVariableWidth();
         }
         variableWidth = variable;
+        boolean anyVariableKey = false;
+        for (int k = 0; k < keyCount; k++) {
+            anyVariableKey |= fieldTypes[k].isVariableWidth();
+        }
+        variableKey = anyVariableKey;
         bitBytes = (FIELD_BITS_SHIFT + fields + 7) >>> 3;
-        bitsOffset = variable ? VARIABLE_BITS : 0;
+        bitsOffset = !variable ? 0 : variableKey ? VARIABLE_KEY_BITS : FIXED_KEY_VARIABLE_BITS;
         keyOffset = bitsOffset + bitBytes;
         fixedRowLength = variable ? -1 : keyOffset + keyFixedBytes + payloadFixedBytes;
         fieldOfColumn = new int[schema.size()];
@@ -164,9 +179,14 @@ public final class RowLayout {
         return bitsOffset;
     }
 
-    /** Whether some field is variable-width (rows then carry their lengths and hash, and are padded). */
+    /** Whether some field is variable-width (rows then carry their length). */
     public boolean isVariableWidth() {
         return variableWidth;
+    }
+
+    /** Whether some key field is variable-width (rows then also carry their key length and hash, and are padded). */
+    public boolean hasVariableKey() {
+        return variableKey;
     }
 
     /** The length of every row of a fixed-width layout; -1 for a variable-width layout. */
@@ -187,7 +207,7 @@ public final class RowLayout {
         return payloadFixedBytes;
     }
 
-    /** The shortest row of this layout: every variable field empty (its 4-byte length only), padded to 8. */
+    /** The shortest row of this layout: every variable field empty (its 4-byte length only), padded if padded. */
     public int minRowLength() {
         if (!variableWidth) {
             return fixedRowLength;
@@ -196,7 +216,12 @@ public final class RowLayout {
         for (ColumnType type : fieldTypes) {
             length += type.isVariableWidth() ? 4 : 0;
         }
-        return (length + 7) & ~7;
+        return paddedLength(length);
+    }
+
+    /** A row of {@code length} bytes with its padding: to a multiple of 8 with a variable-width key, else none. */
+    public int paddedLength(int length) {
+        return variableKey ? (length + 7) & ~7 : length;
     }
 
     /** For a fixed field, its offset within its region; for a variable field, its index among its region's. */
@@ -213,11 +238,14 @@ public final class RowLayout {
     /**
      * Writes the header of a row of {@code length} bytes (its key region {@code keyLength} bytes) with hash
      * {@code hash} at {@code row}: no field NULL, MATCHED clear, NULL_KEY as given. (A fixed-width row's header is its
-     * bits only; length, key length and hash are implied by the layout and the key.)
+     * bits only; a row's key length and hash are implied by the layout and the key unless a key field is
+     * variable-width.)
      */
     public void writeHeader(long row, int length, int keyLength, long hash, boolean nullKey) {
         if (variableWidth) {
             NativeMemory.putInt(row + LENGTH, length);
+        }
+        if (variableKey) {
             NativeMemory.putInt(row + KEY_LENGTH, keyLength);
             NativeMemory.putLong(row + HASH, hash);
         }
@@ -241,12 +269,12 @@ public final class RowLayout {
     }
 
     public int keyLength(long row) {
-        return variableWidth ? NativeMemory.getInt(row + KEY_LENGTH) : keyFixedBytes;
+        return variableKey ? NativeMemory.getInt(row + KEY_LENGTH) : keyFixedBytes;
     }
 
-    /** The key hash H of the row at {@code row}: stored in a variable-width row, recomputed from a fixed-width one's key. */
+    /** The key hash H of the row at {@code row}: stored with a variable-width key, else recomputed from the key. */
     public long hash(long row) {
-        return variableWidth ? NativeMemory.getLong(row + HASH) : keyHash(row + keyOffset);
+        return variableKey ? NativeMemory.getLong(row + HASH) : keyHash(row + keyOffset);
     }
 
     /**

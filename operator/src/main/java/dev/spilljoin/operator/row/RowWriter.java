@@ -138,9 +138,9 @@ public final class RowWriter {
                 }
             }
         }
-        if (layout.isVariableWidth()) {
+        if (layout.hasVariableKey()) {
             for (int i = from; i < n; i++) {
-                lengths[i] = (lengths[i] + 7) & ~7;
+                lengths[i] = layout.paddedLength(lengths[i]);
             }
         }
     }

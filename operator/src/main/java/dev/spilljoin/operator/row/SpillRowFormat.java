@@ -3,34 +3,35 @@ package dev.spilljoin.operator.row;
 import dev.spilljoin.spill.NativeMemory;
 
 /**
- * The on-disk encoding of spilled rows: a {@link RowLayout} row without what only matters in memory (a
- * variable-width row's key length and alignment padding, and its stored hash when the key is fixed-width). Every
+ * The on-disk encoding of spilled rows: a {@link RowLayout} row without what only matters in memory (a row's key
+ * length and alignment padding, which only rows with a variable-width key field carry). Every
  * spill file holds rows of one side in this format; spilled rows are encoded from in-memory rows as they are appended
  * to their file, and expanded back into in-memory rows (build side, or the probe side of a reversed pair) or gathered
  * straight into a batch's columns (streamed side) when read.
  *
  * <pre>
  * fixed-width layouts: the in-memory row itself, byte for byte ([bits cb][key region][payload region])
+ * variable-width layouts whose key fields are all fixed-width (e.g. a BIGINT key, a VARCHAR payload): the in-memory
+ *   row itself, byte for byte:
+ *   0      4    rowLength
+ *   4      cb   bits
+ *   4+cb        body
  * variable-width layouts with a variable-width key field:
  *   0      4    rowLength   total bytes of the encoded row
  *   4      8    hash        the key's 64-bit hash H, as stored in the in-memory row
  *  12      cb   bits        as in the in-memory row: bit 0 MATCHED, bit 1 NULL_KEY, bit 2 + f = field f is NULL
  *  12+cb        body        the in-memory row's key region then payload region, byte for byte, unpadded
- * variable-width layouts whose key fields are all fixed-width (e.g. a BIGINT key, a VARCHAR payload):
- *   0      4    rowLength
- *   4      cb   bits
- *   4+cb        body
  * </pre>
  *
  * <p>A (BIGINT key, BIGINT payload) row is 1 + 16 = 17 bytes; a (BIGINT key, 10-byte VARCHAR payload) row 4 + 1 + 8 +
- * 4 + 10 = 27. The key length, which a variable-width in-memory row stores, is recomputed from the body: the fixed key
- * bytes plus the variable key fields' lengths. A hash not stored is recomputed from the key fields
- * ({@link RowLayout#hash}'s way: a multiply and a mix per field, cheaper than 8 bytes written and read back); a
- * variable-width key's is stored, being costly to hash again.
+ * 4 + 10 = 27. The key length, which an in-memory row with a variable-width key stores, is recomputed from the body:
+ * the fixed key bytes plus the variable key fields' lengths. A hash is stored only with a variable-width key, being
+ * costly to hash again; others are recomputed from the key fields ({@link RowLayout#hash}'s way: a multiply and a mix
+ * per field, cheaper than 8 bytes written and read back).
  *
- * <p>Invariants: an encoded row is never longer than its in-memory row (a variable-width one is the in-memory row
- * less its 4-byte key length, and less its hash unless stored, moved towards its start), so a row can be encoded in
- * place, over itself;
+ * <p>Invariants: an encoded row is never longer than its in-memory row (with a variable-width key it is the in-memory
+ * row less its 4-byte key length and padding, moved towards its start; otherwise the same bytes), so a row can be
+ * encoded in place, over itself;
  * encoding and expansion are exact inverses. Walking rows needs only {@link #rowLength}, {@link #hash} and
  * {@link #flags}, which is all re-partitioning and the nested-loop path read.
  */
@@ -39,8 +40,6 @@ public final class SpillRowFormat {
     public static final int MIN_ROW_BYTES = 1 + 1;
     /** Offset of the hash in a variable-width encoded row that stores it: after the row's length. */
     private static final int VARIABLE_HASH = Integer.BYTES;
-    /** Offset of a variable-width in-memory row's hash ({@link RowLayout}). */
-    private static final int MEMORY_HASH = 8;
     /** Bodies up to this many bytes are copied word by word rather than with one block copy. */
     private static final int SMALL_COPY = 64;
 
@@ -49,8 +48,8 @@ public final class SpillRowFormat {
     /** Whether a key field is variable-width (the row then is too): an encoded row then stores its hash. */
     private final boolean variableKey;
     /**
-     * The bytes a variable-width row loses when encoded (its key length, and its hash unless stored): how much nearer
-     * its start an encoded row's bits lie than an in-memory row's.
+     * The bytes a variable-width row loses when encoded (its key length, stored only with a variable-width key): how
+     * much nearer its start an encoded row's bits lie than an in-memory row's.
      */
     private final int saving;
     /** Offset of the bits in an encoded row. */
@@ -62,12 +61,8 @@ public final class SpillRowFormat {
 
     public SpillRowFormat(RowLayout layout) {
         this.layout = layout;
-        boolean anyVariableKey = false;
-        for (int f = 0; f < layout.keyCount(); f++) {
-            anyVariableKey |= layout.fieldType(f).isVariableWidth();
-        }
         this.variableWidth = layout.isVariableWidth();
-        this.variableKey = anyVariableKey;
+        this.variableKey = layout.hasVariableKey();
         this.bitsOffset = !variableWidth ? 0 : variableKey ? VARIABLE_HASH + Long.BYTES : Integer.BYTES;
         this.saving = layout.bitsOffset() - bitsOffset;
         this.headerBytes = bitsOffset + layout.bitBytes();
@@ -174,8 +169,8 @@ public final class SpillRowFormat {
 
     /** The encoded length of the in-memory ({@link RowLayout}) row at {@code row}. */
     public int encodedLength(long row) {
-        if (!variableWidth) {
-            return fixedLength;
+        if (!variableKey) {
+            return layout.rowLength(row);
         }
         long p = row + layout.keyOffset() + layout.keyLength(row) + layout.payloadFixedBytes();
         for (int f = layout.keyCount(); f < layout.fieldCount(); f++) {
@@ -191,7 +186,7 @@ public final class SpillRowFormat {
      * {@code target}, which may be {@code row} itself (every byte is read before a byte at or after it is written).
      */
     public void encode(long row, long target, int length) {
-        if (!variableWidth) {
+        if (!variableKey) {
             if (target != row) {
                 copyBody(row, target, length);
             }
@@ -224,22 +219,22 @@ public final class SpillRowFormat {
 
     /** The in-memory length of an encoded row of {@code length} bytes. */
     private int expandedLength(int length) {
-        return variableWidth ? (length + saving + 7) & ~7 : length;
+        return variableKey ? layout.paddedLength(length + saving) : length;
     }
 
     /** The most in-memory bytes {@code rows} encoded rows of {@code bytes} bytes in all can take. */
     public long expandedBytesBound(long bytes, long rows) {
-        return variableWidth ? bytes + rows * (saving + 7) : bytes;
+        return variableKey ? bytes + rows * (saving + 7) : bytes;
     }
 
     /** The most in-memory bytes one encoded row of at most {@code largestRow} bytes can take. */
     public long expandedRowBound(long largestRow) {
-        return variableWidth ? largestRow + saving + 7 : fixedLength;
+        return variableKey ? largestRow + saving + 7 : variableWidth ? largestRow : fixedLength;
     }
 
     /** The in-memory bytes the encoded rows of {@code [block, block + length)} take. */
     public long expandedBytes(long block, int length) {
-        if (!variableWidth) {
+        if (!variableKey) {
             return length;
         }
         long bytes = 0;
@@ -270,15 +265,12 @@ public final class SpillRowFormat {
     }
 
     private void expand(long row, int length, long target, int expanded) {
-        if (!variableWidth) {
+        if (!variableKey) {
             copyBody(row, target, length);
             return;
         }
         NativeMemory.putInt(target, expanded);
         NativeMemory.putInt(target + 4, keyLength(row + headerBytes));
-        if (!variableKey) {
-            NativeMemory.putLong(target + MEMORY_HASH, hash(row));
-        }
         copyBody(row + 4, target + 4 + saving, length - 4);
     }
 }

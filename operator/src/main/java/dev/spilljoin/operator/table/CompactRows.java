@@ -7,7 +7,7 @@ import dev.spilljoin.spill.NativeMemory;
 
 /**
  * The row format inside an {@link UnchainedTable}: a build row ({@link RowLayout}) without what only the build pass
- * and the spill files need (a variable-width row's stored hash; a fixed-width row's bits when no row needs them).
+ * and the spill files need (a stored hash; a fixed-width row's bits when no row needs them).
  * Where a row lies tells its slot, so no hash is kept; keys are compared by value.
  *
  * <pre>
@@ -16,7 +16,9 @@ import dev.spilljoin.spill.NativeMemory;
  *   [key fields as RowLayout's key region][payload fields as RowLayout's payload region]
  *   i.e. the RowLayout row itself. The header is left out (0 bytes) when no row of the table has a NULL field or a
  *   NULL key and the join never marks rows (the table decides while counting, {@link #withoutHeader}).
- * some field variable-width ("variable"; RowLayout's row less its hash: rowLength - 8 bytes):
+ * some field variable-width, every key field fixed-width ("variable"; the RowLayout row itself):
+ *   [int rowLength][bits][key region][payload region]
+ * some key field variable-width ("variable"; RowLayout's row less its hash: rowLength - 8 bytes):
  *   [int rowLength][int keyLength][bits][key region][payload region][padding]
  * </pre>
  *
@@ -27,11 +29,15 @@ final class CompactRows {
     /** Header bits: the flags of RowLayout. */
     static final int MATCHED = RowLayout.MATCHED;
     static final int NULL_KEY = RowLayout.NULL_KEY;
-    /** Bytes a variable-width row loses: RowLayout's stored hash. */
-    private static final int VARIABLE_SAVING = 8;
+    /** Bytes a row with a variable-width key loses: RowLayout's stored hash. */
+    private static final int HASH_BYTES = 8;
 
     private final RowLayout layout;
     private final boolean variable;
+    /** Whether rows keep a key length (some key field is variable-width). */
+    private final boolean variableKey;
+    /** Bytes a row loses against its RowLayout row: the stored hash, if any. */
+    private final int saving;
     /** Offset of the bits, -1 without a header. */
     private final int flagsOffset;
     /** Offset of the key region. */
@@ -50,11 +56,13 @@ final class CompactRows {
     private CompactRows(RowLayout layout, boolean header) {
         this.layout = layout;
         this.variable = layout.isVariableWidth();
+        this.variableKey = layout.hasVariableKey();
+        this.saving = variableKey ? HASH_BYTES : 0;
         this.keyFixed = layout.keyFixedBytes();
         this.dataBytes = layout.keyFixedBytes() + layout.payloadFixedBytes();
         if (variable) {
-            flagsOffset = 8;
-            dataOffset = 8 + layout.bitBytes();
+            flagsOffset = layout.bitsOffset() - saving;
+            dataOffset = flagsOffset + layout.bitBytes();
         } else {
             flagsOffset = header ? 0 : -1;
             dataOffset = header ? layout.bitBytes() : 0;
@@ -96,16 +104,17 @@ final class CompactRows {
 
     /**
      * The most bytes the compact copies of {@code rows} rows of {@code layout} take whose RowLayout rows total
-     * {@code rowBytes}: exact for fixed-width rows (with their header), {@code rowBytes - 8 rows} otherwise.
+     * {@code rowBytes}: exact for fixed-width rows (with their header), {@code rowBytes} less the stored hashes
+     * otherwise.
      */
     static long bytesBound(RowLayout layout, long rows, long rowBytes) {
         CompactRows format = new CompactRows(layout);
-        return format.variable ? Math.max(0, rowBytes - VARIABLE_SAVING * rows) : rows * format.stride;
+        return format.variable ? Math.max(0, rowBytes - format.saving * rows) : rows * format.stride;
     }
 
     /** The length of the compact copy of the RowLayout row at {@code source}. */
     int lengthOf(long source) {
-        return variable ? layout.rowLength(source) - VARIABLE_SAVING : stride;
+        return variable ? layout.rowLength(source) - saving : stride;
     }
 
     /** Whether the RowLayout row at {@code source} needs a header: a NULL field, a NULL key, a MATCHED flag. */
@@ -116,10 +125,12 @@ final class CompactRows {
     /** Writes the compact copy of the RowLayout row at {@code source} to {@code target}; returns its length. */
     int copy(long source, long target) {
         if (variable) {
-            int length = layout.rowLength(source) - VARIABLE_SAVING;
+            int length = layout.rowLength(source) - saving;
             NativeMemory.putInt(target, length);
-            NativeMemory.putInt(target + 4, layout.keyLength(source));
-            NativeMemory.copy(source + 16, target + 8, length - 8);
+            if (variableKey) {
+                NativeMemory.putInt(target + 4, layout.keyLength(source));
+            }
+            NativeMemory.copy(source + layout.bitsOffset(), target + flagsOffset, length - flagsOffset);
             return length;
         }
         long from = source + layout.keyOffset() - dataOffset;
@@ -140,7 +151,7 @@ final class CompactRows {
     }
 
     int keyLength(long row) {
-        return variable ? NativeMemory.getInt(row + 4) : keyFixed;
+        return variableKey ? NativeMemory.getInt(row + 4) : keyFixed;
     }
 
     /** The flags (MATCHED, NULL_KEY); 0 without a header. */

