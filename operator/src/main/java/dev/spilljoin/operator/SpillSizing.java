@@ -237,20 +237,25 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     }
 
     /**
-     * The smallest budget any join with {@code config} accepts: the smallest budget at or above which {@code choose}
-     * (with nothing known of the input) needs no more than it is given.
+     * The smallest budget any join with {@code config} accepts: the smallest whole number of kilobytes at or above
+     * which {@code choose} (with nothing known of the input) needs no more than it is given. Whole kilobytes, so that
+     * the minimum a message names (e.g. 57kB) is a size a user can give back.
      */
     static long absoluteMinimum(JoinConfig config) {
-        long budget = planner(config, PartitionWriter.memoryBytes(
+        long budget = wholeKilobytes(planner(config, PartitionWriter.memoryBytes(
                 config.spillBufferBytes() > 0 ? config.spillBufferBytes() : MIN_BUFFER, Math.max(1, config.threads())),
-                8).minimumBudget();
+                8).minimumBudget());
         while (true) {
             long needed = choose(config, budget, budget, null, 8).minimumBudget();
             if (needed <= budget) {
                 return budget;
             }
-            budget = needed;
+            budget = wholeKilobytes(needed);
         }
+    }
+
+    private static long wholeKilobytes(long bytes) {
+        return (bytes + 1023) & ~1023L;
     }
 
     int fanoutLog2() {

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The smallest budget the join accepts against a build side thousands of times larger: W1 (../shared/WORKLOADS.md)
- * with nR = nS = 200,000 under {@link HashJoin#minimumBudget} (56kB), every level split in two (a fanout of 2, so that
+ * with nR = nS = 200,000 under {@link HashJoin#minimumBudget} (57kB), every level split in two (a fanout of 2, so that
  * the recursion runs deep). Every spilled pair must be re-partitioned
  * until it fits (the planner expects some seven levels), never handed to the nested loop, which
  * streams a pair's probe rows once per chunk of its build rows and so grows with the square of the input. The
@@ -50,7 +50,7 @@ class MinimumBudgetJoinTest {
         assertThat(result.count()).isEqualTo(expected[0]);
         assertThat(result.sum()).isEqualTo(expected[1]);
 
-        assertThat(budgetBytes).as("SpillSizingTest: the nested loop's pair-phase term").isEqualTo(57_408);
+        assertThat(budgetBytes).as("SpillSizingTest: the nested loop's pair-phase term").isEqualTo(57 * 1024);
         assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(budgetBytes);
         assertThat(stats.nestedLoopChunks()).as("no pair took the nested loop").isZero();
         assertThat(stats.heavyHitterRows()).as("no row went through the nested loop").isZero();

@@ -452,6 +452,8 @@ class ParallelJoinTest {
         assertThat(one).isEqualTo(HashJoin.minimumBudget(config));
         assertThat(two).isGreaterThan(one);
         assertThat(four).isGreaterThan(two);
+        assertThat(new long[] {one % 1024, two % 1024, four % 1024}).as("whole kilobytes, sizes a user can give back")
+                .containsOnly(0L);
     }
 
     /**

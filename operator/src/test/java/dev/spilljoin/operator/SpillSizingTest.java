@@ -47,9 +47,10 @@ class SpillSizingTest {
     @Test
     void everyBudgetFromTheMinimumUpGetsALayoutThatFitsIt() {
         long minimum = SpillSizing.absoluteMinimum(JoinConfig.DEFAULT);
-        assertThat(minimum).as("the nested loop's pair-phase term: two readers of a 4 KiB window and a 4 KiB block, a"
-                + " writer's 4 KiB buffer, a 16 KiB pair page and one block's table of 20,544 bytes (a writer holds no"
-                + " window: the planner's 8 shares of 4 KiB are below it)").isEqualTo(57_408);
+        assertThat(minimum).as("the nested loop's pair-phase term, 57,408 bytes (two readers of a 4 KiB window and a"
+                + " 4 KiB block, a writer's 4 KiB buffer, a 16 KiB pair page and one block's table of 20,544 bytes; a"
+                + " writer holds no window, so the planner's 8 shares of 4 KiB are below it), in whole kilobytes")
+                .isEqualTo(57 * KB);
         assertThat(SpillSizing.choose(JoinConfig.DEFAULT, minimum, minimum, null, ROW).minimumBudget())
                 .isLessThanOrEqualTo(minimum);
         long[] hints = {-1, 0, 1000, 1_000_000, 100_000_000};
