@@ -36,8 +36,10 @@ import dev.spilljoin.spill.PartitionWriter;
  *                to spill), else B / 3: what buffer and window sizes are made from
  *                buffer = clamp(2^⌊log2(v/8)⌋, 4 KiB, 64 KiB), window = clamp(v − buffer, 4 KiB, 1 MiB) in pages
  * writer share w = N · buffer (N = the join's threads: a partition's writer's buffer and one side writer's buffer
- *                for each other worker that spills beside it, {@link ReservedSpillWriter}); a pair-phase writer
- *                (one thread) w1 = buffer. A writer maps nothing (blocks go with write(2)): the window is a reader's
+ *                for each other worker that spills beside it, {@link ReservedSpillWriter}; fewer, down to 1, while
+ *                the minimum below exceeds B: the other workers then share the partition's writer under its lock);
+ *                a pair-phase writer (one thread) w1 = buffer. A writer maps nothing (blocks go with write(2)): the
+ *                window is a reader's
  * fanout F     = the planner's, for O = w(F): starting at its largest fanout (the smallest shares), w is recomputed
  *                for the planned F while the plan asks for fewer partitions than w was made for (F only shrinks,
  *                so this ends; the last plan was made with the O it is used with)
@@ -102,8 +104,23 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      */
     static SpillSizing choose(JoinConfig config, long budget, long pairBudget, InputStatistics expected,
             int minRowBytes) {
+        for (int writerBuffers = Math.max(1, config.threads()); writerBuffers > 1; writerBuffers--) {
+            SpillSizing sizing = choose(config, budget, pairBudget, expected, minRowBytes, writerBuffers);
+            if (sizing != null && sizing.minimumBudget() <= budget) {
+                return sizing;
+            }
+        }
+        return choose(config, budget, pairBudget, expected, minRowBytes, 1);
+    }
+
+    /**
+     * As {@link #choose(JoinConfig, long, long, InputStatistics, int)} with {@code writerBuffers} buffers in a
+     * partition writer's share; null when more than one would not leave the planner its minimum within
+     * {@code budget}.
+     */
+    private static SpillSizing choose(JoinConfig config, long budget, long pairBudget, InputStatistics expected,
+            int minRowBytes, int writerBuffers) {
         int log2 = config.fanoutLog2() > 0 ? config.fanoutLog2() : DEFAULTS.maxFanoutLog2();
-        int writerBuffers = Math.max(1, config.threads());
         long estimate = residentBytes(expected, minRowBytes);
         while (true) {
             int fanout = 1 << log2;
@@ -116,6 +133,9 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
                     : (int) clamp((slot - buffer) & ~4095L, MIN_WINDOW, MAX_WINDOW);
             long writerShare = PartitionWriter.memoryBytes(buffer, writerBuffers);
             PartitionPlanner planner = planner(config, writerShare, minRowBytes);
+            if (writerBuffers > 1 && planner.minimumBudget() > budget) {
+                return null;
+            }
             PartitionPlan plan = planner.plan(
                     planner.projectWholeInput(expected, InputStatistics.of(0, 0, 0), minRowBytes, budget), budget);
             if (plan.fanoutLog2() < log2) {
@@ -238,13 +258,13 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     /**
      * The smallest budget any join with {@code config} accepts: the smallest whole number of kilobytes at or above
-     * which {@code choose} (with nothing known of the input) needs no more than it is given. Whole kilobytes, so that
-     * the minimum a message names (e.g. 57kB) is a size a user can give back.
+     * which {@code choose} (with nothing known of the input) needs no more than it is given, whatever the threads
+     * (at the smallest budgets the workers share one buffer per spilled partition). Whole kilobytes, so that the
+     * minimum a message names (e.g. 57kB) is a size a user can give back.
      */
     static long absoluteMinimum(JoinConfig config) {
         long budget = wholeKilobytes(planner(config, PartitionWriter.memoryBytes(
-                config.spillBufferBytes() > 0 ? config.spillBufferBytes() : MIN_BUFFER, Math.max(1, config.threads())),
-                8).minimumBudget());
+                config.spillBufferBytes() > 0 ? config.spillBufferBytes() : MIN_BUFFER, 1), 8).minimumBudget());
         while (true) {
             long needed = choose(config, budget, budget, null, 8).minimumBudget();
             if (needed <= budget) {

@@ -101,6 +101,24 @@ class SpillSizingTest {
                 .isLessThanOrEqualTo(MB / 2);
     }
 
+    /**
+     * A spilled partition's writer holds a buffer for each worker where the budget holds them, else fewer (the
+     * workers then share its buffer under a lock): the smallest budget is the same for any number of workers.
+     */
+    @Test
+    void eachWorkerGetsAWriteBufferPerPartitionWhereTheBudgetHoldsThem() {
+        JoinConfig two = JoinConfig.builder().threads(2).build();
+        long minimum = SpillSizing.absoluteMinimum(two);
+        assertThat(minimum).isEqualTo(SpillSizing.absoluteMinimum(JoinConfig.DEFAULT));
+        SpillSizing smallest = SpillSizing.choose(two, minimum, minimum, null, ROW);
+        assertThat(smallest.writerBuffers()).as(smallest.toString()).isEqualTo(1);
+        assertThat(smallest.minimumBudget()).isLessThanOrEqualTo(minimum);
+        SpillSizing large = SpillSizing.choose(two, 64 * MB, 64 * MB, null, ROW);
+        assertThat(large.writerBuffers()).as(large.toString()).isEqualTo(2);
+        assertThat(large.writerShare()).isEqualTo(2L * large.bufferBytes());
+        assertThat(large.pairWriterShare()).as("a pair-phase writer runs on one thread").isEqualTo(large.bufferBytes());
+    }
+
     @Test
     void anUnknownInputGetsThePlannersSmallestFanout() {
         SpillSizing s = SpillSizing.choose(JoinConfig.DEFAULT, 64 * MB, 64 * MB, null, ROW);
