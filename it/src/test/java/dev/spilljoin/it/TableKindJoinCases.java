@@ -62,7 +62,7 @@ interface TableKindJoinCases extends OracleTest {
         /** Forced spilling, fanout 2, pairs limited to 192 KiB, no role reversal: pairs re-partition once or more. */
         REPARTITIONED,
         /**
-         * A hot key on each side (half its keyed rows) under 640 KiB: the build's sketch routes it to the heavy pair,
+         * A hot key on each side (half its keyed rows) under 512 KiB: the build's sketch routes it to the heavy pair,
          * which is joined in memory; role reversal off, so the pair loads its build side, the hot key's rows.
          */
         HEAVY_PAIR,
@@ -152,7 +152,7 @@ interface TableKindJoinCases extends OracleTest {
         return switch (where) {
             case IN_MEMORY -> 64L << 20;
             case SPILLED_PAIRS, REPARTITIONED -> SpillingJoinCases.SPILL_BUDGET;
-            case HEAVY_PAIR, HEAVY_PAIR_NESTED_LOOP, HEAVY_PAIR_REVERSED -> 640L << 10;
+            case HEAVY_PAIR, HEAVY_PAIR_NESTED_LOOP, HEAVY_PAIR_REVERSED -> 512L << 10;
         };
     }
 
