@@ -186,7 +186,7 @@ class ParallelJoinPropertyTest {
                 inMemory = JoinRunner.run(spec.reservation(root).build(), left, right, JoinRunner.Mode.SINK, root)
                         .stats();
             }
-            budget = HashJoin.minimumBudget(config) + inMemory.sketchBytes()
+            budget = HashJoin.minimumBudget(config) + JoinSketches.memoryBytes()
                     + (inMemory.rowBytes() + inMemory.tableBytes()) * 3 / 4;
         }
         try (MemoryReservation root = MemoryReservation.root("test", budget)) {
