@@ -86,7 +86,7 @@ public final class BenchRunner implements Callable<Integer> {
 
     @Option(names = "--minimum-budget-case",
             description = "run only the smallest-budget case: W1 at --scale as CSV files (5000000x5000000 for the"
-                    + " README's figure), the spilljoin command at the operator's minimum budget (64kB) and at 1 MB,"
+                    + " README's figure), the spilljoin command at the operator's minimum budget (57kB) and at 1 MB,"
                     + " times, peak RSS and stats; fails if an output is wrong, an RSS above its bound or the minimum"
                     + " budget more than 10x slower")
     boolean minimumBudgetCase;

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 /**
  * The smallest-budget case: W1 at a scale (5M x 5M for the README's figure) written as {@code r.csv} and
  * {@code s.csv}, joined by the {@code spilljoin join} command as a fresh process at the operator's minimum budget
- * ({@link HashJoin#minimumBudget}, 64kB) and at 1 MB. Each run is timed from process start to exit, its peak
+ * ({@link HashJoin#minimumBudget}, 57kB) and at 1 MB. Each run is timed from process start to exit, its peak
  * resident set read ({@link MeasuredProcess}), its output checked against {@link ReferenceJoin} and its
  * {@code --stats} read for the re-partitioning depth and the nested-loop chunks. It passes when every output is
  * right, the minimum budget takes at most {@value #MAX_SLOWDOWN} times the 1 MB time, and every peak resident set

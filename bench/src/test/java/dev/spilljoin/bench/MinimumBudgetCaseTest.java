@@ -40,7 +40,7 @@ class MinimumBudgetCaseTest {
                 assertThat(outcome.nestedLoopChunks()).isZero();
             }
             assertThat(outcomes.get(0).maxRecursionDepth()).as("the minimum budget re-partitions").isPositive();
-            assertThat(log.toString(StandardCharsets.UTF_8)).contains("spilljoin at  64.0KB", "depth ");
+            assertThat(log.toString(StandardCharsets.UTF_8)).contains("spilljoin at  57.0KB", "depth ");
         });
     }
 }
