@@ -559,6 +559,10 @@ class ParallelJoinTest {
         }
     }
 
+    /**
+     * At the smallest budget of any join, four workers configured: fewer take the spilled pairs, and the probe
+     * workers share each spilled partition's one write buffer (no buffer of their own fits) under its lock.
+     */
     @Test
     void belowTheMinimumForItsWorkersTheJoinRunsWithFewer() throws IOException {
         JoinConfig config = JoinConfig.builder().threads(4).spillDirectory(spillRoot).buildSide(Side.RIGHT)
@@ -573,6 +577,10 @@ class ParallelJoinTest {
                 JoinStats stats = join.stats();
                 assertThat(stats.threads()).isEqualTo(4);
                 assertThat(stats.spilledPairsThreads()).as("pair workers: " + stats.toJson()).isLessThan(4);
+                // a partition's writer holds one buffer here: the other spilling workers share it under its lock
+                assertThat(stats.probeThreads()).as("probe workers: " + stats.toJson()).isGreaterThan(1);
+                assertThat(stats.spillWorkerBuffers()).as("buffers of the workers' own").isZero();
+                assertThat(stats.spillWorkerBuffersRefused()).as("workers that shared a writer").isPositive();
                 assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(budget);
             }
             assertThat(rows[0]).as("every right key matches one left row").isEqualTo(10_000);
