@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * payload value of up to 12 bytes lies in its 16-byte entry, so that a hit loads one line for it (and sizing the
  * result row, {@link #rowBytes}, the same line); a longer one costs its entry, its bytes and their length. Against
  * the hash table's whole row (lengths, flags, key, every value) and its directory entry: a (BIGINT key, 10-byte
- * VARCHAR) row takes 16 bytes here and 39-47 there. Not chosen for a join with an extra condition
+ * VARCHAR) row takes 16 bytes here and 34-42 there. Not chosen for a join with an extra condition
  * ({@link dev.spilljoin.operator.PairCondition}): its candidate pairs mark MATCHED flags in serialized rows.
  *
  * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, rows, fields with NULLs); then the
