@@ -113,8 +113,9 @@ final class HeavyHitterNestedLoop implements OutputTask {
             this.buildReader = pair.build().openReader(memory, ctx.sizing.readWindowBytes());
             long probeReaderBytes = Math.max((long) ctx.sizing.readWindowBytes() + ctx.sizing.bufferBytes(),
                     probeFile == null ? 0 : probeFile.readerBytes(ctx.sizing.readWindowBytes()));
-            // the forwarded files' blocks hold a write buffer's rows, or one row too large for it (as in the pair's)
-            int maxBlock = Math.max(ctx.sizing.bufferBytes(), probeFile == null ? 0 : probeFile.maxBlockPayload());
+            // the forwarded files' blocks hold a write buffer's rows (at most its record capacity), or one row too
+            // large for it (as in the pair's)
+            int maxBlock = Math.max(ctx.sizing.recordCapacity(), probeFile == null ? 0 : probeFile.maxBlockPayload());
             long laneBuffer = phase.sharesPasses() ? SharedProbePass.laneBufferBytes(ctx, maxBlock) : 0;
             long left = memory.headroom() - probeReaderBytes - ProbeRowForwarder.memoryNeeded(ctx, maxBlock)
                     - laneBuffer;

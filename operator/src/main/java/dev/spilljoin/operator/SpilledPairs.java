@@ -97,7 +97,7 @@ final class SpilledPairs implements JoinPhase {
      * buffer's rows or one larger row) and a nested-loop lane's forwarder.
      */
     private static long laneShare(JoinContext ctx, List<SpillPair> pairs) {
-        int largest = ctx.sizing.bufferBytes();
+        int largest = ctx.sizing.recordCapacity();
         for (SpillPair pair : pairs) {
             largest = Math.max(largest, Math.max(maxBlockPayload(pair.build()), maxBlockPayload(pair.probe())));
         }
