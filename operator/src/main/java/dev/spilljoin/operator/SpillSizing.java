@@ -309,15 +309,14 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
 
     /**
      * The fanout (log2) of re-partitioning the spilled pair {@code pair} into the next level: the pair planner's,
-     * from the pair's build rows and bytes, under {@code headroom} (the memory free for the split) less what the
-     * reader of the pair's files holds beyond a pair writer's share (the planner counts the read buffer as one more
-     * writer share).
+     * from the pair's build rows and bytes, under {@code headroom} (the memory free for the split) less the read
+     * window of the pair's reader (the planner counts the reader's block buffer as one more pair writer's share: a
+     * buffer).
      */
     int repartitionFanoutLog2(JoinConfig config, SpillPair pair, long headroom) {
         PartitionPlanner planner = pairPlanner(config);
         long bytes = pair.build() == null ? 0 : pair.build().length();
-        long reader = (long) readWindowBytes + bufferBytes;
-        long budget = Math.max(planner.minimumBudget(), headroom - (reader - pairWriterShare()));
+        long budget = Math.max(planner.minimumBudget(), headroom - readWindowBytes);
         return planner.planRepartition(pair.level() + 1, InputStatistics.of(pair.buildRows(), bytes, 0), budget)
                 .fanoutLog2();
     }

@@ -11,14 +11,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The smallest budget the join accepts against a build side thousands of times larger: W1 (../shared/WORKLOADS.md)
- * with nR = nS = 200,000 under {@link HashJoin#minimumBudget} (57kB), every level split in two (a fanout of 2, so that
- * the recursion runs deep). Every spilled pair must be re-partitioned
- * until it fits (the planner expects some seven levels), never handed to the nested loop, which
- * streams a pair's probe rows once per chunk of its build rows and so grows with the square of the input. The
- * checks: no nested-loop chunk, a depth beyond the old fixed bound of four levels and within a level of the
- * plan's, each level's pairs at most the level's fanout times the one above, each side spilled once per level
- * (bytes below (depth + 1) × rows × the spill format's 26.4 bytes a row), and the exact count and sum, computed
- * from the generators through the inverse of W1's key permutation.
+ * with nR = nS = 200,000 under {@link HashJoin#minimumBudget} (57kB), with the default sizing and with every level
+ * split in two (a fanout of 2, so that the recursion runs deep: the planner expects some seven levels). Every spilled
+ * pair must be re-partitioned until it fits, never handed to the nested loop, which streams a pair's probe rows once
+ * per chunk of its build rows and so grows with the square of the input. The checks: no nested-loop chunk, a depth
+ * within a level of the plan's (beyond the old fixed bound of four levels with a fanout of 2), each level's pairs at
+ * most the level's fanout times the one above, each side spilled once per level (bytes below (depth + 1) × rows × the
+ * spill format's 26.4 bytes a row), and the exact count and sum, computed from the generators through the inverse of
+ * W1's key permutation.
  */
 class MinimumBudgetJoinTest {
     private static final long ROWS = 200_000;
@@ -29,8 +29,22 @@ class MinimumBudgetJoinTest {
     final SpillRoot spillRoot = new SpillRoot();
 
     @Test
-    void theMinimumBudgetRePartitionsUntilEveryPairFitsAndNeverTakesTheNestedLoop() {
-        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).fanoutLog2(1).build();
+    void theDefaultMinimumBudgetRePartitionsUntilEveryPairFitsAndNeverTakesTheNestedLoop() {
+        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).build();
+        assertThat(HashJoin.minimumBudget(config)).as("SpillSizingTest: the nested loop's pair-phase term")
+                .isEqualTo(57 * 1024);
+        JoinStats stats = joinAtTheMinimum(config);
+        assertThat(stats.maxRecursionDepth()).as("re-partitioned").isPositive();
+    }
+
+    @Test
+    void aFanoutOfTwoRePartitionsBeyondFourLevels() {
+        JoinStats stats = joinAtTheMinimum(JoinConfig.builder().spillDirectory(spillRoot.path()).fanoutLog2(1).build());
+        assertThat(stats.maxRecursionDepth()).as("re-partitioned beyond the old bound of 4 levels").isGreaterThan(4);
+    }
+
+    /** W1 200K × 200K under {@code config}'s minimum budget: the checks of the class comment; its stats. */
+    private JoinStats joinAtTheMinimum(JoinConfig config) {
         long budgetBytes = HashJoin.minimumBudget(config);
         CountAndSum result = new CountAndSum();
         JoinStats stats;
@@ -50,12 +64,10 @@ class MinimumBudgetJoinTest {
         assertThat(result.count()).isEqualTo(expected[0]);
         assertThat(result.sum()).isEqualTo(expected[1]);
 
-        assertThat(budgetBytes).as("SpillSizingTest: the nested loop's pair-phase term").isEqualTo(57 * 1024);
         assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(budgetBytes);
         assertThat(stats.nestedLoopChunks()).as("no pair took the nested loop").isZero();
         assertThat(stats.heavyHitterRows()).as("no row went through the nested loop").isZero();
         int depth = stats.maxRecursionDepth();
-        assertThat(depth).as("re-partitioned beyond the old bound of 4 levels").isGreaterThan(4);
         assertThat(depth).as("within a level of the planner's expectation " + stats.plannedFanoutPerLevel())
                 .isLessThanOrEqualTo(stats.plannedFanoutPerLevel().size());
         assertThat(stats.partitionsPerLevel()).hasSize(depth + 1);
@@ -66,5 +78,6 @@ class MinimumBudgetJoinTest {
         long oncePerLevel = (long) ((depth + 1) * ROWS * SPILLED_BYTES_PER_ROW);
         assertThat(stats.spilledBytesBuild()).as("build rows spilled once per level").isLessThanOrEqualTo(oncePerLevel);
         assertThat(stats.spilledBytesProbe()).as("probe rows spilled once per level").isLessThanOrEqualTo(oncePerLevel);
+        return stats;
     }
 }

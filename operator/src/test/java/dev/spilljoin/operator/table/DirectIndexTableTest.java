@@ -130,9 +130,15 @@ class DirectIndexTableTest {
             assertThat(arena.pageCount()).isGreaterThan(4);
             DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(layout, arena);
             // a tenth of the values are long: in the heap here as in the hash table's rows, so the two tables cost
-            // about the same and which one a join takes is not this test's (any cost is accepted)
+            // about the same; the table is refused against any alternative cheaper than itself, taken against one
+            // that costs as much
+            long directBytes = DirectIndexTable.bytes(layout, keys, false);
+            long before = memory.reserved();
+            assertThat(DirectIndexTable.tryBuild(memory, layout, keys, false, new RowArena[] {arena},
+                    directBytes - 1, 2)).as("dearer than the alternative").isNull();
+            assertThat(memory.reserved()).as("nothing kept of a refused table").isEqualTo(before);
             DirectIndexTable table = DirectIndexTable.tryBuild(memory, layout, keys, false, new RowArena[] {arena},
-                    Long.MAX_VALUE, 2);
+                    directBytes, 2);
             assertThat(table).as("a dense unique INTEGER key with VARCHAR and VARBINARY payloads").isNotNull();
             long[] refs = new long[rows];
             for (int i = 0; i < rows; i++) {
