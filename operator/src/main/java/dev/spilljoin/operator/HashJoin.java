@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CancellationException;
@@ -167,6 +168,12 @@ public final class HashJoin implements AutoCloseable {
     private final Object closeLock = new Object();
     /** Threads inside a call of this join: {@link #close()} from another thread waits for them to leave. */
     private final Set<Thread> activeCallers = ConcurrentHashMap.newKeySet();
+    /**
+     * Set by {@link #close()} before it looks for running calls; a call that registered itself in
+     * {@link #activeCallers} and then finds it set refuses to run. (Each side writes its own mark before reading the
+     * other's, so a call either is seen and waited for, or sees the close.)
+     */
+    private volatile boolean closing;
     private volatile boolean cancelRequested;
     private volatile boolean deleteSpillBeforeExitRequested;
 
@@ -296,7 +303,8 @@ public final class HashJoin implements AutoCloseable {
 
     /**
      * Asks the join to stop (any thread): the running call throws a {@link java.util.concurrent.CancellationException}
-     * at its next batch or block boundary, after releasing the join's memory and files.
+     * at its next batch or block boundary (an input batch, a spill block, or a result batch, so also within one batch
+     * whose rows match many times over), after releasing the join's memory and files.
      */
     public void cancel() {
         cancelRequested = true;
@@ -340,14 +348,17 @@ public final class HashJoin implements AutoCloseable {
      * Result batches, pulled: reads the build side at the first {@code hasNext()}, then the probe side batch by batch
      * as results are pulled, then the spilled pairs. A returned batch is valid until the next call. With several
      * workers, sources that hand out {@linkplain BatchSource#concurrentReader() concurrent readers} are read by
-     * every worker; the result batches all come out through the iterator.
+     * every worker; the result batches all come out through the iterator. A source batch without its side's column
+     * types ({@link JoinSpec#schema}) fails the join ({@link IllegalArgumentException}).
      */
     public Iterator<Batch> iterator(BatchSource left, BatchSource right) {
         callerCpuMark = PhaseTimes.cpuNow();
         Side build = guarded(() -> beginJoin(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(),
                 right.sizeHintRows()));
-        BatchSource buildSource = build == Side.LEFT ? left : right;
-        BatchSource probeSource = build == Side.LEFT ? right : left;
+        BatchSource checkedLeft = InputBatchCheck.checked(left, Side.LEFT, spec.schema(Side.LEFT));
+        BatchSource checkedRight = InputBatchCheck.checked(right, Side.RIGHT, spec.schema(Side.RIGHT));
+        BatchSource buildSource = build == Side.LEFT ? checkedLeft : checkedRight;
+        BatchSource probeSource = build == Side.LEFT ? checkedRight : checkedLeft;
         return new Iterator<>() {
             private Batch next;
             private boolean fetched;
@@ -735,8 +746,13 @@ public final class HashJoin implements AutoCloseable {
         return handOut(output);
     }
 
-    /** Counts {@code full}'s rows out and returns its batch. */
+    /**
+     * Counts {@code full}'s rows out and returns its batch; first throws if the join was cancelled or the caller
+     * interrupted: every result batch the caller hands on is a batch boundary, also within one probe batch or block
+     * whose rows match many times over.
+     */
     private Batch handOut(OutputWriter full) {
+        ctx.checkCancelled();
         outputRows.add(full.rowCount());
         outputBatches.increment();
         return full.batch();
@@ -758,10 +774,14 @@ public final class HashJoin implements AutoCloseable {
      * Pushes one batch of {@code side}; the build side must be complete ({@link #endOfInput}) before the other. Up to
      * {@link JoinConfig#threads()} threads may push at once (more wait for a free worker): each batch is routed
      * (build side) or probed (probe side) by a worker of its own on its pushing thread. Every push of a side must have
-     * returned before that side's {@link #endOfInput}.
+     * returned before that side's {@link #endOfInput}. A batch must have its side's column types
+     * ({@link JoinSpec#schema}); one that has not is refused ({@link IllegalArgumentException}) and the join is left
+     * as it was.
      */
     public void push(Side side, Batch batch) {
         requirePushMode();
+        Objects.requireNonNull(side, "push: the side is null");
+        InputBatchCheck.requireMatches(side, spec.schema(side), batch);
         if (side == ctx.strategy.buildSide()) {
             requirePhase(Phase.BUILD, "push a build-side (" + side + ") batch");
             guarded(() -> {
@@ -778,8 +798,10 @@ public final class HashJoin implements AutoCloseable {
             });
             return;
         }
-        requirePhase(Phase.PROBE, "push a probe-side (" + side + ") batch; end the build side ("
-                + ctx.strategy.buildSide() + ") first");
+        if (phase != Phase.PROBE) {
+            requirePhase(Phase.PROBE, "push a probe-side (" + side + ") batch"
+                    + (phase == Phase.BUILD ? "; end the build side (" + ctx.strategy.buildSide() + ") first" : ""));
+        }
         guarded(() -> {
             long t = System.nanoTime();
             long c = PhaseTimes.cpuNow();
@@ -904,6 +926,10 @@ public final class HashJoin implements AutoCloseable {
     private <T> T guarded(Step<T> step) {
         Thread me = Thread.currentThread();
         activeCallers.add(me);
+        if (closing) {
+            activeCallers.remove(me);
+            throw new IllegalStateException("the join is closed");
+        }
         try {
             return step.run();
         } catch (IOException | RuntimeException | Error e) {
@@ -1039,18 +1065,21 @@ public final class HashJoin implements AutoCloseable {
      * Releases every off-heap byte the join holds and deletes its spill files; idempotent, valid in any phase and
      * from any thread: a call of this join running on another thread is cancelled and waited for first (it stops at
      * its next batch or block boundary; one blocked inside a source or a sink holds close until it returns), and the
-     * workers of a parallel phase are stopped and joined, so nothing frees memory a live thread still reads.
+     * workers of a parallel phase are stopped and joined, so nothing frees memory a live thread still reads. A call
+     * that begins on another thread once close has begun is refused ({@link IllegalStateException}).
      */
     @Override
     public void close() {
         Thread me = Thread.currentThread();
         activeCallers.remove(me);
+        closing = true;
         if (!activeCallers.isEmpty()) {
             cancel();
             while (!activeCallers.isEmpty()) {
                 LockSupport.parkNanos(100_000); // they stop at their next batch or block boundary
             }
         }
+        faults.closeFoundNoCall();
         synchronized (closeLock) {
             if (phase == Phase.CLOSED) {
                 return;

@@ -33,4 +33,11 @@ interface JoinFaults {
     /** Called once the join has created its spill space, before any file in it is written. */
     default void spillSpaceCreated(SpillSpace space) {
     }
+
+    /**
+     * Called by {@link HashJoin#close()} once no call of the join runs any more, before it frees anything: a test may
+     * start a call on another thread here to prove that it cannot slip in.
+     */
+    default void closeFoundNoCall() {
+    }
 }

@@ -210,9 +210,11 @@ final class WorkerRun {
 
     /**
      * Passes {@code filled} on (null: none) and returns a result batch to fill next: with a sink, calls it and returns
-     * {@code filled} cleared; else queues it for the caller and returns a free one (waits for one).
+     * {@code filled} cleared; else queues it for the caller and returns a free one (waits for one). Throws first if
+     * the join was cancelled or this thread interrupted: each result batch is a batch boundary.
      */
     OutputWriter handOff(OutputWriter filled) throws InterruptedException {
+        ctx.checkCancelled();
         if (sink != null && filled != null) {
             sink.accept(filled.batch());
             filled.clear();
