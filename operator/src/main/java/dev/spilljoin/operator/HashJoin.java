@@ -224,9 +224,10 @@ public final class HashJoin implements AutoCloseable {
         if (threads <= 1) {
             return minimum;
         }
+        JoinConfig withThreads = config.toBuilder().threads(threads).build();
         return smallestBudget(minimum, budget -> {
-            SpillSizing layout = SpillSizing.choose(config, budget, budget, null, 8);
-            return layout.pairWorkerMinimum(config) * threads <= budget
+            SpillSizing layout = SpillSizing.choose(withThreads, budget, budget, null, 8);
+            return layout.pairWorkerMinimum(withThreads) * threads <= budget
                     && layout.minimumBudget() + layout.stagingBytes() * threads <= budget;
         });
     }

@@ -100,7 +100,9 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
     /**
      * The layout and level-0 plan for a build input expected as {@code expected} (null = nothing known) whose
      * shortest row is {@code minRowBytes}, under {@code budget} (at least {@link #absoluteMinimum}) while partitioning
-     * and {@code pairBudget} (≥ budget: the sketches are gone by then) in the pair phase, where read windows are used.
+     * and {@code pairBudget} (≥ budget: the sketches are gone by then) in the pair phase, where read windows are used:
+     * each of the config's workers reads with windows sized from its even share of it, so that a pair worker's
+     * minimum shrinks as workers are added and the minimum budget for N workers grows about linearly with N.
      */
     static SpillSizing choose(JoinConfig config, long budget, long pairBudget, InputStatistics expected,
             int minRowBytes) {
@@ -144,8 +146,9 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
             }
             int planned = plan.fanout();
             int page = rowPageBytes(config.pageSize(), budget / (PAGE_BUDGET_DIVISOR * planned));
+            long pairWorkerShare = pairBudget / Math.max(1, config.threads());
             int readWindow = (int) Math.max(window,
-                    clamp(Long.highestOneBit(pairBudget / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
+                    clamp(Long.highestOneBit(pairWorkerShare / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
             while (readWindow > window
                     && minimum(planner, planned, buffer, writerBuffers, readWindow, page) > budget) {
                 readWindow = Math.max(window, (readWindow / 2) & ~4095);

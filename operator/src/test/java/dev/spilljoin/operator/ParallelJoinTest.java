@@ -454,6 +454,14 @@ class ParallelJoinTest {
         assertThat(four).isGreaterThan(two);
         assertThat(new long[] {one % 1024, two % 1024, four % 1024}).as("whole kilobytes, sizes a user can give back")
                 .containsOnly(0L);
+        // about linearly: a pair worker's read windows come from its share, so a worker more never multiplies the
+        // minimum (they came from the whole budget: 1.8 MB for 6 workers, then 17.6 MB for 7)
+        for (int n = 2; n < 8; n++) {
+            long fewer = HashJoin.minimumBudget(config, n);
+            long more = HashJoin.minimumBudget(config, n + 1);
+            assertThat(more).as("minimum budget for %d workers against %d for %d", n + 1, fewer, n)
+                    .isGreaterThan(fewer).isLessThanOrEqualTo(fewer * 3 * (n + 1) / (2L * n));
+        }
     }
 
     /**
