@@ -48,14 +48,15 @@ public final class JoinPlanner {
         }
         Schema leftSchema = Schema.parse(options.schemaLeft(), "--schema-left");
         Schema rightSchema = Schema.parse(options.schemaRight(), "--schema-right");
-        OutputTargets outputs = OutputTargets.check(options.output(), options.stats(), options.left(),
-                options.right());
-        Path spillDir = checkSpillDirectory(options.spillDir());
-
         JoinOptions.FormatOptions formats = options.formats() == null ? JoinOptions.FormatOptions.BY_EXTENSION
                 : options.formats();
         DataFormat leftFormat = DataFormat.of(formats.left(), "--left-format", options.left());
         DataFormat rightFormat = DataFormat.of(formats.right(), "--right-format", options.right());
+        OutputTargets outputs = OutputTargets.check(options.output(), options.stats(),
+                InputFiles.of("--left", options.left(), leftFormat),
+                InputFiles.of("--right", options.right(), rightFormat));
+        Path spillDir = checkSpillDirectory(options.spillDir());
+
         Probe left = leftFormat == DataFormat.PARQUET
                 ? probeParquet("left", options.left(), on.leftNames(), leftSchema, true)
                 : probe("left", options.left(), format, onError, on.leftNames(), leftSchema);
