@@ -46,6 +46,12 @@ public final class JoinPlanner {
             throw new UsageException("--type not-in takes exactly one key pair, but --on gives " + on.size()
                     + "; use --type anti for a multi-column anti join");
         }
+        if (options.left() != null && options.right() != null
+                && InputStreams.sameStream(options.left(), options.right())) {
+            throw new UsageException("--left " + options.left() + " and --right " + options.right() + " are the same"
+                    + " pipe, which can be read only once (each side would get part of its rows): save it to a file"
+                    + " first and give that file as both inputs");
+        }
         Schema leftSchema = Schema.parse(options.schemaLeft(), "--schema-left");
         Schema rightSchema = Schema.parse(options.schemaRight(), "--schema-right");
         JoinOptions.FormatOptions formats = options.formats() == null ? JoinOptions.FormatOptions.BY_EXTENSION
