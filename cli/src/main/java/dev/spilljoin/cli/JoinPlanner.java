@@ -172,6 +172,11 @@ public final class JoinPlanner {
             throw new UsageException("--schema-" + role + " does not apply to the Parquet input " + file + ": its"
                     + " column types come from the file; drop the flag");
         }
+        if (InputStreams.isPipe(file)) {
+            throw new InputException("cannot read the Parquet input --" + role + " " + file + " from a pipe or"
+                    + " stream: Parquet needs random access to the footer at the end of the file; write it to a file"
+                    + " first and give that file");
+        }
         ParquetInput all = ParquetInput.open(role, file);
         int keys = keyNames.size();
         int[] fileKeys = new int[keys];

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * read once, its header planned and its rows joined from the one open; the build side is then the file (its size
  * is known), the FIFO's key type is its partner's, and {@code --no-header} with a pipe is refused, as is one pipe
  * as both inputs (standard input, a FIFO under two names: usage, before it is opened), and a corrupt compressed file
- * (exit 3, one line). An output that cannot be opened is exit 4 with nothing left behind: refused
+ * (exit 3, one line), as is Parquet from a pipe (a FIFO or standard input: it needs a file). An output that cannot be opened is exit 4 with nothing left behind: refused
  * at planning before the FIFO is opened, and when it fails after planning (its directory gone) the planned pipe is
  * closed (its writer sees a broken pipe instead of waiting for ever). Standard input ({@code --left -}) runs through
  * the launcher in {@link LauncherIT}.
@@ -151,6 +151,24 @@ class PipeInputTest {
             assertThat(Files.readString(fifo)).as("the refused pipe, unread").isEqualTo(rows.toString());
             writer.get(60, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    void parquetFromAPipeIsRefusedSayingItNeedsAFile() throws Exception {
+        Path right = CsvTestFiles.write(dir, "r.csv", "id,w\n1,b\n");
+        Path fifo = SpecialFiles.fifo(dir.resolve("p.parquet"));
+        CompletableFuture<Void> writer = writeOnce(fifo, "PAR1 bytes of a Parquet file");
+        Run run = join("--left", fifo.toString(), "--right", right.toString(), "--on", "id");
+        assertThat(run.code).as(run.err).isEqualTo(ExitCodes.INPUT);
+        assertThat(run.err).isEqualTo("spilljoin: cannot read the Parquet input --left " + fifo + " from a pipe or"
+                + " stream: Parquet needs random access to the footer at the end of the file; write it to a file"
+                + " first and give that file\n");
+        assertThat(Files.readString(fifo)).as("the refused pipe, unread").isEqualTo("PAR1 bytes of a Parquet file");
+        writer.get(60, TimeUnit.SECONDS);
+
+        run = join("--left", right.toString(), "--right", "-", "--right-format", "parquet", "--on", "id");
+        assertThat(run.code).as(run.err).isEqualTo(ExitCodes.INPUT);
+        assertThat(run.err).startsWith("spilljoin: cannot read the Parquet input --right - from a pipe or stream:");
     }
 
     /** How many of this process's file descriptors are open on {@code file} (from /proc/self/fd). */
