@@ -6,11 +6,12 @@ import java.nio.file.Path;
 
 /**
  * The {@code --output} and {@code --stats} targets of a join (null when not given), resolved and checked before
- * anything is read: a target written whole (a regular file, new or existing) must not be one of the input files
- * (each part file of a Parquet directory or glob input too, {@link InputFiles}) nor the other target, compared by
- * the entry they reach ({@link OutputTarget#wouldReplace}: links, hard links, {@code ./a.csv} and
- * {@code d/../a.csv} included), so a mistyped flag cannot replace data with the join's result. {@link #open()} then sweeps the targets' directories for leftover temporaries and opens both targets
- * up front, so an unwritable {@code --stats} fails before the join, not after the output is in place.
+ * anything is read: a target written whole (a regular file, new or existing) must not be one of the input files (each
+ * part file of a Parquet directory or glob input too, {@link InputFiles}) nor the other target, compared by the entry
+ * they reach ({@link OutputTarget#wouldReplace}: links, hard links, {@code ./a.csv} and {@code d/../a.csv} included),
+ * so a mistyped flag cannot replace data with the join's result. {@link #open()} then sweeps the targets' directories
+ * for leftover temporaries and opens both targets up front, so an unwritable {@code --stats} fails before the join, not
+ * after the output is in place.
  */
 record OutputTargets(OutputTarget output, OutputTarget stats) {
     /** Resolves and checks the targets against the inputs {@code left} and {@code right} (usage error on a clash). */

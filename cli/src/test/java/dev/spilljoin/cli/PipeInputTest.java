@@ -24,14 +24,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Inputs that can be read only once (issue 17): a private FIFO (made in the test's directory) as the probe side is
- * read once, its header planned and its rows joined from the one open; the build side is then the file (its size
- * is known), the FIFO's key type is its partner's, and {@code --no-header} with a pipe is refused, as is one pipe
- * as both inputs (standard input, a FIFO under two names: usage, before it is opened), and a corrupt compressed file
- * (exit 3, one line), as is Parquet from a pipe (a FIFO or standard input: it needs a file). An output that cannot be opened is exit 4 with nothing left behind: refused
- * at planning before the FIFO is opened, and when it fails after planning (its directory gone) the planned pipe is
- * closed (its writer sees a broken pipe instead of waiting for ever). Standard input ({@code --left -}) runs through
- * the launcher in {@link LauncherIT}.
+ * Inputs that can be read only once (issue 17): a private FIFO (made in the test's directory) as the probe side is read
+ * once, its header planned and its rows joined from the one open; the build side is then the file (its size is known),
+ * the FIFO's key type is its partner's, and {@code --no-header} with a pipe is refused, as is one pipe as both inputs
+ * (standard input, a FIFO under two names: usage, before it is opened), and a corrupt compressed file (exit 3, one
+ * line), as is Parquet from a pipe (a FIFO or standard input: it needs a file). An output that cannot be opened is exit
+ * 4 with nothing left behind: refused at planning before the FIFO is opened, and when it fails after planning (its
+ * directory gone) the planned pipe is closed (its writer sees a broken pipe instead of waiting for ever). Standard
+ * input ({@code --left -}) runs through the launcher in {@link LauncherIT}.
  */
 class PipeInputTest {
     @TempDir
