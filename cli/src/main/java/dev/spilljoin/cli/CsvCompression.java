@@ -1,18 +1,22 @@
 package dev.spilljoin.cli;
 
+import com.github.luben.zstd.ZstdIOException;
 import com.github.luben.zstd.ZstdInputStream;
 import com.github.luben.zstd.ZstdOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
+import java.util.zip.ZipException;
 
 /**
  * The compression of a CSV input or output, by its extension: {@code .gz} is gzip (java.util.zip), {@code .zst}
  * zstd (zstd-jni's streams, level {@value #ZSTD_LEVEL}), anything else none. The streams wrap the file's own;
- * closing them closes it.
+ * closing them closes it. A decompressing stream's failure on a truncated or corrupt file is told apart from a read
+ * error of the file itself ({@link #damage}).
  */
 enum CsvCompression {
     NONE,
@@ -35,6 +39,31 @@ enum CsvCompression {
             case GZIP -> new GZIPInputStream(in, BUFFER_BYTES);
             case ZSTD -> new ZstdInputStream(in);
         };
+    }
+
+    /**
+     * What {@code failure}, thrown by a stream of {@link #decompress} reading {@code file}, says is wrong with the
+     * file, and how to fix it; null when it is not the compressed data's fault (a read error of the file itself).
+     * java.util.zip ends a gzip stream that stops short (a missing trailer, an empty file) with an
+     * {@link EOFException} without a message, and corrupt data with a {@link ZipException}; zstd-jni fails either
+     * way with a {@link ZstdIOException}.
+     */
+    String damage(IOException failure, Path file) {
+        String detail = failure.getMessage() == null ? "" : " (" + failure.getMessage() + ")";
+        return switch (this) {
+            case NONE -> null;
+            case GZIP -> failure instanceof EOFException
+                    ? "it is truncated or not a complete gzip file (the compressed data ends too early)"
+                            + checkAndRewrite("gzip", file)
+                    : failure instanceof ZipException
+                            ? "it is corrupt or not a gzip file" + detail + checkAndRewrite("gzip", file) : null;
+            case ZSTD -> failure instanceof ZstdIOException
+                    ? "it is truncated, corrupt or not a zstd file" + detail + checkAndRewrite("zstd", file) : null;
+        };
+    }
+
+    private static String checkAndRewrite(String tool, Path file) {
+        return "; check it with " + tool + " -t " + file + ", then copy or compress it again";
     }
 
     /** A stream that compresses into {@code out}; closing it finishes the compressed stream and closes {@code out}. */

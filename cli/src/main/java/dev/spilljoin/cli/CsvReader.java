@@ -657,8 +657,11 @@ public final class CsvReader implements AutoCloseable {
                         + " with bin/spilljoin (java -Xmx otherwise); if not, check for a quote left open");
     }
 
+    /** A read failure as one line: the compressed data's damage ({@link CsvCompression#damage}), else the error's. */
     private InputException readFailed(IOException e) {
-        return new InputException("cannot read " + fileName + ": " + e.getMessage(), e);
+        String damage = CsvCompression.of(file).damage(e, file);
+        return new InputException("cannot read " + fileName + ": " + (damage != null ? damage
+                : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()), e);
     }
 
     private void closeQuietly() {

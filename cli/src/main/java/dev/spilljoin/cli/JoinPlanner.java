@@ -46,16 +46,23 @@ public final class JoinPlanner {
             throw new UsageException("--type not-in takes exactly one key pair, but --on gives " + on.size()
                     + "; use --type anti for a multi-column anti join");
         }
+        if (options.left() != null && options.right() != null
+                && InputStreams.sameStream(options.left(), options.right())) {
+            throw new UsageException("--left " + options.left() + " and --right " + options.right() + " are the same"
+                    + " pipe, which can be read only once (each side would get part of its rows): save it to a file"
+                    + " first and give that file as both inputs");
+        }
         Schema leftSchema = Schema.parse(options.schemaLeft(), "--schema-left");
         Schema rightSchema = Schema.parse(options.schemaRight(), "--schema-right");
-        OutputTargets outputs = OutputTargets.check(options.output(), options.stats(), options.left(),
-                options.right());
-        Path spillDir = checkSpillDirectory(options.spillDir());
-
         JoinOptions.FormatOptions formats = options.formats() == null ? JoinOptions.FormatOptions.BY_EXTENSION
                 : options.formats();
         DataFormat leftFormat = DataFormat.of(formats.left(), "--left-format", options.left());
         DataFormat rightFormat = DataFormat.of(formats.right(), "--right-format", options.right());
+        OutputTargets outputs = OutputTargets.check(options.output(), options.stats(),
+                InputFiles.of("--left", options.left(), leftFormat),
+                InputFiles.of("--right", options.right(), rightFormat));
+        Path spillDir = checkSpillDirectory(options.spillDir());
+
         Probe left = leftFormat == DataFormat.PARQUET
                 ? probeParquet("left", options.left(), on.leftNames(), leftSchema, true)
                 : probe("left", options.left(), format, onError, on.leftNames(), leftSchema);
@@ -164,6 +171,11 @@ public final class JoinPlanner {
         if (!schema.types().isEmpty()) {
             throw new UsageException("--schema-" + role + " does not apply to the Parquet input " + file + ": its"
                     + " column types come from the file; drop the flag");
+        }
+        if (InputStreams.isPipe(file)) {
+            throw new InputException("cannot read the Parquet input --" + role + " " + file + " from a pipe or"
+                    + " stream: Parquet needs random access to the footer at the end of the file; write it to a file"
+                    + " first and give that file");
         }
         ParquetInput all = ParquetInput.open(role, file);
         int keys = keyNames.size();

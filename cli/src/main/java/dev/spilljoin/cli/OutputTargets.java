@@ -6,22 +6,23 @@ import java.nio.file.Path;
 
 /**
  * The {@code --output} and {@code --stats} targets of a join (null when not given), resolved and checked before
- * anything is read: a target written whole (a regular file, new or existing) must not be one of the inputs nor
- * the other target, compared by the entry they reach ({@link OutputTarget#wouldReplace}: links, hard links,
- * {@code ./a.csv} and {@code d/../a.csv} included), so a mistyped flag cannot replace data with the join's
- * result. {@link #open()} then sweeps the targets' directories for leftover temporaries and opens both targets
- * up front, so an unwritable {@code --stats} fails before the join, not after the output is in place.
+ * anything is read: a target written whole (a regular file, new or existing) must not be one of the input files (each
+ * part file of a Parquet directory or glob input too, {@link InputFiles}) nor the other target, compared by the entry
+ * they reach ({@link OutputTarget#wouldReplace}: links, hard links, {@code ./a.csv} and {@code d/../a.csv} included),
+ * so a mistyped flag cannot replace data with the join's result. {@link #open()} then sweeps the targets' directories
+ * for leftover temporaries and opens both targets up front, so an unwritable {@code --stats} fails before the join, not
+ * after the output is in place.
  */
 record OutputTargets(OutputTarget output, OutputTarget stats) {
     /** Resolves and checks the targets against the inputs {@code left} and {@code right} (usage error on a clash). */
-    static OutputTargets check(Path output, Path stats, Path left, Path right) {
+    static OutputTargets check(Path output, Path stats, InputFiles left, InputFiles right) {
         OutputTarget outputTarget = output == null ? null
                 : OutputTarget.resolve("--output", output, "the output file");
         OutputTarget statsTarget = stats == null ? null : OutputTarget.resolve("--stats", stats, "the stats file");
         for (OutputTarget target : new OutputTarget[] {outputTarget, statsTarget}) {
             if (target != null) {
-                refuseClash(target, left, "--left");
-                refuseClash(target, right, "--right");
+                refuseClash(target, left);
+                refuseClash(target, right);
             }
         }
         if (outputTarget != null && statsTarget != null && outputTarget.wouldReplace(statsTarget.destination())) {
@@ -31,10 +32,13 @@ record OutputTargets(OutputTarget output, OutputTarget stats) {
         return new OutputTargets(outputTarget, statsTarget);
     }
 
-    private static void refuseClash(OutputTarget target, Path input, String inputFlag) {
-        if (input != null && target.wouldReplace(input)) {
-            throw new UsageException(target.flag() + " " + target.given() + " is the input file " + inputFlag + " " + input
-                    + "; writing it would destroy the input: write the result to another file");
+    private static void refuseClash(OutputTarget target, InputFiles input) {
+        for (Path file : input.files()) {
+            if (target.wouldReplace(file)) {
+                String what = input.hasPartFiles() ? "the part file " + file + " of the input " : "the input file ";
+                throw new UsageException(target.flag() + " " + target.given() + " is " + what + input.flag() + " "
+                        + input.given() + "; writing it would destroy the input: write the result to another file");
+            }
         }
     }
 

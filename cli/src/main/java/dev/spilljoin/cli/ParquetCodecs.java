@@ -16,12 +16,12 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.xerial.snappy.Snappy;
 
 /**
- * The page compression codecs of Parquet input and output, without Hadoop: parquet-hadoop's own codec factory
- * loads Hadoop's codec classes, so the CLI hands this one to the reader and writer instead. It only adapts the
- * compression libraries (a page is compressed or decompressed whole, as Parquet stores it): UNCOMPRESSED,
- * SNAPPY (snappy-java, raw blocks), GZIP (java.util.zip, a gzip stream) and ZSTD (zstd-jni, one frame). Any other
- * codec (LZ4, LZ4_RAW, LZO, BROTLI) is refused with a message naming it. The factory is stateless and serves every
- * file; a compressor it makes keeps its buffers, for one writer ({@link #getCompressor}).
+ * The page compression codecs of Parquet input and output, without Hadoop: parquet-hadoop's own codec factory loads
+ * Hadoop's codec classes, so the CLI hands this one to the reader and writer instead. It only adapts the compression
+ * libraries (a page is compressed or decompressed whole, as Parquet stores it): UNCOMPRESSED, SNAPPY (snappy-java, raw
+ * blocks; its native library loaded by {@link SnappyLibrary}), GZIP (java.util.zip, a gzip stream) and ZSTD (zstd-jni,
+ * one frame). Any other codec (LZ4, LZ4_RAW, LZO, BROTLI) is refused with a message naming it. The factory is stateless
+ * and serves every file; a compressor it makes keeps its buffers, for one writer ({@link #getCompressor}).
  */
 final class ParquetCodecs implements CompressionCodecFactory {
     /** The zstd level of written pages: zstd's default, and DuckDB's for its zstd pages. */
@@ -112,6 +112,7 @@ final class ParquetCodecs implements CompressionCodecFactory {
                            int uncompressedSize) throws IOException {
         long size = switch (codec) {
             case SNAPPY -> {
+                SnappyLibrary.load();
                 int expected = Snappy.uncompressedLength(compressed, 0, length);
                 if (expected != uncompressedSize) {
                     yield expected;
@@ -156,6 +157,9 @@ final class ParquetCodecs implements CompressionCodecFactory {
 
         PageCompressor(CompressionCodecName codec) {
             this.codec = codec;
+            if (codec == CompressionCodecName.SNAPPY) {
+                SnappyLibrary.load();
+            }
         }
 
         @Override

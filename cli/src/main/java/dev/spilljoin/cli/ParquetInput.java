@@ -215,7 +215,11 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
         }
     }
 
-    private static List<Path> partFiles(String role, Path given) {
+    /**
+     * The part files {@code given} names, in name order: itself (a regular file), a directory's part files or a
+     * glob's matches; an {@link InputException} naming {@code --role} when there are none.
+     */
+    static List<Path> partFiles(String role, Path given) {
         List<Path> files = new ArrayList<>();
         String name = given.getFileName() == null ? "" : given.getFileName().toString();
         if (Files.isDirectory(given)) {

@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * as a shutdown hook, which undoes the command's work at once ({@link Cancellation#cancel()}: the join is cancelled
  * and its spill directory deleted, the uncommitted output deleted), gives the command's thread
  * {@value #GRACE_MILLIS} ms to finish unwinding if it can, prints {@link Cancellation#MESSAGE} and halts with 130,
- * whatever the signal.
+ * whatever the signal. Halting skips {@code File.deleteOnExit}, so a native library extracted for the run is
+ * deleted as it is loaded ({@link SnappyLibrary}, whose load in progress the hook waits for).
  *
  * <p>Nothing here waits on anything slow: the spill files are unlinked while the process holds them open, so the
  * file system frees their blocks (seconds for large fragmented files) only as the process exits, and the command's
@@ -80,6 +81,7 @@ final class SignalExit {
         }
         try {
             cancellation.cancel();
+            SnappyLibrary.closeForExit();
             ended.await(GRACE_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -4,14 +4,14 @@ import dev.spilljoin.spill.NativeMemory;
 import java.util.Locale;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.xerial.snappy.Snappy;
 
 /**
  * Class initialization a command will wait for later, done on a spare thread while the main thread builds and parses
  * the command line (the machine's other core has nothing else to do then): Chronicle Core, which off-heap memory
  * needs (every join), and, when an argument names Parquet (a {@code .parquet} file or the value {@code parquet}),
- * parquet-java's footer classes ({@link ParquetMetadata}'s initializer builds a JSON mapper) and snappy-java (it
- * extracts and loads its native library; Snappy is the codec of most Parquet files and of spilljoin's own output).
+ * parquet-java's footer classes ({@link ParquetMetadata}'s initializer builds a JSON mapper) and snappy-java
+ * ({@link SnappyLibrary}: its native library; Snappy is the codec of most Parquet files and of spilljoin's own
+ * output).
  * Only a head start: a class being initialized here makes the thread that needs it wait for the end, so what runs
  * and its results are the same with or without it.
  */
@@ -34,7 +34,7 @@ final class StartupWarmUp {
             if (parquet) {
                 initialize(ParquetMetadata.class);
                 initialize(ParquetMetadataConverter.class);
-                initialize(Snappy.class);
+                SnappyLibrary.load();
             }
         } catch (RuntimeException | LinkageError e) {
             // not here: the command fails where it needs the class, and reports it there

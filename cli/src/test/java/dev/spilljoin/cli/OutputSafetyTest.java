@@ -69,7 +69,8 @@ class OutputSafetyTest {
             for (Path path : files.toList()) {
                 String name = dir.relativize(path).toString();
                 int type = SpecialFiles.type(path);
-                entries.put(name, type == SpecialFiles.REGULAR ? Files.readString(path)
+                entries.put(name, type == SpecialFiles.REGULAR
+                        ? new String(Files.readAllBytes(path), StandardCharsets.ISO_8859_1)
                         : type == SpecialFiles.LINK ? "-> " + Files.readSymbolicLink(path) : "type " + type);
             }
         }
@@ -108,6 +109,44 @@ class OutputSafetyTest {
         assertThat(run("--output", left.toString())).isEqualTo(ExitCodes.USAGE);
         assertThat(err).isEqualTo("spilljoin: --output " + left + " is the input file --left " + left
                 + "; writing it would destroy the input: write the result to another file\n");
+    }
+
+    @Test
+    void aTargetNamingAPartFileOfADirectoryOrGlobInputIsRefusedBeforeAnythingIsRead() throws IOException {
+        Path parts = Files.createDirectory(dir.resolve("parts"));
+        assertThat(run("--output", parts.resolve("part-0.parquet").toString())).as(err).isZero();
+        assertThat(run("--output", parts.resolve("part-1.parquet").toString())).as(err).isZero();
+        Path hardLink = Files.createLink(dir.resolve("hard.parquet"), parts.resolve("part-1.parquet"));
+        Path csv = left;
+        Map<String, String> before = snapshot();
+        String[][] clashes = { // the input, its side, then the target
+            {parts.toString(), "left", "--output", parts.resolve("part-0.parquet").toString()},
+            {parts + "/*.parquet", "left", "--output", parts.resolve("part-1.parquet").toString()},
+            {parts.toString(), "right", "--stats", parts.resolve("part-1.parquet").toString()},
+            {parts + "/part-?.parquet", "right", "--stats", hardLink.toString()},
+            {parts.toString(), "left", "--output", "./" + Path.of("").toAbsolutePath().relativize(
+                    parts.resolve("part-1.parquet"))},
+        };
+        for (String[] clash : clashes) {
+            left = clash[1].equals("left") ? Path.of(clash[0]) : csv;
+            right = clash[1].equals("right") ? Path.of(clash[0]) : csv;
+            // an unknown key column: had anything been read, that would be the error
+            assertThat(run(clash[2], clash[3], "--on", "no_such_column")).as("%s: %s", Arrays.toString(clash), err)
+                    .isEqualTo(ExitCodes.USAGE);
+            assertThat(err).as(Arrays.toString(clash)).startsWith("spilljoin: " + clash[2] + " " + clash[3]
+                    + " is the part file ").contains(" of the input --" + clash[1] + " " + clash[0] + ";");
+            assertThat(snapshot()).as(Arrays.toString(clash)).isEqualTo(before);
+        }
+        left = parts;
+        right = csv;
+        assertThat(run("--output", parts.resolve("part-0.parquet").toString())).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).isEqualTo("spilljoin: --output " + parts.resolve("part-0.parquet") + " is the part file "
+                + parts.resolve("part-0.parquet") + " of the input --left " + parts + "; writing it would destroy the"
+                + " input: write the result to another file\n");
+        Path output = dir.resolve("out.csv");
+        assertThat(run("--on", "left.id=id", "--output", output.toString())).as("a file outside the input").as(err)
+                .isZero();
+        assertThat(Files.readAllLines(output)).hasSize(1 + 2);
     }
 
     @Test

@@ -3,8 +3,10 @@ package dev.spilljoin.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -13,6 +15,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,13 +24,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Inputs that can be read only once (issue 17): a private FIFO (made in the test's directory) as the probe side is
- * read once, its header planned and its rows joined from the one open; the build side is then the file (its size
- * is known), the FIFO's key type is its partner's, and {@code --no-header} with a pipe is refused, as is a corrupt
- * compressed file (exit 3, one line). An output that cannot be opened is exit 4 with nothing left behind: refused
- * at planning before the FIFO is opened, and when it fails after planning (its directory gone) the planned pipe is
- * closed (its writer sees a broken pipe instead of waiting for ever). Standard input ({@code --left -}) runs through
- * the launcher in {@link LauncherIT}.
+ * Inputs that can be read only once (issue 17): a private FIFO (made in the test's directory) as the probe side is read
+ * once, its header planned and its rows joined from the one open; the build side is then the file (its size is known),
+ * the FIFO's key type is its partner's, and {@code --no-header} with a pipe is refused, as is one pipe as both inputs
+ * (standard input, a FIFO under two names: usage, before it is opened), and a corrupt compressed file (exit 3, one
+ * line), as is Parquet from a pipe (a FIFO or standard input: it needs a file). An output that cannot be opened is exit
+ * 4 with nothing left behind: refused at planning before the FIFO is opened, and when it fails after planning (its
+ * directory gone) the planned pipe is closed (its writer sees a broken pipe instead of waiting for ever). Standard
+ * input ({@code --left -}) runs through the launcher in {@link LauncherIT}.
  */
 class PipeInputTest {
     @TempDir
@@ -108,6 +112,63 @@ class PipeInputTest {
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("l.csv", "r.pipe");
         }
+    }
+
+    @Test
+    void standardInputAsBothInputsIsUsage() {
+        InputStream stdin = System.in;
+        byte[] text = "id\n1\n2\n".getBytes(StandardCharsets.UTF_8);
+        ByteArrayInputStream rows = new ByteArrayInputStream(text);
+        System.setIn(rows);
+        try {
+            Run run = join("--left", "-", "--right", "-", "--on", "id", "--output", dir.resolve("out.csv").toString());
+            assertThat(run.code).as(run.err).isEqualTo(ExitCodes.USAGE);
+            assertThat(run.err).isEqualTo("spilljoin: --left - and --right - are the same pipe, which can be read only"
+                    + " once (each side would get part of its rows): save it to a file first and give that file as"
+                    + " both inputs\n");
+            assertThat(rows.available()).as("standard input, unread").isEqualTo(text.length);
+        } finally {
+            System.setIn(stdin);
+        }
+        assertThat(dir).isEmptyDirectory();
+    }
+
+    @Test
+    void oneFifoAsBothInputsIsUsageUnderAnyName() throws Exception {
+        Path fifo = SpecialFiles.fifo(dir.resolve("r.pipe"));
+        Path link = Files.createSymbolicLink(dir.resolve("link.pipe"), fifo.getFileName());
+        StringBuilder rows = new StringBuilder("id,v\n");
+        for (int i = 0; i < 100_000; i++) { // more than a pipe holds: had two readers opened it, both would get rows
+            rows.append(i % 7).append(",v").append(i).append('\n');
+        }
+        for (Path right : List.of(fifo, link)) {
+            CompletableFuture<Void> writer = writeOnce(fifo, rows.toString());
+            Run run = join("--left", fifo.toString(), "--right", right.toString(), "--on", "id");
+            assertThat(run.code).as(run.err).isEqualTo(ExitCodes.USAGE);
+            assertThat(run.err).isEqualTo("spilljoin: --left " + fifo + " and --right " + right + " are the same"
+                    + " pipe, which can be read only once (each side would get part of its rows): save it to a file"
+                    + " first and give that file as both inputs\n");
+            assertThat(Files.readString(fifo)).as("the refused pipe, unread").isEqualTo(rows.toString());
+            writer.get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void parquetFromAPipeIsRefusedSayingItNeedsAFile() throws Exception {
+        Path right = CsvTestFiles.write(dir, "r.csv", "id,w\n1,b\n");
+        Path fifo = SpecialFiles.fifo(dir.resolve("p.parquet"));
+        CompletableFuture<Void> writer = writeOnce(fifo, "PAR1 bytes of a Parquet file");
+        Run run = join("--left", fifo.toString(), "--right", right.toString(), "--on", "id");
+        assertThat(run.code).as(run.err).isEqualTo(ExitCodes.INPUT);
+        assertThat(run.err).isEqualTo("spilljoin: cannot read the Parquet input --left " + fifo + " from a pipe or"
+                + " stream: Parquet needs random access to the footer at the end of the file; write it to a file"
+                + " first and give that file\n");
+        assertThat(Files.readString(fifo)).as("the refused pipe, unread").isEqualTo("PAR1 bytes of a Parquet file");
+        writer.get(60, TimeUnit.SECONDS);
+
+        run = join("--left", right.toString(), "--right", "-", "--right-format", "parquet", "--on", "id");
+        assertThat(run.code).as(run.err).isEqualTo(ExitCodes.INPUT);
+        assertThat(run.err).startsWith("spilljoin: cannot read the Parquet input --right - from a pipe or stream:");
     }
 
     /** How many of this process's file descriptors are open on {@code file} (from /proc/self/fd). */

@@ -1,0 +1,103 @@
+package dev.spilljoin.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.luben.zstd.ZstdOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A damaged {@code .csv.gz} or {@code .csv.zst} input (cut short, empty, or not compressed at all) fails with one
+ * line naming the file, what is wrong with it and how to check and fix it (exit 3, no output left), never with the
+ * decompressor's bare exception (java.util.zip's message for a gzip stream cut short is null).
+ */
+class CompressedInputTest {
+    private static final String GZIP_TRUNCATED = "it is truncated or not a complete gzip file (the compressed data"
+            + " ends too early); check it with gzip -t ";
+
+    @TempDir
+    Path dir;
+
+    /** Fails the join of {@code bytes}, written as {@code name}, and returns its stderr. */
+    private String failedJoin(String name, byte[] bytes) throws IOException {
+        Path left = Files.write(dir.resolve(name), bytes);
+        Path right = CsvTestFiles.write(dir, "r.csv", "k,w\n1,x\n");
+        Path output = dir.resolve("out.csv");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(new String[] {"join", "--quiet", "--left", left.toString(), "--right", right.toString(),
+            "--on", "k", "--output", output.toString()}, new PrintStream(OutputStream.nullOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(message).isEqualTo(ExitCodes.INPUT);
+        assertThat(message.lines().count()).as(message).isEqualTo(1);
+        assertThat(output).doesNotExist();
+        return message;
+    }
+
+    private static byte[] rows() {
+        StringBuilder text = new StringBuilder("k,v\n");
+        for (int i = 0; i < 20_000; i++) {
+            text.append(i).append(",left").append(i).append('\n');
+        }
+        return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] gzip(byte[] bytes) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (OutputStream gzip = new GZIPOutputStream(out)) {
+            gzip.write(bytes);
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] zstd(byte[] bytes) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (OutputStream zstd = new ZstdOutputStream(out, CsvCompression.ZSTD_LEVEL)) {
+            zstd.write(bytes);
+        }
+        return out.toByteArray();
+    }
+
+    /** A gzip file without the last bytes of its trailer, cut in its data, or empty: truncated, and how to check. */
+    @ParameterizedTest(name = "{0} bytes cut")
+    @CsvSource({"4", "1000", "-1"})
+    void aTruncatedGzipSaysSo(int cut) throws IOException {
+        byte[] whole = gzip(rows());
+        byte[] truncated = Arrays.copyOf(whole, cut < 0 ? 0 : whole.length - cut);
+        Path file = dir.resolve("l.csv.gz");
+        assertThat(failedJoin("l.csv.gz", truncated)).isEqualTo("spilljoin: cannot read " + file + ": "
+                + GZIP_TRUNCATED + file + ", then copy or compress it again\n");
+    }
+
+    @Test
+    void aFileThatIsNotGzipSaysSo() throws IOException {
+        Path file = dir.resolve("l.csv.gz");
+        assertThat(failedJoin("l.csv.gz", rows())).isEqualTo("spilljoin: cannot read " + file + ": it is corrupt"
+                + " or not a gzip file (Not in GZIP format); check it with gzip -t " + file + ", then copy or"
+                + " compress it again\n");
+    }
+
+    @Test
+    void aTruncatedOrForeignZstdFileSaysSo() throws IOException {
+        byte[] whole = zstd(rows());
+        Path file = dir.resolve("l.csv.zst");
+        String fix = "; check it with zstd -t " + file + ", then copy or compress it again\n";
+        assertThat(failedJoin("l.csv.zst", Arrays.copyOf(whole, whole.length - 100))).startsWith("spilljoin: cannot"
+                + " read " + file + ": it is truncated, corrupt or not a zstd file (").endsWith(fix);
+        assertThat(failedJoin("l.csv.zst", rows())).startsWith("spilljoin: cannot read " + file + ": it is"
+                + " truncated, corrupt or not a zstd file (").endsWith(fix);
+        assertThat(failedJoin("l.csv.zst", new byte[0])).isEqualTo("spilljoin: " + file + " is empty: expected a"
+                + " header line or a first record; give a CSV file with at least one line\n");
+    }
+}
