@@ -54,8 +54,8 @@ final class JoinCommand implements Callable<Integer> {
     String workMem;
 
     @Option(names = "--output", paramLabel = "FILE",
-            description = {"Output file (CSV, .csv.gz, .csv.zst or .parquet), written whole or not at all (default:"
-                    + " CSV on standard output); a device or FIFO is written in place. Must not be an input file."})
+            description = {"Output file (CSV, .csv.gz, .csv.zst or .parquet), written whole or not at all (default,"
+                    + " or -: standard output); a device or FIFO is written in place. Must not be an input file."})
     Path output;
 
     @Option(names = "--output-format", paramLabel = "csv|parquet",
@@ -73,7 +73,8 @@ final class JoinCommand implements Callable<Integer> {
     String buildSide;
 
     @Option(names = "--stats", paramLabel = "FILE",
-            description = "Write run statistics as JSON to this file (like --output: whole, or a device in place).")
+            description = "Write run statistics as JSON to this file (like --output: whole, or a device in place;"
+                    + " -: standard output, when the rows go to a file).")
     Path stats;
 
     @Option(names = "--spill-dir", paramLabel = "DIR",
@@ -110,6 +111,10 @@ final class JoinCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** {@code --output -} and {@code --stats -}: standard output. */
+    private static final Path STANDARD_STREAM = Path.of("-");
+    private static final Path STANDARD_OUTPUT_DESCRIPTOR = Path.of("/dev/stdout");
+
     /** Where the rows go without {@code --output}: set by {@link Main#run}. */
     OutputStream stdout;
 
@@ -125,9 +130,25 @@ final class JoinCommand implements Callable<Integer> {
     }
 
     JoinOptions options() {
-        return new JoinOptions(left, right, on, type, workMem, output, stats, spillDir, delimiter, noHeader,
+        Path rows = STANDARD_STREAM.equals(output) ? null : output;
+        return new JoinOptions(left, right, on, type, workMem, rows, statsTarget(rows), spillDir, delimiter, noHeader,
                 schemaLeft, schemaRight, onError, quiet, threads,
                 new JoinOptions.FormatOptions(leftFormat, rightFormat, outputFormat, compression), buildSide);
+    }
+
+    /**
+     * The {@code --stats} target: {@code -} is standard output, taken as the descriptor {@code /dev/stdout} (written
+     * in place) when the rows go to a file, and refused when they go to standard output too.
+     */
+    private Path statsTarget(Path rows) {
+        if (!STANDARD_STREAM.equals(stats)) {
+            return stats;
+        }
+        if (rows == null) {
+            throw new UsageException("--stats - and the rows would both go to standard output: give --output FILE"
+                    + " for the rows or --stats FILE for the stats");
+        }
+        return STANDARD_OUTPUT_DESCRIPTOR;
     }
 
     static final class JoinKindConverter implements ITypeConverter<JoinKind> {

@@ -58,6 +58,37 @@ class LauncherIT {
     }
 
     @Test
+    void dashAsTheOutputIsStandardOutputAndAsTheStatsToo() throws Exception {
+        CsvTestFiles.write(dir, "l.csv", "id,name\n1,ann\n2,bob\n");
+        CsvTestFiles.write(dir, "r.csv", "id,city\n2,Oslo\n3,Rome\n");
+        Process rowsOut = launcher("join", "--left", "l.csv", "--right", "r.csv", "--on", "id", "--output", "-",
+                "--spill-dir", spill.toString(), "--quiet").start();
+        rowsOut.getOutputStream().close();
+        String rows = new String(rowsOut.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(rowsOut.waitFor()).as(new String(rowsOut.getErrorStream().readAllBytes())).isZero();
+        assertThat(rows.lines().toList()).containsExactly("left.id,name,right.id,city", "2,bob,2,Oslo");
+
+        Process statsOut = launcher("join", "--left", "l.csv", "--right", "r.csv", "--on", "id", "--output",
+                "out.csv", "--stats", "-", "--spill-dir", spill.toString(), "--quiet").start();
+        statsOut.getOutputStream().close();
+        String stats = new String(statsOut.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(statsOut.waitFor()).as(new String(statsOut.getErrorStream().readAllBytes())).isZero();
+        assertThat(stats).startsWith("{").contains("\"rows_out\": 1");
+        assertThat(Files.readString(dir.resolve("out.csv")).lines().toList())
+                .containsExactly("left.id,name,right.id,city", "2,bob,2,Oslo");
+
+        Process both = launcher("join", "--left", "l.csv", "--right", "r.csv", "--on", "id", "--stats", "-",
+                "--spill-dir", spill.toString(), "--quiet").start();
+        both.getOutputStream().close();
+        String bothOut = new String(both.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String bothErr = new String(both.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(both.waitFor()).as(bothErr).isEqualTo(2);
+        assertThat(bothErr).contains("--stats - and the rows would both go to standard output");
+        assertThat(bothOut).isEmpty();
+        assertThat(dir.resolve("-")).as("no file named -").doesNotExist();
+    }
+
+    @Test
     void standardInputIsTheLeftInputWithDashAndTheFileIsBuilt() throws Exception {
         CsvTestFiles.write(dir, "r.csv", "id,city\n2,Oslo\n3,Rome\n");
         Path stats = dir.resolve("stats.json");
