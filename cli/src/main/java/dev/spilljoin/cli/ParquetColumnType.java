@@ -1,8 +1,10 @@
 package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.ColumnType;
+import java.util.Objects;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
@@ -53,6 +55,32 @@ final class ParquetColumnType {
     static KeyType keyType(PrimitiveType type) {
         return KeyType.of(type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT32
                 ? ColumnType.INTEGER : heldAs(type));
+    }
+
+    /**
+     * Whether the columns of types {@code a} and {@code b} (of two part files of one input) store the same values
+     * alike, so that one reader reads both: the same physical type (and length) and the same logical type, where a
+     * signed INT annotation of the physical type's own width is the same as none, and STRING, ENUM and JSON are all
+     * text. Repetition (OPTIONAL or REQUIRED) does not matter.
+     */
+    static boolean sameValues(PrimitiveType a, PrimitiveType b) {
+        if (a.getPrimitiveTypeName() != b.getPrimitiveTypeName() || a.getTypeLength() != b.getTypeLength()) {
+            return false;
+        }
+        if (isText(a) || isText(b)) {
+            return isText(a) && isText(b);
+        }
+        return Objects.equals(meaning(a), meaning(b));
+    }
+
+    /** {@code type}'s logical annotation, null for none or for a signed INT of the physical type's own width. */
+    private static LogicalTypeAnnotation meaning(PrimitiveType type) {
+        LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+        if (logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation integer && integer.isSigned()
+                && integer.getBitWidth() == (type.getPrimitiveTypeName() == PrimitiveTypeName.INT32 ? 32 : 64)) {
+            return null;
+        }
+        return logical;
     }
 
     /** For messages: the physical type and its logical annotation, e.g. "INT32 (DATE)". */
