@@ -13,7 +13,9 @@ import org.apache.parquet.schema.Type;
  *
  * <ul>
  *   <li>INT32 and INT64 (with any integer logical type: DATE, TIME, TIMESTAMP, DECIMAL, INT(8..64)) are held as
- *       BIGINT; as keys INT32 is INTEGER and INT64 BIGINT, so a pair of both compares as BIGINT, as CSV keys do;</li>
+ *       BIGINT, an unsigned INT32 (UINT8, UINT16, UINT32) widened as non-negative and an unsigned INT64 as its 64
+ *       bits; as keys INT32 is INTEGER (unsigned: BIGINT) and INT64 BIGINT, so a pair of both compares as BIGINT,
+ *       as CSV keys do;</li>
  *   <li>FLOAT and DOUBLE: DOUBLE; BOOLEAN: BOOLEAN;</li>
  *   <li>BINARY annotated STRING, ENUM or JSON: VARCHAR; any other BINARY and FIXED_LEN_BYTE_ARRAY (UUID, a
  *       DECIMAL in bytes, ...): VARBINARY (opaque bytes, compared bytewise);</li>
@@ -51,10 +53,19 @@ final class ParquetColumnType {
         };
     }
 
-    /** {@code type} as a key, before pairing. */
+    /**
+     * {@code type} as a key, before pairing: a signed INT32 is INTEGER, an unsigned one (read widened, up to
+     * 2^32 - 1) BIGINT.
+     */
     static KeyType keyType(PrimitiveType type) {
-        return KeyType.of(type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT32
+        return KeyType.of(type.getPrimitiveTypeName() == PrimitiveTypeName.INT32 && !isUnsigned(type)
                 ? ColumnType.INTEGER : heldAs(type));
+    }
+
+    /** Whether {@code type} is annotated as an unsigned INT (of any width). */
+    static boolean isUnsigned(PrimitiveType type) {
+        return type.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation integer
+                && !integer.isSigned();
     }
 
     /**

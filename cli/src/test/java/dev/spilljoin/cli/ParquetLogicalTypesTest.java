@@ -28,7 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Parquet logical types where they change what a stored value means, end to end ({@link Main#run}): part files of
- * one input whose column differs in logical type are refused naming file and column.
+ * one input whose column differs in logical type are refused naming file and column; unsigned integer keys pair by
+ * their unsigned values.
  */
 class ParquetLogicalTypesTest {
     @TempDir
@@ -114,5 +115,34 @@ class ParquetLogicalTypesTest {
 
         assertThat(join(parts, right, "k")).as(err).isZero();
         assertThat(rows()).containsExactly("1,a,1,one", "2,b,2,two");
+    }
+
+    // ------------------------------------------------------------------ unsigned integers
+
+    private Path unsigned() throws IOException {
+        return ParquetTestFiles.write(dir.resolve("uns.parquet"), List.of(
+                column("u32", INT32, LogicalTypeAnnotation.intType(32, false)),
+                column("u8", INT32, LogicalTypeAnnotation.intType(8, false)),
+                column("name", PrimitiveTypeName.BINARY, LogicalTypeAnnotation.stringType())),
+                row(0xFFFF_FFFFL, 255L, "max"), row(1L, 1L, "one"), row(0x8000_0000L, 128L, "mid"));
+    }
+
+    @Test
+    void unsignedInt32KeysPairByTheirUnsignedValueWithCsvAndSignedKeysAndAreWrittenUnsigned() throws IOException {
+        Path csv = CsvTestFiles.write(dir, "u.csv",
+                "u32,x\n4294967295,max\n-1,minus1\n1,one\n2147483648,mid\n-2147483648,negmid\n");
+        assertThat(join(unsigned(), csv, "u32")).as(err).isZero();
+        assertThat(rows()).containsExactly("1,1,one,1,one", "2147483648,128,mid,2147483648,mid",
+                "4294967295,255,max,4294967295,max");
+
+        Path signed = ParquetTestFiles.write(dir.resolve("i64.parquet"), List.of(column("k", INT64, null),
+                column("x", PrimitiveTypeName.BINARY, LogicalTypeAnnotation.stringType())),
+                row(4294967295L, "max"), row(-1L, "minus1"), row(1L, "one"), row(-2147483648L, "negmid"));
+        assertThat(join(unsigned(), signed, "u32=k")).as(err).isZero();
+        assertThat(rows()).containsExactly("1,1,one,1,one", "4294967295,255,max,4294967295,max");
+
+        Path int8 = CsvTestFiles.write(dir, "u8.csv", "u8\n255\n-1\n128\n-128\n");
+        assertThat(join(unsigned(), int8, "u8")).as(err).isZero();
+        assertThat(rows()).containsExactly("2147483648,128,mid,128", "4294967295,255,max,255");
     }
 }
