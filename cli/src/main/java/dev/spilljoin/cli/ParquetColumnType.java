@@ -54,12 +54,32 @@ final class ParquetColumnType {
     }
 
     /**
-     * {@code type} as a key, before pairing: a signed INT32 is INTEGER, an unsigned one (read widened, up to
-     * 2^32 - 1) BIGINT.
+     * {@code type} as a key, before pairing: one that {@link #storesMeaning} is its held type storing its values, a
+     * signed INT32 INTEGER, an unsigned one (read widened, up to 2^32 - 1) BIGINT.
      */
     static KeyType keyType(PrimitiveType type) {
+        if (storesMeaning(type)) {
+            return KeyType.storing(heldAs(type), type);
+        }
         return KeyType.of(type.getPrimitiveTypeName() == PrimitiveTypeName.INT32 && !isUnsigned(type)
                 ? ColumnType.INTEGER : heldAs(type));
+    }
+
+    /**
+     * Whether {@code type}'s stored values mean more than the operator type they are held as, so that a key of it
+     * pairs by {@link LogicalKeyPairing}: INT96, and any logical type but text, BSON and an INT that reads as an
+     * integer (all but an unsigned 64-bit one, whose values above 2^63 - 1 are held as negative bits).
+     */
+    static boolean storesMeaning(PrimitiveType type) {
+        if (type.getPrimitiveTypeName() == PrimitiveTypeName.INT96) {
+            return true;
+        }
+        LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+        if (logical == null || isText(type) || logical instanceof LogicalTypeAnnotation.BsonLogicalTypeAnnotation) {
+            return false;
+        }
+        return !(logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation integer)
+                || !integer.isSigned() && integer.getBitWidth() == 64;
     }
 
     /** Whether {@code type} is annotated as an unsigned INT (of any width). */
