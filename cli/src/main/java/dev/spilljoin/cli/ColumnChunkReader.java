@@ -33,7 +33,8 @@ import org.apache.parquet.io.api.Binary;
  *
  * <p>Algorithm: {@link #read} decodes a run of values at a time, as many as the vector needs and the page holds, in
  * a loop of one type chosen per run: a definition level below the column's maximum is a NULL, any other is followed
- * by a value read straight into the vector's array (integers as longs, FLOAT widened to DOUBLE, bytes copied into the
+ * by a value read straight into the vector's array (integers as longs, an unsigned INT32 widened as non-negative,
+ * FLOAT widened to DOUBLE, bytes copied into the
  * vector's byte array: a dictionary-encoded page's from the chunk's dictionary laid out flat, by id, with no object
  * per value). A page whose values are used up is replaced by the next; a delta-byte-array reader of a file
  * whose writer had PARQUET-246 is handed the previous page's reader, as parquet-java does.
@@ -48,6 +49,8 @@ final class ColumnChunkReader {
     private final VersionParser.ParsedVersion writer;
     private final Dictionary dictionary;
     private final int defined;
+    /** The bits of an INT32 value kept in its long: all (sign-extended), or the low 32 of an unsigned INT. */
+    private final long int32Bits;
     private ValuesReader levels;
     private ValuesReader values;
     /** Whether the current page's values are dictionary ids. */
@@ -65,6 +68,7 @@ final class ColumnChunkReader {
         this.pages = pages;
         this.writer = parseVersion(createdBy);
         this.defined = descriptor.getMaxDefinitionLevel();
+        this.int32Bits = ParquetColumnType.isUnsigned(descriptor.getPrimitiveType()) ? 0xFFFF_FFFFL : -1L;
         DictionaryPage page = pages.readDictionaryPage();
         try {
             this.dictionary = page == null ? null : page.getEncoding().initDictionary(descriptor, page);
@@ -112,11 +116,12 @@ final class ColumnChunkReader {
             }
             case INT32 -> {
                 long[] longs = vector.longs();
+                long bits = int32Bits;
                 for (int r = from; r < to; r++) {
                     if (levels.readInteger() < defined) {
                         vector.setNull(r);
                     } else {
-                        longs[r] = values.readInteger();
+                        longs[r] = values.readInteger() & bits;
                     }
                 }
             }

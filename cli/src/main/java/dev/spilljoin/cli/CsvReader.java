@@ -76,6 +76,8 @@ public final class CsvReader implements AutoCloseable {
     private final String[] columnNames;
     private ColumnType[] types;
     private NumberText[] numberText;
+    /** Per column, the parser of a key read as a Parquet partner's logical type, else null. */
+    private LogicalValueParser[] logical;
     private String[] textHints;
     private int[] parsedColumns;
     private final ValueParser parser = new ValueParser();
@@ -164,8 +166,12 @@ public final class CsvReader implements AutoCloseable {
         }
         types = keys.types().clone();
         numberText = keys.numberText().clone();
+        logical = new LogicalValueParser[types.length];
+        for (int c = 0; c < types.length; c++) {
+            logical[c] = keys.logical()[c] == null ? null : LogicalValueParser.of(keys.logical()[c]);
+        }
         textHints = keys.textHints().clone();
-        parsedColumns = parsedColumns(types, numberText);
+        parsedColumns = parsedColumns(types, numberText, logical);
     }
 
     /** The column names: the header's, or column1, column2, … without one. */
@@ -440,6 +446,18 @@ public final class CsvReader implements AutoCloseable {
                 chunk.markNull(c);
                 continue;
             }
+            LogicalValueParser stored = logical[c];
+            if (stored != null) {
+                if (!stored.parse(b, from, to)) {
+                    return notFitting(recordLine, c, b, from, to, stored.expected());
+                }
+                if (stored.isBytes()) {
+                    chunk.replaceOpenField(c, stored.bytes, stored.bytes.length);
+                } else {
+                    chunk.setLong(c, stored.value);
+                }
+                continue;
+            }
             NumberText text = numberText[c];
             if (text != null) {
                 if (!readNumberText(chunk, c, b, from, to, text)) {
@@ -583,9 +601,10 @@ public final class CsvReader implements AutoCloseable {
         return 0;
     }
 
-    private static int[] parsedColumns(ColumnType[] types, NumberText[] numberText) {
+    private static int[] parsedColumns(ColumnType[] types, NumberText[] numberText, LogicalValueParser[] logical) {
         return IntStream.range(0, types.length)
-                .filter(c -> types[c] != null && (!types[c].isVariableWidth() || numberText[c] != null))
+                .filter(c -> types[c] != null
+                        && (!types[c].isVariableWidth() || numberText[c] != null || logical[c] != null))
                 .toArray();
     }
 

@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.ColumnType;
 import java.nio.file.Path;
+import org.apache.parquet.schema.PrimitiveType;
 
 /**
  * One input of a planned join: its file and format, its column names, which columns are keys (in
@@ -35,6 +36,14 @@ public record InputSide(String role, Path file, CsvFormat format, OnError onErro
             return types;
         }
         return keys.types().clone();
+    }
+
+    /**
+     * The Parquet type column {@code c}'s values are: a Parquet input's column's own, a CSV key's read as its Parquet
+     * partner's logical type that type; else null. Output writes such a column by it.
+     */
+    PrimitiveType parquetType(int c) {
+        return parquet != null ? parquet.types()[c] : keys.logical()[c];
     }
 
     public int columnCount() {

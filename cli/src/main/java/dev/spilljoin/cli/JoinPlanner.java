@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.IntStream;
+import org.apache.parquet.schema.PrimitiveType;
 
 /**
  * Turns {@link JoinOptions} into a {@link JoinPlan}, failing early with one clear message: flags first
@@ -19,7 +20,8 @@ import java.util.stream.IntStream;
  *
  * <p>Key types: a key column named in {@code --schema-left/--schema-right} has that type; any other key column
  * is inferred from the first {@value KeyTypeInference#SAMPLE_ROWS} rows ({@link KeyTypeInference}); each pair
- * is then compared as {@link KeyTypeInference#compareType}. Reading the sample means opening each file twice
+ * is then compared as {@link LogicalKeyPairing#pair} says when a column of it is a Parquet one of a logical type,
+ * else as {@link KeyTypeInference#compareType}. Reading the sample means opening each file twice
  * (the join pass starts again from the top), which costs at most 10,000 rows.
  */
 public final class JoinPlanner {
@@ -96,8 +98,12 @@ public final class JoinPlanner {
         String[] rightHints = new String[right.names.length];
         for (int k = 0; k < keys; k++) {
             int pair = k;
-            KeyTypeInference.PairType types = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
-                    () -> mismatch(left, right, pair));
+            KeyTypeInference.PairType types = LogicalKeyPairing.pair(key(left, k), key(right, k),
+                    fix -> mismatch(left, right, pair, fix));
+            if (types == null) {
+                types = KeyTypeInference.compareType(left.keyTypes[k], right.keyTypes[k],
+                        () -> mismatch(left, right, pair, oneTypeFix(left, right, pair)));
+            }
             keyTypes[k] = types.type();
             assignType(leftReads, left, k, types.left());
             assignType(rightReads, right, k, types.right());
@@ -306,12 +312,17 @@ public final class JoinPlanner {
                 + right.names[right.keyColumns[pair]] + ":varchar'";
     }
 
-    private static UsageException mismatch(Probe left, Probe right, int pair) {
+    /** {@code side}'s column of key pair {@code pair}, for {@link LogicalKeyPairing}. */
+    private static LogicalKeyPairing.Key key(Probe side, int pair) {
+        return new LogicalKeyPairing.Key(side.keyTypes[pair], side.parquet == null, side.declared[pair], side.role,
+                side.names[side.keyColumns[pair]]);
+    }
+
+    private static UsageException mismatch(Probe left, Probe right, int pair, String fix) {
         String leftName = left.names[left.keyColumns[pair]];
         String rightName = right.names[right.keyColumns[pair]];
         return new UsageException("key columns of different types: left '" + leftName + "' is "
-                + describe(left, pair) + ", right '" + rightName + "' is " + describe(right, pair)
-                + "; " + oneTypeFix(left, right, pair));
+                + describe(left, pair) + ", right '" + rightName + "' is " + describe(right, pair) + "; " + fix);
     }
 
     /**
@@ -346,8 +357,10 @@ public final class JoinPlanner {
         if (parquet == null) {
             return "compare the key as text with " + textSchemas(left, right, pair);
         }
+        PrimitiveType logical = parquet.keyTypes[pair].logical();
         return "skip such rows with --on-error skip (the partner '" + parquet.names[parquet.keyColumns[pair]]
-                + "' is a Parquet " + parquetKeyType(parquet, pair) + " column, typed by its file)";
+                + "' is a Parquet " + (logical != null ? ParquetColumnType.describe(logical)
+                : parquetKeyType(parquet, pair)) + " column, typed by its file)";
     }
 
     /** The {@code --schema} spelling of a Parquet side's key type in pair {@code pair}. */
@@ -357,9 +370,12 @@ public final class JoinPlanner {
     }
 
     private static String describe(Probe side, int pair) {
+        if (side.parquet != null && side.keyTypes[pair].logical() != null) {
+            return "Parquet " + side.keyTypes[pair] + " in " + side.file;
+        }
         if (side.parquet != null) {
             return side.keyTypes[pair] + " (Parquet " + ParquetColumnType.describe(
-                    side.parquet.types()[side.keyColumns[pair]]) + ")";
+                    side.parquet.types()[side.keyColumns[pair]]) + " in " + side.file + ")";
         }
         return side.keyTypes[pair] + (side.declared[pair] ? " (from --schema-" + side.role + ")"
                 : " (inferred from the first " + KeyTypeInference.SAMPLE_ROWS + " rows of " + side.file + ")");

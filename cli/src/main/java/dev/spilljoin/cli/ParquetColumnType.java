@@ -1,8 +1,10 @@
 package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.ColumnType;
+import java.util.Objects;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
@@ -11,7 +13,9 @@ import org.apache.parquet.schema.Type;
  *
  * <ul>
  *   <li>INT32 and INT64 (with any integer logical type: DATE, TIME, TIMESTAMP, DECIMAL, INT(8..64)) are held as
- *       BIGINT; as keys INT32 is INTEGER and INT64 BIGINT, so a pair of both compares as BIGINT, as CSV keys do;</li>
+ *       BIGINT, an unsigned INT32 (UINT8, UINT16, UINT32) widened as non-negative and an unsigned INT64 as its 64
+ *       bits; as keys INT32 is INTEGER (unsigned: BIGINT) and INT64 BIGINT, so a pair of both compares as BIGINT,
+ *       as CSV keys do;</li>
  *   <li>FLOAT and DOUBLE: DOUBLE; BOOLEAN: BOOLEAN;</li>
  *   <li>BINARY annotated STRING, ENUM or JSON: VARCHAR; any other BINARY and FIXED_LEN_BYTE_ARRAY (UUID, a
  *       DECIMAL in bytes, ...): VARBINARY (opaque bytes, compared bytewise);</li>
@@ -49,10 +53,65 @@ final class ParquetColumnType {
         };
     }
 
-    /** {@code type} as a key, before pairing. */
+    /**
+     * {@code type} as a key, before pairing: one that {@link #storesMeaning} is its held type storing its values, a
+     * signed INT32 INTEGER, an unsigned one (read widened, up to 2^32 - 1) BIGINT.
+     */
     static KeyType keyType(PrimitiveType type) {
-        return KeyType.of(type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT32
+        if (storesMeaning(type)) {
+            return KeyType.storing(heldAs(type), type);
+        }
+        return KeyType.of(type.getPrimitiveTypeName() == PrimitiveTypeName.INT32 && !isUnsigned(type)
                 ? ColumnType.INTEGER : heldAs(type));
+    }
+
+    /**
+     * Whether {@code type}'s stored values mean more than the operator type they are held as, so that a key of it
+     * pairs by {@link LogicalKeyPairing}: INT96, and any logical type but text, BSON and an INT that reads as an
+     * integer (all but an unsigned 64-bit one, whose values above 2^63 - 1 are held as negative bits).
+     */
+    static boolean storesMeaning(PrimitiveType type) {
+        if (type.getPrimitiveTypeName() == PrimitiveTypeName.INT96) {
+            return true;
+        }
+        LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+        if (logical == null || isText(type) || logical instanceof LogicalTypeAnnotation.BsonLogicalTypeAnnotation) {
+            return false;
+        }
+        return !(logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation integer)
+                || !integer.isSigned() && integer.getBitWidth() == 64;
+    }
+
+    /** Whether {@code type} is annotated as an unsigned INT (of any width). */
+    static boolean isUnsigned(PrimitiveType type) {
+        return type.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation integer
+                && !integer.isSigned();
+    }
+
+    /**
+     * Whether the columns of types {@code a} and {@code b} (of two part files of one input) store the same values
+     * alike, so that one reader reads both: the same physical type (and length) and the same logical type, where a
+     * signed INT annotation of the physical type's own width is the same as none, and STRING, ENUM and JSON are all
+     * text. Repetition (OPTIONAL or REQUIRED) does not matter.
+     */
+    static boolean sameValues(PrimitiveType a, PrimitiveType b) {
+        if (a.getPrimitiveTypeName() != b.getPrimitiveTypeName() || a.getTypeLength() != b.getTypeLength()) {
+            return false;
+        }
+        if (isText(a) || isText(b)) {
+            return isText(a) && isText(b);
+        }
+        return Objects.equals(meaning(a), meaning(b));
+    }
+
+    /** {@code type}'s logical annotation, null for none or for a signed INT of the physical type's own width. */
+    private static LogicalTypeAnnotation meaning(PrimitiveType type) {
+        LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+        if (logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation integer && integer.isSigned()
+                && integer.getBitWidth() == (type.getPrimitiveTypeName() == PrimitiveTypeName.INT32 ? 32 : 64)) {
+            return null;
+        }
+        return logical;
     }
 
     /** For messages: the physical type and its logical annotation, e.g. "INT32 (DATE)". */

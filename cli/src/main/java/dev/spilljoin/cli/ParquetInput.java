@@ -27,7 +27,8 @@ import org.apache.parquet.schema.Type;
  * <p>The input is a file, a directory of part files (as Spark and DuckDB write them: every regular file whose name
  * does not start with {@code _} or {@code .}, in name order) or a glob in the last path element
  * ({@code dir/part-*.parquet}). The columns are the first part file's top-level columns; {@link #project} keeps the
- * ones the join reads and checks that every part file has each of them with the same type, and that each is a type
+ * ones the join reads and checks that every part file has each of them with the same type (physical and logical,
+ * {@link ParquetColumnType#sameValues}: a value of one part means what it does in another), and that each is a type
  * spilljoin reads ({@link ParquetColumnType}). Every failure is an {@link InputException} naming the file and, where
  * there is one, the column. Each part file's footer is read once, here, and kept: the reader
  * ({@link ParquetBatchSource}) locates the column chunks from it and streams them page by page, so row groups of
@@ -123,11 +124,12 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
                             + " every part file needs the same columns");
                 }
                 Type field = schema.getType(projected[i]);
-                if (!field.equals(schema(0).getType(projected[i]))
-                        && !(field.isPrimitive() && sameType(field.asPrimitiveType(), projectedTypes[i]))) {
+                if (!field.equals(schema(0).getType(projected[i])) && !(field.isPrimitive()
+                        && ParquetColumnType.sameValues(field.asPrimitiveType(), projectedTypes[i]))) {
                     throw new InputException("column '" + projected[i] + "' of " + files.get(f) + " is " + field
                             + " but " + projectedTypes[i] + " in " + files.get(0) + "; every part file needs"
-                            + " the same column types");
+                            + " the same column types (physical and logical: a DECIMAL's precision and scale, a"
+                            + " TIMESTAMP's unit and UTC adjustment); write the part files again with one type");
                 }
             }
         }
@@ -179,10 +181,6 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
         return newline < 0 ? message : message.substring(0, newline);
     }
 
-    private static boolean sameType(PrimitiveType a, PrimitiveType b) {
-        return a.getPrimitiveTypeName() == b.getPrimitiveTypeName()
-                && ParquetColumnType.heldAs(a) == ParquetColumnType.heldAs(b);
-    }
 
     private static ParquetMetadata footer(Path file) {
         try (ParquetFileReader reader = ParquetFileReader.open(new NamedInputFile(file), readOptions())) {

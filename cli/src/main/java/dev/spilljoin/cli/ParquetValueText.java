@@ -37,7 +37,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *       ({@code -0.05}, {@code 123.4500}, {@code 0.00}; scale 0: an integer) — where DuckDB writes a DECIMAL(p, p)
  *       without the integer digit ({@code .500}), this writes {@code 0.500}, as PostgreSQL, Spark and Java do;</li>
  *   <li>UUID (FIXED_LEN_BYTE_ARRAY(16)): lowercase {@code 8-4-4-4-12} hex;</li>
- *   <li>unsigned INT(32) and INT(64): the unsigned number (they are held as signed bits).</li>
+ *   <li>unsigned INT(32) and INT(64): the unsigned number (an INT(64) is held as its bits, an INT(32) as its low 32
+ *       bits, which the reader widens to the non-negative value).</li>
  * </ul>
  * Every other column ({@link #of} gives null) is written as held. A column's rendering is chosen once, when the
  * writer opens; a value is written with no object (the {@code long} cases, all but a decimal of more than 18 digits

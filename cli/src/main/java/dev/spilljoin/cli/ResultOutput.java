@@ -67,16 +67,14 @@ public final class ResultOutput implements AutoCloseable {
     }
 
     /**
-     * The Parquet type of each output column that comes from a Parquet input (null for the others): Parquet output
-     * writes the column back with it, CSV output writes its values by its logical type.
+     * The Parquet type of each output column whose values are one ({@link InputSide#parquetType}: a Parquet input's
+     * column, or a CSV key read as its Parquet partner's type; null for the others): Parquet output writes the column
+     * with it, CSV output writes its values by its logical type.
      */
     private static PrimitiveType[] inputParquetTypes(JoinPlan plan) {
         PrimitiveType[] types = new PrimitiveType[plan.outputNames().length];
         for (int c = 0; c < types.length; c++) {
-            ParquetInput parquet = sourceOf(plan, c).parquet();
-            if (parquet != null) {
-                types[c] = parquet.types()[sourceColumn(plan, c)];
-            }
+            types[c] = sourceOf(plan, c).parquetType(sourceColumn(plan, c));
         }
         return types;
     }

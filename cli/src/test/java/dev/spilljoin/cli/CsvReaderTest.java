@@ -228,7 +228,7 @@ class CsvReaderTest {
         KeyReading keys = new KeyReading(
                 new ColumnType[] {ColumnType.VARCHAR, ColumnType.VARCHAR, ColumnType.VARCHAR, null},
                 new NumberText[] {NumberText.INTEGER, NumberText.BIGINT_RANGE, NumberText.DECIMAL, null},
-                new String[] {"HINT-I", "HINT-B", "HINT-D", null});
+                new org.apache.parquet.schema.PrimitiveType[4], new String[] {"HINT-I", "HINT-B", "HINT-D", null});
         try (CsvReader reader = CsvReader.open(file, CsvFormat.DEFAULT, OnError.FAIL, keys, 16)) {
             assertThat(CsvTestFiles.rows(reader, 3)).containsExactly(
                     row("0", "0", "1", "x"),

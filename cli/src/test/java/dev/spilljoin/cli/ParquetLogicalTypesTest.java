@@ -1,0 +1,293 @@
+package dev.spilljoin.cli;
+
+import static dev.spilljoin.cli.ParquetTestFiles.column;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MICROS;
+import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MILLIS;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Parquet logical types where they change what a stored value means, end to end ({@link Main#run}): part files of
+ * one input whose column differs in logical type are refused naming file and column; unsigned integer keys pair by
+ * their unsigned values; a CSV key paired with a DECIMAL, DATE, TIME, TIMESTAMP or UUID key is read as that type
+ * (and written as it); a pair of Parquet keys whose stored values mean different things, or a CSV key with a type
+ * text is not read as, is refused with a fix that works when followed.
+ */
+class ParquetLogicalTypesTest {
+    @TempDir
+    Path dir;
+    private String out;
+    private String err;
+
+    private int run(String... args) {
+        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+        int code = Main.run(args, new PrintStream(outBytes, true, StandardCharsets.UTF_8),
+                new PrintStream(errBytes, true, StandardCharsets.UTF_8));
+        out = outBytes.toString(StandardCharsets.UTF_8);
+        err = errBytes.toString(StandardCharsets.UTF_8);
+        return code;
+    }
+
+    /** Joins {@code left} and {@code right} on {@code on} to standard output; the exit code. */
+    private int join(Path left, Path right, String on, String... extra) {
+        List<String> args = new ArrayList<>(List.of("join", "--left", left.toString(), "--right", right.toString(),
+                "--on", on, "--spill-dir", dir.toString(), "--quiet"));
+        args.addAll(Arrays.asList(extra));
+        return run(args.toArray(new String[0]));
+    }
+
+    /** The output rows after the header, sorted. */
+    private List<String> rows() {
+        return out.lines().skip(1).sorted().toList();
+    }
+
+    private static Object[] row(Object... values) {
+        return values;
+    }
+
+    private static LogicalTypeAnnotation decimal(int precision, int scale) {
+        return LogicalTypeAnnotation.decimalType(scale, precision);
+    }
+
+    private static LogicalTypeAnnotation timestamp(boolean utc, LogicalTypeAnnotation.TimeUnit unit) {
+        return LogicalTypeAnnotation.timestampType(utc, unit);
+    }
+
+    // ------------------------------------------------------------------ part files of one input
+
+    static Stream<Arguments> partTypesThatDiffer() {
+        return Stream.of(
+                Arguments.of(INT64, decimal(10, 2), decimal(10, 3), "DECIMAL(10,3)"),
+                Arguments.of(INT64, decimal(10, 2), decimal(12, 2), "DECIMAL(12,2)"),
+                Arguments.of(INT64, timestamp(false, MICROS), timestamp(false, MILLIS), "MILLIS"),
+                Arguments.of(INT64, timestamp(false, MICROS), timestamp(true, MICROS), "true"),
+                Arguments.of(INT32, LogicalTypeAnnotation.dateType(), null, "int32 k"),
+                Arguments.of(INT32, LogicalTypeAnnotation.intType(32, true), LogicalTypeAnnotation.intType(32, false),
+                        "INTEGER(32,false)"));
+    }
+
+    @ParameterizedTest(name = "{0} {1} then {2}")
+    @MethodSource("partTypesThatDiffer")
+    void partFilesWhoseColumnDiffersInLogicalTypeAreRefusedNamingFileAndColumn(
+            PrimitiveTypeName physical, LogicalTypeAnnotation first, LogicalTypeAnnotation second, String named)
+            throws IOException {
+        Path parts = dir.resolve("parts");
+        ParquetTestFiles.write(parts.resolve("part-0.parquet"), List.of(column("k", physical, first)), row(1L));
+        Path later = ParquetTestFiles.write(parts.resolve("part-1.parquet"), List.of(column("k", physical, second)),
+                row(1L));
+        Path right = CsvTestFiles.write(dir, "r.csv", "k\n1\n");
+
+        assertThat(join(parts, right, "k")).as(err).isEqualTo(ExitCodes.INPUT);
+        assertThat(err.lines()).hasSize(1);
+        assertThat(err).contains("column 'k' of " + later).contains(named)
+                .contains("every part file needs the same column types");
+        assertThat(out).isEmpty();
+    }
+
+    @Test
+    void partFilesWhoseAnnotationsMeanTheSameJoinAsOneFile() throws IOException {
+        Path parts = dir.resolve("parts");
+        ParquetTestFiles.write(parts.resolve("part-0.parquet"), List.of(column("k", INT32, null),
+                column("s", PrimitiveTypeName.BINARY, LogicalTypeAnnotation.stringType())), row(1L, "a"));
+        ParquetTestFiles.write(parts.resolve("part-1.parquet"), List.of(
+                column("k", INT32, LogicalTypeAnnotation.intType(32, true)),
+                column("s", PrimitiveTypeName.BINARY, LogicalTypeAnnotation.enumType())), row(2L, "b"));
+        Path right = CsvTestFiles.write(dir, "r.csv", "k,v\n1,one\n2,two\n");
+
+        assertThat(join(parts, right, "k")).as(err).isZero();
+        assertThat(rows()).containsExactly("1,a,1,one", "2,b,2,two");
+    }
+
+    // ------------------------------------------------------------------ unsigned integers
+
+    private Path unsigned() throws IOException {
+        return ParquetTestFiles.write(dir.resolve("uns.parquet"), List.of(
+                column("u32", INT32, LogicalTypeAnnotation.intType(32, false)),
+                column("u8", INT32, LogicalTypeAnnotation.intType(8, false)),
+                column("name", PrimitiveTypeName.BINARY, LogicalTypeAnnotation.stringType())),
+                row(0xFFFF_FFFFL, 255L, "max"), row(1L, 1L, "one"), row(0x8000_0000L, 128L, "mid"));
+    }
+
+    @Test
+    void unsignedInt32KeysPairByTheirUnsignedValueWithCsvAndSignedKeysAndAreWrittenUnsigned() throws IOException {
+        Path csv = CsvTestFiles.write(dir, "u.csv",
+                "u32,x\n4294967295,max\n-1,minus1\n1,one\n2147483648,mid\n-2147483648,negmid\n");
+        assertThat(join(unsigned(), csv, "u32")).as(err).isZero();
+        assertThat(rows()).containsExactly("1,1,one,1,one", "2147483648,128,mid,2147483648,mid",
+                "4294967295,255,max,4294967295,max");
+
+        Path signed = ParquetTestFiles.write(dir.resolve("i64.parquet"), List.of(column("k", INT64, null),
+                column("x", PrimitiveTypeName.BINARY, LogicalTypeAnnotation.stringType())),
+                row(4294967295L, "max"), row(-1L, "minus1"), row(1L, "one"), row(-2147483648L, "negmid"));
+        assertThat(join(unsigned(), signed, "u32=k")).as(err).isZero();
+        assertThat(rows()).containsExactly("1,1,one,1,one", "4294967295,255,max,4294967295,max");
+
+        Path int8 = CsvTestFiles.write(dir, "u8.csv", "u8\n255\n-1\n128\n-128\n");
+        assertThat(join(unsigned(), int8, "u8")).as(err).isZero();
+        assertThat(rows()).containsExactly("2147483648,128,mid,128", "4294967295,255,max,255");
+    }
+
+    @Test
+    void unsigned64BitKeysPairOnlyWithEachOtherByTheirBits() throws IOException {
+        PrimitiveType u64 = column("k", INT64, LogicalTypeAnnotation.intType(64, false));
+        Path left = ParquetTestFiles.write(dir.resolve("a.parquet"), List.of(u64), row(-1L), row(1L), row(5L));
+        Path right = ParquetTestFiles.write(dir.resolve("b.parquet"), List.of(u64), row(-1L), row(1L));
+        assertThat(join(left, right, "k")).as(err).isZero();
+        assertThat(rows()).containsExactly("1,1", "18446744073709551615,18446744073709551615");
+
+        Path csv = CsvTestFiles.write(dir, "k.csv", "k\n-1\n1\n");
+        assertThat(join(left, csv, "k")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("'k'").contains("INTEGER(64,false)").contains("k.csv")
+                .contains("write the Parquet key again as a signed BIGINT");
+        Path signed = ParquetTestFiles.write(dir.resolve("s.parquet"), List.of(column("k", INT64, null)), row(-1L));
+        assertThat(join(left, signed, "k")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("s.parquet").contains("write it again as a signed BIGINT");
+        assertThat(out).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ CSV keys read as a Parquet partner's type
+
+    /** Joins {@code csv} (key k) with a Parquet file of key k of {@code type} and name, one row per value. */
+    private int joinCsvWith(String csv, PrimitiveType type, Object... values) throws IOException {
+        Object[][] rows = new Object[values.length][];
+        for (int i = 0; i < values.length; i++) {
+            rows[i] = row(values[i], "p" + i);
+        }
+        Path parquet = ParquetTestFiles.write(dir.resolve("p.parquet"), List.of(type,
+                column("name", PrimitiveTypeName.BINARY, LogicalTypeAnnotation.stringType())), rows);
+        return join(CsvTestFiles.write(dir, "c.csv", "k,x\n" + csv), parquet, "k");
+    }
+
+    @Test
+    void aCsvKeyPairedWithADecimalIsReadAsThatDecimalAndWrittenAsIt() throws IOException {
+        assertThat(joinCsvWith("0.05,a\n0.1,b\n-5,c\n5,d\n+5.000,e\n7,f\n", column("k", INT64, decimal(10, 2)),
+                5L, 10L, -500L, 500L)).as(err).isZero();
+        assertThat(rows()).containsExactly("-5.00,c,-5.00,p2", "0.05,a,0.05,p0", "0.10,b,0.10,p1", "5.00,d,5.00,p3",
+                "5.00,e,5.00,p3");
+
+        assertThat(joinCsvWith("0.055,a\n", column("k", INT32, decimal(9, 2)), 5L)).isEqualTo(ExitCodes.INPUT);
+        assertThat(err).contains("c.csv line 2: value '0.055'").contains("is not a DECIMAL(9,2)")
+                .contains("--on-error skip");
+        assertThat(joinCsvWith("12345678.9,a\n", column("k", INT32, decimal(9, 2)), 5L)).isEqualTo(ExitCodes.INPUT);
+        assertThat(err).contains("is not a DECIMAL(9,2)");
+    }
+
+    @Test
+    void aCsvKeyPairedWithADateTimestampOrTimeIsReadAsItsValue() throws IOException {
+        long day = LogicalValueParser.daysFromCivil(2024, 1, 5);
+        assertThat(joinCsvWith("2024-01-05,a\n1970-01-01,b\n2024-1-5,c\n", column("k", INT32,
+                LogicalTypeAnnotation.dateType()), day, -1L)).as(err).isEqualTo(ExitCodes.INPUT);
+        assertThat(err).contains("value '2024-1-5'").contains("is not a DATE (yyyy-mm-dd)");
+        assertThat(joinCsvWith("2024-01-05,a\n1970-01-01,b\n1969-12-31,c\n", column("k", INT32,
+                LogicalTypeAnnotation.dateType()), day, -1L)).as(err).isZero();
+        assertThat(rows()).containsExactly("1969-12-31,c,1969-12-31,p1", "2024-01-05,a,2024-01-05,p0");
+
+        long noon = day * 86_400_000L + 12 * 3_600_000L;
+        assertThat(joinCsvWith("2024-01-05 12:00:00,a\n2024-01-05T12:00:00.001000,b\n2024-01-05,c\n"
+                + "2024-01-05 12:00:00.0011,d\n", column("k", INT64, timestamp(false, MILLIS)), noon, noon + 1,
+                day * 86_400_000L)).isEqualTo(ExitCodes.INPUT);
+        assertThat(err).contains("value '2024-01-05 12:00:00.0011'").contains("is not a TIMESTAMP(MILLIS,false)");
+        assertThat(joinCsvWith("2024-01-05 12:00:00,a\n2024-01-05T12:00:00.001000,b\n2024-01-05,c\n",
+                column("k", INT64, timestamp(false, MILLIS)), noon, noon + 1, day * 86_400_000L)).as(err).isZero();
+        assertThat(rows()).containsExactly("2024-01-05 00:00:00,c,2024-01-05 00:00:00,p2",
+                "2024-01-05 12:00:00,a,2024-01-05 12:00:00,p0", "2024-01-05 12:00:00.001,b,2024-01-05 12:00:00.001,p1");
+
+        assertThat(joinCsvWith("2024-01-05 12:00:00+00,a\n2024-01-05 12:00:00.000001Z,b\n",
+                column("k", INT64, timestamp(true, MICROS)), noon * 1000, noon * 1000 + 1)).as(err).isZero();
+        assertThat(rows()).containsExactly("2024-01-05 12:00:00+00,a,2024-01-05 12:00:00+00,p0",
+                "2024-01-05 12:00:00.000001+00,b,2024-01-05 12:00:00.000001+00,p1");
+
+        assertThat(joinCsvWith("12:34:56.1,a\n00:00:00,b\n", column("k", INT32,
+                LogicalTypeAnnotation.timeType(false, MILLIS)), 45_296_100L, 0L)).as(err).isZero();
+        assertThat(rows()).containsExactly("00:00:00,b,00:00:00,p1", "12:34:56.1,a,12:34:56.1,p0");
+    }
+
+    @Test
+    void aCsvKeyPairedWithAUuidIsReadAsItsSixteenBytesInAnySpelling() throws IOException {
+        byte[] uuid = java.nio.ByteBuffer.allocate(16).putLong(0x123e4567e89b12d3L).putLong(0xa456426614174000L)
+                .array();
+        String text = "123e4567-e89b-12d3-a456-426614174000";
+        assertThat(joinCsvWith(text + ",a\n" + text.toUpperCase() + ",b\n{" + text + "},c\n"
+                + text.replace("-", "") + ",d\n", column("k", PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY,
+                LogicalTypeAnnotation.uuidType()), uuid)).as(err).isZero();
+        assertThat(rows()).containsExactly(text + ",a," + text + ",p0", text + ",b," + text + ",p0",
+                text + ",c," + text + ",p0", text + ",d," + text + ",p0");
+
+        Path parquetOut = dir.resolve("out.parquet");
+        assertThat(join(dir.resolve("c.csv"), dir.resolve("p.parquet"), "k", "--output", parquetOut.toString()))
+                .as(err).isZero();
+        assertThat(join(parquetOut, dir.resolve("p.parquet"), "left.k=k")).as(err).isZero();
+        assertThat(rows()).as("the CSV key written to Parquet as the partner's UUID").hasSize(4)
+                .allMatch(line -> line.startsWith(text + ","));
+    }
+
+    @Test
+    void aDeclaredCsvKeyOrAParquetTypeTextIsNotReadAsIsRefusedWithAFixThatWorks() throws IOException {
+        assertThat(joinCsvWith("0.05,a\n", column("k", INT64, decimal(10, 2)), 5L)).isZero();
+        assertThat(join(dir.resolve("c.csv"), dir.resolve("p.parquet"), "k", "--schema-left", "k:bigint"))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("drop 'k' from --schema-left");
+
+        assertThat(joinCsvWith("1,a\n", column("k", PrimitiveTypeName.INT96, null), new byte[12]))
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("INT96").contains("write the Parquet key as a TIMESTAMP");
+        assertThat(out).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ two Parquet keys
+
+    static Stream<Arguments> parquetPairsThatDoNotPair() {
+        return Stream.of(
+                Arguments.of(column("k", INT64, decimal(10, 2)), column("k", INT64, decimal(10, 3)),
+                        "write the files again with both keys cast to DECIMAL(11,3)"),
+                Arguments.of(column("k", INT64, timestamp(false, MICROS)), column("k", INT64, timestamp(false, MILLIS)),
+                        "both keys as TIMESTAMP in MICROS"),
+                Arguments.of(column("k", INT64, timestamp(true, MICROS)), column("k", INT64, timestamp(false, MICROS)),
+                        "with or without UTC adjustment"),
+                Arguments.of(column("k", INT32, LogicalTypeAnnotation.dateType()), column("k", INT32, null),
+                        "write one file again with its key cast to the other's type"));
+    }
+
+    @ParameterizedTest(name = "{0} with {1}")
+    @MethodSource("parquetPairsThatDoNotPair")
+    void parquetKeysWhoseStoredValuesMeanDifferentThingsAreRefusedNamingBoth(PrimitiveType a, PrimitiveType b,
+                                                                              String fix) throws IOException {
+        Path left = ParquetTestFiles.write(dir.resolve("a.parquet"), List.of(a), row(100L));
+        Path right = ParquetTestFiles.write(dir.resolve("b.parquet"), List.of(b), row(100L));
+        assertThat(join(left, right, "k")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.lines()).hasSize(1);
+        assertThat(err).contains("left 'k' is Parquet", "a.parquet", "right 'k' is ", "b.parquet", fix);
+        assertThat(out).isEmpty();
+    }
+
+    @Test
+    void decimalsOfOneScalePairWhateverTheirPrecisionAndFollowingTheCastHintJoins() throws IOException {
+        Path left = ParquetTestFiles.write(dir.resolve("a.parquet"), List.of(column("k", INT32, decimal(9, 3))),
+                row(50L), row(1L));
+        Path right = ParquetTestFiles.write(dir.resolve("b.parquet"), List.of(column("k", INT64, decimal(11, 3))),
+                row(50L), row(2L));
+        assertThat(join(left, right, "k")).as(err).isZero();
+        assertThat(rows()).containsExactly("0.050,0.050");
+    }
+}
