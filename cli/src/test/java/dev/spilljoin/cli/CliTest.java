@@ -7,10 +7,7 @@ import dev.spilljoin.operator.HashJoin;
 import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.spill.ByteSize;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,13 +42,10 @@ class CliTest {
     }
 
     private int run(String... args) {
-        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-        int code = Main.run(args, new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-                new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-        out = outBytes.toString(StandardCharsets.UTF_8);
-        err = errBytes.toString(StandardCharsets.UTF_8);
-        return code;
+        CapturedRun run = CapturedRun.of(args);
+        out = run.out();
+        err = run.err();
+        return run.code();
     }
 
     private int join(String... extra) {

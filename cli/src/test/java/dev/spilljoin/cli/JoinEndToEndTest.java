@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spilljoin.operator.JoinConfig;
 import dev.spilljoin.spill.ByteSize;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,13 +52,10 @@ class JoinEndToEndTest {
     }
 
     private int run(String... args) {
-        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-        int code = Main.run(args, new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-                new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-        out = outBytes.toString(StandardCharsets.UTF_8);
-        err = errBytes.toString(StandardCharsets.UTF_8);
-        return code;
+        CapturedRun run = CapturedRun.of(args);
+        out = run.out();
+        err = run.err();
+        return run.code();
     }
 
     /** Runs {@code join} on the two files into {@code out.csv}; returns the exit code. */
