@@ -28,7 +28,7 @@ enum CsvCompression {
     private static final int BUFFER_BYTES = 1 << 16;
 
     static CsvCompression of(Path path) {
-        String name = path.getFileName() == null ? "" : path.getFileName().toString();
+        String name = DataFormat.lowerCaseName(path);
         return name.endsWith(".gz") ? GZIP : name.endsWith(".zst") ? ZSTD : NONE;
     }
 

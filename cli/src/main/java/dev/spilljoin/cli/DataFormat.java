@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * The file formats of the join's inputs and output: CSV (plain, or {@code .csv.gz}/{@code .csv.zst} compressed,
  * by extension) and Parquet. Given by {@code --left-format}/{@code --right-format}/{@code --output-format}, else
- * by the path: {@code .parquet}/{@code .parq}, a glob ending so, or a directory holding {@code .parquet} files is
+ * by the path: {@code .parquet}/{@code .parq} (in any case), a glob ending so, or a directory holding such files is
  * Parquet, anything else CSV (standard input and pipes included).
  */
 enum DataFormat {
@@ -24,5 +24,16 @@ enum DataFormat {
         }
         return path != null && !InputStreams.isStandardInput(path) && ParquetInput.looksLikeParquet(path) ? PARQUET
                 : CSV;
+    }
+
+    /** Whether {@code path}'s file name ends in {@code .parquet} or {@code .parq}, in any case. */
+    static boolean hasParquetExtension(Path path) {
+        String name = lowerCaseName(path);
+        return name.endsWith(".parquet") || name.endsWith(".parq");
+    }
+
+    /** {@code path}'s file name in lower case ("" for a root), for extensions in any case ({@code .CSV.GZ}). */
+    static String lowerCaseName(Path path) {
+        return path.getFileName() == null ? "" : path.getFileName().toString().toLowerCase(Locale.ROOT);
     }
 }

@@ -49,9 +49,7 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
 
     /** True when {@code path} names Parquet by its extension (a file, a glob, or a directory ending .parquet). */
     static boolean looksLikeParquet(Path path) {
-        String name = path.getFileName() == null ? "" : path.getFileName().toString();
-        return name.endsWith(".parquet") || name.endsWith(".parq")
-                || Files.isDirectory(path) && containsParquet(path);
+        return DataFormat.hasParquetExtension(path) || Files.isDirectory(path) && containsParquet(path);
     }
 
     /** Finds {@code given}'s part files and reads their footers. */
@@ -260,7 +258,7 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
 
     private static boolean containsParquet(Path dir) {
         try (Stream<Path> entries = Files.list(dir)) {
-            return entries.anyMatch(p -> p.getFileName().toString().endsWith(".parquet"));
+            return entries.anyMatch(DataFormat::hasParquetExtension);
         } catch (IOException e) {
             return false;
         }

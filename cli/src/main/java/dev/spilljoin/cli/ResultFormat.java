@@ -16,8 +16,7 @@ record ResultFormat(DataFormat format, CsvCompression csvCompression, Compressio
     /** The format of {@code --output} ({@code output}; null: standard output) under the format flags. */
     static ResultFormat of(JoinOptions.FormatOptions flags, Path output) {
         DataFormat format = flags.output() != null ? DataFormat.of(flags.output(), "--output-format", null)
-                : output != null && output.getFileName() != null
-                        && output.getFileName().toString().endsWith(".parquet") ? DataFormat.PARQUET : DataFormat.CSV;
+                : output != null && DataFormat.hasParquetExtension(output) ? DataFormat.PARQUET : DataFormat.CSV;
         if (format == DataFormat.CSV) {
             if (flags.compression() != null) {
                 throw new UsageException("--compression applies to Parquet output; a CSV output is compressed by its"
