@@ -630,7 +630,9 @@ public final class CsvReader implements AutoCloseable {
     /** The file's bytes: a channel on it, or on its decompressed stream ({@link CsvCompression}, by extension). */
     private ReadableByteChannel open(Path file) {
         if (Files.isDirectory(file)) {
-            throw new InputException(fileName + " is a directory, not a CSV file; give the path of a file");
+            throw new InputException(fileName + " is a directory, not a CSV file, and holds no Parquet part file"
+                    + " (.parquet) of its own (subdirectories, such as Hive partitions key=value/, are not read); give"
+                    + " a CSV file, or a Parquet file, directory of part files or glob");
         }
         try {
             CsvCompression compression = CsvCompression.of(file);

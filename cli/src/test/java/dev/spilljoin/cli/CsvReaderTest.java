@@ -267,7 +267,8 @@ class CsvReaderTest {
                 .hasMessageContaining(empty + " is empty");
         assertThatThrownBy(() -> new CsvReader(dir, CsvFormat.DEFAULT, OnError.FAIL))
                 .isInstanceOf(InputException.class)
-                .hasMessageContaining("is a directory");
+                .hasMessageContaining(" is a directory, not a CSV file, and holds no Parquet part file (.parquet) of"
+                        + " its own (subdirectories, such as Hive partitions key=value/, are not read)");
         Path device = Path.of("/dev/null");
         if (Files.exists(device)) { // a device is read as a stream (issue 17), here an empty one
             assertThatThrownBy(() -> new CsvReader(device, CsvFormat.DEFAULT, OnError.FAIL))
