@@ -109,6 +109,11 @@ final class OutputTarget {
         return !inPlace && sameEntry(destination, file);
     }
 
+    /** Whether this target is written in place into {@code file} itself (a FIFO or device that is an input too). */
+    boolean writesInto(Path file) {
+        return inPlace && sameEntry(destination, file);
+    }
+
     /** Opens the target: a temporary to rename over the file, or the device itself. */
     OutputFile open() {
         return inPlace ? InPlaceOutputFile.open(destination, description)

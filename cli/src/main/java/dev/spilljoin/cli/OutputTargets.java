@@ -9,7 +9,8 @@ import java.nio.file.Path;
  * anything is read: a target written whole (a regular file, new or existing) must not be one of the input files (each
  * part file of a Parquet directory or glob input too, {@link InputFiles}) nor the other target, compared by the entry
  * they reach ({@link OutputTarget#wouldReplace}: links, hard links, {@code ./a.csv} and {@code d/../a.csv} included),
- * so a mistyped flag cannot replace data with the join's result. {@link #open()} then sweeps the targets' directories
+ * so a mistyped flag cannot replace data with the join's result; a target written in place (a FIFO, a device) must
+ * not be an input either ({@link OutputTarget#writesInto}). {@link #open()} then sweeps the targets' directories
  * for leftover temporaries and opens both targets up front, so an unwritable {@code --stats} fails before the join, not
  * after the output is in place.
  */
@@ -38,6 +39,11 @@ record OutputTargets(OutputTarget output, OutputTarget stats) {
                 String what = input.hasPartFiles() ? "the part file " + file + " of the input " : "the input file ";
                 throw new UsageException(target.flag() + " " + target.given() + " is " + what + input.flag() + " "
                         + input.given() + "; writing it would destroy the input: write the result to another file");
+            }
+            if (target.writesInto(file)) {
+                throw new UsageException(target.flag() + " " + target.given() + " is the input " + input.flag() + " "
+                        + input.given() + " itself, a pipe or device the run would both read and write (a FIFO"
+                        + " waits for ever): write the result elsewhere");
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -15,6 +16,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -151,6 +153,21 @@ class PipeInputTest {
             assertThat(Files.readString(fifo)).as("the refused pipe, unread").isEqualTo(rows.toString());
             writer.get(60, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    void aFifoAsAnInputAndTheOutputIsUsageBeforeItIsOpened() throws Exception {
+        Path right = CsvTestFiles.write(dir, "r.csv", "id,w\n1,b\n");
+        Path fifo = SpecialFiles.fifo(dir.resolve("l.pipe"));
+        CompletableFuture<Void> writer = writeOnce(fifo, "id,v\n1,a\n");
+        Run run = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> join("--left", fifo.toString(), "--right",
+                right.toString(), "--on", "id", "--output", fifo.toString()));
+        assertThat(run.code).as(run.err).isEqualTo(ExitCodes.USAGE);
+        assertThat(run.err).isEqualTo("spilljoin: --output " + fifo + " is the input --left " + fifo + " itself, a"
+                + " pipe or device the run would both read and write (a FIFO waits for ever): write the result"
+                + " elsewhere\n");
+        assertThat(Files.readString(fifo)).as("the refused pipe, unread").isEqualTo("id,v\n1,a\n");
+        writer.get(60, TimeUnit.SECONDS);
     }
 
     @Test
