@@ -260,7 +260,8 @@ public final class SpillJoinExec extends SparkPlan {
         int threads = SpillJoinExecTask.threads(conf().getConfString(SpillJoinExecTask.THREADS_SETTING, "1"));
         SpillJoinExecTask task = new SpillJoinExecTask(JoinInputLayout.of(left.output(), leftKeys), rightLayout,
                 operatorJoinType(joinType), buildSide == BuildLeft$.MODULE$ ? Side.LEFT : Side.RIGHT, fixedBudget,
-                PartitionSizing.expectedTaskBudget(sparkContext()), threads, BATCH_ROWS,
+                PartitionSizing.expectedTaskBudget(sparkContext()) / StageMemoryShares.operatorsBeside(this), threads,
+                BATCH_ROWS,
                 condition.isDefined() ? condition.get() : null, bothSides(left.output(), right.output()),
                 dropsNullKeyLeftRows, metrics);
         return leftRows.toJavaRDD().zipPartitions(rightRows.toJavaRDD(), task).rdd();

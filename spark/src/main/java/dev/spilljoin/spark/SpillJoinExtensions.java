@@ -12,12 +12,15 @@ import scala.runtime.BoxedUnit;
  * installs {@link SpillJoinRule}, which plans Spark's shuffled joins as {@link SpillJoinExec} (which ones:
  * {@value SpillJoinRule#JOINS_SETTING}). The rule is injected twice, because adaptive execution and plain execution
  * prepare plans through different hooks: as a query-stage preparation rule (adaptive) and as a pre-columnar rule
- * (plain; under adaptive execution it then finds nothing left to replace).
+ * (plain; under adaptive execution it then finds nothing left to replace). A planner strategy that plans nothing,
+ * {@link LocalSortMarks}, marks local sorts so that the rule can put back those Spark dropped given a replaced
+ * join's output order.
  */
 public final class SpillJoinExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
 
     @Override
     public BoxedUnit apply(SparkSessionExtensions extensions) {
+        extensions.injectPlannerStrategy(session -> new LocalSortMarks());
         extensions.injectQueryStagePrepRule(session -> new SpillJoinRule());
         extensions.injectColumnar(session -> new ColumnarRule() {
             @Override

@@ -39,8 +39,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>It runs after Spark's {@code EnsureRequirements} (as a query-stage preparation rule under adaptive execution,
  * after its skew-join split; as a pre-columnar rule without it), so the exchanges the replaced join needed are in
  * place and {@link SpillJoinExec} requires the same distribution. The sorts a sort-merge join needed are dropped, and
- * after any replacement {@code EnsureRequirements} runs again, so a parent that relied on the replaced join's output
- * order gets a sort.
+ * after any replacement {@code EnsureRequirements} runs again, so a parent that requires the replaced join's output
+ * order gets a sort; before that, a local sort that Spark had dropped as redundant given that order (a {@code
+ * sortWithinPartitions}, a write's sort) is put back ({@link LocalSortMarks#putBack}).
  */
 final class SpillJoinRule extends Rule<SparkPlan> {
     static final String JOINS_SETTING = "spark.spilljoin.joins";
@@ -99,7 +100,8 @@ final class SpillJoinRule extends Rule<SparkPlan> {
                 return exec;
             }
         });
-        return replaced[0] ? new EnsureRequirements(true, Option.empty()).apply(result) : result;
+        return replaced[0] ? StageMemoryShares.mark(new EnsureRequirements(true, Option.empty())
+                .apply(LocalSortMarks.putBack(result))) : StageMemoryShares.mark(result);
     }
 
     private SparkPlan replace(ShuffledHashJoinExec j) {

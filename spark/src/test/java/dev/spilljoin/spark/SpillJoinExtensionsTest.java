@@ -188,6 +188,87 @@ class SpillJoinExtensionsTest {
         assertThat(nodes(SpillJoinExec.class)).hasSize(1);
     }
 
+    /**
+     * A sortWithinPartitions on the keys of a join Spark plans as a sort-merge join is dropped by Spark as redundant
+     * (the join's output is in that order) before the rule replaces the join; it must come back, so that every
+     * partition is sorted as with Spark's own join.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"true", "false"})
+    void aLocalSortSparkDroppedAboveAReplacedSortMergeJoinIsPutBack(String adaptive) {
+        spark.conf().set("spark.sql.adaptive.enabled", adaptive);
+        spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
+        for (String joins : List.of("off", "all_shuffled")) {
+            spark.conf().set(SpillJoinRule.JOINS_SETTING, joins);
+            Dataset<Row> sorted = spark.sql("SELECT l.k, l.v, r.w FROM sj_l l JOIN sj_r r ON l.k = r.k")
+                    .sortWithinPartitions("k");
+            assertThat(partitionsOutOfOrder(sorted)).as("joins=%s adaptive=%s:\n%s", joins, adaptive,
+                    sorted.queryExecution().executedPlan()).isEmpty();
+            assertThat(SparkPlans.nodes(sorted.queryExecution().executedPlan(), SpillJoinExec.class))
+                    .hasSize(joins.equals("off") ? 0 : 1);
+        }
+    }
+
+    /**
+     * As above under the default setting: a shuffled hash join whose streamed side comes sorted by the key (a sort
+     * aggregate's output) passes that order on, so Spark drops the sortWithinPartitions; spilling (the minimum task
+     * budget) leaves spilljoin's rows out of that order.
+     */
+    @Test
+    void aLocalSortSparkDroppedAboveAReplacedShuffledHashJoinIsPutBack() {
+        useTheMinimumTaskBudget();
+        spark.conf().set("spark.sql.adaptive.enabled", "false");
+        spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
+        for (String joins : List.of("off", "shuffled_hash")) {
+            spark.conf().set(SpillJoinRule.JOINS_SETTING, joins);
+            Dataset<Row> sorted = spark.sql("SELECT /*+ SHUFFLE_HASH(r) */ a.k, a.mv, r.w FROM (SELECT k, max(v) AS mv"
+                    + " FROM sj_l GROUP BY k) a JOIN (SELECT r.*, repeat(w, 40) AS pad FROM sj_r r) r ON a.k = r.k")
+                    .sortWithinPartitions("k");
+            assertThat(partitionsOutOfOrder(sorted)).as("joins=%s:\n%s", joins,
+                    sorted.queryExecution().executedPlan()).isEmpty();
+            assertThat(SparkPlans.nodes(sorted.queryExecution().executedPlan(), SpillJoinExec.class))
+                    .hasSize(joins.equals("off") ? 0 : 1);
+        }
+    }
+
+    /**
+     * A window over the join's keys runs in the join's stage, after a sort: the join claims a third of the task's
+     * memory (itself, the sort, the window), so that the sort finds memory too, and the query runs.
+     */
+    @Test
+    void aJoinSharesItsStagesMemoryWithASortAndAWindowAboveIt() {
+        spark.conf().set("spark.sql.adaptive.enabled", "false");
+        spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
+        long joined = spark.sql("SELECT /*+ SHUFFLE_HASH(r) */ count(*) FROM sj_l l JOIN sj_r r ON l.k = r.k")
+                .collectAsList().get(0).getLong(0);
+        spark.conf().set(SpillJoinRule.JOINS_SETTING, "shuffled_hash");
+        Dataset<Row> windowed = spark.sql("SELECT /*+ SHUFFLE_HASH(r) */ l.k, row_number() OVER (PARTITION BY l.k"
+                + " ORDER BY l.v, r.w) AS n FROM sj_l l JOIN sj_r r ON l.k = r.k");
+        List<SpillJoinExec> joins = SparkPlans.nodes(windowed.queryExecution().executedPlan(), SpillJoinExec.class);
+        assertThat(joins).hasSize(1);
+        assertThat(StageMemoryShares.operatorsBeside(joins.get(0))).as("the join, the sort and the window in\n%s",
+                windowed.queryExecution().executedPlan()).isEqualTo(3);
+        assertThat(windowed.collectAsList()).hasSize((int) joined);
+    }
+
+    /** The partitions of {@code sorted} whose rows are not in ascending order of their first column (NULLs first). */
+    private static List<Integer> partitionsOutOfOrder(Dataset<Row> sorted) {
+        List<List<Row>> partitions = sorted.javaRDD().glom().collect();
+        List<Integer> outOfOrder = new java.util.ArrayList<>();
+        for (int p = 0; p < partitions.size(); p++) {
+            List<Row> rows = partitions.get(p);
+            for (int i = 1; i < rows.size(); i++) {
+                long before = rows.get(i - 1).isNullAt(0) ? Long.MIN_VALUE : rows.get(i - 1).getLong(0);
+                long after = rows.get(i).isNullAt(0) ? Long.MIN_VALUE : rows.get(i).getLong(0);
+                if (before > after) {
+                    outOfOrder.add(p);
+                    break;
+                }
+            }
+        }
+        return outOfOrder;
+    }
+
     @Test
     void explainShowsTheNodeWithKeysAndJoinType() {
         spark.conf().set(SpillJoinRule.JOINS_SETTING, "shuffled_hash");
