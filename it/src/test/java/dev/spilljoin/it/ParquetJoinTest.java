@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -78,12 +77,7 @@ class ParquetJoinTest {
 
     @BeforeEach
     void openDuckDb() throws SQLException, IOException {
-        duck = DriverManager.getConnection("jdbc:duckdb:");
-        try (Statement s = duck.createStatement()) {
-            s.execute("SET threads = 1");
-            s.execute("SET memory_limit = '512MB'");
-            s.execute("SET temp_directory = '" + Files.createDirectory(dir.resolve("duck-tmp")) + "'");
-        }
+        duck = ParquetDuckDb.open(dir);
     }
 
     @AfterEach
@@ -629,21 +623,11 @@ class ParquetJoinTest {
     }
 
     private long count(String relation) throws SQLException {
-        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + relation)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return ParquetDuckDb.count(duck, relation);
     }
 
     private List<String> types(String relation) throws SQLException {
-        try (Statement s = duck.createStatement();
-             ResultSet rs = s.executeQuery("SELECT column_type FROM (DESCRIBE SELECT * FROM " + relation + ")")) {
-            List<String> types = new java.util.ArrayList<>();
-            while (rs.next()) {
-                types.add(rs.getString(1));
-            }
-            return types;
-        }
+        return ParquetDuckDb.types(duck, relation);
     }
 
     private Path write(String name, String query, String compression, int rowGroupRows) throws SQLException {

@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -64,12 +63,9 @@ class ParquetLogicalKeysTest {
 
     @BeforeEach
     void openDuckDb() throws SQLException, IOException {
-        duck = DriverManager.getConnection("jdbc:duckdb:");
+        duck = ParquetDuckDb.open(dir);
         try (Statement s = duck.createStatement()) {
-            s.execute("SET threads = 1");
-            s.execute("SET memory_limit = '512MB'");
             s.execute("SET TimeZone = 'UTC'");
-            s.execute("SET temp_directory = '" + Files.createDirectory(dir.resolve("duck-tmp")) + "'");
         }
     }
 
@@ -482,21 +478,11 @@ class ParquetLogicalKeysTest {
     }
 
     private long count(String relation) throws SQLException {
-        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + relation)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return ParquetDuckDb.count(duck, relation);
     }
 
     private List<String> types(String relation) throws SQLException {
-        try (Statement s = duck.createStatement();
-             ResultSet rs = s.executeQuery("SELECT column_type FROM (DESCRIBE SELECT * FROM " + relation + ")")) {
-            List<String> types = new ArrayList<>();
-            while (rs.next()) {
-                types.add(rs.getString(1));
-            }
-            return types;
-        }
+        return ParquetDuckDb.types(duck, relation);
     }
 
     /** A 64-bit mix of {@code x} (SplitMix64's finalizer): the same index gives the same value on both sides. */
