@@ -17,7 +17,9 @@ import java.util.Locale;
  * <p>A report, not live state: no phase writes it and no loop reads it. Each phase counts in its own plain fields
  * and the join folds them in here when the phase ends ({@link #recordPlan}, {@link #recordBuild},
  * {@link #recordProbe}, {@link #recordPairs}) and its own totals whenever the stats are asked for
- * ({@link #recordRun}). Read it after the join, or between phases.
+ * ({@link #recordRun}). Every method holds this object's lock, so it may be read from any thread while the join runs
+ * ({@link #toJson()} as one consistent document): what the phases folded in so far, the running phase not yet
+ * ({@link HashJoin#spillProgress()} is the live reading of the spill).
  */
 public final class JoinStats {
     private Side buildSide;
@@ -82,33 +84,33 @@ public final class JoinStats {
     private int finishThreads = 1;
     private int spilledPairsThreads = 1;
 
-    public Side buildSide() {
+    public synchronized Side buildSide() {
         return buildSide;
     }
 
-    public long rows(Side side) {
+    public synchronized long rows(Side side) {
         return side == Side.LEFT ? leftRows : rightRows;
     }
 
     /** Build rows held in memory at the end of the build pass (resident partitions). */
-    public long buildRowsStored() {
+    public synchronized long buildRowsStored() {
         return buildRowsStored;
     }
 
-    public long outputRows() {
+    public synchronized long outputRows() {
         return outputRows;
     }
 
-    public long outputBatches() {
+    public synchronized long outputBatches() {
         return outputBatches;
     }
 
     /** Bytes reserved for the resident build rows (whole pages). */
-    public long rowBytes() {
+    public synchronized long rowBytes() {
         return rowBytes;
     }
 
-    public long tableBuckets() {
+    public synchronized long tableBuckets() {
         return tableBuckets;
     }
 
@@ -116,21 +118,21 @@ public final class JoinStats {
      * Which tables held the join's build rows: "direct" (direct-index tables only), "hash" (hash tables only),
      * "mixed", or "none" (no build row was held in a table).
      */
-    public String tableKind() {
+    public synchronized String tableKind() {
         return directTables == 0 ? (hashTables == 0 ? "none" : "hash") : hashTables == 0 ? "direct" : "mixed";
     }
 
     /** Direct-index tables built: level 0's (when it held rows) and the spilled pairs'. */
-    public long directTables() {
+    public synchronized long directTables() {
         return directTables;
     }
 
     /** Hash tables that held build rows: level 0's, the spilled pairs' and the nested-loop chunks'. */
-    public long hashTables() {
+    public synchronized long hashTables() {
         return hashTables;
     }
 
-    public long tableBytes() {
+    public synchronized long tableBytes() {
         return tableBytes;
     }
 
@@ -139,16 +141,16 @@ public final class JoinStats {
      * hash table's directory and compact rows, or the direct-index table's bitmaps and payload columns), NaN when no
      * build row stayed resident.
      */
-    public double tableBytesPerRow() {
+    public synchronized double tableBytesPerRow() {
         return buildRowsStored == 0 ? Double.NaN : (double) tableBytes / buildRowsStored;
     }
 
-    public long peakReservedBytes() {
+    public synchronized long peakReservedBytes() {
         return peakReservedBytes;
     }
 
     /** The build phase's time (reading the build side, partitioning, spilling), in nanoseconds. */
-    public long buildNanos() {
+    public synchronized long buildNanos() {
         return buildNanos;
     }
 
@@ -158,12 +160,12 @@ public final class JoinStats {
      * between calls is not the join's: where the consumer is the slower stage (the CLI writing CSV), the phase lasts
      * longer than this.
      */
-    public long probeNanos() {
+    public synchronized long probeNanos() {
         return probeNanos;
     }
 
     /** The spilled-pairs phase's time (every pair, re-partitioning and the nested loop included), in nanoseconds. */
-    public long spilledPairsNanos() {
+    public synchronized long spilledPairsNanos() {
         return spilledPairsNanos;
     }
 
@@ -171,37 +173,37 @@ public final class JoinStats {
      * CPU time of every thread that worked on the build phase, in nanoseconds (pulled, the calling thread's share is
      * its CPU time from the start of the phase to its end, so it includes what the caller did between calls).
      */
-    public long buildCpuNanos() {
+    public synchronized long buildCpuNanos() {
         return buildCpuNanos;
     }
 
     /** CPU time of every thread that worked on the probe phase (the finish scan included), in nanoseconds. */
-    public long probeCpuNanos() {
+    public synchronized long probeCpuNanos() {
         return probeCpuNanos;
     }
 
     /** CPU time of every thread that worked on the spilled-pairs phase, in nanoseconds. */
-    public long spilledPairsCpuNanos() {
+    public synchronized long spilledPairsCpuNanos() {
         return spilledPairsCpuNanos;
     }
 
     /** The workers the join was configured with ({@link JoinConfig#threads()}). */
-    public int threads() {
+    public synchronized int threads() {
         return threads;
     }
 
     /** The most workers that ran at once in any phase (fewer than {@link #threads()} when the budget held fewer). */
-    public int threadsUsed() {
+    public synchronized int threadsUsed() {
         return Math.max(Math.max(buildThreads, probeThreads), Math.max(finishThreads, spilledPairsThreads));
     }
 
     /** The build pass's workers. */
-    public int buildThreads() {
+    public synchronized int buildThreads() {
         return buildThreads;
     }
 
     /** The probe pass's workers. */
-    public int probeThreads() {
+    public synchronized int probeThreads() {
         return probeThreads;
     }
 
@@ -209,26 +211,26 @@ public final class JoinStats {
      * The FINISH scan's workers (over the resident table, after the probe pass): up to {@link #threads()}, no more
      * than the scan has ranges; 1 when the join type's finish emits no build row.
      */
-    public int finishThreads() {
+    public synchronized int finishThreads() {
         return finishThreads;
     }
 
     /** The spilled-pairs phase's workers (1 when nothing spilled). */
-    public int spilledPairsThreads() {
+    public synchronized int spilledPairsThreads() {
         return spilledPairsThreads;
     }
 
-    public long budgetBytes() {
+    public synchronized long budgetBytes() {
         return budgetBytes;
     }
 
     /** Partitions of level 0. */
-    public int fanout() {
+    public synchronized int fanout() {
         return fanout;
     }
 
     /** Level-0 partitions that stayed in memory through the probe pass. */
-    public int residentPartitions() {
+    public synchronized int residentPartitions() {
         return residentPartitions;
     }
 
@@ -236,22 +238,22 @@ public final class JoinStats {
      * The fanout the partition planner planned for level 0 and for each further level it expected a spilled
      * partition to need (one entry when one partitioning pass was expected).
      */
-    public List<Integer> plannedFanoutPerLevel() {
+    public synchronized List<Integer> plannedFanoutPerLevel() {
         return plannedFanoutLog2PerLevel.stream().map(log2 -> 1 << log2).toList();
     }
 
     /** Level-0 partitions the planner expected to stay resident (all of them when it expected the input to fit). */
-    public int plannedResidentPartitions() {
+    public synchronized int plannedResidentPartitions() {
         return plannedResidentPartitions;
     }
 
     /** The fanout used at each level (index = level; the largest re-partitioning fanout at levels below 0). */
-    public List<Integer> fanoutPerLevel() {
+    public synchronized List<Integer> fanoutPerLevel() {
         return List.copyOf(fanoutPerLevel);
     }
 
     /** Spilled partitions created, all levels (level 0's spilled partitions and every re-partitioned child). */
-    public long partitions() {
+    public synchronized long partitions() {
         long sum = 0;
         for (long p : partitionsPerLevel) {
             sum += p;
@@ -260,70 +262,70 @@ public final class JoinStats {
     }
 
     /** Spilled partitions created at each level (index = level). */
-    public List<Long> partitionsPerLevel() {
+    public synchronized List<Long> partitionsPerLevel() {
         return List.copyOf(partitionsPerLevel);
     }
 
     /** The deepest re-partitioning level reached (0 when no spilled pair was re-partitioned). */
-    public int maxRecursionDepth() {
+    public synchronized int maxRecursionDepth() {
         return maxRecursionDepth;
     }
 
     /** Bytes written to spill files for build rows, as on disk, all levels. */
-    public long spilledBytesBuild() {
+    public synchronized long spilledBytesBuild() {
         return spilledBytesBuild;
     }
 
     /** Bytes written to spill files for probe rows, as on disk, all levels (nested-loop rewrites included). */
-    public long spilledBytesProbe() {
+    public synchronized long spilledBytesProbe() {
         return spilledBytesProbe;
     }
 
     /** Keys found hot (at least a tenth of their pair's build rows) in pairs that took the nested-loop path. */
-    public long heavyHitterKeys() {
+    public synchronized long heavyHitterKeys() {
         return heavyHitterKeys;
     }
 
     /** Build and probe rows of the pairs that took the nested-loop path. */
-    public long heavyHitterRows() {
+    public synchronized long heavyHitterRows() {
         return heavyHitterRows;
     }
 
     /** Spilled pairs joined with their sides' roles reversed (the probe file was the smaller). */
-    public long roleReversals() {
+    public synchronized long roleReversals() {
         return roleReversals;
     }
 
-    public long nestedLoopChunks() {
+    public synchronized long nestedLoopChunks() {
         return nestedLoopChunks;
     }
 
     /** Heavy keys the build's sketch found while partitioning and routed to their own pair (no re-partitioning). */
-    public long heavyHitterKeysFromSketch() {
+    public synchronized long heavyHitterKeysFromSketch() {
         return heavyHitterKeysFromSketch;
     }
 
     /** Heavy keys known from the statistics cache and routed to the heavy pair from the first row. */
-    public long heavyHitterKeysFromCache() {
+    public synchronized long heavyHitterKeysFromCache() {
         return heavyHitterKeysFromCache;
     }
 
     /** Inputs whose statistics this join found in its statistics cache. */
-    public long statisticsCacheHits() {
+    public synchronized long statisticsCacheHits() {
         return statisticsCacheHits;
     }
 
-    public long statisticsCacheMisses() {
+    public synchronized long statisticsCacheMisses() {
         return statisticsCacheMisses;
     }
 
     /** Build rows routed to the heavy pair (keys from the sketch or the cache). */
-    public long heavyHitterRowsFromSketch() {
+    public synchronized long heavyHitterRowsFromSketch() {
         return heavyHitterRowsFromSketch;
     }
 
     /** Heavy keys found on the nested-loop path of pairs other than the sketch's heavy pair (after re-partitioning). */
-    public long heavyHitterKeysFromRepartitioning() {
+    public synchronized long heavyHitterKeysFromRepartitioning() {
         return heavyHitterKeysFromRepartitioning;
     }
 
@@ -331,7 +333,7 @@ public final class JoinStats {
      * Probe blocks of spilled pairs joined by a worker other than the pair's own, which joined in when it found no
      * pair left to take (0 on one worker).
      */
-    public long sharedPairBlocks() {
+    public synchronized long sharedPairBlocks() {
         return sharedPairBlocks;
     }
 
@@ -339,67 +341,67 @@ public final class JoinStats {
      * Spill write buffers the workers of the build and probe passes took of their own (a worker's side writer of a
      * spilled partition's file, its buffer in the partition writer's share); 0 on one worker.
      */
-    public long spillWorkerBuffers() {
+    public synchronized long spillWorkerBuffers() {
         return spillWorkerBuffers;
     }
 
     /** Times a worker found a spilled partition's writer share too full for a buffer of its own, and shared it. */
-    public long spillWorkerBuffersRefused() {
+    public synchronized long spillWorkerBuffersRefused() {
         return spillWorkerBuffersRefused;
     }
 
     /** "on", or why the join ran without sketches. */
-    public String sketchNote() {
+    public synchronized String sketchNote() {
         return sketchNote;
     }
 
     /** Bytes reserved for the key sketches (0 without them). */
-    public long sketchBytes() {
+    public synchronized long sketchBytes() {
         return sketchBytes;
     }
 
     /** "on", or why the join ran without its build-key filter ({@link BuildKeyFilter}). */
-    public String keyFilterNote() {
+    public synchronized String keyFilterNote() {
         return keyFilterNote;
     }
 
     /** Bytes reserved for the build-key Bloom filter (0 without it). */
-    public long keyFilterBytes() {
+    public synchronized long keyFilterBytes() {
         return keyFilterBytes;
     }
 
     /** Probe rows checked against the build-key filter (until it switched itself off, if it did). */
-    public long probeRowsFilterChecked() {
+    public synchronized long probeRowsFilterChecked() {
         return probeRowsFilterChecked;
     }
 
     /** Probe rows joined as misses at once (no table lookup, no spill) because their key lies outside the build keys' min/max range. */
-    public long probeRowsExcludedByRange() {
+    public synchronized long probeRowsExcludedByRange() {
         return probeRowsExcludedByRange;
     }
 
     /** Probe rows joined as misses at once (no table lookup, no spill) because the build keys' Bloom filter ruled their key out. */
-    public long probeRowsExcludedByBloom() {
+    public synchronized long probeRowsExcludedByBloom() {
         return probeRowsExcludedByBloom;
     }
 
     /** The build side's estimates beside its actuals, or null without sketches. */
-    public EstimatesVsActuals estimates() {
+    public synchronized EstimatesVsActuals estimates() {
         return estimates;
     }
 
     /** Spill buffer bytes per partition writer (for tests that re-plan). */
-    int spillBufferBytes() {
+    synchronized int spillBufferBytes() {
         return spillBufferBytes;
     }
 
     /** The spill readers' smallest mapped window. */
-    int spillWindowBytes() {
+    synchronized int spillWindowBytes() {
         return spillWindowBytes;
     }
 
     /** The join's type and budget, known at its creation. */
-    void recordStart(String type, long budget) {
+    synchronized void recordStart(String type, long budget) {
         this.joinType = type;
         this.budgetBytes = budget;
     }
@@ -408,7 +410,7 @@ public final class JoinStats {
      * The plan made before the first row: the build side, the statistics-cache lookups, the sketches and the key
      * filter (on, or why not, and their bytes) and the memory layout with the planner's level-0 plan.
      */
-    void recordPlan(Side side, long cacheHits, long cacheMisses, Reserved<JoinSketches> sketches,
+    synchronized void recordPlan(Side side, long cacheHits, long cacheMisses, Reserved<JoinSketches> sketches,
                     Reserved<BuildKeyFilter> keyFilter, SpillSizing sizing) {
         this.buildSide = side;
         this.statisticsCacheHits = cacheHits;
@@ -425,7 +427,7 @@ public final class JoinStats {
     }
 
     /** The build pass's report (level 0). */
-    void recordBuild(BuildReport r) {
+    synchronized void recordBuild(BuildReport r) {
         if (buildSide == Side.LEFT) {
             leftRows = r.rows();
         } else {
@@ -455,7 +457,7 @@ public final class JoinStats {
     }
 
     /** The probe pass's report (level 0). */
-    void recordProbe(ProbeReport r) {
+    synchronized void recordProbe(ProbeReport r) {
         if (buildSide == Side.LEFT) {
             rightRows = r.rows();
         } else {
@@ -473,7 +475,7 @@ public final class JoinStats {
     }
 
     /** The spilled-pairs phase's counters (every level below 0); fold once, when the phase ends. */
-    void recordPairs(PairCounters c) {
+    synchronized void recordPairs(PairCounters c) {
         spilledBytesBuild += c.spilledBytesBuild;
         spilledBytesProbe += c.spilledBytesProbe;
         for (int level = 0; level < c.partitionsPerLevel.size(); level++) {
@@ -494,7 +496,7 @@ public final class JoinStats {
     }
 
     /** The join's own running totals: result rows and batches, the time per phase and the peak reserved. */
-    void recordRun(long rowsOut, long batchesOut, PhaseTimes times, long peakReserved) {
+    synchronized void recordRun(long rowsOut, long batchesOut, PhaseTimes times, long peakReserved) {
         this.outputRows = rowsOut;
         this.outputBatches = batchesOut;
         this.buildNanos = times.build.wallNanos();
@@ -510,7 +512,7 @@ public final class JoinStats {
      * The workers configured, and those the build pass, the probe pass, the FINISH scan and the spilled-pairs phase
      * ran with.
      */
-    void recordThreads(int configured, int build, int probe, int finish, int pairs) {
+    synchronized void recordThreads(int configured, int build, int probe, int finish, int pairs) {
         this.threads = configured;
         this.buildThreads = build;
         this.probeThreads = probe;
@@ -519,11 +521,11 @@ public final class JoinStats {
     }
 
     /** The time of the build, probe and spilled-pairs phases together, in nanoseconds. */
-    long phaseNanos() {
+    synchronized long phaseNanos() {
         return buildNanos + probeNanos + spilledPairsNanos;
     }
 
-    public String toJson() {
+    public synchronized String toJson() {
         return "{\"join_type\":\"" + joinType + "\""
                 + ",\"build_side\":" + (buildSide == null ? "null" : "\"" + buildSide.name().toLowerCase(Locale.ROOT) + "\"")
                 + ",\"budget_bytes\":" + budgetBytes
@@ -604,7 +606,7 @@ public final class JoinStats {
     }
 
     @Override
-    public String toString() {
+    public synchronized String toString() {
         return toJson();
     }
 }
