@@ -120,9 +120,12 @@ final class HeavyHitterNestedLoop implements OutputTask {
             long left = memory.headroom() - probeReaderBytes - ProbeRowForwarder.memoryNeeded(ctx, maxBlock)
                     - laneBuffer;
             long limit = ctx.config.pairMemoryLimit() > 0 ? Math.min(left, ctx.config.pairMemoryLimit()) : left;
-            long smallest = ctx.sizing.pairPageSize()
-                    + UnchainedTable.bytesFor(ctx.buildLayout, 1, ctx.buildLayout.minRowLength());
+            long smallest = smallestChunk(ctx);
             if (left < smallest) {
+                long row = largestRow(ctx, pair);
+                if (row > 0) {
+                    throw RowTooLargeException.onNestedLoop(ctx, row);
+                }
                 throw new MemoryExhaustedException("hash join: the nested-loop path for partition " + pair.index()
                         + " at level " + pair.level() + " needs at least " + ByteSize.format(smallest)
                         + " for a chunk but has " + ByteSize.format(Math.max(0, left)) + " left of the budget of "
@@ -135,6 +138,49 @@ final class HeavyHitterNestedLoop implements OutputTask {
             throw e;
         }
         counters.heavyHitterRows += pair.buildRows() + pair.probeRows();
+    }
+
+    /**
+     * The least share of the budget this path needs for {@code pair} (with a lane shared with other workers when
+     * {@code shared}): the build reader, the probe reader, the forwarder and the lane's block copy, sized for the
+     * pair's largest blocks, beside the smallest chunk, or one that holds the largest build row when that row is a
+     * block of its own (too large for a write buffer). Re-partitioning never makes a block larger, so the level-0
+     * pairs' figures bound their children's.
+     */
+    static long memoryNeeded(JoinContext ctx, SpillPair pair, boolean shared) {
+        int window = ctx.sizing.readWindowBytes();
+        SpillFile build = pair.build();
+        SpillFile probe = pair.probe();
+        long readers = (build == null ? 0 : build.readerBytes(window))
+                + Math.max((long) window + ctx.sizing.bufferBytes(), probe == null ? 0 : probe.readerBytes(window));
+        int maxBlock = Math.max(ctx.sizing.recordCapacity(), probe == null ? 0 : probe.maxBlockPayload());
+        long lane = shared ? SharedProbePass.laneBufferBytes(ctx, maxBlock) : 0;
+        int buildBlock = build == null ? 0 : build.maxBlockPayload();
+        long row = buildBlock > ctx.sizing.recordCapacity() ? ctx.buildFormat.expandedRowBound(buildBlock) : 0;
+        long chunk = Math.max(smallestChunk(ctx),
+                ctx.sizing.pairPagesBound(row, 1, row) + UnchainedTable.bytesFor(ctx.buildLayout, 1, row));
+        return readers + ProbeRowForwarder.memoryNeeded(ctx, maxBlock) + lane + chunk;
+    }
+
+    /** A chunk of one page and one row's table, the least a chunk takes. */
+    private static long smallestChunk(JoinContext ctx) {
+        return ctx.sizing.pairPageSize() + UnchainedTable.bytesFor(ctx.buildLayout, 1, ctx.buildLayout.minRowLength());
+    }
+
+    /**
+     * The in-memory size of {@code pair}'s largest row when it is a block of its own (too large for a write buffer),
+     * on either side; else 0.
+     */
+    private static long largestRow(JoinContext ctx, SpillPair pair) {
+        long row = 0;
+        for (SpillFile file : new SpillFile[] {pair.build(), pair.probe()}) {
+            int block = file == null ? 0 : file.maxBlockPayload();
+            if (block > ctx.sizing.recordCapacity()) {
+                row = Math.max(row, file == pair.build() ? ctx.buildFormat.expandedRowBound(block)
+                        : ctx.probeFormat.expandedRowBound(block));
+            }
+        }
+        return row;
     }
 
     /**
@@ -197,6 +243,9 @@ final class HeavyHitterNestedLoop implements OutputTask {
                     + UnchainedTable.bytesFor(ctx.buildLayout, chunkRows + rows, chunkBytes + expanded);
             if (need > chunkLimit && chunkRows > 0) {
                 break;
+            }
+            if (need > chunkMemory && rows == 1 && length > ctx.sizing.recordCapacity()) {
+                throw RowTooLargeException.onNestedLoop(ctx, buildFormat.expandedRowBound(length));
             }
             if (need > chunkMemory || !buildFormat.expandBlock(arena, address, length)) {
                 throw new MemoryExhaustedException("hash join: a block of " + ByteSize.format(length) + " ("

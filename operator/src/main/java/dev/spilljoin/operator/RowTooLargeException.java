@@ -20,11 +20,28 @@ public final class RowTooLargeException extends MemoryExhaustedException {
     private final long neededBudget;
 
     RowTooLargeException(JoinContext ctx, Side side, int batchRow, long rowBytes) {
-        super(message(ctx, side, batchRow, rowBytes));
+        this(message(ctx, side, batchRow, rowBytes), ctx, side, batchRow, rowBytes);
+    }
+
+    private RowTooLargeException(String message, JoinContext ctx, Side side, int batchRow, long rowBytes) {
+        super(message);
         this.side = side;
         this.batchRow = batchRow;
         this.rowBytes = rowBytes;
         this.neededBudget = HashJoin.budgetForRow(ctx.config, rowBytes);
+    }
+
+    /**
+     * A spilled row of {@code rowBytes} (in memory) that the nested-loop path cannot hold with its readers and
+     * writer in its worker's share of the budget: rows of one key too large for the budget. No batch row to point at
+     * ({@link #batchRow()} is -1); the side is the build side, whose rows the chunks hold.
+     */
+    static RowTooLargeException onNestedLoop(JoinContext ctx, long rowBytes) {
+        Side side = ctx.strategy.buildSide();
+        return new RowTooLargeException("hash join: rows of " + rowBytes + " bytes on the nested-loop path (rows of"
+                + " one key that do not split) do not fit the budget of " + ByteSize.format(ctx.memory.limit())
+                + " beside its readers and writer (" + ctx.sizing.describe() + "); give it at least "
+                + ByteSize.format(HashJoin.budgetForRow(ctx.config, rowBytes)), ctx, side, -1, rowBytes);
     }
 
     private static String message(JoinContext ctx, Side side, int batchRow, long rowBytes) {
@@ -40,7 +57,7 @@ public final class RowTooLargeException extends MemoryExhaustedException {
         return side;
     }
 
-    /** The row's index in the batch its source handed out last. */
+    /** The row's index in the batch its source handed out last; -1 for a row met on the nested-loop path. */
     public int batchRow() {
         return batchRow;
     }

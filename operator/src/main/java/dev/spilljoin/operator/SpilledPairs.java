@@ -20,9 +20,9 @@ import java.util.Set;
  * keys', runs on every worker), and otherwise waits while another may still push children (a pair being planned)
  * or offer a probe pass (a task running), then stops; the caller's thread does not wait but returns to hand the
  * helpers' result batches out ({@link Work#IDLE}). As many workers take pairs as the free memory holds shares for, a
- * share being the larger of a pair worker's minimum ({@link SpillSizing#pairWorkerMinimum}) and the largest pair
+ * share being the largest of a pair worker's minimum ({@link SpillSizing#pairWorkerMinimum}), the largest pair
  * that one worker with the whole budget would join at once (so that splitting the budget re-partitions nothing
- * more); up to the join's threads, however few pairs there are (one when there is none), the rest only help probe,
+ * more) and what any pair's nested loop needs for its largest rows ({@link HeavyHitterNestedLoop#memoryNeeded}); up to the join's threads, however few pairs there are (one when there is none), the rest only help probe,
  * each with a lane's share (a block buffer and a nested-loop forwarder): so a budget that holds one pair at a time
  * still probes it on every worker. The caller's thread is the first of those that only help, as it also hands every
  * result batch out: loading a pair's table there would stop the helpers' batches (docs/PERFORMANCE.md measures
@@ -73,8 +73,8 @@ final class SpilledPairs implements JoinPhase {
             pending.push(pairs.get(i));
         }
         long free = ctx.memory.headroom();
-        long least = Math.max(ctx.sizing.pairWorkerMinimum(ctx.config),
-                largestFitting(ctx, pairs, free, maxWorkers > 1));
+        long least = Math.max(Math.max(ctx.sizing.pairWorkerMinimum(ctx.config),
+                largestFitting(ctx, pairs, free, maxWorkers > 1)), nestedLoopLeast(ctx, pairs, maxWorkers > 1));
         int owners = pairs.isEmpty() ? 1 : (int) Math.max(1, Math.min(maxWorkers, free / least));
         long laneShare = laneShare(ctx, pairs);
         int helpers = pairs.isEmpty() ? 0
@@ -126,6 +126,19 @@ final class SpilledPairs implements JoinPhase {
             }
         }
         return largest;
+    }
+
+    /**
+     * The most share any pair's nested loop needs ({@link HeavyHitterNestedLoop#memoryNeeded}): more than a pair
+     * worker's minimum only for rows too large for a write buffer, whose nested loop a smaller share could not run
+     * (then fewer workers take pairs, each with more of the budget).
+     */
+    private static long nestedLoopLeast(JoinContext ctx, List<SpillPair> pairs, boolean shared) {
+        long least = 0;
+        for (SpillPair pair : pairs) {
+            least = Math.max(least, HeavyHitterNestedLoop.memoryNeeded(ctx, pair, shared));
+        }
+        return least;
     }
 
     /** The workers: each joins one pair at a time, on one thread at a time. */
