@@ -78,7 +78,7 @@ final class JoinRunner {
             } catch (IOException e) {
                 throw output.writeFailed(e);
             } catch (RowTooLargeException e) {
-                throw rowTooLarge(plan, pipeline.whereIs(e.side(), e.batchRow()), e);
+                throw rowTooLarge(plan, e.batchRow() < 0 ? null : pipeline.whereIs(e.side(), e.batchRow()), e);
             }
             output.commit();
             if (outputs.stats() != null) {
@@ -101,15 +101,19 @@ final class JoinRunner {
     }
 
     /**
-     * A row the join cannot give a page within {@code --work-mem}: usage, naming the row's file, line and size and
-     * the smallest {@code --work-mem} that holds rows of that size (the operator's, in a form the flag takes).
+     * A row the join cannot give a page within {@code --work-mem}: usage, naming the row's file, line and size (or,
+     * for rows met on the nested-loop path, {@code where} null, the input whose rows of one key they are) and the
+     * smallest {@code --work-mem} that holds rows of that size (the operator's, in a form the flag takes).
      */
     private static UsageException rowTooLarge(JoinPlan plan, String where, RowTooLargeException e) {
         long needed = e.neededBudget();
         String flag = needed % (1 << 20) == 0 ? (needed >> 20) + "MB" : (needed + 1023 >> 10) + "kB";
-        return new UsageException("--work-mem " + ByteSize.format(plan.workMemBytes()) + " is too small for the"
-                + " row of " + where + " (" + e.rowBytes() + " bytes in the join's row format): rows that large need"
-                + " --work-mem " + flag + " or more", e);
+        String rows = where != null ? "the row of " + where + " ("
+                : "the rows of one key of the " + e.side().name().toLowerCase(java.util.Locale.ROOT) + " input (joined"
+                        + " by chunks; ";
+        return new UsageException("--work-mem " + ByteSize.format(plan.workMemBytes()) + " is too small for " + rows
+                + e.rowBytes() + " bytes in the join's row format): rows that large need --work-mem " + flag
+                + " or more", e);
     }
 
     /** Creates the join; a budget the operator refuses (below its minimum for this budget's sizing) is usage. */

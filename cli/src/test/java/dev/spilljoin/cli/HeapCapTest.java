@@ -252,4 +252,40 @@ class HeapCapTest {
             Files.delete(dir.resolve("out.csv"));
         }
     }
+
+    /**
+     * Rows of one key (9 and 6 rows of 20,000 bytes) are accepted while partitioned and probed, then meet on the
+     * nested-loop path, whose chunks cannot hold them under 57kB: the rows are named by their key's input and size
+     * with the --work-mem that joins them, and that --work-mem joins all 54 pairs, on one worker and on two.
+     */
+    @Test
+    void rowsOfOneKeyTooLargeForTheNestedLoopNameTheWorkMemThatJoinsThem() throws Exception {
+        StringBuilder left = new StringBuilder("k,t\n");
+        StringBuilder right = new StringBuilder("k,u\n");
+        for (int i = 0; i < 9; i++) {
+            left.append("0,").append(String.valueOf((char) ('a' + i)).repeat(20_000)).append('\n');
+        }
+        for (int i = 0; i < 6; i++) {
+            right.append("0,").append(String.valueOf((char) ('A' + i)).repeat(20_000)).append('\n');
+        }
+        Path l = Files.writeString(dir.resolve("l.csv"), left);
+        Path r = Files.writeString(dir.resolve("r.csv"), right);
+        for (String threads : List.of("1", "2")) {
+            Run refused = spilljoin("join", "--left", l.toString(), "--right", r.toString(), "--on", "k",
+                    "--work-mem", "57kB", "--threads", threads, "--output", "out.csv");
+            assertThat(refused.code()).as(refused.text()).isEqualTo(ExitCodes.USAGE);
+            Matcher message = Pattern.compile(Pattern.quote("spilljoin: --work-mem 57kB is too small for the rows of"
+                    + " one key of the right input (joined by chunks; 20017 bytes in the join's row format): rows that"
+                    + " large need --work-mem ") + "([0-9]+kB)" + Pattern.quote(" or more") + "\n")
+                    .matcher(refused.text());
+            assertThat(message.matches()).as(refused.text()).isTrue();
+            assertNothingLeftBesides("l.csv", "r.csv");
+
+            Run joined = spilljoin("join", "--left", l.toString(), "--right", r.toString(), "--on", "k",
+                    "--work-mem", message.group(1), "--threads", threads, "--output", "out.csv");
+            assertThat(joined.code()).as(joined.text()).isZero();
+            assertThat(lines(dir.resolve("out.csv"))).hasSize(1 + 9 * 6);
+            Files.delete(dir.resolve("out.csv"));
+        }
+    }
 }
