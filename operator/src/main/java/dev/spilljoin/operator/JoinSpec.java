@@ -121,12 +121,15 @@ public record JoinSpec(Schema leftSchema, Schema rightSchema, int[] leftKeys, in
 
     /** The result's schema: projected columns, named as in their input, prefixed by the side where names clash. */
     public Schema outputSchema() {
+        java.util.Map<String, Integer> namesakes = new java.util.HashMap<>();
+        for (ColumnRef ref : projection) {
+            namesakes.merge(schema(ref.side()).column(ref.column()).name(), 1, Integer::sum);
+        }
         List<Column> columns = new ArrayList<>();
         for (ColumnRef ref : projection) {
             Column c = schema(ref.side()).column(ref.column());
-            long sameName = projection.stream()
-                    .filter(o -> schema(o.side()).column(o.column()).name().equals(c.name())).count();
-            String name = sameName > 1 ? ref.side().name().toLowerCase(java.util.Locale.ROOT) + "." + c.name() : c.name();
+            String name = namesakes.get(c.name()) > 1 ? ref.side().name().toLowerCase(java.util.Locale.ROOT) + "."
+                    + c.name() : c.name();
             columns.add(new Column(name, c.type(), c.nullable() || joinType.padsSide(ref.side())));
         }
         return new Schema(columns);

@@ -6,12 +6,12 @@ import java.util.List;
 public record Schema(List<Column> columns) {
     public Schema {
         columns = List.copyOf(columns);
+        java.util.Map<String, Integer> positions = new java.util.HashMap<>();
         for (int i = 0; i < columns.size(); i++) {
-            for (int j = 0; j < i; j++) {
-                if (columns.get(i).name().equals(columns.get(j).name())) {
-                    throw new IllegalArgumentException("duplicate column name '" + columns.get(i).name()
-                            + "' at positions " + j + " and " + i + " of schema " + columns);
-                }
+            Integer j = positions.putIfAbsent(columns.get(i).name(), i);
+            if (j != null) {
+                throw new IllegalArgumentException("duplicate column name '" + columns.get(i).name()
+                        + "' at positions " + j + " and " + i + " of schema " + columns);
             }
         }
     }
