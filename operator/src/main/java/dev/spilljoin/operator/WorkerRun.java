@@ -22,18 +22,23 @@ import java.util.function.Supplier;
  *
  * <p>Input (the build and probe passes, {@link Input}): by default the caller pulls the source on its own thread
  * (sources need not be thread-safe, and one whose thread matters, such as a Spark task's iterator, is read on the
- * thread that owns it). It gives a batch to the helpers ({@link #offer}, a copy into one of {@code 6 × helpers}
- * recycled batches: a source may reuse its batch at the next call) while fewer than four batches per helper wait,
+ * thread that owns it). It gives a batch to the helpers ({@link #offer}, a copy into one of the recycled batches,
+ * {@link #inFlight}: a source may reuse its batch at the next call) while fewer than four batches per helper wait,
  * and works on it itself otherwise; a helper takes one ({@link #nextInput}), works on it, and gives it back
  * ({@link #recycle}). A source that hands out {@linkplain dev.spilljoin.operator.data.BatchSource#concurrentReader()
  * concurrent readers} is read by every helper for itself instead: no copy, no hand-over.
  *
  * <p>Output ({@link Output}): each helper fills a result batch ({@link OutputWriter}) of its own. Given a
  * thread-safe sink, a helper calls it with every full batch itself and goes on with the same writer. Otherwise a
- * full one goes to the caller's queue and the helper gets a free one back ({@link #handOff}), from
- * {@code 16 × helpers} recycled writers (enough that a helper seldom waits for the caller, since waking a thread on
- * this VM costs tens of microseconds), so a slow consumer stops the helpers instead of piling batches up. The caller
- * hands a queued batch out ({@link #pollFull}, {@link #next}) until its next call.
+ * full one goes to the caller's queue and the helper gets a free one back ({@link #handOff}), from recycled
+ * writers ({@link #inFlight}: enough that a helper seldom waits for the caller, since waking a thread on this VM
+ * costs tens of microseconds), so a slow consumer stops the helpers instead of piling batches up. The caller hands a
+ * queued batch out ({@link #pollFull}, {@link #next}) until its next call.
+ *
+ * <p>Heap: the recycled input copies and result batches are on-heap and up to an output batch's bytes each, so their
+ * number is bounded for all helpers together ({@value #WRITERS_IN_FLIGHT} writers, {@value #INPUTS_IN_FLIGHT}
+ * inputs), at least two writers (one filled, one queued) and one input per helper: the caller takes results at one
+ * rate however many helpers fill them.
  *
  * <p>Failure and cancellation: the first failure of any helper wins; it cancels the join (every other worker stops at
  * its next batch or block boundary) and the caller rethrows it after every helper thread ended ({@link #stop}, which
@@ -41,6 +46,11 @@ import java.util.function.Supplier;
  * thread while it waits cancels the join the same way. Every exchange locks once per batch, never per row.
  */
 final class WorkerRun {
+    /** Recycled result batches for all helpers together, unless two per helper are more. */
+    private static final int WRITERS_IN_FLIGHT = 16;
+    /** Recycled input copies for all helpers together, unless two per helper are more. */
+    private static final int INPUTS_IN_FLIGHT = 6;
+
     /** What a worker thread runs: its share of the phase, on {@code run}'s inputs and writers. */
     interface Body {
         void run(int worker, WorkerRun run) throws Exception;
@@ -99,11 +109,11 @@ final class WorkerRun {
         this.ctx = ctx;
         this.readers = input.readers();
         this.sink = output.sink();
-        int writers = output.writers() == null ? 0 : sink != null ? helpers : 16 * helpers;
+        int writers = output.writers() == null ? 0 : sink != null ? helpers : inFlight(WRITERS_IN_FLIGHT, helpers, 2);
         for (int i = 0; i < writers; i++) {
             freeWriters.add(output.writers().get());
         }
-        for (int i = 0; i < 6 * helpers && input.offeredSchema() != null; i++) {
+        for (int i = 0; i < inFlight(INPUTS_IN_FLIGHT, helpers, 1) && input.offeredSchema() != null; i++) {
             freeInputs.add(new Batch(input.offeredSchema(), ctx.config.outputBatchRows()));
         }
         inputEnded = input.offeredSchema() == null;
@@ -134,6 +144,11 @@ final class WorkerRun {
                 lock.unlock();
             }
         }
+    }
+
+    /** Recycled batches for {@code helpers}: {@code total} (a lone helper's) shared out, {@code least} or more each. */
+    private static int inFlight(int total, int helpers, int least) {
+        return helpers * Math.max(least, total / helpers);
     }
 
     private void fail(Throwable e) {
