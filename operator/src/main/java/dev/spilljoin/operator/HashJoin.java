@@ -109,6 +109,8 @@ public final class HashJoin implements AutoCloseable {
     }
 
     private final JoinSpec spec;
+    /** The result batches' schema ({@link JoinSpec#outputSchema}), made once: every result batch writer takes it. */
+    private final Schema outputSchema;
     /** The test-only fault points ({@link JoinFaults#NONE} outside tests). */
     private final JoinFaults faults;
     private final MemoryReservation memory;
@@ -179,6 +181,7 @@ public final class HashJoin implements AutoCloseable {
 
     private HashJoin(JoinSpec spec, JoinFaults faults) {
         this.spec = spec;
+        this.outputSchema = spec.outputSchema();
         this.faults = faults;
         this.memory = spec.reservation() != null
                 ? spec.reservation().newChild("hash-join")
@@ -267,7 +270,7 @@ public final class HashJoin implements AutoCloseable {
     }
 
     public Schema outputSchema() {
-        return spec.outputSchema();
+        return outputSchema;
     }
 
     public JoinStats stats() {
@@ -730,7 +733,7 @@ public final class HashJoin implements AutoCloseable {
 
     /** A result batch of the join's output (the join's own, or a worker's). */
     private OutputWriter newOutputWriter() {
-        return new OutputWriter(spec.outputSchema(), spec.projection(), ctx.choice.side(), ctx.buildLayout,
+        return new OutputWriter(outputSchema, spec.projection(), ctx.choice.side(), ctx.buildLayout,
                 spec.config().outputBatchRows(), spec.config().outputBatchBytes());
     }
 

@@ -111,14 +111,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
         try {
             this.arena = new RowArena(memory, ctx.sizing.pairPageSize());
             this.buildReader = pair.build().openReader(memory, ctx.sizing.readWindowBytes());
-            long probeReaderBytes = Math.max((long) ctx.sizing.readWindowBytes() + ctx.sizing.bufferBytes(),
-                    probeFile == null ? 0 : probeFile.readerBytes(ctx.sizing.readWindowBytes()));
-            // the forwarded files' blocks hold a write buffer's rows (at most its record capacity), or one row too
-            // large for it (as in the pair's)
-            int maxBlock = Math.max(ctx.sizing.recordCapacity(), probeFile == null ? 0 : probeFile.maxBlockPayload());
-            long laneBuffer = phase.sharesPasses() ? SharedProbePass.laneBufferBytes(ctx, maxBlock) : 0;
-            long left = memory.headroom() - probeReaderBytes - ProbeRowForwarder.memoryNeeded(ctx, maxBlock)
-                    - laneBuffer;
+            long left = memory.headroom() - probeSideBytes(ctx, probeFile, phase.sharesPasses());
             long limit = ctx.config.pairMemoryLimit() > 0 ? Math.min(left, ctx.config.pairMemoryLimit()) : left;
             long smallest = smallestChunk(ctx);
             if (left < smallest) {
@@ -148,18 +141,25 @@ final class HeavyHitterNestedLoop implements OutputTask {
      * pairs' figures bound their children's.
      */
     static long memoryNeeded(JoinContext ctx, SpillPair pair, boolean shared) {
-        int window = ctx.sizing.readWindowBytes();
         SpillFile build = pair.build();
-        SpillFile probe = pair.probe();
-        long readers = (build == null ? 0 : build.readerBytes(window))
-                + Math.max((long) window + ctx.sizing.bufferBytes(), probe == null ? 0 : probe.readerBytes(window));
-        int maxBlock = Math.max(ctx.sizing.recordCapacity(), probe == null ? 0 : probe.maxBlockPayload());
-        long lane = shared ? SharedProbePass.laneBufferBytes(ctx, maxBlock) : 0;
-        int buildBlock = build == null ? 0 : build.maxBlockPayload();
-        long row = buildBlock > ctx.sizing.recordCapacity() ? ctx.buildFormat.expandedRowBound(buildBlock) : 0;
+        long buildReader = build == null ? 0 : build.readerBytes(ctx.sizing.readWindowBytes());
+        long row = ownBlockRow(ctx, build, ctx.buildFormat);
         long chunk = Math.max(smallestChunk(ctx),
                 ctx.sizing.pairPagesBound(row, 1, row) + UnchainedTable.bytesFor(ctx.buildLayout, 1, row));
-        return readers + ProbeRowForwarder.memoryNeeded(ctx, maxBlock) + lane + chunk;
+        return buildReader + probeSideBytes(ctx, pair.probe(), shared) + chunk;
+    }
+
+    /**
+     * What the path holds for streaming {@code probe}: its reader, the forwarder of its rows to the next chunk's file
+     * and, {@code shared}, the own lane's block copy, each sized for the largest block (the forwarded files' blocks
+     * hold a write buffer's rows, at most its record capacity, or one row too large for it, as the pair's do).
+     */
+    private static long probeSideBytes(JoinContext ctx, SpillFile probe, boolean shared) {
+        int window = ctx.sizing.readWindowBytes();
+        long reader = Math.max((long) window + ctx.sizing.bufferBytes(), probe == null ? 0 : probe.readerBytes(window));
+        int maxBlock = Math.max(ctx.sizing.recordCapacity(), probe == null ? 0 : probe.maxBlockPayload());
+        long lane = shared ? SharedProbePass.laneBufferBytes(ctx, maxBlock) : 0;
+        return reader + ProbeRowForwarder.memoryNeeded(ctx, maxBlock) + lane;
     }
 
     /** A chunk of one page and one row's table, the least a chunk takes. */
@@ -167,20 +167,19 @@ final class HeavyHitterNestedLoop implements OutputTask {
         return ctx.sizing.pairPageSize() + UnchainedTable.bytesFor(ctx.buildLayout, 1, ctx.buildLayout.minRowLength());
     }
 
-    /**
-     * The in-memory size of {@code pair}'s largest row when it is a block of its own (too large for a write buffer),
-     * on either side; else 0.
-     */
+    /** The in-memory size of {@code pair}'s largest row when it is a block of its own, on either side; else 0. */
     private static long largestRow(JoinContext ctx, SpillPair pair) {
-        long row = 0;
-        for (SpillFile file : new SpillFile[] {pair.build(), pair.probe()}) {
-            int block = file == null ? 0 : file.maxBlockPayload();
-            if (block > ctx.sizing.recordCapacity()) {
-                row = Math.max(row, file == pair.build() ? ctx.buildFormat.expandedRowBound(block)
-                        : ctx.probeFormat.expandedRowBound(block));
-            }
-        }
-        return row;
+        return Math.max(ownBlockRow(ctx, pair.build(), ctx.buildFormat),
+                ownBlockRow(ctx, pair.probe(), ctx.probeFormat));
+    }
+
+    /**
+     * The in-memory size (in {@code format}) of {@code file}'s largest row when it is a block of its own (too large
+     * for a write buffer); else 0.
+     */
+    private static long ownBlockRow(JoinContext ctx, SpillFile file, SpillRowFormat format) {
+        int block = file == null ? 0 : file.maxBlockPayload();
+        return block > ctx.sizing.recordCapacity() ? format.expandedRowBound(block) : 0;
     }
 
     /**

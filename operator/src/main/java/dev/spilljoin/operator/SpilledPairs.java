@@ -22,8 +22,9 @@ import java.util.Set;
  * helpers' result batches out ({@link Work#IDLE}). As many workers take pairs as the free memory holds shares for, a
  * share being the largest of a pair worker's minimum ({@link SpillSizing#pairWorkerMinimum}), the largest pair
  * that one worker with the whole budget would join at once (so that splitting the budget re-partitions nothing
- * more) and what any pair's nested loop needs for its largest rows ({@link HeavyHitterNestedLoop#memoryNeeded}); up to the join's threads, however few pairs there are (one when there is none), the rest only help probe,
- * each with a lane's share (a block buffer and a nested-loop forwarder): so a budget that holds one pair at a time
+ * more) and what any pair's nested loop needs for its largest rows ({@link HeavyHitterNestedLoop#memoryNeeded});
+ * up to the join's threads, however few pairs there are (one when there is none), the rest only help probe, each
+ * with a lane's share (a block buffer and a nested-loop forwarder): so a budget that holds one pair at a time
  * still probes it on every worker. The caller's thread is the first of those that only help, as it also hands every
  * result batch out: loading a pair's table there would stop the helpers' batches (docs/PERFORMANCE.md measures
  * it).
@@ -73,8 +74,9 @@ final class SpilledPairs implements JoinPhase {
             pending.push(pairs.get(i));
         }
         long free = ctx.memory.headroom();
-        long least = Math.max(Math.max(ctx.sizing.pairWorkerMinimum(ctx.config),
-                largestFitting(ctx, pairs, free, maxWorkers > 1)), nestedLoopLeast(ctx, pairs, maxWorkers > 1));
+        boolean shared = maxWorkers > 1;
+        long least = Math.max(ctx.sizing.pairWorkerMinimum(ctx.config),
+                Math.max(largestFitting(ctx, pairs, free, shared), nestedLoopLeast(ctx, pairs, shared)));
         int owners = pairs.isEmpty() ? 1 : (int) Math.max(1, Math.min(maxWorkers, free / least));
         long laneShare = laneShare(ctx, pairs);
         int helpers = pairs.isEmpty() ? 0

@@ -32,6 +32,8 @@ import java.util.List;
 final class LocalSortMarks extends SparkStrategy {
     /** On the child of a local logical sort: that sort. */
     private static final TreeNodeTag<Sort> SORTED_ABOVE = new TreeNodeTag<>("spilljoin.localSortAbove");
+    /** What the strategy plans: nothing (one list for every call). */
+    private static final Seq<SparkPlan> NOTHING = CollectionConverters.asScala(List.<SparkPlan>of()).toList();
 
     /** Marks a local sort's child; plans nothing (Spark's own strategies plan the sort). */
     @Override
@@ -39,7 +41,7 @@ final class LocalSortMarks extends SparkStrategy {
         if (plan instanceof Sort sort && !sort.global()) {
             sort.child().setTagValue(SORTED_ABOVE, sort);
         }
-        return CollectionConverters.asScala(List.<SparkPlan>of()).toList();
+        return NOTHING;
     }
 
     /**
