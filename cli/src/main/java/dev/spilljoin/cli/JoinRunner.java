@@ -103,7 +103,8 @@ final class JoinRunner {
     /**
      * A row the join cannot give a page within {@code --work-mem}: usage, naming the row's file, line and size (or,
      * for rows met on the nested-loop path, {@code where} null, the input whose rows of one key they are) and the
-     * smallest {@code --work-mem} that holds rows of that size (the operator's, in a form the flag takes).
+     * smallest {@code --work-mem} that holds rows of that size, or of the larger rows the join saw with it (the
+     * operator's, in a form the flag takes).
      */
     private static UsageException rowTooLarge(JoinPlan plan, String where, RowTooLargeException e) {
         long needed = e.neededBudget();
@@ -111,8 +112,10 @@ final class JoinRunner {
         String rows = where != null ? "the row of " + where + " ("
                 : "the rows of one key of the " + e.side().name().toLowerCase(java.util.Locale.ROOT) + " input (joined"
                         + " by chunks; ";
+        String larger = e.largestRowBytes() > e.rowBytes()
+                ? "; the input holds rows of up to " + e.largestRowBytes() + " bytes, which" : ": rows that large";
         return new UsageException("--work-mem " + ByteSize.format(plan.workMemBytes()) + " is too small for " + rows
-                + e.rowBytes() + " bytes in the join's row format): rows that large need --work-mem " + flag
+                + e.rowBytes() + " bytes in the join's row format)" + larger + " need --work-mem " + flag
                 + " or more", e);
     }
 

@@ -254,6 +254,31 @@ class HeapCapTest {
     }
 
     /**
+     * A row too large met before a larger one in the same batch (200,000 then 640,000 bytes): the first is named by its
+     * line, with the --work-mem for the larger, and that --work-mem joins both.
+     */
+    @Test
+    void aRowTooLargeNamesTheWorkMemForTheLargerRowsOfItsBatch() throws Exception {
+        Path wide = dir.resolve("wide.csv");
+        Files.writeString(wide, "id,t\n1," + "x".repeat(200_000) + "\n2," + "y".repeat(640_000) + "\n");
+        Run refused = spilljoin("join", "--left", wide.toString(), "--right", wide.toString(), "--on", "id",
+                "--work-mem", "128kB", "--threads", "1", "--output", "out.csv");
+        assertThat(refused.code()).as(refused.text()).isEqualTo(ExitCodes.USAGE);
+        Matcher message = Pattern.compile(Pattern.quote("spilljoin: --work-mem 128kB is too small for the row of "
+                + wide + " line 2 (") + "2000[0-9][0-9]" + Pattern.quote(" bytes in the join's row format); the input"
+                + " holds rows of up to ") + "6400[0-9][0-9]" + Pattern.quote(" bytes, which need --work-mem ")
+                + "([0-9]+kB)" + Pattern.quote(" or more") + "\n").matcher(refused.text());
+        assertThat(message.matches()).as(refused.text()).isTrue();
+        assertNothingLeftBesides("wide.csv");
+
+        Run joined = spilljoin("join", "--left", wide.toString(), "--right", wide.toString(), "--on", "id",
+                "--work-mem", message.group(1), "--threads", "1", "--output", "out.csv");
+        assertThat(joined.code()).as(joined.text()).isZero();
+        assertThat(lines(dir.resolve("out.csv"))).hasSize(3);
+        Files.delete(dir.resolve("out.csv"));
+    }
+
+    /**
      * Rows of one key (9 and 6 rows of 20,000 bytes) are accepted while partitioned and probed, then meet on the
      * nested-loop path, whose chunks cannot hold them under 57kB: the rows are named by their key's input and size
      * with the --work-mem that joins them, and that --work-mem joins all 54 pairs, on one worker and on two.

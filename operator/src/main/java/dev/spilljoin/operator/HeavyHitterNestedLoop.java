@@ -117,7 +117,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
             if (left < smallest) {
                 long row = largestRow(ctx, pair);
                 if (row > 0) {
-                    throw RowTooLargeException.onNestedLoop(ctx, row);
+                    throw RowTooLargeException.onNestedLoop(ctx, row, phase.largestOwnBlockRow());
                 }
                 throw new MemoryExhaustedException("hash join: the nested-loop path for partition " + pair.index()
                         + " at level " + pair.level() + " needs at least " + ByteSize.format(smallest)
@@ -168,7 +168,7 @@ final class HeavyHitterNestedLoop implements OutputTask {
     }
 
     /** The in-memory size of {@code pair}'s largest row when it is a block of its own, on either side; else 0. */
-    private static long largestRow(JoinContext ctx, SpillPair pair) {
+    static long largestRow(JoinContext ctx, SpillPair pair) {
         return Math.max(ownBlockRow(ctx, pair.build(), ctx.buildFormat),
                 ownBlockRow(ctx, pair.probe(), ctx.probeFormat));
     }
@@ -244,7 +244,8 @@ final class HeavyHitterNestedLoop implements OutputTask {
                 break;
             }
             if (need > chunkMemory && rows == 1 && length > ctx.sizing.recordCapacity()) {
-                throw RowTooLargeException.onNestedLoop(ctx, buildFormat.expandedRowBound(length));
+                throw RowTooLargeException.onNestedLoop(ctx, buildFormat.expandedRowBound(length),
+                        phase.largestOwnBlockRow());
             }
             if (need > chunkMemory || !buildFormat.expandBlock(arena, address, length)) {
                 throw new MemoryExhaustedException("hash join: a block of " + ByteSize.format(length) + " ("

@@ -171,7 +171,8 @@ final class ProbeWorker implements AutoCloseable {
                     rowWriter.writtenCount());
             staging[0].clear();
             if (stop == from && stop < n) {
-                throw new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), stop, rowWriter.lengthOf(stop));
+                throw new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), stop, rowWriter.lengthOf(stop),
+                        rowWriter.largestLength(stop, n, notDeferred));
             }
             from = stop;
         }

@@ -66,6 +66,11 @@ final class SpilledPairs implements JoinPhase {
     private int planning;
     /** Tasks joining a pair, not yet closed: they may offer a probe pass (guarded by this). */
     private int running;
+    /**
+     * The largest spilled row too large for a write buffer (its own block), in memory; 0 for none. Level 0's pairs
+     * hold every spilled row, so re-partitioning makes none larger.
+     */
+    private final long largestOwnBlockRow;
 
     /** The phase joining {@code pairs} (level 0's, in order) with up to {@code maxWorkers} workers. */
     SpilledPairs(JoinContext ctx, List<SpillPair> pairs, InputTotals totals, int maxWorkers) {
@@ -73,6 +78,11 @@ final class SpilledPairs implements JoinPhase {
         for (int i = pairs.size() - 1; i >= 0; i--) {
             pending.push(pairs.get(i));
         }
+        long largestRow = 0;
+        for (SpillPair pair : pairs) {
+            largestRow = Math.max(largestRow, HeavyHitterNestedLoop.largestRow(ctx, pair));
+        }
+        this.largestOwnBlockRow = largestRow;
         long free = ctx.memory.headroom();
         boolean shared = maxWorkers > 1;
         long least = Math.max(ctx.sizing.pairWorkerMinimum(ctx.config),
@@ -235,6 +245,11 @@ final class SpilledPairs implements JoinPhase {
     synchronized void joined() {
         running--;
         notifyAll();
+    }
+
+    /** The largest spilled row too large for a write buffer, in memory; 0 for none (a refused row names it). */
+    long largestOwnBlockRow() {
+        return largestOwnBlockRow;
     }
 
     /** Whether tasks' probe passes are shared with idle workers (more than one worker runs). */

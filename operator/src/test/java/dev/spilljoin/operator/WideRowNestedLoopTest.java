@@ -35,18 +35,29 @@ class WideRowNestedLoopTest {
     @RegisterExtension
     final SpillRoot spillRoot = new SpillRoot();
 
-    @ParameterizedTest(name = "{0} on {1} threads, {2} x {3} rows of {4} characters")
-    @CsvSource({"RIGHT_OUTER, 1, 9, 6, 48000", "RIGHT_OUTER, 2, 9, 6, 48000", "INNER, 2, 9, 6, 48000",
-        "FULL_OUTER, 4, 9, 6, 48000", "INNER, 1, 9, 6, 20000", "INNER, 2, 9, 6, 20000"})
+    /**
+     * Rows of {@code fewestChars} up to {@code chars} characters, growing by row (equal when the two are): the budget
+     * named for the first row refused must hold the larger rows of its batch met after it (on two workers, 9,000 to
+     * 120,000 characters, a right row of 98 KB is refused first, with a row of 120 KB behind it in its batch). Rows of
+     * a later batch the join has not seen can still be larger: a budget named then is refused again.
+     */
+    @ParameterizedTest(name = "{0} on {1} threads, {2} x {3} rows of {4} to {5} characters")
+    @CsvSource({"RIGHT_OUTER, 1, 9, 6, 48000, 48000", "RIGHT_OUTER, 2, 9, 6, 48000, 48000",
+        "INNER, 2, 9, 6, 48000, 48000", "FULL_OUTER, 4, 9, 6, 48000, 48000", "INNER, 1, 9, 6, 20000, 20000",
+        "INNER, 2, 9, 6, 20000, 20000", "INNER, 1, 9, 6, 12000, 60000", "FULL_OUTER, 2, 9, 6, 12000, 60000",
+        "RIGHT_OUTER, 4, 9, 6, 9000, 48000", "LEFT_OUTER, 2, 9, 6, 9000, 120000",
+        "FULL_OUTER, 2, 9, 6, 9000, 120000"})
     void rowsOfOneKeyJoinOrAreRefusedNamingABudgetThatJoinsThem(JoinType type, int threads, int leftRows, int rightRows,
-                                                          int chars) {
+                                                          int fewestChars, int chars) {
         List<Object[]> left = new ArrayList<>();
         List<Object[]> right = new ArrayList<>();
         for (int i = 0; i < leftRows; i++) {
-            left.add(new Object[] {0L, String.valueOf((char) ('a' + i)).repeat(chars)});
+            int length = fewestChars + (chars - fewestChars) * i / (leftRows - 1);
+            left.add(new Object[] {0L, String.valueOf((char) ('a' + i)).repeat(length)});
         }
         for (int i = 0; i < rightRows; i++) {
-            right.add(new Object[] {0L, String.valueOf((char) ('A' + i)).repeat(chars)});
+            int length = fewestChars + (chars - fewestChars) * i / (rightRows - 1);
+            right.add(new Object[] {0L, String.valueOf((char) ('A' + i)).repeat(length)});
         }
         List<ColumnRef> columns = List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.LEFT, 1),
                 new ColumnRef(Side.RIGHT, 0), new ColumnRef(Side.RIGHT, 1));

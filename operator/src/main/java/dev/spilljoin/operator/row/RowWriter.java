@@ -84,6 +84,20 @@ public final class RowWriter {
         return lengths[row];
     }
 
+    /**
+     * The largest serialized length among batch rows {@code [from, to)} whose bit is not set in {@code exclude}
+     * (null = none), as the last {@link #write} from a row at or before {@code from} computed them.
+     */
+    public int largestLength(int from, int to, long[] exclude) {
+        int largest = 0;
+        for (int i = from; i < to; i++) {
+            if (exclude == null || !Bitmaps.isSet(exclude, i)) {
+                largest = Math.max(largest, lengths[i]);
+            }
+        }
+        return largest;
+    }
+
     /** The serialized bytes of the rows of the last partitioned {@link #write}. */
     public long writtenBytes() {
         return writtenBytes;
