@@ -8,10 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * How much the CLI's on-heap batches hold: the rows of a CSV chunk or batch by bytes rather than a fixed count, and
- * the largest row the Java heap takes. The join's own memory is off-heap and budgeted by {@code --work-mem}; the
- * heap holds only the batches in flight between the files, the join and the output, and the launcher caps it small
- * ({@code SPILLJOIN_HEAP}, 256 MB by default).
+ * How much the CLI's and the join's on-heap batches hold: the rows of a CSV chunk or batch by bytes rather than a
+ * fixed count, and the largest row the Java heap takes. The join's own memory is off-heap and budgeted by
+ * {@code --work-mem}; the heap holds only the batches in flight between the files, the join and the output, and the
+ * launcher caps it small ({@code SPILLJOIN_HEAP}, 256 MB by default).
  *
  * <p>Rules:
  * <ul>
@@ -25,6 +25,11 @@ import java.nio.file.Path;
  *       are long ({@link #outputRows}), and is handed out once its values reach {@value #TARGET_BYTES} bytes (the
  *       operator's byte bound, which holds whatever the rows further on), so its value bytes stay below that plus
  *       one result row;</li>
+ *   <li>with more threads the batches are smaller, so that all the batches in flight together stay within
+ *       {@value #IN_FLIGHT_HEAP_PERCENT} % of the heap whatever {@code --threads} ({@link #batchBytes}): the
+ *       {@value #TARGET_BYTES} bytes above are the target of up to two threads; each batch in flight (counted by
+ *       {@link #batchesInFlight}) is taken as twice its target, its fixed arrays and its values; a batch's one row
+ *       beyond the target is bounded by the next rule instead;</li>
  *   <li>a row is at most 1/{@value #HEAP_SHARE_PER_ROW} of the heap ({@link #maxRowBytes()}): a row is held at
  *       once by the reader's chunk and by the batches of the read-ahead ring, and (joined, beside a row of the other
  *       side) by the join's result batch and the write-behind ring, each array grown by up to half again; about
@@ -32,8 +37,12 @@ import java.nio.file.Path;
  * </ul>
  */
 final class BatchSizing {
-    /** The bytes a batch's fixed arrays and its value bytes each aim at. */
+    /** The bytes a batch's fixed arrays and its value bytes each aim at, with up to two threads. */
     static final int TARGET_BYTES = 1 << 20;
+    /** The least a batch aims at, however many threads: smaller batches would cost more per row than they save. */
+    static final int MIN_TARGET_BYTES = 16 << 10;
+    /** The share of the heap, in percent, that the batches in flight take together at most ({@link #batchBytes}). */
+    static final int IN_FLIGHT_HEAP_PERCENT = 40;
     /**
      * A value array (of a chunk's or a batch's column) larger than this was grown by a large row, not by a batch's
      * ordinary rows (at most {@value #TARGET_BYTES} bytes and one row, in an array grown by doubling), and is given
@@ -52,10 +61,46 @@ final class BatchSizing {
     private BatchSizing() {
     }
 
-    /** The rows of a batch of {@code columns} fields per row: at least 1, at most {@code maxRows}. */
-    static int rows(int columns, int maxRows) {
+    /**
+     * The rows of a batch of {@code columns} fields per row whose fixed arrays aim at {@code targetBytes}: at least 1,
+     * at most {@code maxRows}.
+     */
+    static int rows(int columns, int maxRows, int targetBytes) {
         long width = Math.max(1L, (long) columns * FIELD_BYTES_PER_ROW);
-        return (int) Math.max(1, Math.min(maxRows, TARGET_BYTES / width));
+        return (int) Math.max(1, Math.min(maxRows, targetBytes / width));
+    }
+
+    /** The bytes the batches of {@code plan}'s run aim at, under this JVM's heap ({@link #batchBytes(int, long)}). */
+    static int batchBytes(JoinPlan plan) {
+        return batchBytes(plan.threads(), Runtime.getRuntime().maxMemory());
+    }
+
+    /**
+     * The bytes the batches of a run of {@code threads} aim at under a heap of {@code heapBytes}: their fixed arrays
+     * and their values each, {@value #TARGET_BYTES} at most, less when {@link #batchesInFlight} batches of twice
+     * that would take more than {@value #IN_FLIGHT_HEAP_PERCENT} % of the heap; never below
+     * {@value #MIN_TARGET_BYTES}.
+     */
+    static int batchBytes(int threads, long heapBytes) {
+        long share = heapBytes / 100 * IN_FLIGHT_HEAP_PERCENT / (2L * batchesInFlight(threads));
+        return (int) Math.max(MIN_TARGET_BYTES, Math.min(TARGET_BYTES, share));
+    }
+
+    /**
+     * The most batches a run of {@code threads} holds on the heap at once: with one thread each input's chunk and
+     * batch; with more, each input's chunk and read-ahead ring ({@link PrefetchingBatchSource}), the write-behind
+     * ring ({@link BackgroundBatchWriter}) and the Parquet encoders' column copies ({@link EncoderLane}, at most
+     * {@value EncoderLane#COPIES} batches over all the lanes); and the join's ({@link JoinConfig#heapBatches}).
+     */
+    static int batchesInFlight(int threads) {
+        int cli = threads == 1 ? 2 * 2
+                : 2 * (1 + PrefetchingBatchSource.BATCHES) + BackgroundBatchWriter.BATCHES + EncoderLane.COPIES;
+        return cli + JoinConfig.heapBatches(joinThreads(threads));
+    }
+
+    /** The join's workers for {@code --threads} {@code threads}: as many, up to the operator's maximum. */
+    static int joinThreads(int threads) {
+        return Math.min(threads, JoinConfig.MAX_THREADS);
     }
 
     /**
@@ -71,12 +116,12 @@ final class BatchSizing {
     /**
      * The rows of a result batch of {@code plan}'s join, at most {@code maxRows}: the result row's width is its
      * fields' fixed share plus the average line of each input ({@link #averageLineBytes}), so that a result batch of
-     * wide rows (their values copied into it from both sides) also stays near {@value #TARGET_BYTES} bytes.
+     * wide rows (their values copied into it from both sides) also stays near the run's {@link #batchBytes}.
      */
     static int outputRows(JoinPlan plan, int maxRows) {
         long width = (long) plan.outputNames().length * FIELD_BYTES_PER_ROW + averageRowBytes(plan.left())
                 + averageRowBytes(plan.right());
-        return (int) Math.max(1, Math.min(maxRows, TARGET_BYTES / Math.max(1, width)));
+        return (int) Math.max(1, Math.min(maxRows, batchBytes(plan) / Math.max(1, width)));
     }
 
     /**

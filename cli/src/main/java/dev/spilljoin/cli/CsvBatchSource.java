@@ -24,12 +24,12 @@ final class CsvBatchSource implements InputBatches {
     private final long fileBytes;
     private final ProgressLine progress;
 
-    CsvBatchSource(Side side, InputSide input, ProgressLine progress) {
+    CsvBatchSource(Side side, InputSide input, ProgressLine progress, int batchBytes) {
         this.side = side;
         this.progress = progress;
         this.fileBytes = sizeOf(input);
         this.reader = input.openReader();
-        this.chunk = reader.newChunk(BatchSizing.MAX_ROWS);
+        this.chunk = reader.newChunk(BatchSizing.MAX_ROWS, batchBytes);
         this.schema = ChunkConverter.schemaOf(input);
     }
 

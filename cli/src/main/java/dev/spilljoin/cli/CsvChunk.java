@@ -36,6 +36,8 @@ public final class CsvChunk {
     private static final int MIN_COLUMN_BYTES = 64;
 
     private final int capacity;
+    /** The field bytes after which the chunk takes no further row. */
+    private final int targetBytes;
     private final long maxRowBytes;
     private final int initialColumnBytes;
     private long heldBytes;
@@ -60,15 +62,25 @@ public final class CsvChunk {
      * of column {@code c}, or null for a text column.
      */
     public CsvChunk(ColumnType[] types, int capacity) {
-        this(types, capacity, BatchSizing.maxRowBytes());
+        this(types, capacity, BatchSizing.maxRowBytes(), BatchSizing.TARGET_BYTES);
     }
 
     /** As {@link #CsvChunk(ColumnType[], int)}, with rows of more than {@code maxRowBytes} field bytes refused. */
     CsvChunk(ColumnType[] types, int capacity, long maxRowBytes) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be positive: " + capacity);
+        this(types, capacity, maxRowBytes, BatchSizing.TARGET_BYTES);
+    }
+
+    /**
+     * As {@link #CsvChunk(ColumnType[], int, long)}, taking no further row once its field bytes reach
+     * {@code targetBytes} ({@link CsvReader#read}).
+     */
+    CsvChunk(ColumnType[] types, int capacity, long maxRowBytes, int targetBytes) {
+        if (capacity < 1 || targetBytes < 1) {
+            throw new IllegalArgumentException("capacity and target bytes must be positive: " + capacity + ", "
+                    + targetBytes);
         }
         this.capacity = capacity;
+        this.targetBytes = targetBytes;
         this.maxRowBytes = maxRowBytes;
         this.initialColumnBytes = (int) Math.min(MAX_INITIAL_COLUMN_BYTES,
                 Math.max(MIN_COLUMN_BYTES, (long) capacity * INITIAL_BYTES_PER_ROW));
@@ -128,6 +140,11 @@ public final class CsvChunk {
 
     public int capacity() {
         return capacity;
+    }
+
+    /** The field bytes after which {@link CsvReader#read} puts no further row into this chunk. */
+    int targetBytes() {
+        return targetBytes;
     }
 
     /** The key type of column {@code c}, or null when it is a text column. */

@@ -188,7 +188,13 @@ public final class CsvReader implements AutoCloseable {
      * are wide, so that its arrays stay near {@link BatchSizing#TARGET_BYTES} ({@link BatchSizing#rows}).
      */
     public CsvChunk newChunk(int capacity) {
-        return new CsvChunk(types, BatchSizing.rows(types.length, capacity));
+        return newChunk(capacity, BatchSizing.TARGET_BYTES);
+    }
+
+    /** As {@link #newChunk(int)}, its arrays and its field bytes near {@code targetBytes} instead. */
+    CsvChunk newChunk(int capacity, int targetBytes) {
+        return new CsvChunk(types, BatchSizing.rows(types.length, capacity, targetBytes), BatchSizing.maxRowBytes(),
+                targetBytes);
     }
 
     /** Data records read so far (skipped ones excluded). */
@@ -203,7 +209,7 @@ public final class CsvReader implements AutoCloseable {
 
     /**
      * Clears {@code chunk} and fills it with the next records, up to its capacity or until its field bytes reach
-     * {@link BatchSizing#TARGET_BYTES}.
+     * its {@link CsvChunk#targetBytes()}.
      * Returns false when no record was left. An interrupted thread gets an {@link InputException} caused by an
      * {@link InterruptedIOException} (the command maps it to exit 130).
      */
@@ -213,7 +219,7 @@ public final class CsvReader implements AutoCloseable {
             if (Thread.currentThread().isInterrupted()) {
                 throw new InterruptedIOException("interrupted while reading " + fileName);
             }
-            while (chunk.rows() < chunk.capacity() && chunk.byteSize() < BatchSizing.TARGET_BYTES) {
+            while (chunk.rows() < chunk.capacity() && chunk.byteSize() < chunk.targetBytes()) {
                 int status = readRecord(chunk);
                 if (status == END) {
                     break;

@@ -12,10 +12,13 @@ import dev.spilljoin.operator.data.Schema;
  * report. {@link CsvBatchSource} for CSV, {@link ParquetBatchSource} for Parquet. Closing closes the files.
  */
 interface InputBatches extends BatchSource, AutoCloseable {
-    /** Opens {@code input} as the join's {@code side} input, in its format. */
-    static InputBatches open(Side side, InputSide input, ProgressLine progress) {
-        return input.parquet() != null ? new ParquetBatchSource(side, input, progress)
-                : new CsvBatchSource(side, input, progress);
+    /**
+     * Opens {@code input} as the join's {@code side} input, in its format, in batches of about {@code batchBytes}
+     * ({@link BatchSizing#batchBytes}).
+     */
+    static InputBatches open(Side side, InputSide input, ProgressLine progress, int batchBytes) {
+        return input.parquet() != null ? new ParquetBatchSource(side, input, progress, batchBytes)
+                : new CsvBatchSource(side, input, progress, batchBytes);
     }
 
     /**

@@ -57,11 +57,12 @@ final class JoinRunner {
     static void run(JoinPlan plan, OutputStream stdout, PrintWriter err, long startNanos, Cancellation cancellation) {
         ProgressLine progress = ProgressLine.forStderr(err, !plan.quiet());
         LeftoverSweep.Result spillLeftovers = LeftoverSweep.sweep(plan.spillDir());
+        int batchBytes = BatchSizing.batchBytes(plan);
         try (RunOutputs outputs = plan.outputs().open();
              Cancellation.Registration deleteOutputs = cancellation.onCancel(outputs::discard);
              MemoryReservation memory = MemoryReservation.root("spilljoin", plan.workMemBytes());
-             InputBatches left = InputBatches.open(Side.LEFT, plan.left(), progress);
-             InputBatches right = InputBatches.open(Side.RIGHT, plan.right(), progress);
+             InputBatches left = InputBatches.open(Side.LEFT, plan.left(), progress, batchBytes);
+             InputBatches right = InputBatches.open(Side.RIGHT, plan.right(), progress, batchBytes);
              HashJoin join = open(plan, memory);
              ResultOutput output = ResultOutput.open(outputs.rows(), stdout,
                      ResultOutput.writerFor(plan, join.outputSchema()));
@@ -134,14 +135,14 @@ final class JoinRunner {
      * The operator's knobs: all automatic, spill files under {@code --spill-dir}, result batches of at most
      * {@link BatchSizing#maxOutputRows} rows for the output's format, fewer when the result's rows are wide
      * ({@link BatchSizing#outputRows}, from the files' first lines) and handed out once
-     * their values reach {@link BatchSizing#TARGET_BYTES} (whatever the rows further on), as the input batches; the
+     * their values reach {@link BatchSizing#batchBytes} (whatever the rows further on), as the input batches; the
      * join's workers are {@code --threads} (the join pulls the inputs and hands results to the writer on this thread).
      */
     static JoinConfig config(JoinPlan plan) {
         return JoinConfig.builder().spillDirectory(plan.spillDir()).buildSide(plan.buildSide())
-                .threads(Math.min(plan.threads(), JoinConfig.MAX_THREADS))
+                .threads(BatchSizing.joinThreads(plan.threads()))
                 .outputBatchRows(BatchSizing.outputRows(plan, BatchSizing.maxOutputRows(plan.output())))
-                .outputBatchBytes(BatchSizing.TARGET_BYTES).build();
+                .outputBatchBytes(BatchSizing.batchBytes(plan)).build();
     }
 
     /** The operator's join of the plan: key pairs in {@code --on} order, every column of the returned side(s). */

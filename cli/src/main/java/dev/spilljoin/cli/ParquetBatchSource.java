@@ -53,7 +53,7 @@ final class ParquetBatchSource implements InputBatches {
     private long nextRow;
     private long rowsRead;
 
-    ParquetBatchSource(Side side, InputSide input, ProgressLine progress) {
+    ParquetBatchSource(Side side, InputSide input, ProgressLine progress, int batchBytes) {
         this.side = side;
         this.input = input.parquet();
         this.progress = progress;
@@ -63,8 +63,8 @@ final class ParquetBatchSource implements InputBatches {
         for (int c = 0; c < columns.length; c++) {
             pageBuffers[c] = new PageBuffers();
         }
-        this.batchRows = (int) Math.max(1, Math.min(BatchSizing.rows(columns.length, BatchSizing.MAX_ROWS),
-                BatchSizing.TARGET_BYTES / Math.max(1, BatchSizing.averageRowBytes(input))));
+        this.batchRows = (int) Math.max(1, Math.min(BatchSizing.rows(columns.length, BatchSizing.MAX_ROWS, batchBytes),
+                batchBytes / Math.max(1, BatchSizing.averageRowBytes(input))));
     }
 
     @Override

@@ -35,6 +35,8 @@ public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchByte
                          boolean forceSpill, boolean roleReversal, long pairMemoryLimit, int threads) {
     /** The most workers a join runs. */
     public static final int MAX_THREADS = 256;
+    /** The on-heap batches each worker holds of its own ({@link #heapBatches}). */
+    private static final int BATCHES_PER_WORKER = 4;
     /**
      * The default maximum recursion depth: 32 levels of re-partitioning below level 0, a safety bound only. A pair
      * that does not fit is re-partitioned for as long as it splits (see {@code SpilledPairs}): at the smallest
@@ -87,6 +89,20 @@ public record JoinConfig(int pageSize, int outputBatchRows, long outputBatchByte
         if (threads < 1 || threads > MAX_THREADS) {
             throw new IllegalArgumentException("threads must be 1.." + MAX_THREADS + ", got " + threads);
         }
+    }
+
+    /**
+     * The most on-heap batches of up to {@link #outputBatchRows} rows and {@link #outputBatchBytes} of values that a
+     * join of {@code threads} workers holds at once, counted from above: the recycled result batches and input copies
+     * its helpers share (see {@code WorkerRun}) and, per worker, {@value #BATCHES_PER_WORKER} (its result batch, a
+     * spilled pair's two row decoders and the decoder of a lane helping another worker's pair). A caller that wants
+     * the join's batch heap bounded whatever the threads sizes the batches by this count.
+     */
+    public static int heapBatches(int threads) {
+        if (threads < 1 || threads > MAX_THREADS) {
+            throw new IllegalArgumentException("threads must be 1.." + MAX_THREADS + ", got " + threads);
+        }
+        return WorkerRun.recycledBatches(threads - 1) + threads * BATCHES_PER_WORKER;
     }
 
     /** A builder starting from {@link #DEFAULT}. */

@@ -146,6 +146,11 @@ final class WorkerRun {
         }
     }
 
+    /** The recycled result batches and input copies of a run of {@code helpers} helpers, at most (none without). */
+    static int recycledBatches(int helpers) {
+        return helpers == 0 ? 0 : inFlight(WRITERS_IN_FLIGHT, helpers, 2) + inFlight(INPUTS_IN_FLIGHT, helpers, 1);
+    }
+
     /** Recycled batches for {@code helpers}: {@code total} (a lone helper's) shared out, {@code least} or more each. */
     private static int inFlight(int total, int helpers, int least) {
         return helpers * Math.max(least, total / helpers);
