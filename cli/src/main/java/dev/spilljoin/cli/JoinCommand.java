@@ -41,7 +41,8 @@ final class JoinCommand implements Callable<Integer> {
     String rightFormat;
 
     @Option(names = "--on", required = true, paramLabel = "LCOL=RCOL[,LCOL2=RCOL2]",
-            description = "Key column pairs (left=right); a bare name means the same name on both sides.")
+            description = "Key column pairs (left=right); a bare name means the same name on both sides. Names are"
+                    + " spelled as messages print them: \\xff for a byte that is not UTF-8, \\\\ for a backslash.")
     String on;
 
     @Option(names = "--type", paramLabel = "TYPE", defaultValue = "inner", converter = JoinKindConverter.class,

@@ -5,7 +5,9 @@ import java.util.List;
 
 /**
  * The {@code --on} value: {@code lcol=rcol[,lcol2=rcol2…]} (a bare {@code col} means {@code col=col}), as
- * column names of the left and right file, in key order.
+ * column names of the left and right file, in key order. A name may be spelled as messages print it
+ * ({@link RawText#unescape}: {@code \xff} for a byte that is not UTF-8, {@code \x2c} for a comma, {@code \\} for a
+ * backslash).
  */
 public record KeyPairs(List<String> leftNames, List<String> rightNames) {
     public KeyPairs {
@@ -33,8 +35,8 @@ public record KeyPairs(List<String> leftNames, List<String> rightNames) {
                 throw new UsageException("--on pair '" + pair.trim() + "' is not of the form left_column=right_column"
                         + example);
             }
-            left.add(l);
-            right.add(r);
+            left.add(RawText.unescape(l));
+            right.add(RawText.unescape(r));
         }
         return new KeyPairs(left, right);
     }

@@ -16,6 +16,12 @@ import java.nio.charset.StandardCharsets;
  * {@link #encode} gives back the very bytes {@link #decode} was given. {@link #printable} makes such a string safe for a
  * one-line message: control characters and escaped bytes are written as {@code \xNN} (C1 controls as
  * {@code \}{@code uNNNN}), so an ESC in a header cannot drive the terminal.
+ *
+ * <p>A user names such a column in that same spelling ({@link #unescape}, for {@code --on} and the
+ * {@code --schema-*} names): {@code \xNN} is the byte NN when NN is 80..ff (a byte that is not UTF-8), else the
+ * character NN; {@code \}{@code uNNNN} the character; {@code \\} a backslash. A backslash followed by anything
+ * else is itself, so names without escapes read as before. {@link #printable} doubles a backslash exactly when what
+ * follows would read as an escape, so a printed name unescapes to the name: the spelling is unambiguous.
  */
 final class RawText {
     private static final char ESCAPED_BYTES = 0xDC00;
@@ -58,13 +64,15 @@ final class RawText {
         return bytes.toByteArray();
     }
 
-    /** {@code text} with control characters and escaped bytes written as escapes, for a message. */
+    /**
+     * {@code text} with control characters and escaped bytes written as escapes, and a backslash that would read as
+     * the start of one doubled, for a message.
+     */
     static String printable(String text) {
         StringBuilder result = null;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            boolean escapedByte = isEscapedByte(text, i);
-            if (c >= 0x20 && c != 0x7F && !(c >= 0x80 && c <= 0x9F) && !escapedByte) {
+            if (printedAsIs(text, i)) {
                 if (result != null) {
                     result.append(c);
                 }
@@ -73,10 +81,68 @@ final class RawText {
             if (result == null) {
                 result = new StringBuilder(text.length() + 16).append(text, 0, i);
             }
-            result.append(c >= 0x80 && c <= 0x9F ? String.format("\\u%04x", (int) c)
+            result.append(c == '\\' ? "\\\\" : c >= 0x80 && c <= 0x9F ? String.format("\\u%04x", (int) c)
                     : String.format("\\x%02x", c & 0xFF));
         }
         return result == null ? text : result.toString();
+    }
+
+    /**
+     * Whether {@link #printable} writes {@code text[i]} as it is: not a control character nor an escaped byte, nor a
+     * backslash that would read as an escape, with what follows it as printed.
+     */
+    private static boolean printedAsIs(String text, int i) {
+        char c = text.charAt(i);
+        if (c < 0x20 || c == 0x7F || c >= 0x80 && c <= 0x9F || isEscapedByte(text, i)) {
+            return false;
+        }
+        // a following backslash makes escapeLength 2, so the recursion is one call deep
+        return c != '\\' || escapeLength(text, i) == 0 && (i + 1 == text.length() || printedAsIs(text, i + 1));
+    }
+
+    /** The name a user wrote as {@code spelled}, its escapes ({@link #printable}'s) read back. */
+    static String unescape(String spelled) {
+        StringBuilder result = null;
+        for (int i = 0; i < spelled.length(); i++) {
+            int length = escapeLength(spelled, i);
+            if (length == 0) {
+                if (result != null) {
+                    result.append(spelled.charAt(i));
+                }
+                continue;
+            }
+            if (result == null) {
+                result = new StringBuilder(spelled.length()).append(spelled, 0, i);
+            }
+            int value = length == 2 ? '\\' : Integer.parseInt(spelled.substring(i + 2, i + length), 16);
+            result.append((char) (length == 4 && value >= 0x80 ? ESCAPED_BYTES | value : value));
+            i += length - 1;
+        }
+        return result == null ? spelled : result.toString();
+    }
+
+    /**
+     * The length of the escape starting at {@code text[i]}: 2 for {@code \\}, 4 for {@code \xNN}, 6 for
+     * {@code \}{@code uNNNN} (hexadecimal digits of either case); 0 when none starts there.
+     */
+    private static int escapeLength(String text, int i) {
+        if (text.charAt(i) != '\\' || i + 1 >= text.length()) {
+            return 0;
+        }
+        char next = text.charAt(i + 1);
+        if (next == '\\') {
+            return 2;
+        }
+        int digits = next == 'x' ? 2 : next == 'u' ? 4 : 0;
+        if (digits == 0 || i + 2 + digits > text.length()) {
+            return 0;
+        }
+        for (int d = i + 2; d < i + 2 + digits; d++) {
+            if (Character.digit(text.charAt(d), 16) < 0) {
+                return 0;
+            }
+        }
+        return 2 + digits;
     }
 
     private static boolean isEscapedByte(String text, int i) {

@@ -9,7 +9,7 @@ import java.util.Map;
 /**
  * A {@code --schema-left}/{@code --schema-right} value: {@code name:type[,name:type…]}, e.g.
  * {@code 'id:bigint,name:varchar'}. Types are {@link #TYPE_SPELLINGS}, case-insensitive; names are taken
- * as written (surrounding spaces trimmed). Only key columns are typed: a schema entry for another column is
+ * as written (surrounding spaces trimmed), escapes as {@code --on} reads them ({@link RawText#unescape}). Only key columns are typed: a schema entry for another column is
  * checked to exist and otherwise has no effect, since non-key columns always pass through as text.
  */
 public record Schema(Map<String, ColumnType> types) {
@@ -37,7 +37,7 @@ public record Schema(Map<String, ColumnType> types) {
                 throw new UsageException(flag + " entry '" + entry.trim() + "' has no type: write it as name:type"
                         + example);
             }
-            String name = entry.substring(0, colon).trim();
+            String name = RawText.unescape(entry.substring(0, colon).trim());
             String typeName = entry.substring(colon + 1).trim();
             if (name.isEmpty()) {
                 throw new UsageException(flag + " entry '" + entry.trim() + "' has no column name" + example);

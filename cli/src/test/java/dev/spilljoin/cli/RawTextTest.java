@@ -38,4 +38,32 @@ class RawTextTest {
         assertThat(RawText.printable("plain café 😀")).isEqualTo("plain café 😀");
         assertThat(new UsageException("name 'a\u001bb'").getMessage()).isEqualTo("name 'a\\x1bb'");
     }
+
+    @Test
+    void aNameSpelledAsMessagesPrintItReadsBackAsTheName() {
+        assertThat(RawText.unescape("k\\xff")).isEqualTo(RawText.decode(new byte[] {'k', (byte) 0xFF}, 0, 2));
+        assertThat(RawText.unescape("a\\x2cb\\x09\\u0085\\x7F")).isEqualTo("a,b\t\u0085\u007f");
+        assertThat(RawText.unescape("a\\\\x41")).isEqualTo("a\\x41");
+        assertThat(RawText.unescape("C:\\temp\\x4\\u12\\")).isEqualTo("C:\\temp\\x4\\u12\\");
+        assertThat(RawText.printable("a\\x41")).isEqualTo("a\\\\x41");
+        assertThat(RawText.printable("C:\\temp\\")).isEqualTo("C:\\temp\\");
+    }
+
+    @Test
+    void everyPrintedNameUnescapesToItself() {
+        long seed = SeededRandom.seed("RawTextTest.unescape");
+        SplittableRandom random = new SplittableRandom(seed);
+        String pieces = "\\xXu0aF7f\u0085\u001b,=é";
+        for (int i = 0; i < 10_000; i++) {
+            byte[] bytes = new byte[random.nextInt(10)];
+            for (int b = 0; b < bytes.length; b++) {
+                byte[] piece = String.valueOf(pieces.charAt(random.nextInt(pieces.length())))
+                        .getBytes(StandardCharsets.UTF_8);
+                bytes[b] = random.nextInt(4) == 0 ? (byte) random.nextInt(256) : piece[random.nextInt(piece.length)];
+            }
+            String name = RawText.decode(bytes, 0, bytes.length);
+            assertThat(RawText.unescape(RawText.printable(name))).as("seed %d, printed %s", seed,
+                    RawText.printable(name)).isEqualTo(name);
+        }
+    }
 }
