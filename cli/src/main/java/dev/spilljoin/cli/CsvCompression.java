@@ -8,15 +8,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipException;
 
 /**
- * The compression of a CSV input or output, by its extension: {@code .gz} is gzip (java.util.zip), {@code .zst}
- * zstd (zstd-jni's streams, level {@value #ZSTD_LEVEL}), anything else none. The streams wrap the file's own;
- * closing them closes it. A decompressing stream's failure on a truncated or corrupt file is told apart from a read
- * error of the file itself ({@link #damage}).
+ * The compression of a CSV input or output, by its extension: {@code .gz} is gzip (read by {@link GzipMembers},
+ * written by java.util.zip), {@code .zst} zstd (zstd-jni's streams, level {@value #ZSTD_LEVEL}), anything else none.
+ * The streams wrap the file's own; closing them closes it. A decompressing stream's failure on a truncated or
+ * corrupt file, or on bytes after its compressed data, is told apart from a read error of the file itself
+ * ({@link #damage}).
  */
 enum CsvCompression {
     NONE,
@@ -36,7 +36,7 @@ enum CsvCompression {
     InputStream decompress(InputStream in) throws IOException {
         return switch (this) {
             case NONE -> in;
-            case GZIP -> new GZIPInputStream(in, BUFFER_BYTES);
+            case GZIP -> new GzipMembers(in, BUFFER_BYTES);
             case ZSTD -> new ZstdInputStream(in);
         };
     }
@@ -44,21 +44,27 @@ enum CsvCompression {
     /**
      * What {@code failure}, thrown by a stream of {@link #decompress} reading {@code file}, says is wrong with the
      * file, and how to fix it; null when it is not the compressed data's fault (a read error of the file itself).
-     * java.util.zip ends a gzip stream that stops short (a missing trailer, an empty file) with an
-     * {@link EOFException} without a message, and corrupt data with a {@link ZipException}; zstd-jni fails either
-     * way with a {@link ZstdIOException}.
+     * {@link GzipMembers} ends a gzip stream that stops short (a missing trailer, an empty file) with an
+     * {@link EOFException} without a message, bytes after the last member with a
+     * {@link GzipMembers.TrailingDataException} and corrupt data with another {@link ZipException}; zstd-jni fails
+     * either way with a {@link ZstdIOException}.
      */
     String damage(IOException failure, Path file) {
         String detail = failure.getMessage() == null ? "" : " (" + failure.getMessage() + ")";
         return switch (this) {
             case NONE -> null;
-            case GZIP -> failure instanceof EOFException
+            case GZIP -> failure instanceof GzipMembers.TrailingDataException trailing
+                    ? "it has bytes after its compressed data, from byte " + trailing.offset() + " on, that are not"
+                            + " gzip data (gzip -d ignores them as trailing garbage; they may be part of another"
+                            + " file): if the data before them is whole, cut them off (truncate -s " + trailing.offset()
+                            + " " + file + "), else copy or compress it again"
+                    : failure instanceof EOFException
                     ? "it is truncated or not a complete gzip file (the compressed data ends too early)"
                             + checkAndRewrite("gzip", file)
                     : failure instanceof ZipException
                             ? "it is corrupt or not a gzip file" + detail + checkAndRewrite("gzip", file) : null;
             case ZSTD -> failure instanceof ZstdIOException
-                    ? "it is truncated, corrupt or not a zstd file" + detail + checkAndRewrite("zstd", file) : null;
+                    ? "it is truncated, corrupt, not a zstd file or has bytes after its last frame" + detail + checkAndRewrite("zstd", file) : null;
         };
     }
 

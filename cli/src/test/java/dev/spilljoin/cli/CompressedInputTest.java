@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.zip.CRC32;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,10 +95,69 @@ class CompressedInputTest {
         Path file = dir.resolve("l.csv.zst");
         String fix = "; check it with zstd -t " + file + ", then copy or compress it again\n";
         assertThat(failedJoin("l.csv.zst", Arrays.copyOf(whole, whole.length - 100))).startsWith("spilljoin: cannot"
-                + " read " + file + ": it is truncated, corrupt or not a zstd file (").endsWith(fix);
+                + " read " + file + ": it is truncated, corrupt, not a zstd file or has bytes after its last frame (").endsWith(fix);
         assertThat(failedJoin("l.csv.zst", rows())).startsWith("spilljoin: cannot read " + file + ": it is"
-                + " truncated, corrupt or not a zstd file (").endsWith(fix);
+                + " truncated, corrupt, not a zstd file or has bytes after its last frame (").endsWith(fix);
         assertThat(failedJoin("l.csv.zst", new byte[0])).isEqualTo("spilljoin: " + file + " is empty: expected a"
                 + " header line or a first record; give a CSV file with at least one line\n");
+    }
+
+    @Test
+    void bytesAfterTheLastGzipMemberAreRefusedNamingTheirOffset() throws IOException {
+        byte[] whole = gzip(rows());
+        Path file = dir.resolve("l.csv.gz");
+        assertThat(failedJoin("l.csv.gz", withJunkAfter(whole))).isEqualTo("spilljoin: cannot read " + file + ": it has bytes"
+                + " after its compressed data, from byte " + whole.length + " on, that are not gzip data (gzip -d"
+                + " ignores them as trailing garbage; they may be part of another file): if the data before them is"
+                + " whole, cut them off (truncate -s " + whole.length + " " + file + "), else copy or compress it"
+                + " again\n");
+    }
+
+    /** zstd-jni reads on past a frame's end as zstd -d does, so bytes that are not a frame fail as corrupt data. */
+    @Test
+    void bytesAfterTheLastZstdFrameAreRefused() throws IOException {
+        Path file = dir.resolve("l.csv.zst");
+        assertThat(failedJoin("l.csv.zst", withJunkAfter(zstd(rows())))).isEqualTo("spilljoin: cannot read " + file + ": it is"
+                + " truncated, corrupt, not a zstd file or has bytes after its last frame (Unknown frame descriptor);"
+                + " check it with zstd -t " + file + ", then copy or compress it again\n");
+    }
+
+    /** Members or frames one after another (cat a.gz b.gz, as pigz and zstd -T write them too) are one input. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"l.csv.gz", "l.csv.zst"})
+    void concatenatedMembersAreReadWhole(String name) throws IOException {
+        byte[] first = "k,v\n1,a\n".getBytes(StandardCharsets.US_ASCII);
+        byte[] second = "2,b\n3,c\n".getBytes(StandardCharsets.US_ASCII);
+        boolean gzip = name.endsWith(".gz");
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        file.writeBytes(gzip ? gzip(first) : zstd(first));
+        file.writeBytes(gzip ? gzipWithNameAndComment(second) : zstd(second));
+        Path left = Files.write(dir.resolve(name), file.toByteArray());
+        Path right = CsvTestFiles.write(dir, "r.csv", "k,w\n1,x\n3,y\n");
+        CapturedRun run = CapturedRun.of("join", "--quiet", "--left", left.toString(), "--right", right.toString(),
+                "--on", "k", "--output", dir.resolve("out.csv").toString());
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(Files.readString(dir.resolve("out.csv"))).isEqualTo("left.k,v,right.k,w\n1,a,1,x\n3,c,3,y\n");
+    }
+
+    private static byte[] withJunkAfter(byte[] compressed) {
+        byte[] junk = "junk\n".getBytes(StandardCharsets.US_ASCII);
+        byte[] file = Arrays.copyOf(compressed, compressed.length + junk.length);
+        System.arraycopy(junk, 0, file, compressed.length, junk.length);
+        return file;
+    }
+
+    /** A gzip member whose header has every optional field (gzip -N writes a name; others an extra field). */
+    private static byte[] gzipWithNameAndComment(byte[] bytes) throws IOException {
+        byte[] plain = gzip(bytes);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(new byte[] {0x1f, (byte) 0x8b, 8, 4 | 8 | 16 | 2, 0, 0, 0, 0, 0, 3, 3, 0, 'a', 'b', 'c'});
+        out.writeBytes("l.csv\0a comment\0".getBytes(StandardCharsets.US_ASCII));
+        CRC32 crc = new CRC32();
+        crc.update(out.toByteArray());
+        out.write((int) crc.getValue() & 0xFF);
+        out.write((int) crc.getValue() >> 8 & 0xFF);
+        out.write(plain, 10, plain.length - 10);
+        return out.toByteArray();
     }
 }
