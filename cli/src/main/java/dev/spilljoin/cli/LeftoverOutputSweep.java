@@ -12,6 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.function.Predicate;
 
 /**
  * Removes from a directory the hidden output temporaries ({@link AtomicOutputFile}) that killed runs left
@@ -43,12 +44,20 @@ final class LeftoverOutputSweep {
     /** Sweeps {@code directory}; a directory that cannot be listed yields {@link Result#NONE}. */
     static Result sweep(Path directory) {
         long uid = new UnixSystem().getUid();
+        return sweep(directory, entry -> AtomicOutputFile.TEMPORARY_NAME.matcher(entry.getFileName().toString())
+                .matches(), entry -> removeIfLeftover(entry, uid));
+    }
+
+    /**
+     * Offers each entry of {@code directory} that {@code names} matches to {@code removeIfLeftover} (true: it was
+     * proven a leftover and removed) and counts what it did; a directory that cannot be listed sweeps nothing.
+     */
+    static Result sweep(Path directory, DirectoryStream.Filter<Path> names, Predicate<Path> removeIfLeftover) {
         int removed = 0;
         int kept = 0;
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory,
-                entry -> AtomicOutputFile.TEMPORARY_NAME.matcher(entry.getFileName().toString()).matches())) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory, names)) {
             for (Path entry : entries) {
-                if (removeIfLeftover(entry, uid)) {
+                if (removeIfLeftover.test(entry)) {
                     removed++;
                 } else {
                     kept++;
