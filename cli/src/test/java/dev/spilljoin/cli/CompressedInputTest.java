@@ -3,8 +3,10 @@ package dev.spilljoin.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.luben.zstd.ZstdOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -140,11 +142,40 @@ class CompressedInputTest {
         assertThat(Files.readString(dir.resolve("out.csv"))).isEqualTo("left.k,v,right.k,w\n1,a,1,x\n3,c,3,y\n");
     }
 
+    /**
+     * A pipe that has given the first member and nothing more yet (available() 0 at the member's end) still yields
+     * the next member: java.util.zip's GZIPInputStream took that for the end of the file.
+     */
+    @Test
+    void aNextMemberNotYetInThePipeIsStillRead() throws IOException {
+        byte[][] members = {gzip("k,v\n1,a\n".getBytes(StandardCharsets.US_ASCII)),
+            gzip("2,b\n".getBytes(StandardCharsets.US_ASCII))};
+        int boundary = members[0].length;
+        InputStream pipe = new ByteArrayInputStream(concat(members[0], members[1])) {
+            @Override
+            public synchronized int read(byte[] b, int off, int len) {
+                // no read runs past the first member's end: the second is not in the pipe yet
+                return super.read(b, off, pos < boundary ? Math.min(len, boundary - pos) : len);
+            }
+
+            @Override
+            public synchronized int available() {
+                return 0;
+            }
+        };
+        try (InputStream in = CsvCompression.GZIP.decompress(pipe)) {
+            assertThat(new String(in.readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("k,v\n1,a\n2,b\n");
+        }
+    }
+
     private static byte[] withJunkAfter(byte[] compressed) {
-        byte[] junk = "junk\n".getBytes(StandardCharsets.US_ASCII);
-        byte[] file = Arrays.copyOf(compressed, compressed.length + junk.length);
-        System.arraycopy(junk, 0, file, compressed.length, junk.length);
-        return file;
+        return concat(compressed, "junk\n".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static byte[] concat(byte[] first, byte[] second) {
+        byte[] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
     }
 
     /** A gzip member whose header has every optional field (gzip -N writes a name; others an extra field). */
