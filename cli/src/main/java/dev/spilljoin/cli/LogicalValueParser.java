@@ -15,9 +15,10 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * with a Parquet DECIMAL, DATE, TIME, TIMESTAMP or UUID key ({@link LogicalKeyPairing}). The grammars, all exact:
  *
  * <ul>
- *   <li>DECIMAL(p, s) in INT32 or INT64: optional {@code +} or {@code -}, digits, optionally {@code .} and digits
- *       (at least one digit in all; no exponent), of at most s fraction digits other than trailing zeros and at most
- *       p digits in all: the unscaled value ({@code 0.05} and {@code 0.050} are 5 at scale 2, {@code 5} is 500);</li>
+ *   <li>DECIMAL(p, s) held as its unscaled long ({@link ParquetDecimal#heldAsLong}): optional {@code +} or
+ *       {@code -}, digits, optionally {@code .} and digits (at least one digit in all; no exponent), of at most s
+ *       fraction digits other than trailing zeros and at most p digits in all: the unscaled value ({@code 0.05} and
+ *       {@code 0.050} are 5 at scale 2, {@code 5} is 500);</li>
  *   <li>DATE: {@code yyyy-mm-dd} (years 0001 to 9999, a day the month has): days since 1970-01-01;</li>
  *   <li>TIMESTAMP(unit): a date, optionally followed by a space or {@code T} and a time of day; adjusted to UTC,
  *       optionally followed by {@code Z}, {@code +00} or {@code +00:00}: the units since 1970-01-01 00:00 (a date
@@ -68,7 +69,7 @@ final class LogicalValueParser {
         PrimitiveTypeName physical = type.getPrimitiveTypeName();
         boolean integer = physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64;
         String name = "a " + logical;
-        if (logical instanceof DecimalLogicalTypeAnnotation decimal && integer) {
+        if (logical instanceof DecimalLogicalTypeAnnotation decimal && ParquetDecimal.heldAsLong(type)) {
             return new LogicalValueParser(Kind.DECIMAL, decimal.getScale(), decimal.getPrecision(), null, false,
                     name + " (digits with at most " + decimal.getScale() + " after the point)");
         }

@@ -296,6 +296,65 @@ class ParquetJoinTest {
     }
 
     /**
+     * DECIMAL keys join by value whatever their encoding, as DuckDB joins them: the left side's DECIMAL(10,2) and
+     * DECIMAL(25,4) in BYTE_ARRAY with sign bytes in front of some values (0x0001 for 0x01, 0xFFFF for -1: parquet-java
+     * writes what it is given, and writers differ), the right side's as INT64 and FIXED_LEN_BYTE_ARRAY(16), written
+     * with parquet-java; each key joined to Parquet output, whose rows and column types are DuckDB's join of the
+     * same files (DuckDB reads the output's keys back equal to its own).
+     */
+    @Test
+    void decimalKeysStoredAnyWayJoinAsDuckDbJoinsThem() throws Exception {
+        MessageType leftSchema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("id")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.decimalType(2, 10))
+                .named("d10")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.decimalType(4, 25))
+                .named("d25")
+                .named("left");
+        MessageType rightSchema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.decimalType(2, 10))
+                .named("r10")
+                .optional(PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY).length(16)
+                .as(LogicalTypeAnnotation.decimalType(4, 25)).named("r25")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("rid")
+                .named("right");
+        BigInteger big = BigInteger.TEN.pow(24);
+        Path left = writeWithParquetJava(dir.resolve("left.parquet"), leftSchema, 6000, Map.of(), (i, columns) -> {
+            columns[0].write((long) i, 0, 1);
+            BigInteger small = BigInteger.valueOf(i % 601 - 300);
+            columns[1].write(Binary.fromConstantByteArray(twosComplement(small, small.toByteArray().length + i % 3)),
+                    0, 1);
+            if (i % 13 == 0) {
+                columns[2].writeNull(0, 0);
+            } else {
+                BigInteger wide = i % 2 == 0 ? small : big.add(small).negate();
+                columns[2].write(Binary.fromConstantByteArray(twosComplement(wide, wide.toByteArray().length
+                        + i % 4)), 0, 1);
+            }
+        });
+        Path right = writeWithParquetJava(dir.resolve("right.parquet"), rightSchema, 900, Map.of(), (i, columns) -> {
+            BigInteger small = BigInteger.valueOf(i % 700 - 350);
+            columns[0].write(small.longValueExact(), 0, 1);
+            columns[1].write(Binary.fromConstantByteArray(twosComplement(i % 3 == 0 ? big.add(small).negate()
+                    : small, 16)), 0, 1);
+            columns[2].write((long) i, 0, 1);
+        });
+        String l = "read_parquet('" + left + "')";
+        String r = "read_parquet('" + right + "')";
+        for (String[] keys : new String[][] {{"d10", "r10"}, {"d25", "r25"}}) {
+            Path out = dir.resolve("out.parquet");
+            Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on",
+                    keys[0] + "=" + keys[1], "--output", out.toString(), "--spill-dir", spillDir().toString());
+            assertThat(run.code).as(run.err).isZero();
+            assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM " + l + " l JOIN " + r + " r ON l."
+                    + keys[0] + " = r." + keys[1]);
+            assertThat(types("read_parquet('" + out + "')")).as("output column types")
+                    .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList())
+                    .contains("DECIMAL(10,2)", "DECIMAL(25,4)");
+        }
+    }
+
+    /**
      * CSV output writes a Parquet column by its logical type as DuckDB's {@code COPY … TO 'x.csv'} does: DuckDB writes
      * DATE, TIMESTAMP (ms, µs, ns), TIMESTAMPTZ, TIME, TIMETZ, DECIMAL(4,2)/(18,3)/(38,10) (INT32, INT64,
      * FIXED_LEN_BYTE_ARRAY) and UUID columns with NULLs (before 1970, BC, leap days, year 9999, fractions with

@@ -1,0 +1,262 @@
+package dev.spilljoin.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * DECIMAL keys join by value whatever their physical type and encoding ({@link ParquetDecimal}), end to end
+ * ({@link Main#run}), on files written with parquet-java's own column writers: BINARY values with sign bytes in
+ * front (0x01 and 0x0001, -1 as 0xFF and 0xFFFF), FIXED_LEN_BYTE_ARRAY of any width, INT32 and INT64, on the two
+ * sides and in the part files of one input, dictionary- and plain-encoded; a CSV key against a DECIMAL in bytes.
+ * The expected rows are the join of the values (BigInteger equality) written as {@link BigDecimal#toPlainString};
+ * Parquet output keeps each key's physical and logical type and its values. Random values: the seed is printed,
+ * replay with {@code -Dseed=}.
+ */
+class ParquetDecimalKeysTest {
+    @TempDir
+    Path dir;
+    private String out;
+    private String err;
+
+    private int run(String... args) {
+        CapturedRun run = CapturedRun.of(args);
+        out = run.out();
+        err = run.err();
+        return run.code();
+    }
+
+    private int join(Path left, Path right, String on, String... extra) {
+        List<String> args = new ArrayList<>(List.of("join", "--left", left.toString(), "--right", right.toString(),
+                "--on", on, "--spill-dir", dir.toString(), "--quiet"));
+        args.addAll(Arrays.asList(extra));
+        return run(args.toArray(new String[0]));
+    }
+
+    private List<String> rows() {
+        return out.lines().skip(1).sorted().toList();
+    }
+
+    /** A DECIMAL(precision, scale) column {@code name} stored as {@code physical} ({@code length}: a fixed width). */
+    private static PrimitiveType decimal(String name, PrimitiveTypeName physical, int length, int precision,
+                                         int scale) {
+        Types.PrimitiveBuilder<PrimitiveType> type = Types.optional(physical);
+        if (physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
+            type = type.length(length);
+        }
+        return type.as(LogicalTypeAnnotation.decimalType(scale, precision)).named(name);
+    }
+
+    private static MessageType schema(PrimitiveType key, String id) {
+        return new MessageType("m", key, Types.optional(PrimitiveTypeName.INT64).named(id));
+    }
+
+    /** {@code value} stored as {@code type} stores it, with {@code pad} sign bytes more in front for BINARY. */
+    private static Object stored(BigInteger value, PrimitiveType type, int pad) {
+        return switch (type.getPrimitiveTypeName()) {
+            case INT32 -> value.intValueExact();
+            case INT64 -> value.longValueExact();
+            case FIXED_LEN_BYTE_ARRAY -> twosComplement(value, type.getTypeLength());
+            default -> twosComplement(value, value.toByteArray().length + pad);
+        };
+    }
+
+    /** {@code value} as {@code bytes} bytes of big-endian two's complement, the sign repeated in front. */
+    static byte[] twosComplement(BigInteger value, int bytes) {
+        byte[] minimal = value.toByteArray();
+        byte[] out = new byte[bytes];
+        Arrays.fill(out, 0, bytes - minimal.length, (byte) (value.signum() < 0 ? -1 : 0));
+        System.arraycopy(minimal, 0, out, bytes - minimal.length, minimal.length);
+        return out;
+    }
+
+    @Test
+    void binaryDecimalsWithSignBytesInFrontJoinTheirMinimalEncodings() throws IOException {
+        PrimitiveType binary = decimal("lk", PrimitiveTypeName.BINARY, 0, 10, 2);
+        byte[][] left = {{1}, {0, 1}, {0, 0, 0, 1}, {-1}, {-1, -1}, {-1, -1, -1, -1}, {0, -128}, {0, 0, -128},
+            {-1, -128}, {-1, -1, -128}, {0}, {0, 0}, {}};
+        Object[][] leftRows = new Object[left.length][];
+        for (int i = 0; i < left.length; i++) {
+            leftRows[i] = new Object[] {left[i], (long) i};
+        }
+        for (boolean dictionary : new boolean[] {true, false}) {
+            Path l = ParquetTestFiles.writeWithParquetJava(dir.resolve("l" + dictionary + ".parquet"),
+                    schema(binary, "i"), dictionary, leftRows);
+            Path r = ParquetTestFiles.writeWithParquetJava(dir.resolve("r" + dictionary + ".parquet"),
+                    schema(decimal("rk", PrimitiveTypeName.BINARY, 0, 10, 2), "j"), dictionary,
+                    new Object[] {new byte[] {1}, 1L}, new Object[] {new byte[] {-1}, 2L},
+                    new Object[] {new byte[] {0, -128}, 3L}, new Object[] {new byte[] {-128}, 4L},
+                    new Object[] {new byte[] {0}, 5L});
+            assertThat(join(l, r, "lk=rk")).as(err).isZero();
+            assertThat(rows()).as("dictionary " + dictionary).containsExactly(
+                    "-0.01,3,-0.01,2", "-0.01,4,-0.01,2", "-0.01,5,-0.01,2", "-1.28,8,-1.28,4", "-1.28,9,-1.28,4",
+                    "0.00,10,0.00,5", "0.00,11,0.00,5", "0.00,12,0.00,5", "0.01,0,0.01,1", "0.01,1,0.01,1",
+                    "0.01,2,0.01,1", "1.28,6,1.28,3", "1.28,7,1.28,3");
+        }
+    }
+
+    /**
+     * Random DECIMAL(p, 2) values (p = 10: held as longs; p = 25: held as minimal bytes) on two sides stored in
+     * every physical type a DECIMAL of p digits may have, each row's own BINARY padding, the left side in two part
+     * files of physical types drawn for each of a few rounds: the join is the values' join, in CSV and in Parquet
+     * output.
+     */
+    @ParameterizedTest(name = "DECIMAL({0},2)")
+    @ValueSource(ints = {10, 25})
+    void decimalsOfOneTypeJoinByValueWhateverTheirPhysicalTypesOnBothSidesAndInPartFiles(int precision)
+            throws IOException {
+        SplittableRandom random = SeededRandom.create("decimalsJoinByValue(" + precision + ")");
+        for (int round = 0; round < 4; round++) {
+            joinRound(precision, random, Files.createDirectory(dir.resolve("round" + round)));
+        }
+    }
+
+    private void joinRound(int precision, SplittableRandom random, Path roundDir) throws IOException {
+        int min = ParquetDecimal.maxBytes(precision);
+        List<PrimitiveType> kinds = new ArrayList<>(List.of(
+                decimal("k", PrimitiveTypeName.BINARY, 0, precision, 2),
+                decimal("k", PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, min, precision, 2),
+                decimal("k", PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, min + 3, precision, 2)));
+        if (precision <= 18) {
+            kinds.add(decimal("k", PrimitiveTypeName.INT64, 0, precision, 2));
+        }
+        BigInteger limit = BigInteger.TEN.pow(precision);
+        BigInteger[] domain = new BigInteger[40];
+        for (int d = 0; d < domain.length; d++) {
+            BigInteger magnitude = d < 8 ? BigInteger.valueOf(new long[] {0, 1, 127, 128, 255, 256, 32_767,
+                32_768}[d]) : new BigInteger(precision * 3, new java.util.Random(random.nextLong())).mod(limit);
+            domain[d] = random.nextBoolean() ? magnitude.negate() : magnitude;
+        }
+        BigInteger[] leftValues = draw(random, domain, 120);
+        BigInteger[] rightValues = draw(random, domain, 80);
+        PrimitiveType leftFirst = kinds.get(random.nextInt(kinds.size()));
+        PrimitiveType leftSecond = kinds.get(random.nextInt(kinds.size()));
+        PrimitiveType rightType = kinds.get(random.nextInt(kinds.size()));
+        Path parts = roundDir.resolve("left");
+        write(parts.resolve("part-0.parquet"), leftFirst, "lk", "i", leftValues, 0, 60, random);
+        write(parts.resolve("part-1.parquet"), leftSecond, "lk", "i", leftValues, 60, 120, random);
+        Path right = write(roundDir.resolve("right.parquet"), rightType, "rk", "j", rightValues, 0, 80, random);
+        String described = leftFirst + " and " + leftSecond + " with " + rightType;
+
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < leftValues.length; i++) {
+            for (int j = 0; j < rightValues.length; j++) {
+                if (leftValues[i] != null && leftValues[i].equals(rightValues[j])) {
+                    String text = new BigDecimal(leftValues[i], 2).toPlainString();
+                    expected.add(text + "," + i + "," + text + "," + j);
+                }
+            }
+        }
+        expected.sort(null);
+        assertThat(expected).as("the domain makes matches").isNotEmpty();
+
+        assertThat(join(parts, right, "lk=rk")).as(err).isZero();
+        assertThat(rows()).as(described).isEqualTo(expected);
+
+        Path parquet = roundDir.resolve("out.parquet");
+        assertThat(join(parts, right, "lk=rk", "--output", parquet.toString())).as(err).isZero();
+        MessageType written = footerSchema(parquet);
+        assertThat(written.getType("lk").asPrimitiveType().getPrimitiveTypeName()).as("the left key's own type")
+                .isEqualTo(leftFirst.getPrimitiveTypeName());
+        assertThat(written.getType("rk").asPrimitiveType().getPrimitiveTypeName()).as("the right key's own type")
+                .isEqualTo(rightType.getPrimitiveTypeName());
+        assertThat(written.getType("lk").getLogicalTypeAnnotation())
+                .isEqualTo(LogicalTypeAnnotation.decimalType(2, precision));
+        assertThat(join(parquet, parquet, "i=i", "--type", "semi")).as(err).isZero();
+        assertThat(rows()).as("the Parquet output read back").isEqualTo(expected);
+    }
+
+    private static BigInteger[] draw(SplittableRandom random, BigInteger[] domain, int n) {
+        BigInteger[] values = new BigInteger[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = random.nextInt(10) == 0 ? null : domain[random.nextInt(domain.length)];
+        }
+        return values;
+    }
+
+    /** Rows {@code from .. to-1} of {@code values} as key {@code key} of {@code type} and their index as {@code id}. */
+    private static Path write(Path file, PrimitiveType type, String key, String id, BigInteger[] values, int from,
+                              int to, SplittableRandom random) throws IOException {
+        PrimitiveType named = Types.optional(type.getPrimitiveTypeName()).length(type.getTypeLength())
+                .as(type.getLogicalTypeAnnotation()).named(key);
+        Object[][] rows = new Object[to - from][];
+        for (int i = from; i < to; i++) {
+            rows[i - from] = new Object[] {values[i] == null ? null : stored(values[i], named, random.nextInt(4)),
+                (long) i};
+        }
+        return ParquetTestFiles.writeWithParquetJava(file, schema(named, id), random.nextBoolean(), rows);
+    }
+
+    private static MessageType footerSchema(Path file) throws IOException {
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file),
+                ParquetInput.readOptions())) {
+            return reader.getFooter().getFileMetaData().getSchema();
+        }
+    }
+
+    @Test
+    void aCsvKeyPairedWithADecimalInBytesIsReadAsThatDecimalAndWrittenAsIt() throws IOException {
+        Path parquet = ParquetTestFiles.writeWithParquetJava(dir.resolve("p.parquet"),
+                schema(decimal("pk", PrimitiveTypeName.BINARY, 0, 12, 2), "j"), false,
+                new Object[] {new byte[] {0, 0, 5}, 0L}, new Object[] {new byte[] {-1, -1, -6}, 1L},
+                new Object[] {new byte[] {1, -12}, 2L});
+        Path csv = CsvTestFiles.write(dir, "c.csv", "ck,x\n0.05,a\n-0.06,b\n5,c\n5.00,d\n0.050,e\n");
+        assertThat(join(csv, parquet, "ck=pk")).as(err).isZero();
+        assertThat(rows()).containsExactly("-0.06,b,-0.06,1", "0.05,a,0.05,0", "0.05,e,0.05,0", "5.00,c,5.00,2",
+                "5.00,d,5.00,2");
+
+        Path written = dir.resolve("out.parquet");
+        assertThat(join(csv, parquet, "ck=pk", "--output", written.toString())).as(err).isZero();
+        PrimitiveType ck = footerSchema(written).getType("ck").asPrimitiveType();
+        assertThat(ck.getPrimitiveTypeName()).as("the CSV key written as its partner's type")
+                .isEqualTo(PrimitiveTypeName.BINARY);
+        assertThat(ck.getLogicalTypeAnnotation()).isEqualTo(LogicalTypeAnnotation.decimalType(2, 12));
+        assertThat(join(written, written, "x=x", "--type", "semi")).as(err).isZero();
+        assertThat(rows()).as("the Parquet output read back").containsExactly("-0.06,b,-0.06,1", "0.05,a,0.05,0",
+                "0.05,e,0.05,0", "5.00,c,5.00,2", "5.00,d,5.00,2");
+    }
+
+    @Test
+    void aValueLongerThanItsPrecisionAllowsIsRefusedNamingFileAndColumn() throws IOException {
+        Path parquet = ParquetTestFiles.writeWithParquetJava(dir.resolve("p.parquet"),
+                schema(decimal("pk", PrimitiveTypeName.BINARY, 0, 4, 2), "j"), false,
+                new Object[] {new byte[] {0, 1}, 0L}, new Object[] {new byte[] {1, 0, 0}, 1L});
+        Path csv = CsvTestFiles.write(dir, "c.csv", "ck\n0.01\n");
+        assertThat(join(csv, parquet, "ck=pk")).isEqualTo(ExitCodes.INPUT);
+        assertThat(err.lines()).hasSize(1);
+        assertThat(err).contains(parquet.toString(), "'pk'", "DECIMAL(4,2)", "3 bytes", "not a value of its type");
+        assertThat(out).isEmpty();
+    }
+
+    @Test
+    void decimalsOfOneScaleHeldDifferentlyAreRefusedWithACastThatPairsThem() throws IOException {
+        Path left = ParquetTestFiles.writeWithParquetJava(dir.resolve("l.parquet"),
+                schema(decimal("k", PrimitiveTypeName.INT64, 0, 18, 2), "i"), false, new Object[] {5L, 0L});
+        Path right = ParquetTestFiles.writeWithParquetJava(dir.resolve("r.parquet"),
+                schema(decimal("k", PrimitiveTypeName.BINARY, 0, 19, 2), "j"), false,
+                new Object[] {new byte[] {5}, 0L});
+        assertThat(join(left, right, "k")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err.lines()).hasSize(1);
+        assertThat(err).contains("DECIMAL(18,2)", "DECIMAL(19,2)", "cast to DECIMAL(19,2)");
+        assertThat(out).isEmpty();
+    }
+}
