@@ -23,6 +23,7 @@ import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.column.values.rle.ZeroIntegerValuesReader;
 import org.apache.parquet.io.ParquetDecodingException;
+import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
 
 /**
@@ -34,11 +35,13 @@ import org.apache.parquet.schema.PrimitiveType;
  *
  * <p>Algorithm: {@link #read} decodes a run of values at a time, as many as the vector needs and the page holds, in
  * a loop of one type chosen per run: a definition level below the column's maximum is a NULL, any other is followed
- * by a value read straight into the vector's array (integers as longs, an unsigned INT32 widened as non-negative,
- * FLOAT widened to DOUBLE, bytes copied into the
- * vector's byte array: a dictionary-encoded page's from the chunk's dictionary laid out flat, by id, with no object
- * per value; a DECIMAL in bytes in the one form {@link ParquetDecimal} holds it in: a long, or its minimal bytes). A page whose values are used up is replaced by the next; a delta-byte-array reader of a file
- * whose writer had PARQUET-246 is handed the previous page's reader, as parquet-java does.
+ * by a value read straight into the vector's array (integers as longs, an INT32 annotated INT(8) or INT(16) cut to
+ * that width as DuckDB reads it (a value stored beyond its range: 200 in an INT(8, true) is -56), an unsigned one
+ * widened as non-negative, FLOAT widened to DOUBLE, bytes copied into the vector's byte array: a dictionary-encoded
+ * page's from the chunk's dictionary laid out flat, by id, with no object per value; a DECIMAL in bytes in the one
+ * form {@link ParquetDecimal} holds it in: a long, or its minimal bytes). A page whose values are used up is
+ * replaced by the next; a delta-byte-array reader of a file whose writer had PARQUET-246 is handed the previous
+ * page's reader, as parquet-java does.
  *
  * <p>Invariants: the column is not repeated (repetition levels are all 0 and not read); the chunk holds at least as
  * many values as its row group has rows (else a {@link ParquetDecodingException}, which the caller reports naming
@@ -50,8 +53,12 @@ final class ColumnChunkReader {
     private final VersionParser.ParsedVersion writer;
     private final Dictionary dictionary;
     private final int defined;
-    /** The bits of an INT32 value kept in its long: all (sign-extended), or the low 32 of an unsigned INT. */
+    /**
+     * An INT32 value kept in its long: its low bits of the INT annotation's width (32 without one), extended by
+     * their sign bit when signed ({@link #int32Sign} is that bit, 0 when unsigned).
+     */
     private final long int32Bits;
+    private final long int32Sign;
     /**
      * A DECIMAL in bytes ({@link ParquetDecimal}): read as its unscaled long (of at most 18 digits), or as its
      * minimal two's complement; the most bytes that form may have.
@@ -79,7 +86,10 @@ final class ColumnChunkReader {
         this.writer = parseVersion(createdBy);
         this.defined = descriptor.getMaxDefinitionLevel();
         PrimitiveType type = descriptor.getPrimitiveType();
-        this.int32Bits = ParquetColumnType.isUnsigned(type) ? 0xFFFF_FFFFL : -1L;
+        int width = type.getLogicalTypeAnnotation() instanceof IntLogicalTypeAnnotation integer
+                ? Math.min(32, integer.getBitWidth()) : 32;
+        this.int32Bits = (1L << width) - 1;
+        this.int32Sign = ParquetColumnType.isUnsigned(type) ? 0 : 1L << (width - 1);
         boolean decimalBytes = ParquetDecimal.inBytes(type);
         this.decimalLong = decimalBytes && ParquetDecimal.heldAsLong(type);
         this.decimalMinimal = decimalBytes && !decimalLong;
@@ -132,11 +142,12 @@ final class ColumnChunkReader {
             case INT32 -> {
                 long[] longs = vector.longs();
                 long bits = int32Bits;
+                long sign = int32Sign;
                 for (int r = from; r < to; r++) {
                     if (levels.readInteger() < defined) {
                         vector.setNull(r);
                     } else {
-                        longs[r] = values.readInteger() & bits;
+                        longs[r] = ((values.readInteger() & bits) ^ sign) - sign;
                     }
                 }
             }

@@ -14,8 +14,8 @@ import org.apache.parquet.schema.Type;
  * <ul>
  *   <li>INT32 and INT64 (with any integer logical type: DATE, TIME, TIMESTAMP, DECIMAL, INT(8..64)) are held as
  *       BIGINT, an unsigned INT32 (UINT8, UINT16, UINT32) widened as non-negative and an unsigned INT64 as its 64
- *       bits; as keys INT32 is INTEGER (unsigned: BIGINT) and INT64 BIGINT, so a pair of both compares as BIGINT,
- *       as CSV keys do;</li>
+ *       bits, an INT(8) or INT(16) at its own width ({@link ColumnChunkReader}); as keys INT32 is INTEGER
+ *       (unsigned: BIGINT) and INT64 BIGINT, so a pair of both compares as BIGINT, as CSV keys do;</li>
  *   <li>FLOAT and DOUBLE: DOUBLE; BOOLEAN: BOOLEAN;</li>
  *   <li>BINARY annotated STRING, ENUM or JSON: VARCHAR; a DECIMAL in BINARY or FIXED_LEN_BYTE_ARRAY as
  *       {@link ParquetDecimal} holds it (of at most 18 digits its unscaled value as BIGINT, else its minimal two's

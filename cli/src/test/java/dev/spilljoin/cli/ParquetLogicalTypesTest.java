@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.junit.jupiter.api.Test;
@@ -140,6 +141,25 @@ class ParquetLogicalTypesTest {
         Path int8 = CsvTestFiles.write(dir, "u8.csv", "u8\n255\n-1\n128\n-128\n");
         assertThat(join(unsigned(), int8, "u8")).as(err).isZero();
         assertThat(rows()).containsExactly("2147483648,128,mid,128", "4294967295,255,max,255");
+    }
+
+    /**
+     * An INT32 annotated INT(8) or INT(16) whose writer stored a value beyond the annotation's range (-1 for a
+     * UINT16's 65535, as a Java writer of shorts may) is read as DuckDB reads it: the annotation's low bits, extended
+     * by their sign when signed; the key joins by that value and is written as it.
+     */
+    @Test
+    void narrowIntegersStoredBeyondTheirRangeAreReadAtTheirWidth() throws IOException {
+        MessageType schema = new MessageType("m", column("s8", INT32, LogicalTypeAnnotation.intType(8, true)),
+                column("u16", INT32, LogicalTypeAnnotation.intType(16, false)));
+        Path parquet = ParquetTestFiles.writeWithParquetJava(dir.resolve("narrow.parquet"), schema, false,
+                new Object[] {200, -1}, new Object[] {-56, 70_000}, new Object[] {127, 65_535});
+        Path csv = CsvTestFiles.write(dir, "n.csv", "s8,u16,x\n-56,65535,a\n200,4464,b\n127,4294967295,c\n");
+        assertThat(join(parquet, csv, "s8")).as(err).isZero();
+        assertThat(rows()).containsExactly("-56,4464,-56,65535,a", "-56,65535,-56,65535,a",
+                "127,65535,127,4294967295,c");
+        assertThat(join(parquet, csv, "u16")).as(err).isZero();
+        assertThat(rows()).containsExactly("-56,4464,200,4464,b", "-56,65535,-56,65535,a", "127,65535,-56,65535,a");
     }
 
     @Test
