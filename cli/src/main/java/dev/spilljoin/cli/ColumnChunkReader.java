@@ -39,7 +39,8 @@ import org.apache.parquet.schema.PrimitiveType;
  * that width as DuckDB reads it (a value stored beyond its range: 200 in an INT(8, true) is -56), an unsigned one
  * widened as non-negative, FLOAT widened to DOUBLE, bytes copied into the vector's byte array: a dictionary-encoded
  * page's from the chunk's dictionary laid out flat, by id, with no object per value; a DECIMAL in bytes in the one
- * form {@link ParquetDecimal} holds it in: a long, or its minimal bytes). A page whose values are used up is
+ * form {@link ParquetDecimal} holds it in: a long, or its minimal bytes; an INT96 normalized, its nanoseconds within
+ * its day). A page whose values are used up is
  * replaced by the next; a delta-byte-array reader of a file whose writer had PARQUET-246 is handed the previous
  * page's reader, as parquet-java does.
  *
@@ -66,6 +67,8 @@ final class ColumnChunkReader {
     private final boolean decimalLong;
     private final boolean decimalMinimal;
     private final int decimalMaxBytes;
+    /** An INT96 column: each value normalized ({@link #normalizeInt96}). */
+    private final boolean int96;
     private ValuesReader levels;
     private ValuesReader values;
     /** Whether the current page's values are dictionary ids. */
@@ -94,6 +97,7 @@ final class ColumnChunkReader {
         this.decimalLong = decimalBytes && ParquetDecimal.heldAsLong(type);
         this.decimalMinimal = decimalBytes && !decimalLong;
         this.decimalMaxBytes = decimalBytes ? ParquetDecimal.maxBytes(ParquetDecimal.of(type).getPrecision()) : 0;
+        this.int96 = type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96;
         DictionaryPage page = pages.readDictionaryPage();
         try {
             this.dictionary = page == null ? null : page.getEncoding().initDictionary(descriptor, page);
@@ -238,6 +242,9 @@ final class ColumnChunkReader {
                 } else {
                     int at = vector.reserveBytes(r, length);
                     value.get(start, vector.bytes(), at, length);
+                    if (int96) {
+                        normalizeInt96(vector.bytes(), at);
+                    }
                 }
             }
         }
@@ -275,8 +282,33 @@ final class ColumnChunkReader {
     private FlatDictionary flatDictionary() {
         if (flatDictionary == null) {
             flatDictionary = new FlatDictionary(dictionary, decimalMinimal ? this::minimalStart : null);
+            if (int96) {
+                for (int i = 0; i + 1 < flatDictionary.offsets.length; i++) {
+                    normalizeInt96(flatDictionary.bytes, flatDictionary.offsets[i]);
+                }
+            }
         }
         return flatDictionary;
+    }
+
+    /**
+     * Normalizes the INT96 timestamp at {@code at} (nanoseconds of the day, then the Julian day, little-endian):
+     * nanoseconds outside 0 .. 24 h, a day carried in them or a time before midnight, which a writer may leave and
+     * DuckDB reads as the instant they add up to, are moved into the day, so that one instant has one encoding and
+     * equal instants are equal keys.
+     */
+    private static void normalizeInt96(byte[] bytes, int at) {
+        long nanos = ByteWords.word(bytes, at);
+        if (nanos >= 0 && nanos < ParquetValueText.NANOS_PER_DAY) {
+            return;
+        }
+        int day = bytes[at + 8] & 0xFF | (bytes[at + 9] & 0xFF) << 8 | (bytes[at + 10] & 0xFF) << 16
+                | bytes[at + 11] << 24;
+        day += (int) Math.floorDiv(nanos, ParquetValueText.NANOS_PER_DAY);
+        ByteWords.putWord(bytes, at, Math.floorMod(nanos, ParquetValueText.NANOS_PER_DAY));
+        for (int i = 0; i < 4; i++) {
+            bytes[at + 8 + i] = (byte) (day >>> 8 * i);
+        }
     }
 
     /** The chunk's dictionary of a DECIMAL held as longs, decoded at its first dictionary-encoded page. */

@@ -21,9 +21,10 @@ import org.apache.parquet.schema.Type;
  *       {@link ParquetDecimal} holds it (of at most 18 digits its unscaled value as BIGINT, else its minimal two's
  *       complement as VARBINARY), so that equal decimals are equal keys whatever their physical type; any other
  *       BINARY and FIXED_LEN_BYTE_ARRAY (UUID, ...): VARBINARY (opaque bytes, compared bytewise);</li>
- *   <li>INT96 (the legacy timestamp Spark writes by default: nanoseconds of the day and Julian day, one canonical
- *       encoding per instant): VARBINARY too, its 12 bytes passed through unchanged, so a Parquet output writes it
- *       back as INT96 (lossless) and equal instants join as equal keys;</li>
+ *   <li>INT96 (the legacy timestamp Spark writes by default: nanoseconds of the day and Julian day): VARBINARY
+ *       too, its 12 bytes normalized to one encoding per instant (nanoseconds within the day,
+ *       {@link ColumnChunkReader}), so a Parquet output writes it back as INT96 (the same instant) and equal
+ *       instants join as equal keys;</li>
  *   <li>repeated columns and groups (LIST, MAP, structs) are refused.</li>
  * </ul>
  * The Parquet type itself is kept beside the plan ({@link ParquetInput#types()}), so that Parquet output writes each

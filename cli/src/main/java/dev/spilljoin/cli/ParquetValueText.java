@@ -52,7 +52,7 @@ final class ParquetValueText {
     /** The largest scale of a decimal written through a {@code long}: {@code -0.} and 38 digits fit in MAX_BYTES. */
     private static final int MAX_FAST_SCALE = 38;
     private static final long SECONDS_PER_DAY = 86_400;
-    private static final long NANOS_PER_DAY = SECONDS_PER_DAY * 1_000_000_000L;
+    static final long NANOS_PER_DAY = SECONDS_PER_DAY * 1_000_000_000L;
     private static final long JULIAN_DAY_OF_UNIX_EPOCH = 2_440_588;
     private static final byte[] BEFORE_CHRIST = " (BC)".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] UTC = "+00".getBytes(StandardCharsets.US_ASCII);

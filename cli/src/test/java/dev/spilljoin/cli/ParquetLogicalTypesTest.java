@@ -162,6 +162,45 @@ class ParquetLogicalTypesTest {
         assertThat(rows()).containsExactly("-56,4464,200,4464,b", "-56,65535,-56,65535,a", "127,65535,-56,65535,a");
     }
 
+    /** An INT96 of {@code nanos} nanoseconds after midnight of Julian day {@code day}, as stored (little-endian). */
+    private static byte[] int96(long nanos, int day) {
+        return java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(nanos).putInt(day)
+                .array();
+    }
+
+    /**
+     * INT96 keys of one instant stored with their nanoseconds beyond the day or below midnight (a day carried in
+     * them, as a writer may leave them and DuckDB reads them) join the instant stored normalized, dictionary- and
+     * plain-encoded, and are written as it: to CSV as its timestamp, to Parquet normalized.
+     */
+    @Test
+    void int96KeysOfOneInstantJoinHoweverTheirDayAndNanosecondsSplitIt() throws IOException {
+        long day = 86_400_000_000_000L;
+        long noon = day / 2 + 123;
+        MessageType left = new MessageType("m", column("k", PrimitiveTypeName.INT96, null), column("i", INT64, null));
+        MessageType right = new MessageType("m", column("k", PrimitiveTypeName.INT96, null), column("j", INT64, null));
+        for (boolean dictionary : new boolean[] {true, false}) {
+            Path l = ParquetTestFiles.writeWithParquetJava(dir.resolve("l" + dictionary + ".parquet"), left,
+                    dictionary, new Object[] {int96(noon, 2_460_000), 0L},
+                    new Object[] {int96(noon + day, 2_459_999), 1L}, new Object[] {int96(noon - day, 2_460_001), 2L},
+                    new Object[] {int96(noon + 3 * day, 2_459_997), 3L}, new Object[] {int96(-1, 2_460_001), 4L});
+            Path r = ParquetTestFiles.writeWithParquetJava(dir.resolve("r" + dictionary + ".parquet"), right,
+                    dictionary, new Object[] {int96(noon, 2_460_000), 0L}, new Object[] {int96(day - 1, 2_460_000), 1L});
+            String noonText = "2023-02-24 12:00:00.000000123";
+            String lastText = "2023-02-24 23:59:59.999999999";
+            List<String> expected = List.of(noonText + ",0," + noonText + ",0", noonText + ",1," + noonText + ",0",
+                    noonText + ",2," + noonText + ",0", noonText + ",3," + noonText + ",0",
+                    lastText + ",4," + lastText + ",1");
+            assertThat(join(l, r, "k")).as(err).isZero();
+            assertThat(rows()).as("dictionary " + dictionary).isEqualTo(expected);
+
+            Path parquet = dir.resolve("out" + dictionary + ".parquet");
+            assertThat(join(l, r, "k", "--output", parquet.toString())).as(err).isZero();
+            assertThat(join(parquet, r, "left.k=k", "--type", "semi")).as(err).isZero();
+            assertThat(rows()).as("written normalized: it joins the normalized key").hasSize(5);
+        }
+    }
+
     @Test
     void unsigned64BitKeysPairOnlyWithEachOtherByTheirBits() throws IOException {
         PrimitiveType u64 = column("k", INT64, LogicalTypeAnnotation.intType(64, false));

@@ -355,6 +355,60 @@ class ParquetJoinTest {
     }
 
     /**
+     * Keys stored as writers may leave them, written with parquet-java, join as DuckDB reads them: INT96 timestamps
+     * whose nanoseconds carry whole days or fall before midnight (DuckDB reads the instant they add up to), and
+     * INT(8, true) and INT(16, false) columns holding values beyond their width (DuckDB keeps the low bits: 200 is
+     * -56, -1 is 65535), each joined to normalized INT96 and INT64 keys into Parquet output whose rows and column
+     * types are DuckDB's join of the same files.
+     */
+    @Test
+    void int96AndNarrowIntegerKeysStoredOddlyJoinAsDuckDbJoinsThem() throws Exception {
+        long day = 86_400_000_000_000L;
+        MessageType leftSchema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("id")
+                .optional(PrimitiveType.PrimitiveTypeName.INT96).named("ts")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.intType(8, true)).named("s8")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.intType(16, false))
+                .named("u16")
+                .named("left");
+        MessageType rightSchema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT96).named("rts")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("rk")
+                .named("right");
+        Path left = writeWithParquetJava(dir.resolve("left.parquet"), leftSchema, 3000, Map.of(), (i, columns) -> {
+            columns[0].write((long) i, 0, 1);
+            long nanos = i % 97 * 3_600_000_000_000L / 4 + i % 5 * 1000L; // whole microseconds, as DuckDB reads them
+            int carried = i % 4 - 1; // days moved into the nanoseconds: -1, 0, 1 or 2
+            columns[1].write(int96(nanos + carried * day, 2_460_000 + i % 7 - carried), 0, 1);
+            columns[2].write(i % 400 - 100, 0, 1); // -100 .. 299: beyond 127 wraps
+            columns[3].write(i % 3 == 0 ? -(i % 70) : i * 37, 0, 1); // negatives and beyond 65535 wrap
+        });
+        Path right = writeWithParquetJava(dir.resolve("right.parquet"), rightSchema, 1500, Map.of(), (i, columns) -> {
+            columns[0].write(int96(i % 97 * 3_600_000_000_000L / 4 + i % 5 * 1000L, 2_460_000 + i % 7), 0, 1);
+            columns[1].write((long) (i % 2 == 0 ? i * 45 - 70 : i - 200), 0, 1);
+        });
+        String l = "read_parquet('" + left + "')";
+        String r = "read_parquet('" + right + "')";
+        for (String[] keys : new String[][] {{"ts", "rts"}, {"s8", "rk"}, {"u16", "rk"}}) {
+            Path out = dir.resolve("out.parquet");
+            Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on",
+                    keys[0] + "=" + keys[1], "--output", out.toString(), "--spill-dir", spillDir().toString());
+            assertThat(run.code).as(run.err).isZero();
+            assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM " + l + " l JOIN " + r + " r ON l."
+                    + keys[0] + " = r." + keys[1]);
+            assertThat(types("read_parquet('" + out + "')")).as("output column types")
+                    .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList())
+                    .contains("TIMESTAMP", "TINYINT", "USMALLINT");
+        }
+    }
+
+    /** An INT96 of {@code nanos} after midnight of Julian day {@code day}, as Spark stores it (little-endian). */
+    private static Binary int96(long nanos, int day) {
+        return Binary.fromConstantByteArray(java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putLong(nanos).putInt(day).array());
+    }
+
+    /**
      * CSV output writes a Parquet column by its logical type as DuckDB's {@code COPY … TO 'x.csv'} does: DuckDB writes
      * DATE, TIMESTAMP (ms, µs, ns), TIMESTAMPTZ, TIME, TIMETZ, DECIMAL(4,2)/(18,3)/(38,10) (INT32, INT64,
      * FIXED_LEN_BYTE_ARRAY) and UUID columns with NULLs (before 1970, BC, leap days, year 9999, fractions with
