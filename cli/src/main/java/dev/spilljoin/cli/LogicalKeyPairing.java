@@ -21,7 +21,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *       such a column (a DECIMAL(10,2) with a DECIMAL(10,3), TIMESTAMP millis with micros, a DATE with a plain
  *       integer, an unsigned 64-bit integer with a signed one) is refused, saying which type to write both keys
  *       as.</li>
- *   <li>A CSV column paired with a DECIMAL (of at most 18 digits), DATE, TIME, TIMESTAMP or UUID column is read
+ *   <li>A CSV column paired with a DECIMAL (of at most 38 digits), DATE, TIME, TIMESTAMP or UUID column is read
  *       as that type's stored values ({@link LogicalValueParser}), whatever its sample looks like; its type may then
  *       not be declared with {@code --schema-*} (refused: drop the entry). With any other such column (an unsigned
  *       64-bit integer, an INT96, a DECIMAL of more digits) a CSV column is refused, saying how to write the Parquet
@@ -136,7 +136,8 @@ final class LogicalKeyPairing {
                     + "TIMESTAMP_MICROS), which a CSV key is read as";
         }
         if (logical.getLogicalTypeAnnotation() instanceof DecimalLogicalTypeAnnotation) {
-            return "write the Parquet key as a DECIMAL of at most 18 digits, which a CSV key is read as";
+            return "write the Parquet key as a DECIMAL of at most " + LogicalValueParser.WIDE_DIGITS + " digits, which"
+                    + " a CSV key is read as";
         }
         return "write the Parquet key as a type a CSV key pairs with (an integer, DOUBLE, BOOLEAN, STRING, DECIMAL,"
                 + " DATE, TIME, TIMESTAMP or UUID)";

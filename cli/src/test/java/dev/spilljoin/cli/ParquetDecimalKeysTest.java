@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * DECIMAL keys join by value whatever their physical type and encoding ({@link ParquetDecimal}), end to end
  * ({@link Main#run}), on files written with parquet-java's own column writers: BINARY values with sign bytes in
  * front (0x01 and 0x0001, -1 as 0xFF and 0xFFFF), FIXED_LEN_BYTE_ARRAY of any width, INT32 and INT64, on the two
- * sides and in the part files of one input, dictionary- and plain-encoded; a CSV key against a DECIMAL in bytes.
+ * sides and in the part files of one input, dictionary- and plain-encoded; a CSV key against a DECIMAL in bytes
+ * (of up to 18 digits read as a long, of up to 38 as bytes: text parsed to the value BigInteger gives).
  * The expected rows are the join of the values (BigInteger equality) written as {@link BigDecimal#toPlainString};
  * Parquet output keeps each key's physical and logical type and its values. Random values: the seed is printed,
  * replay with {@code -Dseed=}.
@@ -233,6 +234,76 @@ class ParquetDecimalKeysTest {
         assertThat(join(written, written, "x=x", "--type", "semi")).as(err).isZero();
         assertThat(rows()).as("the Parquet output read back").containsExactly("-0.06,b,-0.06,1", "0.05,a,0.05,0",
                 "0.05,e,0.05,0", "5.00,c,5.00,2", "5.00,d,5.00,2");
+    }
+
+    /**
+     * Text read as a DECIMAL of more than 18 digits in bytes is its unscaled value's minimal two's complement, the
+     * same as BigInteger's, for random decimals of up to 38 digits in every spelling the grammar allows and for
+     * values at the 128-bit arithmetic's edges (2^64 and its multiples, whose negation carries into the high half;
+     * prefixes whose low half times ten ends just below 2^64, so that the last digit carries); text with more digits
+     * than the precision or the scale allows is refused.
+     */
+    @Test
+    void textReadAsAWideDecimalIsItsMinimalTwosComplement() {
+        SplittableRandom random = SeededRandom.create("textReadAsAWideDecimal");
+        BigInteger twoTo63 = BigInteger.ONE.shiftLeft(63);
+        BigInteger carrying = twoTo63.subtract(BigInteger.ONE).multiply(BigInteger.valueOf(5).modInverse(twoTo63))
+                .mod(twoTo63); // times ten: 2^64 - 2 in the low half
+        List<BigInteger> edges = new ArrayList<>(List.of(BigInteger.TEN.pow(38).subtract(BigInteger.ONE),
+                BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE), twoTo63));
+        for (int k = 1; k < 6; k++) {
+            edges.add(BigInteger.ONE.shiftLeft(64).multiply(BigInteger.valueOf(k)));
+            edges.add(carrying.add(twoTo63.multiply(BigInteger.valueOf(k))).multiply(BigInteger.TEN).add(
+                    BigInteger.valueOf(k + 3)));
+        }
+        for (int round = 0; round < 20_000; round++) {
+            boolean edge = round < 2 * edges.size(); // each edge value with each sign
+            int precision = edge ? 38 : 19 + random.nextInt(20);
+            int scale = random.nextInt(precision + 1);
+            LogicalValueParser parser = LogicalValueParser.of(decimal("k", PrimitiveTypeName.BINARY, 0, precision,
+                    scale));
+            BigInteger unscaled = edge ? edges.get(round / 2) : new BigInteger(random.nextInt(1, 128),
+                    new java.util.Random(random.nextLong())).mod(BigInteger.TEN.pow(precision));
+            if (edge ? round % 2 == 1 : random.nextBoolean()) {
+                unscaled = unscaled.negate();
+            }
+            String text = new BigDecimal(unscaled, scale).toPlainString();
+            text = (random.nextInt(4) == 0 && unscaled.signum() >= 0 ? "+" : "") + text
+                    + (random.nextInt(4) == 0 ? (scale == 0 ? ".00" : "00") : "");
+            byte[] b = text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            assertThat(parser.parse(b, 0, b.length)).as(text + " as DECIMAL(%d,%d)", precision, scale).isTrue();
+            assertThat(Arrays.copyOf(parser.bytes, parser.length)).as(text).isEqualTo(unscaled.toByteArray());
+        }
+        LogicalValueParser wide = LogicalValueParser.of(decimal("k", PrimitiveTypeName.BINARY, 0, 20, 2));
+        for (String refused : new String[] {"1234567890123456789.0", "0.001", "1e5", "", "-", "1.2.3"}) {
+            byte[] b = refused.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            assertThat(b.length > 0 && wide.parse(b, 0, b.length)).as(refused).isFalse();
+        }
+        assertThat(LogicalValueParser.of(decimal("k", PrimitiveTypeName.BINARY, 0, 39, 2))).as("beyond 128 bits")
+                .isNull();
+    }
+
+    @Test
+    void aCsvKeyPairedWithAWideDecimalIsReadAsItAndWrittenAsItsPartnersType() throws IOException {
+        BigInteger big = new BigInteger("12345678901234567890123");
+        Path parquet = ParquetTestFiles.writeWithParquetJava(dir.resolve("w.parquet"),
+                schema(decimal("pk", PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, 16, 25, 4), "j"), false,
+                new Object[] {twosComplement(big, 16), 0L}, new Object[] {twosComplement(big.negate(), 16), 1L},
+                new Object[] {twosComplement(BigInteger.valueOf(-1), 16), 2L},
+                new Object[] {twosComplement(BigInteger.ZERO, 16), 3L});
+        Path csv = CsvTestFiles.write(dir, "c.csv", "ck,x\n1234567890123456789.0123,a\n-1234567890123456789.01230,b\n"
+                + "-0.0001,c\n-0,d\n+0.0000,e\n1234567890123456789.0124,f\n");
+        assertThat(join(csv, parquet, "ck=pk")).as(err).isZero();
+        assertThat(rows()).containsExactly("-0.0001,c,-0.0001,2",
+                "-1234567890123456789.0123,b,-1234567890123456789.0123,1", "0.0000,d,0.0000,3", "0.0000,e,0.0000,3",
+                "1234567890123456789.0123,a,1234567890123456789.0123,0");
+
+        Path written = dir.resolve("out.parquet");
+        assertThat(join(csv, parquet, "ck=pk", "--output", written.toString())).as(err).isZero();
+        assertThat(footerSchema(written).getType("ck")).as("the CSV key written as its partner's type")
+                .isEqualTo(decimal("ck", PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, 16, 25, 4));
+        assertThat(join(written, parquet, "ck=pk", "--type", "semi")).as(err).isZero();
+        assertThat(rows()).as("the Parquet output read back joins its partner").hasSize(5);
     }
 
     @Test
