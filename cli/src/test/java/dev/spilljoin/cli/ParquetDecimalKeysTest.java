@@ -36,25 +36,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ParquetDecimalKeysTest {
     @TempDir
     Path dir;
-    private String out;
-    private String err;
+    /** The last join's run. */
+    private CapturedRun run;
 
-    private int run(String... args) {
-        CapturedRun run = CapturedRun.of(args);
-        out = run.out();
-        err = run.err();
-        return run.code();
-    }
-
+    /** Joins {@code left} and {@code right} on {@code on}; the exit code. */
     private int join(Path left, Path right, String on, String... extra) {
-        List<String> args = new ArrayList<>(List.of("join", "--left", left.toString(), "--right", right.toString(),
-                "--on", on, "--spill-dir", dir.toString(), "--quiet"));
-        args.addAll(Arrays.asList(extra));
-        return run(args.toArray(new String[0]));
-    }
-
-    private List<String> rows() {
-        return out.lines().skip(1).sorted().toList();
+        run = CapturedRun.join(dir, left, right, on, extra);
+        return run.code();
     }
 
     /** A DECIMAL(precision, scale) column {@code name} stored as {@code physical} ({@code length}: a fixed width). */
@@ -107,8 +95,8 @@ class ParquetDecimalKeysTest {
                     new Object[] {new byte[] {1}, 1L}, new Object[] {new byte[] {-1}, 2L},
                     new Object[] {new byte[] {0, -128}, 3L}, new Object[] {new byte[] {-128}, 4L},
                     new Object[] {new byte[] {0}, 5L});
-            assertThat(join(l, r, "lk=rk")).as(err).isZero();
-            assertThat(rows()).as("dictionary " + dictionary).containsExactly(
+            assertThat(join(l, r, "lk=rk")).as(run.err()).isZero();
+            assertThat(run.sortedRows()).as("dictionary " + dictionary).containsExactly(
                     "-0.01,3,-0.01,2", "-0.01,4,-0.01,2", "-0.01,5,-0.01,2", "-1.28,8,-1.28,4", "-1.28,9,-1.28,4",
                     "0.00,10,0.00,5", "0.00,11,0.00,5", "0.00,12,0.00,5", "0.01,0,0.01,1", "0.01,1,0.01,1",
                     "0.01,2,0.01,1", "1.28,6,1.28,3", "1.28,7,1.28,3");
@@ -170,11 +158,11 @@ class ParquetDecimalKeysTest {
         expected.sort(null);
         assertThat(expected).as("the domain makes matches").isNotEmpty();
 
-        assertThat(join(parts, right, "lk=rk")).as(err).isZero();
-        assertThat(rows()).as(described).isEqualTo(expected);
+        assertThat(join(parts, right, "lk=rk")).as(run.err()).isZero();
+        assertThat(run.sortedRows()).as(described).isEqualTo(expected);
 
         Path parquet = roundDir.resolve("out.parquet");
-        assertThat(join(parts, right, "lk=rk", "--output", parquet.toString())).as(err).isZero();
+        assertThat(join(parts, right, "lk=rk", "--output", parquet.toString())).as(run.err()).isZero();
         MessageType written = footerSchema(parquet);
         assertThat(written.getType("lk").asPrimitiveType().getPrimitiveTypeName()).as("the left key's own type")
                 .isEqualTo(leftFirst.getPrimitiveTypeName());
@@ -182,8 +170,8 @@ class ParquetDecimalKeysTest {
                 .isEqualTo(rightType.getPrimitiveTypeName());
         assertThat(written.getType("lk").getLogicalTypeAnnotation())
                 .isEqualTo(LogicalTypeAnnotation.decimalType(2, precision));
-        assertThat(join(parquet, parquet, "i=i", "--type", "semi")).as(err).isZero();
-        assertThat(rows()).as("the Parquet output read back").isEqualTo(expected);
+        assertThat(join(parquet, parquet, "i=i", "--type", "semi")).as(run.err()).isZero();
+        assertThat(run.sortedRows()).as("the Parquet output read back").isEqualTo(expected);
     }
 
     private static BigInteger[] draw(SplittableRandom random, BigInteger[] domain, int n) {
@@ -221,19 +209,19 @@ class ParquetDecimalKeysTest {
                 new Object[] {new byte[] {0, 0, 5}, 0L}, new Object[] {new byte[] {-1, -1, -6}, 1L},
                 new Object[] {new byte[] {1, -12}, 2L});
         Path csv = CsvTestFiles.write(dir, "c.csv", "ck,x\n0.05,a\n-0.06,b\n5,c\n5.00,d\n0.050,e\n");
-        assertThat(join(csv, parquet, "ck=pk")).as(err).isZero();
-        assertThat(rows()).containsExactly("-0.06,b,-0.06,1", "0.05,a,0.05,0", "0.05,e,0.05,0", "5.00,c,5.00,2",
-                "5.00,d,5.00,2");
+        assertThat(join(csv, parquet, "ck=pk")).as(run.err()).isZero();
+        assertThat(run.sortedRows()).containsExactly("-0.06,b,-0.06,1", "0.05,a,0.05,0", "0.05,e,0.05,0",
+                "5.00,c,5.00,2", "5.00,d,5.00,2");
 
         Path written = dir.resolve("out.parquet");
-        assertThat(join(csv, parquet, "ck=pk", "--output", written.toString())).as(err).isZero();
+        assertThat(join(csv, parquet, "ck=pk", "--output", written.toString())).as(run.err()).isZero();
         PrimitiveType ck = footerSchema(written).getType("ck").asPrimitiveType();
         assertThat(ck.getPrimitiveTypeName()).as("the CSV key written as its partner's type")
                 .isEqualTo(PrimitiveTypeName.BINARY);
         assertThat(ck.getLogicalTypeAnnotation()).isEqualTo(LogicalTypeAnnotation.decimalType(2, 12));
-        assertThat(join(written, written, "x=x", "--type", "semi")).as(err).isZero();
-        assertThat(rows()).as("the Parquet output read back").containsExactly("-0.06,b,-0.06,1", "0.05,a,0.05,0",
-                "0.05,e,0.05,0", "5.00,c,5.00,2", "5.00,d,5.00,2");
+        assertThat(join(written, written, "x=x", "--type", "semi")).as(run.err()).isZero();
+        assertThat(run.sortedRows()).as("the Parquet output read back").containsExactly("-0.06,b,-0.06,1",
+                "0.05,a,0.05,0", "0.05,e,0.05,0", "5.00,c,5.00,2", "5.00,d,5.00,2");
     }
 
     /**
@@ -293,17 +281,17 @@ class ParquetDecimalKeysTest {
                 new Object[] {twosComplement(BigInteger.ZERO, 16), 3L});
         Path csv = CsvTestFiles.write(dir, "c.csv", "ck,x\n1234567890123456789.0123,a\n-1234567890123456789.01230,b\n"
                 + "-0.0001,c\n-0,d\n+0.0000,e\n1234567890123456789.0124,f\n");
-        assertThat(join(csv, parquet, "ck=pk")).as(err).isZero();
-        assertThat(rows()).containsExactly("-0.0001,c,-0.0001,2",
+        assertThat(join(csv, parquet, "ck=pk")).as(run.err()).isZero();
+        assertThat(run.sortedRows()).containsExactly("-0.0001,c,-0.0001,2",
                 "-1234567890123456789.0123,b,-1234567890123456789.0123,1", "0.0000,d,0.0000,3", "0.0000,e,0.0000,3",
                 "1234567890123456789.0123,a,1234567890123456789.0123,0");
 
         Path written = dir.resolve("out.parquet");
-        assertThat(join(csv, parquet, "ck=pk", "--output", written.toString())).as(err).isZero();
+        assertThat(join(csv, parquet, "ck=pk", "--output", written.toString())).as(run.err()).isZero();
         assertThat(footerSchema(written).getType("ck")).as("the CSV key written as its partner's type")
                 .isEqualTo(decimal("ck", PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, 16, 25, 4));
-        assertThat(join(written, parquet, "ck=pk", "--type", "semi")).as(err).isZero();
-        assertThat(rows()).as("the Parquet output read back joins its partner").hasSize(5);
+        assertThat(join(written, parquet, "ck=pk", "--type", "semi")).as(run.err()).isZero();
+        assertThat(run.sortedRows()).as("the Parquet output read back joins its partner").hasSize(5);
     }
 
     @Test
@@ -313,9 +301,10 @@ class ParquetDecimalKeysTest {
                 new Object[] {new byte[] {0, 1}, 0L}, new Object[] {new byte[] {1, 0, 0}, 1L});
         Path csv = CsvTestFiles.write(dir, "c.csv", "ck\n0.01\n");
         assertThat(join(csv, parquet, "ck=pk")).isEqualTo(ExitCodes.INPUT);
-        assertThat(err.lines()).hasSize(1);
-        assertThat(err).contains(parquet.toString(), "'pk'", "DECIMAL(4,2)", "3 bytes", "not a value of its type");
-        assertThat(out).isEmpty();
+        assertThat(run.err().lines()).hasSize(1);
+        assertThat(run.err()).contains(parquet.toString(), "'pk'", "DECIMAL(4,2)", "3 bytes",
+                "not a value of its type");
+        assertThat(run.out()).isEmpty();
     }
 
     @Test
@@ -326,8 +315,8 @@ class ParquetDecimalKeysTest {
                 schema(decimal("k", PrimitiveTypeName.BINARY, 0, 19, 2), "j"), false,
                 new Object[] {new byte[] {5}, 0L});
         assertThat(join(left, right, "k")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err.lines()).hasSize(1);
-        assertThat(err).contains("DECIMAL(18,2)", "DECIMAL(19,2)", "cast to DECIMAL(19,2)");
-        assertThat(out).isEmpty();
+        assertThat(run.err().lines()).hasSize(1);
+        assertThat(run.err()).contains("DECIMAL(18,2)", "DECIMAL(19,2)", "cast to DECIMAL(19,2)");
+        assertThat(run.out()).isEmpty();
     }
 }

@@ -115,15 +115,13 @@ class ParquetGlobTest {
     void aJoinReadsEveryMatchedPartFileAndRefusesToOverwriteOne() throws IOException {
         Path right = CsvTestFiles.write(dir, "r.csv", "k,v\n1,one\n2,two\n3,three\n8,eight\n9,nine\n");
         String glob = data.resolve("year=*/part-*.parquet").toString();
-        CapturedRun run = CapturedRun.of("join", "--left", glob, "--right", right.toString(), "--on", "k",
-                "--spill-dir", dir.toString(), "--quiet");
+        CapturedRun run = CapturedRun.join(dir, Path.of(glob), right, "k");
         assertThat(run.code()).as(run.err()).isZero();
-        assertThat(run.out().lines().skip(1).sorted()).containsExactly("1,1,one", "2,2,two", "3,3,three");
+        assertThat(run.sortedRows()).containsExactly("1,1,one", "2,2,two", "3,3,three");
 
         Path partFile = data.resolve("year=2024/part-1.parquet");
         byte[] before = Files.readAllBytes(partFile);
-        run = CapturedRun.of("join", "--left", glob, "--right", right.toString(), "--on", "k", "--output",
-                partFile.toString(), "--spill-dir", dir.toString(), "--quiet");
+        run = CapturedRun.join(dir, Path.of(glob), right, "k", "--output", partFile.toString());
         assertThat(run.code()).isEqualTo(ExitCodes.USAGE);
         assertThat(run.err()).isEqualTo("spilljoin: --output " + partFile + " is the part file " + partFile
                 + " of the input --left " + glob + "; writing it would destroy the input: write the result to"

@@ -185,7 +185,8 @@ class ParquetLogicalTypesTest {
                     new Object[] {int96(noon + day, 2_459_999), 1L}, new Object[] {int96(noon - day, 2_460_001), 2L},
                     new Object[] {int96(noon + 3 * day, 2_459_997), 3L}, new Object[] {int96(-1, 2_460_001), 4L});
             Path r = ParquetTestFiles.writeWithParquetJava(dir.resolve("r" + dictionary + ".parquet"), right,
-                    dictionary, new Object[] {int96(noon, 2_460_000), 0L}, new Object[] {int96(day - 1, 2_460_000), 1L});
+                    dictionary, new Object[] {int96(noon, 2_460_000), 0L},
+                    new Object[] {int96(day - 1, 2_460_000), 1L});
             String noonText = "2023-02-24 12:00:00.000000123";
             String lastText = "2023-02-24 23:59:59.999999999";
             List<String> expected = List.of(noonText + ",0," + noonText + ",0", noonText + ",1," + noonText + ",0",

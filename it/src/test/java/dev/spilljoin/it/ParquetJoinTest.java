@@ -339,18 +339,26 @@ class ParquetJoinTest {
                     : small, 16)), 0, 1);
             columns[2].write((long) i, 0, 1);
         });
+        assertKeysJoinAsDuckDb(left, right, List.of("DECIMAL(10,2)", "DECIMAL(25,4)"), "d10=r10", "d25=r25");
+    }
+
+    /**
+     * Joins {@code left} and {@code right} on each of {@code pairs} ({@code l=r}) into Parquet output whose rows are
+     * DuckDB's join of the files on {@code l.l = r.r} and whose column types are the inputs', {@code types} among them.
+     */
+    private void assertKeysJoinAsDuckDb(Path left, Path right, List<String> types, String... pairs) throws Exception {
         String l = "read_parquet('" + left + "')";
         String r = "read_parquet('" + right + "')";
-        for (String[] keys : new String[][] {{"d10", "r10"}, {"d25", "r25"}}) {
+        for (String pair : pairs) {
             Path out = dir.resolve("out.parquet");
-            Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on",
-                    keys[0] + "=" + keys[1], "--output", out.toString(), "--spill-dir", spillDir().toString());
+            Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", pair, "--output",
+                    out.toString(), "--spill-dir", spillDir().toString());
             assertThat(run.code).as(run.err).isZero();
+            String[] keys = pair.split("=");
             assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM " + l + " l JOIN " + r + " r ON l."
                     + keys[0] + " = r." + keys[1]);
-            assertThat(types("read_parquet('" + out + "')")).as("output column types")
-                    .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList())
-                    .contains("DECIMAL(10,2)", "DECIMAL(25,4)");
+            assertThat(types("read_parquet('" + out + "')")).as("output column types of " + pair)
+                    .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList()).containsAll(types);
         }
     }
 
@@ -387,19 +395,8 @@ class ParquetJoinTest {
             columns[0].write(int96(i % 97 * 3_600_000_000_000L / 4 + i % 5 * 1000L, 2_460_000 + i % 7), 0, 1);
             columns[1].write((long) (i % 2 == 0 ? i * 45 - 70 : i - 200), 0, 1);
         });
-        String l = "read_parquet('" + left + "')";
-        String r = "read_parquet('" + right + "')";
-        for (String[] keys : new String[][] {{"ts", "rts"}, {"s8", "rk"}, {"u16", "rk"}}) {
-            Path out = dir.resolve("out.parquet");
-            Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on",
-                    keys[0] + "=" + keys[1], "--output", out.toString(), "--spill-dir", spillDir().toString());
-            assertThat(run.code).as(run.err).isZero();
-            assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM " + l + " l JOIN " + r + " r ON l."
-                    + keys[0] + " = r." + keys[1]);
-            assertThat(types("read_parquet('" + out + "')")).as("output column types")
-                    .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList())
-                    .contains("TIMESTAMP", "TINYINT", "USMALLINT");
-        }
+        assertKeysJoinAsDuckDb(left, right, List.of("TIMESTAMP", "TINYINT", "USMALLINT"), "ts=rts", "s8=rk",
+                "u16=rk");
     }
 
     /** An INT96 of {@code nanos} after midnight of Julian day {@code day}, as Spark stores it (little-endian). */
