@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
@@ -17,7 +18,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *   <li>Two Parquet columns pair when their values compare alike ({@link #sameMeaning}): the same logical type, or
  *       two DECIMALs of one scale held alike ({@link ParquetDecimal}: both of at most 18 digits or stored as
  *       integers, whose unscaled longs then compare, or both of more digits in bytes, whose minimal two's
- *       complements then compare), whatever their physical types and precisions. Any other pair with
+ *       complements then compare), whatever their physical types and precisions; or a DECIMAL of scale 0 held as
+ *       its unscaled long with a Parquet integer key (not an unsigned 64-bit one), as BIGINTs. Any other pair with
  *       such a column (a DECIMAL(10,2) with a DECIMAL(10,3), TIMESTAMP millis with micros, a DATE with a plain
  *       integer, an unsigned 64-bit integer with a signed one) is refused, saying which type to write both keys
  *       as.</li>
@@ -65,6 +67,10 @@ final class LogicalKeyPairing {
         Key other = parquet == left ? right : left;
         PrimitiveType logical = parquet.type.logical();
         if (!other.csv) {
+            if (wholeDecimal(logical) && other.type.isIntegral()) {
+                KeyType integers = KeyType.of(ColumnType.BIGINT);
+                return new KeyTypeInference.PairType(integers, integers);
+            }
             throw refusal.error(isUnsigned64(logical) ? unsigned64Fix()
                     : "both are Parquet columns, typed by their files (no flag changes them): write one file again"
                     + " with its key cast to the other's type");
@@ -146,6 +152,11 @@ final class LogicalKeyPairing {
     private static String unsigned64Fix() {
         return "an unsigned 64-bit key pairs only with another (values above 2^63 - 1 equal no signed integer):"
                 + " write it again as a signed BIGINT (if every value is below 2^63)";
+    }
+
+    /** Whether {@code type} is a DECIMAL of scale 0 held as its unscaled long, which is then its integer value. */
+    private static boolean wholeDecimal(PrimitiveType type) {
+        return ParquetDecimal.heldAsLong(type) && ParquetDecimal.of(type).getScale() == 0;
     }
 
     private static boolean isUnsigned64(PrimitiveType type) {

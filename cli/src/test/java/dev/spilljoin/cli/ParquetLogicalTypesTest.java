@@ -344,4 +344,25 @@ class ParquetLogicalTypesTest {
         assertThat(join(left, right, "k")).as(err).isZero();
         assertThat(rows()).containsExactly("0.050,0.050");
     }
+
+    @Test
+    void aWholeDecimalPairsWithAParquetIntegerKeyByValue() throws IOException {
+        PrimitiveType fixed = org.apache.parquet.schema.Types.optional(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY)
+                .length(5).as(decimal(10, 0)).named("k");
+        Path whole = ParquetTestFiles.write(dir.resolve("whole.parquet"), List.of(fixed), row(5L), row(-7L),
+                row(9_999_999_999L));
+        Path int32 = ParquetTestFiles.write(dir.resolve("i32.parquet"), List.of(column("k", INT32, null)), row(5L),
+                row(-7L), row(8L));
+        assertThat(join(whole, int32, "k")).as(err).isZero();
+        assertThat(rows()).containsExactly("-7,-7", "5,5");
+        Path int64 = ParquetTestFiles.write(dir.resolve("i64.parquet"), List.of(column("k", INT64, null)),
+                row(9_999_999_999L), row(-7L));
+        assertThat(join(int64, whole, "k")).as(err).isZero();
+        assertThat(rows()).containsExactly("-7,-7", "9999999999,9999999999");
+
+        Path scaled = ParquetTestFiles.write(dir.resolve("scaled.parquet"), List.of(column("k", INT64,
+                decimal(10, 2))), row(500L));
+        assertThat(join(scaled, int64, "k")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("DECIMAL(10,2)", "write one file again with its key cast to the other's type");
+    }
 }

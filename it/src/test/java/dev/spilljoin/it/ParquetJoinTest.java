@@ -298,8 +298,8 @@ class ParquetJoinTest {
     /**
      * DECIMAL keys join by value whatever their encoding, as DuckDB joins them: the left side's DECIMAL(10,2) and
      * DECIMAL(25,4) in BYTE_ARRAY with sign bytes in front of some values (0x0001 for 0x01, 0xFFFF for -1: parquet-java
-     * writes what it is given, and writers differ), the right side's as INT64 and FIXED_LEN_BYTE_ARRAY(16), written
-     * with parquet-java; each key joined to Parquet output, whose rows and column types are DuckDB's join of the
+     * writes what it is given, and writers differ), the right side's as INT64 and FIXED_LEN_BYTE_ARRAY(16), and a
+     * DECIMAL(12,0) in BYTE_ARRAY with a plain INT64 key, written with parquet-java; each key joined to Parquet output, whose rows and column types are DuckDB's join of the
      * same files (DuckDB reads the output's keys back equal to its own).
      */
     @Test
@@ -310,6 +310,8 @@ class ParquetJoinTest {
                 .named("d10")
                 .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.decimalType(4, 25))
                 .named("d25")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.decimalType(0, 12))
+                .named("d0")
                 .named("left");
         MessageType rightSchema = Types.buildMessage()
                 .optional(PrimitiveType.PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.decimalType(2, 10))
@@ -331,6 +333,8 @@ class ParquetJoinTest {
                 columns[2].write(Binary.fromConstantByteArray(twosComplement(wide, wide.toByteArray().length
                         + i % 4)), 0, 1);
             }
+            columns[3].write(Binary.fromConstantByteArray(twosComplement(small.add(BigInteger.valueOf(300)),
+                    small.toByteArray().length + 1 + i % 2)), 0, 1);
         });
         Path right = writeWithParquetJava(dir.resolve("right.parquet"), rightSchema, 900, Map.of(), (i, columns) -> {
             BigInteger small = BigInteger.valueOf(i % 700 - 350);
@@ -339,7 +343,8 @@ class ParquetJoinTest {
                     : small, 16)), 0, 1);
             columns[2].write((long) i, 0, 1);
         });
-        assertKeysJoinAsDuckDb(left, right, List.of("DECIMAL(10,2)", "DECIMAL(25,4)"), "d10=r10", "d25=r25");
+        assertKeysJoinAsDuckDb(left, right, List.of("DECIMAL(10,2)", "DECIMAL(25,4)", "DECIMAL(12,0)"), "d10=r10",
+                "d25=r25", "d0=rid");
     }
 
     /**
