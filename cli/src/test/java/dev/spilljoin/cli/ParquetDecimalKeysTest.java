@@ -78,23 +78,30 @@ class ParquetDecimalKeysTest {
         return out;
     }
 
-    @Test
-    void binaryDecimalsWithSignBytesInFrontJoinTheirMinimalEncodings() throws IOException {
-        PrimitiveType binary = decimal("lk", PrimitiveTypeName.BINARY, 0, 10, 2);
+    /**
+     * Held as longs (10 digits) and as minimal bytes (25), from dictionary-encoded and plain pages (200 rows of a
+     * value that joins nothing on each side, so that parquet-java keeps its dictionary).
+     */
+    @ParameterizedTest(name = "DECIMAL({0},2)")
+    @ValueSource(ints = {10, 25})
+    void binaryDecimalsWithSignBytesInFrontJoinTheirMinimalEncodings(int precision) throws IOException {
+        PrimitiveType binary = decimal("lk", PrimitiveTypeName.BINARY, 0, precision, 2);
         byte[][] left = {{1}, {0, 1}, {0, 0, 0, 1}, {-1}, {-1, -1}, {-1, -1, -1, -1}, {0, -128}, {0, 0, -128},
             {-1, -128}, {-1, -1, -128}, {0}, {0, 0}, {}};
-        Object[][] leftRows = new Object[left.length][];
-        for (int i = 0; i < left.length; i++) {
-            leftRows[i] = new Object[] {left[i], (long) i};
+        Object[][] leftRows = new Object[left.length + 200][];
+        for (int i = 0; i < leftRows.length; i++) {
+            leftRows[i] = new Object[] {i < left.length ? left[i] : new byte[] {0x7f}, (long) i};
+        }
+        Object[][] rightRows = new Object[205][];
+        byte[][] right = {{1}, {-1}, {0, -128}, {-128}, {0}};
+        for (int i = 0; i < rightRows.length; i++) {
+            rightRows[i] = new Object[] {i < right.length ? right[i] : new byte[] {0x7e}, i + 1L};
         }
         for (boolean dictionary : new boolean[] {true, false}) {
             Path l = ParquetTestFiles.writeWithParquetJava(dir.resolve("l" + dictionary + ".parquet"),
                     schema(binary, "i"), dictionary, leftRows);
             Path r = ParquetTestFiles.writeWithParquetJava(dir.resolve("r" + dictionary + ".parquet"),
-                    schema(decimal("rk", PrimitiveTypeName.BINARY, 0, 10, 2), "j"), dictionary,
-                    new Object[] {new byte[] {1}, 1L}, new Object[] {new byte[] {-1}, 2L},
-                    new Object[] {new byte[] {0, -128}, 3L}, new Object[] {new byte[] {-128}, 4L},
-                    new Object[] {new byte[] {0}, 5L});
+                    schema(decimal("rk", PrimitiveTypeName.BINARY, 0, precision, 2), "j"), dictionary, rightRows);
             assertThat(join(l, r, "lk=rk")).as(run.err()).isZero();
             assertThat(run.sortedRows()).as("dictionary " + dictionary).containsExactly(
                     "-0.01,3,-0.01,2", "-0.01,4,-0.01,2", "-0.01,5,-0.01,2", "-1.28,8,-1.28,4", "-1.28,9,-1.28,4",
