@@ -50,6 +50,9 @@ final class ColumnChunkWriter {
     private Statistics<?> statistics;
     private SizeStatistics.Builder sizes;
     private GeospatialStatistics.Builder geospatial;
+    /** A DECIMAL in a FIXED_LEN_BYTE_ARRAY: its width (0: any other column); a value's bytes made for it. */
+    private final int decimalWidth;
+    private final byte[] decimalBytes;
     private int pageValues;
     private boolean keptDictionary;
 
@@ -59,6 +62,10 @@ final class ColumnChunkWriter {
             throw new IllegalArgumentException("a repeated column: " + descriptor);
         }
         this.type = descriptor.getPrimitiveType();
+        this.decimalWidth = ParquetDecimal.inBytes(type)
+                && type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+                ? type.getTypeLength() : 0;
+        this.decimalBytes = new byte[Math.max(Long.BYTES, decimalWidth)];
         this.pages = pages;
         this.pageRowLimit = properties.getPageRowCountLimit();
         this.pageBytes = properties.getPageSizeThreshold();
@@ -72,7 +79,8 @@ final class ColumnChunkWriter {
     /**
      * Writes rows {@code 0 .. rows-1} of {@code v} (of {@code this} column's operator type: INTEGER values to an
      * INT32 or INT64 column, BIGINT values to either, DOUBLE to DOUBLE or FLOAT, BOOLEAN, and byte values to BINARY or
-     * FIXED_LEN_BYTE_ARRAY), NULLs as definition level 0.
+     * FIXED_LEN_BYTE_ARRAY; a DECIMAL's as {@link ParquetDecimal} holds it, a long or bytes, to any of them), NULLs as
+     * definition level 0.
      */
     void write(ColumnVector v, int rows) throws IOException {
         for (int r = 0; r < rows; ) {
@@ -158,23 +166,60 @@ final class ColumnChunkWriter {
                 }
             }
             case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
-                int[] offsets = v.offsets();
-                byte[] bytes = v.bytes();
-                for (int r = from; r < to; r++) {
-                    if (v.isNull(r)) {
-                        writeNull();
-                    } else {
-                        // The writers copy what they keep of a reused array (the dictionary, the statistics' bounds).
-                        Binary value = Binary.fromReusedByteArray(bytes, offsets[r], offsets[r + 1] - offsets[r]);
-                        definitionLevels.writeInteger(defined);
-                        values.writeBytes(value);
-                        statistics.updateStats(value);
-                        sizes.add(0, defined, value);
-                        geospatial.update(value);
-                    }
+                if (v.type() == ColumnType.BIGINT) {
+                    writeDecimalLongs(v, from, to);
+                } else {
+                    writeBytes(v, from, to);
                 }
             }
         }
+    }
+
+    /**
+     * Byte values, as held; a DECIMAL's minimal form ({@link ParquetDecimal}) widened to a FIXED_LEN_BYTE_ARRAY's
+     * width, which is at least the most bytes any value of its precision needs.
+     */
+    private void writeBytes(ColumnVector v, int from, int to) {
+        int[] offsets = v.offsets();
+        byte[] bytes = v.bytes();
+        for (int r = from; r < to; r++) {
+            if (v.isNull(r)) {
+                writeNull();
+                continue;
+            }
+            int length = offsets[r + 1] - offsets[r];
+            // The writers copy what they keep of a reused array (the dictionary, the statistics' bounds).
+            if (decimalWidth == 0 || length == decimalWidth) {
+                writeBinary(Binary.fromReusedByteArray(bytes, offsets[r], length));
+            } else {
+                ParquetDecimal.signExtend(bytes, offsets[r], length, decimalBytes, decimalWidth);
+                writeBinary(Binary.fromReusedByteArray(decimalBytes, 0, decimalWidth));
+            }
+        }
+    }
+
+    /**
+     * A DECIMAL of at most 18 digits held as its unscaled long, into a FIXED_LEN_BYTE_ARRAY of its width or a
+     * BINARY of the fewest bytes.
+     */
+    private void writeDecimalLongs(ColumnVector v, int from, int to) {
+        long[] longs = v.longs();
+        for (int r = from; r < to; r++) {
+            if (v.isNull(r)) {
+                writeNull();
+            } else {
+                writeBinary(Binary.fromReusedByteArray(decimalBytes, 0,
+                        ParquetDecimal.write(longs[r], decimalBytes, decimalWidth)));
+            }
+        }
+    }
+
+    private void writeBinary(Binary value) {
+        definitionLevels.writeInteger(defined);
+        values.writeBytes(value);
+        statistics.updateStats(value);
+        sizes.add(0, defined, value);
+        geospatial.update(value);
     }
 
     private void writeNull() {

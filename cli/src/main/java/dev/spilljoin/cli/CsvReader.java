@@ -458,7 +458,7 @@ public final class CsvReader implements AutoCloseable {
                     return notFitting(recordLine, c, b, from, to, stored.expected());
                 }
                 if (stored.isBytes()) {
-                    chunk.replaceOpenField(c, stored.bytes, stored.bytes.length);
+                    chunk.replaceOpenField(c, stored.bytes, stored.length);
                 } else {
                     chunk.setLong(c, stored.value);
                 }

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.ColumnType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
@@ -15,15 +16,18 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *
  * <ul>
  *   <li>Two Parquet columns pair when their values compare alike ({@link #sameMeaning}): the same logical type, or
- *       two DECIMALs of one scale in INT32 or INT64 (their unscaled integers then compare). Any other pair with
+ *       two DECIMALs of one scale held alike ({@link ParquetDecimal}: both of at most 18 digits or stored as
+ *       integers, whose unscaled longs then compare, or both of more digits in bytes, whose minimal two's
+ *       complements then compare), whatever their physical types and precisions; or a DECIMAL of scale 0 held as
+ *       its unscaled long with a Parquet integer key (not an unsigned 64-bit one), as BIGINTs. Any other pair with
  *       such a column (a DECIMAL(10,2) with a DECIMAL(10,3), TIMESTAMP millis with micros, a DATE with a plain
  *       integer, an unsigned 64-bit integer with a signed one) is refused, saying which type to write both keys
  *       as.</li>
- *   <li>A CSV column paired with a DECIMAL (INT32 or INT64), DATE, TIME, TIMESTAMP or UUID column is read as that
- *       type's stored values ({@link LogicalValueParser}), whatever its sample looks like; its type may then not be
- *       declared with {@code --schema-*} (refused: drop the entry). With any other such column (an unsigned 64-bit
- *       integer, an INT96, a DECIMAL in bytes) a CSV column is refused, saying how to write the Parquet key so
- *       that it pairs.</li>
+ *   <li>A CSV column paired with a DECIMAL (of at most 38 digits), DATE, TIME, TIMESTAMP or UUID column is read
+ *       as that type's stored values ({@link LogicalValueParser}), whatever its sample looks like; its type may then
+ *       not be declared with {@code --schema-*} (refused: drop the entry). With any other such column (an unsigned
+ *       64-bit integer, an INT96, a DECIMAL of more digits) a CSV column is refused, saying how to write the Parquet
+ *       key so that it pairs.</li>
  * </ul>
  */
 final class LogicalKeyPairing {
@@ -63,6 +67,10 @@ final class LogicalKeyPairing {
         Key other = parquet == left ? right : left;
         PrimitiveType logical = parquet.type.logical();
         if (!other.csv) {
+            if (wholeDecimal(logical) && other.type.isIntegral()) {
+                KeyType integers = KeyType.of(ColumnType.BIGINT);
+                return new KeyTypeInference.PairType(integers, integers);
+            }
             throw refusal.error(isUnsigned64(logical) ? unsigned64Fix()
                     : "both are Parquet columns, typed by their files (no flag changes them): write one file again"
                     + " with its key cast to the other's type");
@@ -81,11 +89,13 @@ final class LogicalKeyPairing {
 
     /**
      * Whether key columns of Parquet types {@code a} and {@code b} store equal values for equal values: the same
-     * values ({@link ParquetColumnType#sameValues}), or two DECIMALs of one scale in INT32 or INT64.
+     * values ({@link ParquetColumnType#sameValues}), or two DECIMALs of one scale held alike.
      */
     static boolean sameMeaning(PrimitiveType a, PrimitiveType b) {
-        if (integerDecimal(a) != null && integerDecimal(b) != null) {
-            return integerDecimal(a).getScale() == integerDecimal(b).getScale();
+        DecimalLogicalTypeAnnotation da = ParquetDecimal.of(a);
+        DecimalLogicalTypeAnnotation db = ParquetDecimal.of(b);
+        if (da != null && db != null) {
+            return da.getScale() == db.getScale() && ParquetColumnType.heldAs(a) == ParquetColumnType.heldAs(b);
         }
         return ParquetColumnType.sameValues(a, b);
     }
@@ -132,8 +142,8 @@ final class LogicalKeyPairing {
                     + "TIMESTAMP_MICROS), which a CSV key is read as";
         }
         if (logical.getLogicalTypeAnnotation() instanceof DecimalLogicalTypeAnnotation) {
-            return "write the Parquet key as a DECIMAL of at most 18 digits (stored as INT32 or INT64), which a CSV"
-                    + " key is read as";
+            return "write the Parquet key as a DECIMAL of at most " + LogicalValueParser.WIDE_DIGITS + " digits, which"
+                    + " a CSV key is read as";
         }
         return "write the Parquet key as a type a CSV key pairs with (an integer, DOUBLE, BOOLEAN, STRING, DECIMAL,"
                 + " DATE, TIME, TIMESTAMP or UUID)";
@@ -144,14 +154,12 @@ final class LogicalKeyPairing {
                 + " write it again as a signed BIGINT (if every value is below 2^63)";
     }
 
-    private static boolean isUnsigned64(PrimitiveType type) {
-        return type.getPrimitiveTypeName() == PrimitiveTypeName.INT64 && ParquetColumnType.isUnsigned(type);
+    /** Whether {@code type} is a DECIMAL of scale 0 held as its unscaled long, which is then its integer value. */
+    private static boolean wholeDecimal(PrimitiveType type) {
+        return ParquetDecimal.heldAsLong(type) && ParquetDecimal.of(type).getScale() == 0;
     }
 
-    /** {@code type}'s DECIMAL annotation when it is stored in INT32 or INT64, else null. */
-    private static DecimalLogicalTypeAnnotation integerDecimal(PrimitiveType type) {
-        PrimitiveTypeName physical = type.getPrimitiveTypeName();
-        return (physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64)
-                && type.getLogicalTypeAnnotation() instanceof DecimalLogicalTypeAnnotation decimal ? decimal : null;
+    private static boolean isUnsigned64(PrimitiveType type) {
+        return type.getPrimitiveTypeName() == PrimitiveTypeName.INT64 && ParquetColumnType.isUnsigned(type);
     }
 }

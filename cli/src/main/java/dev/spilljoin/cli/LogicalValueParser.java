@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import java.nio.ByteBuffer;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DateLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
@@ -15,9 +16,12 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * with a Parquet DECIMAL, DATE, TIME, TIMESTAMP or UUID key ({@link LogicalKeyPairing}). The grammars, all exact:
  *
  * <ul>
- *   <li>DECIMAL(p, s) in INT32 or INT64: optional {@code +} or {@code -}, digits, optionally {@code .} and digits
- *       (at least one digit in all; no exponent), of at most s fraction digits other than trailing zeros and at most
- *       p digits in all: the unscaled value ({@code 0.05} and {@code 0.050} are 5 at scale 2, {@code 5} is 500);</li>
+ *   <li>DECIMAL(p, s) held as its unscaled long ({@link ParquetDecimal#heldAsLong}): optional {@code +} or
+ *       {@code -}, digits, optionally {@code .} and digits (at least one digit in all; no exponent), of at most s
+ *       fraction digits other than trailing zeros and at most p digits in all: the unscaled value ({@code 0.05} and
+ *       {@code 0.050} are 5 at scale 2, {@code 5} is 500);</li>
+ *   <li>DECIMAL(p, s) of up to 38 digits in bytes: the same, its unscaled value's minimal two's complement (as
+ *       {@link ParquetDecimal} holds it);</li>
  *   <li>DATE: {@code yyyy-mm-dd} (years 0001 to 9999, a day the month has): days since 1970-01-01;</li>
  *   <li>TIMESTAMP(unit): a date, optionally followed by a space or {@code T} and a time of day; adjusted to UTC,
  *       optionally followed by {@code Z}, {@code +00} or {@code +00:00}: the units since 1970-01-01 00:00 (a date
@@ -35,7 +39,10 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 final class LogicalValueParser {
     private static final long SECONDS_PER_DAY = 86_400;
 
-    private enum Kind { DECIMAL, DATE, TIMESTAMP, TIME, UUID }
+    private enum Kind { DECIMAL, WIDE_DECIMAL, DATE, TIMESTAMP, TIME, UUID }
+
+    /** The most digits of a DECIMAL in bytes that text is read as: its unscaled value within 128 bits. */
+    static final int WIDE_DIGITS = 38;
 
     private final Kind kind;
     /** DECIMAL: scale and precision. */
@@ -46,10 +53,14 @@ final class LogicalValueParser {
     private final int fractionDigits;
     private final boolean utc;
     private final String expected;
-    /** The last parse's value: unscaled decimal, days, or units. */
+    /** The last parse's value: unscaled decimal, days, or units; a wide decimal's low 64 bits while parsing. */
     long value;
-    /** The last UUID parse's 16 bytes. */
+    /** A wide decimal's high 64 bits while parsing. */
+    private long high;
+    /** The last UUID parse's 16 bytes, or a wide decimal's minimal two's complement: {@link #length} of them. */
     final byte[] bytes = new byte[16];
+    int length = 16;
+    private final ByteBuffer bytesView = ByteBuffer.wrap(bytes);
 
     private LogicalValueParser(Kind kind, int scale, int precision, TimeUnit unit, boolean utc, String expected) {
         this.kind = kind;
@@ -68,8 +79,10 @@ final class LogicalValueParser {
         PrimitiveTypeName physical = type.getPrimitiveTypeName();
         boolean integer = physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64;
         String name = "a " + logical;
-        if (logical instanceof DecimalLogicalTypeAnnotation decimal && integer) {
-            return new LogicalValueParser(Kind.DECIMAL, decimal.getScale(), decimal.getPrecision(), null, false,
+        if (logical instanceof DecimalLogicalTypeAnnotation decimal
+                && (ParquetDecimal.heldAsLong(type) || decimal.getPrecision() <= WIDE_DIGITS)) {
+            return new LogicalValueParser(ParquetDecimal.heldAsLong(type) ? Kind.DECIMAL : Kind.WIDE_DECIMAL,
+                    decimal.getScale(), decimal.getPrecision(), null, false,
                     name + " (digits with at most " + decimal.getScale() + " after the point)");
         }
         if (logical instanceof DateLogicalTypeAnnotation) {
@@ -94,15 +107,18 @@ final class LogicalValueParser {
         return expected;
     }
 
-    /** Whether the 16 bytes of a UUID are the result ({@link #bytes}), else a long ({@link #value}). */
+    /**
+     * Whether bytes are the result (a UUID's 16, a wide decimal's minimal two's complement: {@link #bytes}, of
+     * {@link #length}), else a long ({@link #value}).
+     */
     boolean isBytes() {
-        return kind == Kind.UUID;
+        return kind == Kind.UUID || kind == Kind.WIDE_DECIMAL;
     }
 
     /** Parses {@code b[from .. to)} (not empty); false when it does not follow the grammar or is out of range. */
     boolean parse(byte[] b, int from, int to) {
         return switch (kind) {
-            case DECIMAL -> decimal(b, from, to);
+            case DECIMAL, WIDE_DECIMAL -> decimal(b, from, to);
             case DATE -> date(b, from, to) == to;
             case TIMESTAMP -> timestamp(b, from, to);
             case TIME -> zone(b, time(b, from, to), to);
@@ -116,7 +132,8 @@ final class LogicalValueParser {
         if (negative || b[i] == '+') {
             i++;
         }
-        long unscaled = 0;
+        value = 0;
+        high = 0;
         int digits = 0;
         int fraction = -1;
         boolean any = false;
@@ -136,25 +153,62 @@ final class LogicalValueParser {
                 }
                 continue;
             }
-            if (unscaled == 0 && x == '0' && fraction < 0) {
+            if (digits == 0 && x == '0' && fraction < 0) {
                 continue; // a leading zero of the integer part
             }
             if (++digits > precision) {
                 return false;
             }
-            unscaled = unscaled * 10 + (x - '0');
+            accumulate(x - '0');
         }
         if (!any) {
             return false;
         }
         for (int f = Math.max(fraction, 0); f < scale; f++) {
-            if (++digits > precision && unscaled != 0) {
+            if (++digits > precision && (value != 0 || high != 0)) {
                 return false;
             }
-            unscaled *= 10;
+            accumulate(0);
         }
-        value = negative ? -unscaled : unscaled;
+        if (kind == Kind.WIDE_DECIMAL) {
+            wideBytes(negative);
+        } else if (negative) {
+            value = -value;
+        }
         return true;
+    }
+
+    /**
+     * The unscaled value so far times ten plus {@code digit}: in {@link #value}, or for a wide decimal in
+     * {@link #high} and {@link #value} as one unsigned 128-bit number (38 digits stay below 2^127).
+     */
+    private void accumulate(int digit) {
+        if (kind == Kind.DECIMAL) {
+            value = value * 10 + digit;
+            return;
+        }
+        long times10 = value * 10;
+        long low = times10 + digit;
+        high = high * 10 + Math.multiplyHigh(value, 10) + (value >> 63 & 10) // the unsigned high half of value * 10
+                + (Long.compareUnsigned(low, times10) < 0 ? 1 : 0);
+        value = low;
+    }
+
+    /** The wide decimal parsed, negated when {@code negative}, as its minimal two's complement in {@link #bytes}. */
+    private void wideBytes(boolean negative) {
+        long low = value;
+        long hi = high;
+        if (negative) {
+            low = -low;
+            hi = ~hi + (low == 0 ? 1 : 0);
+        }
+        for (int i = 0; i < 8; i++) {
+            bytes[i] = (byte) (hi >>> 56 - 8 * i);
+            bytes[8 + i] = (byte) (low >>> 56 - 8 * i);
+        }
+        int start = ParquetDecimal.minimalStart(bytesView, 0, bytes.length);
+        length = bytes.length - start;
+        System.arraycopy(bytes, start, bytes, 0, length);
     }
 
     /** Parses {@code yyyy-mm-dd} at {@code from} into {@link #value}; the index after it, or -1. */

@@ -96,6 +96,8 @@ final class ParquetBatchSource implements InputBatches {
                 }
             } catch (InputException e) {
                 throw e;
+            } catch (ParquetDecimal.BeyondPrecision e) {
+                throw new InputException("Parquet file " + input.files().get(fileIndex) + ": " + e.getMessage(), e);
             } catch (RuntimeException e) {
                 throw ParquetInput.unreadable(input.files().get(fileIndex), e);
             }

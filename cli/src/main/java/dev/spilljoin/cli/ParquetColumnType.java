@@ -14,14 +14,17 @@ import org.apache.parquet.schema.Type;
  * <ul>
  *   <li>INT32 and INT64 (with any integer logical type: DATE, TIME, TIMESTAMP, DECIMAL, INT(8..64)) are held as
  *       BIGINT, an unsigned INT32 (UINT8, UINT16, UINT32) widened as non-negative and an unsigned INT64 as its 64
- *       bits; as keys INT32 is INTEGER (unsigned: BIGINT) and INT64 BIGINT, so a pair of both compares as BIGINT,
- *       as CSV keys do;</li>
+ *       bits, an INT(8) or INT(16) at its own width ({@link ColumnChunkReader}); as keys INT32 is INTEGER
+ *       (unsigned: BIGINT) and INT64 BIGINT, so a pair of both compares as BIGINT, as CSV keys do;</li>
  *   <li>FLOAT and DOUBLE: DOUBLE; BOOLEAN: BOOLEAN;</li>
- *   <li>BINARY annotated STRING, ENUM or JSON: VARCHAR; any other BINARY and FIXED_LEN_BYTE_ARRAY (UUID, a
- *       DECIMAL in bytes, ...): VARBINARY (opaque bytes, compared bytewise);</li>
- *   <li>INT96 (the legacy timestamp Spark writes by default: nanoseconds of the day and Julian day, one canonical
- *       encoding per instant): VARBINARY too, its 12 bytes passed through unchanged, so a Parquet output writes it
- *       back as INT96 (lossless) and equal instants join as equal keys;</li>
+ *   <li>BINARY annotated STRING, ENUM or JSON: VARCHAR; a DECIMAL in BINARY or FIXED_LEN_BYTE_ARRAY as
+ *       {@link ParquetDecimal} holds it (of at most 18 digits its unscaled value as BIGINT, else its minimal two's
+ *       complement as VARBINARY), so that equal decimals are equal keys whatever their physical type; any other
+ *       BINARY and FIXED_LEN_BYTE_ARRAY (UUID, ...): VARBINARY (opaque bytes, compared bytewise);</li>
+ *   <li>INT96 (the legacy timestamp Spark writes by default: nanoseconds of the day and Julian day): VARBINARY
+ *       too, its 12 bytes normalized to one encoding per instant (nanoseconds within the day,
+ *       {@link ColumnChunkReader}), so a Parquet output writes it back as INT96 (the same instant) and equal
+ *       instants join as equal keys;</li>
  *   <li>repeated columns and groups (LIST, MAP, structs) are refused.</li>
  * </ul>
  * The Parquet type itself is kept beside the plan ({@link ParquetInput#types()}), so that Parquet output writes each
@@ -48,8 +51,9 @@ final class ParquetColumnType {
             case INT32, INT64 -> ColumnType.BIGINT;
             case FLOAT, DOUBLE -> ColumnType.DOUBLE;
             case BOOLEAN -> ColumnType.BOOLEAN;
-            case BINARY -> isText(type) ? ColumnType.VARCHAR : ColumnType.VARBINARY;
-            case FIXED_LEN_BYTE_ARRAY, INT96 -> ColumnType.VARBINARY;
+            case BINARY, FIXED_LEN_BYTE_ARRAY -> isText(type) ? ColumnType.VARCHAR
+                    : ParquetDecimal.heldAsLong(type) ? ColumnType.BIGINT : ColumnType.VARBINARY;
+            case INT96 -> ColumnType.VARBINARY;
         };
     }
 
@@ -92,9 +96,13 @@ final class ParquetColumnType {
      * Whether the columns of types {@code a} and {@code b} (of two part files of one input) store the same values
      * alike, so that one reader reads both: the same physical type (and length) and the same logical type, where a
      * signed INT annotation of the physical type's own width is the same as none, and STRING, ENUM and JSON are all
-     * text. Repetition (OPTIONAL or REQUIRED) does not matter.
+     * text; or one DECIMAL(p, s) held alike ({@link ParquetDecimal}), whatever its physical type. Repetition
+     * (OPTIONAL or REQUIRED) does not matter.
      */
     static boolean sameValues(PrimitiveType a, PrimitiveType b) {
+        if (ParquetDecimal.of(a) != null || ParquetDecimal.of(b) != null) {
+            return Objects.equals(a.getLogicalTypeAnnotation(), b.getLogicalTypeAnnotation()) && heldAs(a) == heldAs(b);
+        }
         if (a.getPrimitiveTypeName() != b.getPrimitiveTypeName() || a.getTypeLength() != b.getTypeLength()) {
             return false;
         }

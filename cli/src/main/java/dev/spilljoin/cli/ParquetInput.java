@@ -3,6 +3,7 @@ package dev.spilljoin.cli;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
@@ -25,14 +26,15 @@ import org.apache.parquet.schema.Type;
  * One Parquet input as planned: its part files and, from their footers only, its columns, row count and size.
  *
  * <p>The input is a file, a directory of part files (as Spark and DuckDB write them: every regular file whose name
- * does not start with {@code _} or {@code .}, in name order) or a glob in the last path element
- * ({@code dir/part-*.parquet}). The columns are the first part file's top-level columns; {@link #project} keeps the
- * ones the join reads and checks that every part file has each of them with the same type (physical and logical,
- * {@link ParquetColumnType#sameValues}: a value of one part means what it does in another), and that each is a type
- * spilljoin reads ({@link ParquetColumnType}). Every failure is an {@link InputException} naming the file and, where
- * there is one, the column. Each part file's footer is read once, here, and kept: the reader
- * ({@link ParquetBatchSource}) locates the column chunks from it and streams them page by page, so row groups of
- * any size are read (the memory bound is per page, {@link ColumnChunkPages}).
+ * does not start with {@code _} or {@code .}, in name order) or a glob in any path elements
+ * ({@code dir/part-*.parquet}, {@code data/year=*}{@code /part-*.parquet}: {@link #partFiles}). The columns are the
+ * first part file's top-level columns; {@link #project} keeps the ones the join reads and checks that every part
+ * file has each of them with the same type (physical and logical, {@link ParquetColumnType#sameValues}: a value of
+ * one part means what it does in another), and that each is a type spilljoin reads ({@link ParquetColumnType}).
+ * Every failure is an {@link InputException} naming the file and, where there is one, the column. Each part file's
+ * footer is read once, here, and kept: the reader ({@link ParquetBatchSource}) locates the column chunks from it and
+ * streams them page by page, so row groups of any size are read (the memory bound is per page,
+ * {@link ColumnChunkPages}).
  *
  * @param footers each part file's footer (its schema, row groups and column chunks), in file order
  * @param names   names of the columns read, in file order
@@ -213,11 +215,10 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
 
     /**
      * The part files {@code given} names, in name order: itself (a regular file), a directory's part files or a
-     * glob's matches; an {@link InputException} naming {@code --role} when there are none.
+     * glob's matches ({@link #globMatches}); an {@link InputException} naming {@code --role} when there are none.
      */
     static List<Path> partFiles(String role, Path given) {
         List<Path> files = new ArrayList<>();
-        String name = given.getFileName() == null ? "" : given.getFileName().toString();
         if (Files.isDirectory(given)) {
             try (Stream<Path> entries = Files.list(given)) {
                 entries.filter(p -> isPartFile(p)).sorted().forEach(files::add);
@@ -225,22 +226,15 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
                 throw new InputException("cannot list the --" + role + " directory " + given + ": " + e.getMessage(),
                         e);
             }
-        } else if (name.indexOf('*') >= 0 || name.indexOf('?') >= 0 || name.indexOf('[') >= 0) {
-            Path dir = given.getParent() == null ? Path.of(".") : given.getParent();
-            PathMatcher matcher = dir.getFileSystem().getPathMatcher("glob:" + name);
-            try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-                for (Path p : entries) {
-                    if (matcher.matches(p.getFileName()) && isPartFile(p)) {
-                        files.add(p);
-                    }
-                }
-            } catch (IOException e) {
-                throw new InputException("cannot list " + dir + " for the --" + role + " glob " + given + ": "
-                        + e.getMessage(), e);
-            }
-            files.sort(null);
         } else if (Files.isRegularFile(given)) {
-            files.add(given);
+            files.add(given); // before globs: a file whose path holds [ or * is itself
+        } else if (hasGlob(given)) {
+            files = globMatches(role, given);
+            if (files.isEmpty()) {
+                throw new InputException("--" + role + " " + given + " matches no Parquet part file (a glob skips"
+                        + " names starting with _ or . and does not enter symbolic links to directories); check"
+                        + " the path, e.g. with: ls " + given);
+            }
         } else {
             throw new InputException("cannot read " + given + ": no such file, directory or glob match; check the"
                     + " --" + role + " path");
@@ -251,9 +245,82 @@ record ParquetInput(String role, Path given, List<Path> files, List<ParquetMetad
         return files;
     }
 
+    /** Whether a path element of {@code path} is a glob (holds {@code *}, {@code ?} or {@code [}). */
+    private static boolean hasGlob(Path path) {
+        for (Path element : path) {
+            if (isGlob(element.toString())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isGlob(String element) {
+        return element.indexOf('*') >= 0 || element.indexOf('?') >= 0 || element.indexOf('[') >= 0;
+    }
+
+    /**
+     * The part files the glob {@code given} matches, sorted by path: a glob may be any path element
+     * ({@code data/year=*}{@code /part-*.parquet}, as Hive lays out partitions), matched one directory level at a
+     * time ({@code **} is refused: one {@code *} per level). Entries whose names start with {@code _} or {@code .}
+     * ({@code _temporary}, {@code .crc} files) are skipped at every level, and past the first glob element only real
+     * directories are entered, never a symbolic link to one, so the matches stay under the directories the glob
+     * names; the matched files are regular files (or links to them), as a directory input's part files are.
+     */
+    private static List<Path> globMatches(String role, Path given) {
+        List<Path> level = new ArrayList<>();
+        level.add(given.getRoot()); // null: relative to the working directory
+        boolean globbed = false;
+        int last = given.getNameCount() - 1;
+        for (int i = 0; i <= last; i++) {
+            String element = given.getName(i).toString();
+            if (element.contains("**")) {
+                throw new InputException("--" + role + " " + given + ": '**' (any depth) is not supported in a"
+                        + " glob; write one '*' per directory level, e.g. data/*/*/part-*.parquet");
+            }
+            globbed |= isGlob(element);
+            List<Path> next = new ArrayList<>();
+            for (Path at : level) {
+                Path dir = at == null ? Path.of(".") : at;
+                if (!isGlob(element)) {
+                    next.add(at == null ? Path.of(element) : at.resolve(element));
+                } else if (Files.isDirectory(dir)) {
+                    matching(role, given, dir, element, next);
+                }
+            }
+            if (globbed && i < last) {
+                next.removeIf(p -> !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS));
+            }
+            level = next;
+        }
+        level.removeIf(p -> !isPartFile(p));
+        level.sort(null);
+        return level;
+    }
+
+    /** Adds to {@code out} the entries of {@code dir} that glob element {@code element} matches, as above. */
+    private static void matching(String role, Path given, Path dir, String element, List<Path> out) {
+        PathMatcher matcher = dir.getFileSystem().getPathMatcher("glob:" + element);
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path p : entries) {
+                if (matcher.matches(p.getFileName()) && !hidden(p)) {
+                    out.add(p);
+                }
+            }
+        } catch (IOException e) {
+            throw new InputException("cannot list " + dir + " for the --" + role + " glob " + given + ": "
+                    + e.getMessage() + "; check its permissions", e);
+        }
+    }
+
     private static boolean isPartFile(Path p) {
+        return Files.isRegularFile(p) && !hidden(p) && !p.getFileName().toString().endsWith(".crc");
+    }
+
+    /** Whether {@code p}'s name starts with {@code _} or {@code .}: not a part file, nor a directory of them. */
+    private static boolean hidden(Path p) {
         String n = p.getFileName().toString();
-        return Files.isRegularFile(p) && !n.startsWith("_") && !n.startsWith(".") && !n.endsWith(".crc");
+        return n.startsWith("_") || n.startsWith(".");
     }
 
     private static boolean containsParquet(Path dir) {

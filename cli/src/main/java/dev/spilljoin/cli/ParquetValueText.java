@@ -52,7 +52,7 @@ final class ParquetValueText {
     /** The largest scale of a decimal written through a {@code long}: {@code -0.} and 38 digits fit in MAX_BYTES. */
     private static final int MAX_FAST_SCALE = 38;
     private static final long SECONDS_PER_DAY = 86_400;
-    private static final long NANOS_PER_DAY = SECONDS_PER_DAY * 1_000_000_000L;
+    static final long NANOS_PER_DAY = SECONDS_PER_DAY * 1_000_000_000L;
     private static final long JULIAN_DAY_OF_UNIX_EPOCH = 2_440_588;
     private static final byte[] BEFORE_CHRIST = " (BC)".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] UTC = "+00".getBytes(StandardCharsets.US_ASCII);
@@ -99,9 +99,8 @@ final class ParquetValueText {
             return timed(Kind.TIME, time.getUnit(), time.isAdjustedToUTC());
         }
         if (logical instanceof DecimalLogicalTypeAnnotation decimal) {
-            boolean integer = physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64;
-            return new ParquetValueText(integer ? Kind.DECIMAL_INTEGER : Kind.DECIMAL_BYTES, 0, 0, false,
-                    decimal.getScale());
+            return new ParquetValueText(ParquetDecimal.heldAsLong(type) ? Kind.DECIMAL_INTEGER : Kind.DECIMAL_BYTES,
+                    0, 0, false, decimal.getScale());
         }
         if (logical instanceof UUIDLogicalTypeAnnotation && type.getTypeLength() == 16) {
             return new ParquetValueText(Kind.UUID, 0, 0, false, 0);
@@ -123,8 +122,8 @@ final class ParquetValueText {
 
     /** Writes row {@code row} of {@code v} (not NULL) as the next field of {@code w}. */
     void write(CsvWriter w, ColumnVector v, int row) throws IOException {
-        if (kind == Kind.DECIMAL_BYTES && !(scale <= MAX_FAST_SCALE && fitsLong(v.bytes(), v.offsets()[row],
-                v.offsets()[row + 1] - v.offsets()[row]))) {
+        if (kind == Kind.DECIMAL_BYTES && !(scale <= MAX_FAST_SCALE && ParquetDecimal.fitsLong(v.bytes(),
+                v.offsets()[row], v.offsets()[row + 1] - v.offsets()[row]))) {
             int from = v.offsets()[row];
             byte[] text = new BigDecimal(new BigInteger(v.bytes(), from, v.offsets()[row + 1] - from), scale)
                     .toPlainString().getBytes(StandardCharsets.US_ASCII);
@@ -151,7 +150,7 @@ final class ParquetValueText {
             }
             case INT96 -> int96(out, start, v.bytes(), v.offsets()[row]);
             case DECIMAL_INTEGER -> decimal(out, start, v.longs()[row], scale);
-            case DECIMAL_BYTES -> decimal(out, start, bigEndian(v.bytes(), v.offsets()[row],
+            case DECIMAL_BYTES -> decimal(out, start, ParquetDecimal.bigEndian(v.bytes(), v.offsets()[row],
                     v.offsets()[row + 1] - v.offsets()[row]), scale);
             case UUID -> uuid(out, start, v.bytes(), v.offsets()[row]);
             case UINT32 -> digits(out, start, v.longs()[row] & 0xFFFF_FFFFL, 0);
@@ -300,32 +299,5 @@ final class ParquetValueText {
             out[at++] = HEX[b & 0xF];
         }
         return at;
-    }
-
-    /** Whether the big-endian two's complement {@code bytes[from .. from + length)} is within a long. */
-    static boolean fitsLong(byte[] bytes, int from, int length) {
-        if (length <= 8) {
-            return true;
-        }
-        byte sign = bytes[from + length - 8] < 0 ? (byte) -1 : 0;
-        for (int i = from; i < from + length - 8; i++) {
-            if (bytes[i] != sign) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The big-endian two's complement {@code bytes[from .. from + length)} (within a long; none is 0). */
-    static long bigEndian(byte[] bytes, int from, int length) {
-        if (length == 0) {
-            return 0;
-        }
-        int first = from + Math.max(0, length - 8);
-        long value = bytes[first]; // sign-extended
-        for (int i = first + 1; i < from + length; i++) {
-            value = value << 8 | (bytes[i] & 0xFF);
-        }
-        return value;
     }
 }

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.junit.jupiter.api.Test;
@@ -140,6 +141,65 @@ class ParquetLogicalTypesTest {
         Path int8 = CsvTestFiles.write(dir, "u8.csv", "u8\n255\n-1\n128\n-128\n");
         assertThat(join(unsigned(), int8, "u8")).as(err).isZero();
         assertThat(rows()).containsExactly("2147483648,128,mid,128", "4294967295,255,max,255");
+    }
+
+    /**
+     * An INT32 annotated INT(8) or INT(16) whose writer stored a value beyond the annotation's range (-1 for a
+     * UINT16's 65535, as a Java writer of shorts may) is read as DuckDB reads it: the annotation's low bits, extended
+     * by their sign when signed; the key joins by that value and is written as it.
+     */
+    @Test
+    void narrowIntegersStoredBeyondTheirRangeAreReadAtTheirWidth() throws IOException {
+        MessageType schema = new MessageType("m", column("s8", INT32, LogicalTypeAnnotation.intType(8, true)),
+                column("u16", INT32, LogicalTypeAnnotation.intType(16, false)));
+        Path parquet = ParquetTestFiles.writeWithParquetJava(dir.resolve("narrow.parquet"), schema, false,
+                new Object[] {200, -1}, new Object[] {-56, 70_000}, new Object[] {127, 65_535});
+        Path csv = CsvTestFiles.write(dir, "n.csv", "s8,u16,x\n-56,65535,a\n200,4464,b\n127,4294967295,c\n");
+        assertThat(join(parquet, csv, "s8")).as(err).isZero();
+        assertThat(rows()).containsExactly("-56,4464,-56,65535,a", "-56,65535,-56,65535,a",
+                "127,65535,127,4294967295,c");
+        assertThat(join(parquet, csv, "u16")).as(err).isZero();
+        assertThat(rows()).containsExactly("-56,4464,200,4464,b", "-56,65535,-56,65535,a", "127,65535,-56,65535,a");
+    }
+
+    /** An INT96 of {@code nanos} nanoseconds after midnight of Julian day {@code day}, as stored (little-endian). */
+    private static byte[] int96(long nanos, int day) {
+        return java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(nanos).putInt(day)
+                .array();
+    }
+
+    /**
+     * INT96 keys of one instant stored with their nanoseconds beyond the day or below midnight (a day carried in
+     * them, as a writer may leave them and DuckDB reads them) join the instant stored normalized, dictionary- and
+     * plain-encoded, and are written as it: to CSV as its timestamp, to Parquet normalized.
+     */
+    @Test
+    void int96KeysOfOneInstantJoinHoweverTheirDayAndNanosecondsSplitIt() throws IOException {
+        long day = 86_400_000_000_000L;
+        long noon = day / 2 + 123;
+        MessageType left = new MessageType("m", column("k", PrimitiveTypeName.INT96, null), column("i", INT64, null));
+        MessageType right = new MessageType("m", column("k", PrimitiveTypeName.INT96, null), column("j", INT64, null));
+        for (boolean dictionary : new boolean[] {true, false}) {
+            Path l = ParquetTestFiles.writeWithParquetJava(dir.resolve("l" + dictionary + ".parquet"), left,
+                    dictionary, new Object[] {int96(noon, 2_460_000), 0L},
+                    new Object[] {int96(noon + day, 2_459_999), 1L}, new Object[] {int96(noon - day, 2_460_001), 2L},
+                    new Object[] {int96(noon + 3 * day, 2_459_997), 3L}, new Object[] {int96(-1, 2_460_001), 4L});
+            Path r = ParquetTestFiles.writeWithParquetJava(dir.resolve("r" + dictionary + ".parquet"), right,
+                    dictionary, new Object[] {int96(noon, 2_460_000), 0L},
+                    new Object[] {int96(day - 1, 2_460_000), 1L});
+            String noonText = "2023-02-24 12:00:00.000000123";
+            String lastText = "2023-02-24 23:59:59.999999999";
+            List<String> expected = List.of(noonText + ",0," + noonText + ",0", noonText + ",1," + noonText + ",0",
+                    noonText + ",2," + noonText + ",0", noonText + ",3," + noonText + ",0",
+                    lastText + ",4," + lastText + ",1");
+            assertThat(join(l, r, "k")).as(err).isZero();
+            assertThat(rows()).as("dictionary " + dictionary).isEqualTo(expected);
+
+            Path parquet = dir.resolve("out" + dictionary + ".parquet");
+            assertThat(join(l, r, "k", "--output", parquet.toString())).as(err).isZero();
+            assertThat(join(parquet, r, "left.k=k", "--type", "semi")).as(err).isZero();
+            assertThat(rows()).as("written normalized: it joins the normalized key").hasSize(5);
+        }
     }
 
     @Test
@@ -283,5 +343,26 @@ class ParquetLogicalTypesTest {
                 row(50L), row(2L));
         assertThat(join(left, right, "k")).as(err).isZero();
         assertThat(rows()).containsExactly("0.050,0.050");
+    }
+
+    @Test
+    void aWholeDecimalPairsWithAParquetIntegerKeyByValue() throws IOException {
+        PrimitiveType fixed = org.apache.parquet.schema.Types.optional(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY)
+                .length(5).as(decimal(10, 0)).named("k");
+        Path whole = ParquetTestFiles.write(dir.resolve("whole.parquet"), List.of(fixed), row(5L), row(-7L),
+                row(9_999_999_999L));
+        Path int32 = ParquetTestFiles.write(dir.resolve("i32.parquet"), List.of(column("k", INT32, null)), row(5L),
+                row(-7L), row(8L));
+        assertThat(join(whole, int32, "k")).as(err).isZero();
+        assertThat(rows()).containsExactly("-7,-7", "5,5");
+        Path int64 = ParquetTestFiles.write(dir.resolve("i64.parquet"), List.of(column("k", INT64, null)),
+                row(9_999_999_999L), row(-7L));
+        assertThat(join(int64, whole, "k")).as(err).isZero();
+        assertThat(rows()).containsExactly("-7,-7", "9999999999,9999999999");
+
+        Path scaled = ParquetTestFiles.write(dir.resolve("scaled.parquet"), List.of(column("k", INT64,
+                decimal(10, 2))), row(500L));
+        assertThat(join(scaled, int64, "k")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("DECIMAL(10,2)", "write one file again with its key cast to the other's type");
     }
 }

@@ -12,8 +12,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Types;
@@ -22,7 +33,8 @@ import org.apache.parquet.schema.Types;
  * Writes small Parquet files of any physical and logical column types with spilljoin's own writer (which writes a
  * column of a given Parquet type as that type): values are given as the reader holds them, a {@code Long} for an
  * INT32 or INT64 column (its stored bits), a {@code String} for a text column, a {@code byte[]} for other bytes,
- * null for NULL.
+ * null for NULL; or with parquet-java's column writers, values stored exactly as given
+ * ({@link #writeWithParquetJava}).
  */
 final class ParquetTestFiles {
     private ParquetTestFiles() {
@@ -61,6 +73,50 @@ final class ParquetTestFiles {
             writer.write(batch);
             writer.finish();
         }
+        return file;
+    }
+
+    /**
+     * Writes {@code rows} to {@code file} with parquet-java's own column writers (not spilljoin's), so that values
+     * are stored exactly as given: a {@code Long} for an INT64 column, an {@code Integer} for INT32, a
+     * {@code byte[]} for BINARY or FIXED_LEN_BYTE_ARRAY, null for NULL; one uncompressed row group, dictionary
+     * encoding (falling back to plain) when {@code dictionary}.
+     */
+    static Path writeWithParquetJava(Path file, MessageType schema, boolean dictionary, Object[]... rows)
+            throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        ParquetFileWriter writer = new ParquetFileWriter(new LocalOutputFile(file), schema,
+                ParquetFileWriter.Mode.CREATE, Long.MAX_VALUE, 0);
+        writer.start();
+        ColumnChunkPageWriteStore pages = new ColumnChunkPageWriteStore(
+                ParquetCodecs.INSTANCE.getCompressor(CompressionCodecName.UNCOMPRESSED), schema,
+                new HeapByteBufferAllocator(), 64);
+        ColumnWriteStore store = ParquetProperties.builder().withDictionaryEncoding(dictionary).build()
+                .newColumnWriteStore(schema, pages);
+        List<ColumnDescriptor> descriptors = schema.getColumns();
+        for (Object[] row : rows) {
+            for (int c = 0; c < descriptors.size(); c++) {
+                ColumnWriter column = store.getColumnWriter(descriptors.get(c));
+                int defined = descriptors.get(c).getMaxDefinitionLevel();
+                if (row[c] == null) {
+                    column.writeNull(0, defined - 1);
+                } else if (row[c] instanceof Long value) {
+                    column.write(value, 0, defined);
+                } else if (row[c] instanceof Integer value) {
+                    column.write(value, 0, defined);
+                } else {
+                    column.write(Binary.fromConstantByteArray((byte[]) row[c]), 0, defined);
+                }
+            }
+            store.endRecord();
+        }
+        writer.startBlock(rows.length);
+        store.flush();
+        pages.flushToFileWriter(writer);
+        writer.endBlock();
+        writer.end(Map.of());
+        store.close();
+        pages.close();
         return file;
     }
 

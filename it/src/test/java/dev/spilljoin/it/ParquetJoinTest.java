@@ -296,6 +296,121 @@ class ParquetJoinTest {
     }
 
     /**
+     * DECIMAL keys join by value whatever their encoding, as DuckDB joins them: the left side's DECIMAL(10,2) and
+     * DECIMAL(25,4) in BYTE_ARRAY with sign bytes in front of some values (0x0001 for 0x01, 0xFFFF for -1: parquet-java
+     * writes what it is given, and writers differ), the right side's as INT64 and FIXED_LEN_BYTE_ARRAY(16), and a
+     * DECIMAL(12,0) in BYTE_ARRAY with a plain INT64 key, written with parquet-java; each key joined to Parquet output, whose rows and column types are DuckDB's join of the
+     * same files (DuckDB reads the output's keys back equal to its own).
+     */
+    @Test
+    void decimalKeysStoredAnyWayJoinAsDuckDbJoinsThem() throws Exception {
+        MessageType leftSchema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("id")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.decimalType(2, 10))
+                .named("d10")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.decimalType(4, 25))
+                .named("d25")
+                .optional(PrimitiveType.PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.decimalType(0, 12))
+                .named("d0")
+                .named("left");
+        MessageType rightSchema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.decimalType(2, 10))
+                .named("r10")
+                .optional(PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY).length(16)
+                .as(LogicalTypeAnnotation.decimalType(4, 25)).named("r25")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("rid")
+                .named("right");
+        BigInteger big = BigInteger.TEN.pow(24);
+        Path left = writeWithParquetJava(dir.resolve("left.parquet"), leftSchema, 6000, Map.of(), (i, columns) -> {
+            columns[0].write((long) i, 0, 1);
+            BigInteger small = BigInteger.valueOf(i % 601 - 300);
+            columns[1].write(Binary.fromConstantByteArray(twosComplement(small, small.toByteArray().length + i % 3)),
+                    0, 1);
+            if (i % 13 == 0) {
+                columns[2].writeNull(0, 0);
+            } else {
+                BigInteger wide = i % 2 == 0 ? small : big.add(small).negate();
+                columns[2].write(Binary.fromConstantByteArray(twosComplement(wide, wide.toByteArray().length
+                        + i % 4)), 0, 1);
+            }
+            columns[3].write(Binary.fromConstantByteArray(twosComplement(small.add(BigInteger.valueOf(300)),
+                    small.toByteArray().length + 1 + i % 2)), 0, 1);
+        });
+        Path right = writeWithParquetJava(dir.resolve("right.parquet"), rightSchema, 900, Map.of(), (i, columns) -> {
+            BigInteger small = BigInteger.valueOf(i % 700 - 350);
+            columns[0].write(small.longValueExact(), 0, 1);
+            columns[1].write(Binary.fromConstantByteArray(twosComplement(i % 3 == 0 ? big.add(small).negate()
+                    : small, 16)), 0, 1);
+            columns[2].write((long) i, 0, 1);
+        });
+        assertKeysJoinAsDuckDb(left, right, List.of("DECIMAL(10,2)", "DECIMAL(25,4)", "DECIMAL(12,0)"), "d10=r10",
+                "d25=r25", "d0=rid");
+    }
+
+    /**
+     * Joins {@code left} and {@code right} on each of {@code pairs} ({@code l=r}) into Parquet output whose rows are
+     * DuckDB's join of the files on {@code l.l = r.r} and whose column types are the inputs', {@code types} among them.
+     */
+    private void assertKeysJoinAsDuckDb(Path left, Path right, List<String> types, String... pairs) throws Exception {
+        String l = "read_parquet('" + left + "')";
+        String r = "read_parquet('" + right + "')";
+        for (String pair : pairs) {
+            Path out = dir.resolve("out.parquet");
+            Run run = spilljoin("--left", left.toString(), "--right", right.toString(), "--on", pair, "--output",
+                    out.toString(), "--spill-dir", spillDir().toString());
+            assertThat(run.code).as(run.err).isZero();
+            String[] keys = pair.split("=");
+            assertSameRows("read_parquet('" + out + "')", "SELECT l.*, r.* FROM " + l + " l JOIN " + r + " r ON l."
+                    + keys[0] + " = r." + keys[1]);
+            assertThat(types("read_parquet('" + out + "')")).as("output column types of " + pair)
+                    .isEqualTo(Stream.concat(types(l).stream(), types(r).stream()).toList()).containsAll(types);
+        }
+    }
+
+    /**
+     * Keys stored as writers may leave them, written with parquet-java, join as DuckDB reads them: INT96 timestamps
+     * whose nanoseconds carry whole days or fall before midnight (DuckDB reads the instant they add up to), and
+     * INT(8, true) and INT(16, false) columns holding values beyond their width (DuckDB keeps the low bits: 200 is
+     * -56, -1 is 65535), each joined to normalized INT96 and INT64 keys into Parquet output whose rows and column
+     * types are DuckDB's join of the same files.
+     */
+    @Test
+    void int96AndNarrowIntegerKeysStoredOddlyJoinAsDuckDbJoinsThem() throws Exception {
+        long day = 86_400_000_000_000L;
+        MessageType leftSchema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("id")
+                .optional(PrimitiveType.PrimitiveTypeName.INT96).named("ts")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.intType(8, true)).named("s8")
+                .optional(PrimitiveType.PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.intType(16, false))
+                .named("u16")
+                .named("left");
+        MessageType rightSchema = Types.buildMessage()
+                .optional(PrimitiveType.PrimitiveTypeName.INT96).named("rts")
+                .optional(PrimitiveType.PrimitiveTypeName.INT64).named("rk")
+                .named("right");
+        Path left = writeWithParquetJava(dir.resolve("left.parquet"), leftSchema, 3000, Map.of(), (i, columns) -> {
+            columns[0].write((long) i, 0, 1);
+            long nanos = i % 97 * 3_600_000_000_000L / 4 + i % 5 * 1000L; // whole microseconds, as DuckDB reads them
+            int carried = i % 4 - 1; // days moved into the nanoseconds: -1, 0, 1 or 2
+            columns[1].write(int96(nanos + carried * day, 2_460_000 + i % 7 - carried), 0, 1);
+            columns[2].write(i % 400 - 100, 0, 1); // -100 .. 299: beyond 127 wraps
+            columns[3].write(i % 3 == 0 ? -(i % 70) : i * 37, 0, 1); // negatives and beyond 65535 wrap
+        });
+        Path right = writeWithParquetJava(dir.resolve("right.parquet"), rightSchema, 1500, Map.of(), (i, columns) -> {
+            columns[0].write(int96(i % 97 * 3_600_000_000_000L / 4 + i % 5 * 1000L, 2_460_000 + i % 7), 0, 1);
+            columns[1].write((long) (i % 2 == 0 ? i * 45 - 70 : i - 200), 0, 1);
+        });
+        assertKeysJoinAsDuckDb(left, right, List.of("TIMESTAMP", "TINYINT", "USMALLINT"), "ts=rts", "s8=rk",
+                "u16=rk");
+    }
+
+    /** An INT96 of {@code nanos} after midnight of Julian day {@code day}, as Spark stores it (little-endian). */
+    private static Binary int96(long nanos, int day) {
+        return Binary.fromConstantByteArray(java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putLong(nanos).putInt(day).array());
+    }
+
+    /**
      * CSV output writes a Parquet column by its logical type as DuckDB's {@code COPY … TO 'x.csv'} does: DuckDB writes
      * DATE, TIMESTAMP (ms, µs, ns), TIMESTAMPTZ, TIME, TIMETZ, DECIMAL(4,2)/(18,3)/(38,10) (INT32, INT64,
      * FIXED_LEN_BYTE_ARRAY) and UUID columns with NULLs (before 1970, BC, leap days, year 9999, fractions with
