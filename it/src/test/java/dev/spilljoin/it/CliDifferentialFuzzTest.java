@@ -1,0 +1,312 @@
+package dev.spilljoin.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spilljoin.cli.Main;
+import dev.spilljoin.it.FuzzKeyTyping.Pairing;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A seeded randomized differential test of the {@code spilljoin join} command against DuckDB: each case
+ * ({@link FuzzCase}) writes two CSV inputs in a random dialect the README supports, runs the command in process,
+ * and compares the multiset of output rows (and the header) with DuckDB's join of the same rows. DuckDB is given
+ * the rows as generated (not the files, whose dialects it does not all read: lone CR record ends, {@code ""} as
+ * the empty string) with every key cast to the type the README's inference gives it ({@link FuzzKeyTyping}), and
+ * each output value as the README says spilljoin writes it. Key types the README makes a usage error must exit 2
+ * naming the schema flags. Every run must leave its spill directory empty and no temporary beside the output.
+ *
+ * <p>The seed is printed; {@code -Dseed=S -Dcases=N} replays or extends a run, case i alone is
+ * {@code -Dseed=S+i -Dcases=1}, and {@code -Dfuzz.keep=DIR} keeps a failed case's files there.
+ */
+class CliDifferentialFuzzTest {
+    private static final long SEED = Long.getLong("seed", System.nanoTime());
+    private static final int CASES = Integer.getInteger("cases", 40);
+    private static final String KEEP = System.getProperty("fuzz.keep");
+    private static final int SHOWN_ROWS = 5;
+
+    @TempDir
+    Path dir;
+    /** How many cases reached each notable path, printed at the end. */
+    private final Map<String, Integer> coverage = new TreeMap<>();
+
+    @Test
+    void cliJoinsAsDuckDbDoes() throws Exception {
+        System.out.println("CliDifferentialFuzzTest: -Dseed=" + SEED + " -Dcases=" + CASES);
+        try (Connection duck = ParquetDuckDb.open(dir)) {
+            for (int i = 0; i < CASES; i++) {
+                Path caseDir = Files.createDirectory(dir.resolve("case-" + i));
+                FuzzCase fuzzCase = FuzzCase.draw(SEED + i, caseDir);
+                try {
+                    check(duck, fuzzCase);
+                } catch (AssertionError | IOException | SQLException | RuntimeException e) {
+                    throw new AssertionError("case " + i + " failed (alone: -Dseed=" + (SEED + i) + " -Dcases=1"
+                            + keep(caseDir) + "): " + fuzzCase + "\n" + e.getMessage(), e);
+                }
+                coverage.merge(fuzzCase.mismatched() ? "usage errors" : fuzzCase.type, 1, Integer::sum);
+                delete(caseDir);
+            }
+        }
+        System.out.println("CliDifferentialFuzzTest: " + CASES + " cases passed: " + coverage);
+    }
+
+    private void check(Connection duck, FuzzCase c) throws IOException, SQLException {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(c.args.toArray(String[]::new), new PrintStream(OutputStream.nullOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        try (Stream<Path> spill = Files.list(c.spillDir)) {
+            assertThat(spill).as("spill directory after the run").isEmpty();
+        }
+        try (Stream<Path> files = Files.list(c.output.getParent())) {
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .as("files beside the output").allMatch(n -> n.matches("left.*|right.*|out.*|stats.json|spill"));
+        }
+        if (c.mismatched()) {
+            assertThat(code).as("exit code for key types that do not pair; stderr: " + stderr).isEqualTo(2);
+            assertThat(stderr).contains("--schema-left").doesNotContain("\tat ");
+            assertThat(c.output).doesNotExist();
+            return;
+        }
+        assertThat(stderr).as("stderr (exit " + code + ")").isEmpty();
+        assertThat(code).isZero();
+        List<List<String>> records = c.output.toString().endsWith(".parquet") ? parquet(duck, c.output)
+                : parse(read(c.output), c.delimiter);
+        assertThat(records).as("output records").isNotEmpty();
+        assertThat(records.get(0)).as("output header").isEqualTo(c.outputHeader());
+        compare(records.subList(1, records.size()), expected(duck, c));
+        String stats = Files.readString(c.stats);
+        assertThat(stat(stats, "rows_out")).as("rows_out in " + stats).isEqualTo(records.size() - 1);
+        coverage.merge("spilled", stat(stats, "partitions") > 0 ? 1 : 0, Integer::sum);
+        coverage.merge("re-partitioned", stat(stats, "max_recursion_depth") > 0 ? 1 : 0, Integer::sum);
+        coverage.merge("heavy hitters", stat(stats, "heavy_hitter_keys") > 0 ? 1 : 0, Integer::sum);
+    }
+
+    private static long stat(String json, String field) {
+        Matcher m = Pattern.compile("\"" + field + "\":\\s*(-?\\d+)").matcher(json);
+        assertThat(m.find()).as(field + " in " + json).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    /** A Parquet output's header and rows, each value as text the way the CSV output writes it. */
+    private static List<List<String>> parquet(Connection duck, Path file) throws SQLException {
+        List<List<String>> records = new ArrayList<>();
+        try (Statement s = duck.createStatement();
+             ResultSet rs = s.executeQuery("SELECT * FROM read_parquet('" + file + "')")) {
+            ResultSetMetaData meta = rs.getMetaData();
+            List<String> header = new ArrayList<>();
+            for (int i = 1; i <= meta.getColumnCount(); i++) {
+                header.add(meta.getColumnLabel(i));
+            }
+            records.add(header);
+            while (rs.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 1; i <= meta.getColumnCount(); i++) {
+                    String type = meta.getColumnTypeName(i);
+                    row.add(rs.getObject(i) == null ? null : type.equals("DOUBLE") ? FuzzKeyTyping.doubleText(rs.getDouble(i))
+                            : type.equals("BLOB") ? new String(rs.getBytes(i), StandardCharsets.UTF_8) : rs.getString(i));
+                }
+                records.add(row);
+            }
+        }
+        return records;
+    }
+
+    /** DuckDB's join of the case's rows, each value as spilljoin must write it. */
+    private static List<List<String>> expected(Connection duck, FuzzCase c) throws SQLException {
+        load(duck, "l", c.left, c.pairings);
+        load(duck, "r", c.right, c.pairings);
+        StringBuilder on = new StringBuilder();
+        for (int k = 0; k < c.pairings.length; k++) {
+            String t = c.pairings[k].sqlType;
+            on.append(k == 0 ? "" : " AND ").append("CAST(l.j").append(k).append(" AS ").append(t)
+                    .append(") = CAST(r.j").append(k).append(" AS ").append(t).append(')');
+        }
+        String leftColumns = columns("l", c.left.header.length);
+        String both = leftColumns + ", " + columns("r", c.right.header.length);
+        String sql = switch (c.type) {
+            case "inner" -> "SELECT " + both + " FROM l JOIN r ON " + on;
+            case "left", "right", "full" -> "SELECT " + both + " FROM l " + c.type + " JOIN r ON " + on;
+            case "semi" -> "SELECT " + leftColumns + " FROM l WHERE EXISTS (SELECT 1 FROM r WHERE " + on + ")";
+            case "anti" -> "SELECT " + leftColumns + " FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE " + on + ")";
+            default -> {
+                String t = c.pairings[0].sqlType;
+                yield "SELECT " + leftColumns + " FROM l WHERE CAST(l.j0 AS " + t + ") NOT IN (SELECT CAST(r.j0 AS "
+                        + t + ") FROM r)";
+            }
+        };
+        List<List<String>> rows = new ArrayList<>();
+        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> row = new ArrayList<>(n);
+                for (int i = 1; i <= n; i++) {
+                    row.add(rs.getString(i));
+                }
+                rows.add(row);
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * Table {@code name}: the join values {@code j0, j1…} (NULL for a NULL key) and the output values
+     * {@code o0, o1…} of the input's rows.
+     */
+    private static void load(Connection duck, String name, FuzzInput input, Pairing[] pairings) throws SQLException {
+        StringBuilder columns = new StringBuilder();
+        for (int k = 0; k < pairings.length; k++) {
+            columns.append("j").append(k).append(" VARCHAR, ");
+        }
+        for (int c = 0; c < input.header.length; c++) {
+            columns.append(c == 0 ? "" : ", ").append("o").append(c).append(" VARCHAR");
+        }
+        try (Statement s = duck.createStatement()) {
+            s.execute("CREATE OR REPLACE TABLE " + name + " (" + columns + ")");
+        }
+        try (DuckDBAppender appender = duck.unwrap(DuckDBConnection.class).createAppender("main", name)) {
+            for (String[] row : input.rows) {
+                appender.beginRow();
+                String[] written = row.clone();
+                for (int k = 0; k < pairings.length; k++) {
+                    String key = row[input.keyColumns[k]];
+                    boolean isNull = FuzzKeyTyping.isNull(pairings[k], key);
+                    append(appender, isNull ? null : FuzzKeyTyping.joinValue(pairings[k], key));
+                    written[input.keyColumns[k]] = isNull ? null : FuzzKeyTyping.written(pairings[k], key);
+                }
+                for (String value : written) {
+                    append(appender, value);
+                }
+                appender.endRow();
+            }
+        }
+    }
+
+    private static void append(DuckDBAppender appender, String value) throws SQLException {
+        if (value == null) {
+            appender.appendNull();
+        } else {
+            appender.append(value);
+        }
+    }
+
+    private static String columns(String table, int count) {
+        StringBuilder s = new StringBuilder();
+        for (int c = 0; c < count; c++) {
+            s.append(c == 0 ? "" : ", ").append(table).append(".o").append(c);
+        }
+        return s.toString();
+    }
+
+    /** Asserts that both lists hold the same rows as often, showing a few of each side's extra rows. */
+    private static void compare(List<List<String>> actual, List<List<String>> expected) {
+        Map<List<String>, Integer> counts = new HashMap<>();
+        expected.forEach(row -> counts.merge(row, 1, Integer::sum));
+        actual.forEach(row -> counts.merge(row, -1, Integer::sum));
+        List<String> missing = new ArrayList<>();
+        List<String> unexpected = new ArrayList<>();
+        counts.forEach((row, n) -> {
+            if (n > 0 && missing.size() < SHOWN_ROWS) {
+                missing.add(n + " x " + show(row));
+            } else if (n < 0 && unexpected.size() < SHOWN_ROWS) {
+                unexpected.add(-n + " x " + show(row));
+            }
+        });
+        assertThat(missing.isEmpty() && unexpected.isEmpty() && actual.size() == expected.size())
+                .as("rows: spilljoin " + actual.size() + ", DuckDB " + expected.size() + "\n  missing "
+                        + missing + "\n  unexpected " + unexpected)
+                .isTrue();
+    }
+
+    private static String show(List<String> row) {
+        return row.stream().map(v -> v == null ? "NULL" : "'" + v.replace("\r", "\\r").replace("\n", "\\n") + "'")
+                .toList().toString();
+    }
+
+    private static String read(Path file) throws IOException {
+        try (InputStream in = file.toString().endsWith(".gz")
+                ? new GZIPInputStream(Files.newInputStream(file)) : Files.newInputStream(file)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** The records of spilljoin's CSV output: an unquoted empty field is NULL, {@code ""} the empty string. */
+    static List<List<String>> parse(String text, char delimiter) {
+        List<List<String>> records = new ArrayList<>();
+        List<String> record = new ArrayList<>();
+        StringBuilder field = new StringBuilder();
+        boolean quoted = false;
+        int i = 0;
+        while (i < text.length()) {
+            char ch = text.charAt(i++);
+            if (ch == '"' && field.length() == 0 && !quoted) {
+                quoted = true;
+                int close = i;
+                while (!(text.charAt(close) == '"' && (close + 1 == text.length() || text.charAt(close + 1) != '"'))) {
+                    close += text.charAt(close) == '"' ? 2 : 1;
+                }
+                field.append(text, i, close);
+                field = new StringBuilder(field.toString().replace("\"\"", "\""));
+                i = close + 1;
+            } else if (ch == delimiter || ch == '\n') {
+                record.add(quoted || field.length() > 0 ? field.toString() : null);
+                field.setLength(0);
+                quoted = false;
+                if (ch == '\n') {
+                    records.add(record);
+                    record = new ArrayList<>();
+                }
+            } else {
+                field.append(ch);
+            }
+        }
+        assertThat(record).as("an output record without its line end").isEmpty();
+        return records;
+    }
+
+    private static String keep(Path caseDir) throws IOException {
+        if (KEEP == null) {
+            return "; -Dfuzz.keep=DIR keeps its files";
+        }
+        Path target = Files.createDirectories(Path.of(KEEP)).resolve(caseDir.getFileName() + "-" + System.nanoTime());
+        try (Stream<Path> files = Files.walk(caseDir)) {
+            for (Path p : files.toList()) {
+                Files.copy(p, target.resolve(caseDir.relativize(p).toString()));
+            }
+        }
+        return "; files kept in " + target;
+    }
+
+    private static void delete(Path path) throws IOException {
+        try (Stream<Path> files = Files.walk(path)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package dev.spilljoin.it;
+
+import dev.spilljoin.it.FuzzInput.KeyStyle;
+import dev.spilljoin.it.FuzzKeyTyping.Pairing;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * One case of the CLI fuzz test, drawn from its seed: two inputs with keys of random styles (so that the inferred
+ * types vary, usage errors included), duplicate, hot, NULL and empty keys, payloads of awkward text, one or two
+ * key pairs, a join type, delimiter, header or not, gzip or not on each side and on the output, threads, budget
+ * and build side; the files written into the case's directory, and the {@code spilljoin join} arguments.
+ */
+final class FuzzCase {
+    private static final String[] TYPES = {"inner", "left", "right", "full", "semi", "anti", "not-in"};
+    private static final String[] BUDGETS = {"60kB", "64kB", "64kB", "100kB", "128kB", "256kB", "1MB", "64MB"};
+    private static final int[] THREADS = {1, 2, 4};
+    /** Also characters that keys and names hold: {@code -5}, {@code 1.5}, {@code 1e3}, {@code 10}, {@code k0}. */
+    private static final char[] DELIMITERS = {',', ',', ',', ',', ';', '\t', '|', ' ', '-', '.', 'e', '0', 'k'};
+    private static final String[] BUILD_SIDES = {"auto", "left", "right"};
+    private static final KeyStyle[][] STYLE_GROUPS = {
+        {KeyStyle.BIGINT, KeyStyle.WIDE_INTEGER, KeyStyle.DOUBLE_OF_INTEGERS, KeyStyle.DECIMAL},
+        {KeyStyle.LEADING_ZEROS, KeyStyle.TEXT},
+        {KeyStyle.BOOLEAN},
+    };
+    /** Weights of the groups above: booleans, having two values, make the fewest interesting cases. */
+    private static final int[] GROUP_DRAWS = {0, 0, 0, 0, 1, 1, 1, 2};
+    private static final int LONG_FIELD_SMALL_BUDGET = 1_500;
+    private static final int LONG_FIELD = 20_000;
+    /** The most rows of the hot key the right side has when both sides have it: bounds the output. */
+    private static final int HOT_PARTNERS = 60;
+
+    final long seed;
+    final String type;
+    final FuzzInput left;
+    final FuzzInput right;
+    /** Per key pair, how it compares; null when the README makes the types a usage error. */
+    final Pairing[] pairings;
+    final Path spillDir;
+    final Path output;
+    final Path stats;
+    final List<String> args;
+    final char delimiter;
+    private final String description;
+
+    private FuzzCase(long seed, Path dir) throws IOException {
+        this.seed = seed;
+        SplittableRandom random = new SplittableRandom(seed);
+        type = TYPES[random.nextInt(TYPES.length)];
+        int keys = type.equals("not-in") || random.nextInt(4) > 0 ? 1 : 2;
+        KeyStyle[] leftStyles = new KeyStyle[keys];
+        KeyStyle[] rightStyles = new KeyStyle[keys];
+        for (int k = 0; k < keys; k++) {
+            KeyStyle[] group = STYLE_GROUPS[GROUP_DRAWS[random.nextInt(GROUP_DRAWS.length)]];
+            leftStyles[k] = random.nextInt(10) == 0 ? KeyStyle.NULL_ONLY : group[random.nextInt(group.length)];
+            KeyStyle[] rightGroup = random.nextInt(12) == 0 ? STYLE_GROUPS[random.nextInt(STYLE_GROUPS.length)] : group;
+            rightStyles[k] = random.nextInt(10) == 0 ? KeyStyle.NULL_ONLY : rightGroup[random.nextInt(rightGroup.length)];
+        }
+        boolean fewKeys = Arrays.asList(leftStyles).contains(KeyStyle.BOOLEAN)
+                || Arrays.asList(rightStyles).contains(KeyStyle.BOOLEAN);
+        String budget = BUDGETS[random.nextInt(BUDGETS.length)];
+        int longField = budget.endsWith("MB") ? LONG_FIELD : LONG_FIELD_SMALL_BUDGET;
+        boolean sharedNames = random.nextInt(3) == 0;
+        int leftRows = rows(random, fewKeys);
+        int rightRows = rows(random, fewKeys);
+        int pool = Math.max(1, Math.max(leftRows, rightRows) / (1 + random.nextInt(4)));
+        // A hot key on the left, on the right, on both (the right's at most HOT_PARTNERS rows), or none.
+        int hotSide = random.nextInt(4);
+        long hotIndex = pool / 3 + random.nextInt(pool - pool / 3);
+        double leftHot = hotSide == 0 || hotSide == 2 ? 0.3 + 0.6 * random.nextDouble() : 0;
+        double rightHot = hotSide == 1 ? 0.3 + 0.6 * random.nextDouble()
+                : hotSide == 2 ? Math.min(0.9, (double) HOT_PARTNERS / Math.max(1, rightRows)) : 0;
+        left = side(random, "l", leftStyles, leftRows, 0, pool, hotIndex, leftHot, sharedNames, longField);
+        right = side(random, "r", rightStyles, rightRows, pool / 3, pool, hotIndex, rightHot, sharedNames, longField);
+        pairings = new Pairing[keys];
+        for (int k = 0; k < keys; k++) {
+            pairings[k] = FuzzKeyTyping.pair(FuzzKeyTyping.infer(left.keyValues(k)),
+                    FuzzKeyTyping.infer(right.keyValues(k)));
+        }
+        delimiter = DELIMITERS[random.nextInt(DELIMITERS.length)];
+        boolean header = random.nextInt(10) > 0;
+        Path leftFile = dir.resolve("left" + extension(random));
+        Path rightFile = dir.resolve("right" + extension(random));
+        String leftDialect = left.write(leftFile, delimiter, header, random);
+        String rightDialect = right.write(rightFile, delimiter, header, random);
+        output = dir.resolve(new String[] {"out.csv", "out.csv", "out.csv", "out.csv.gz", "out.parquet"}[random.nextInt(5)]);
+        stats = dir.resolve("stats.json");
+        spillDir = Files.createDirectory(dir.resolve("spill"));
+        String threads = Integer.toString(THREADS[random.nextInt(THREADS.length)]);
+        String buildSide = BUILD_SIDES[random.nextInt(BUILD_SIDES.length)];
+        StringBuilder on = new StringBuilder();
+        for (int k = 0; k < keys; k++) {
+            on.append(k == 0 ? "" : ",").append(name(left, left.keyColumns[k], header)).append('=')
+                    .append(name(right, right.keyColumns[k], header));
+        }
+        args = new ArrayList<>(List.of("join", "--quiet", "--left", leftFile.toString(), "--right",
+                rightFile.toString(), "--on", on.toString(), "--type", type, "--work-mem", budget, "--threads", threads,
+                "--output", output.toString(), "--stats", stats.toString(), "--spill-dir", spillDir.toString(), "--delimiter",
+                delimiter == '\t' ? "\\t" : String.valueOf(delimiter), "--build-side", buildSide));
+        if (!header) {
+            args.add("--no-header");
+        }
+        description = "keys " + Arrays.toString(leftStyles) + " = " + Arrays.toString(rightStyles) + " pairings "
+                + Arrays.toString(pairings) + ", rows " + leftRows + " x " + rightRows + ", pool " + pool + ", hot side "
+                + hotSide + "\n  left " + leftDialect + "\n  right " + rightDialect + "\n  spilljoin "
+                + String.join(" ", args);
+    }
+
+    /** Draws the case of {@code seed} and writes its inputs into {@code dir}. */
+    static FuzzCase draw(long seed, Path dir) throws IOException {
+        return new FuzzCase(seed, dir);
+    }
+
+    /** True when the key types are a usage error (exit 2). */
+    boolean mismatched() {
+        return Arrays.asList(pairings).contains(null);
+    }
+
+    /** The output's column names (README "Output"): a name both sides have is prefixed with its side. */
+    List<String> outputHeader() {
+        List<String> leftNames = names(left);
+        if (!type.equals("inner") && !type.equals("left") && !type.equals("right") && !type.equals("full")) {
+            return leftNames;
+        }
+        List<String> rightNames = names(right);
+        Set<String> shared = new LinkedHashSet<>(leftNames);
+        shared.retainAll(rightNames);
+        List<String> header = new ArrayList<>();
+        leftNames.forEach(n -> header.add(shared.contains(n) ? "left." + n : n));
+        rightNames.forEach(n -> header.add(shared.contains(n) ? "right." + n : n));
+        return header;
+    }
+
+    private List<String> names(FuzzInput input) {
+        boolean header = !args.contains("--no-header");
+        List<String> names = new ArrayList<>();
+        for (int c = 0; c < input.header.length; c++) {
+            names.add(name(input, c, header));
+        }
+        return names;
+    }
+
+    @Override
+    public String toString() {
+        return "seed " + seed + ", " + type + ", " + description;
+    }
+
+    private static String name(FuzzInput input, int column, boolean header) {
+        return header ? input.header[column] : "column" + (column + 1);
+    }
+
+    private static int rows(SplittableRandom random, boolean fewKeys) {
+        int most = fewKeys ? 250 : 6_000;
+        return random.nextInt(5) == 0 ? random.nextInt(20) : 50 + random.nextInt(most - 50);
+    }
+
+    private static String extension(SplittableRandom random) {
+        return switch (random.nextInt(6)) {
+            case 0 -> ".csv.gz";
+            case 1 -> ".CSV.GZ";
+            default -> ".csv";
+        };
+    }
+
+    private static FuzzInput side(SplittableRandom random, String prefix, KeyStyle[] styles, int rows, int from,
+                                  int pool, long hotIndex, double hotShare, boolean sharedNames, int longField) {
+        int keys = styles.length;
+        int payloads = random.nextInt(4);
+        int columns = keys + payloads;
+        List<Integer> order = new ArrayList<>();
+        for (int c = 0; c < columns; c++) {
+            order.add(c);
+        }
+        Collections.shuffle(order, new Random(random.nextLong()));
+        String[] header = new String[columns];
+        int[] keyColumns = new int[keys];
+        boolean[] isKey = new boolean[columns];
+        for (int c = 0; c < columns; c++) {
+            int slot = order.get(c);
+            if (c < keys) {
+                keyColumns[c] = slot;
+                isKey[slot] = true;
+                header[slot] = sharedNames ? "k" + c : prefix + "k" + c;
+            } else {
+                header[slot] = sharedNames ? "p" + (c - keys) : prefix + "p" + (c - keys);
+            }
+        }
+        double nulls = new double[] {0, 0.02, 0.2}[random.nextInt(3)];
+        double empties = new double[] {0, 0.02}[random.nextInt(2)];
+        List<String[]> data = new ArrayList<>(rows);
+        for (int r = 0; r < rows; r++) {
+            String[] row = new String[columns];
+            for (int k = 0; k < keys; k++) {
+                long index = k > 0 ? random.nextInt(3) : random.nextDouble() < hotShare ? hotIndex
+                        : from + random.nextInt(pool);
+                double draw = random.nextDouble();
+                row[keyColumns[k]] = draw < nulls ? null : draw < nulls + empties ? ""
+                        : FuzzInput.key(styles[k], index, random);
+            }
+            for (int c = 0; c < columns; c++) {
+                if (!isKey[c]) {
+                    row[c] = payload(random, longField);
+                }
+            }
+            data.add(row);
+        }
+        return new FuzzInput(header, keyColumns, data);
+    }
+
+    private static String payload(SplittableRandom random, int longField) {
+        int draw = random.nextInt(100);
+        if (draw < 5) {
+            return null;
+        }
+        if (draw < 10) {
+            return "";
+        }
+        String text = FuzzInput.text(random, 1 + random.nextInt(8));
+        return draw == 99 ? text.repeat(1 + random.nextInt(longField) / text.length()) : text;
+    }
+}
