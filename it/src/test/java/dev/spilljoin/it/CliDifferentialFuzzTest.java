@@ -69,6 +69,7 @@ class CliDifferentialFuzzTest {
                             + keep(caseDir) + "): " + fuzzCase + "\n" + e.getMessage(), e);
                 }
                 coverage.merge(fuzzCase.mismatched() ? "usage errors" : fuzzCase.type, 1, Integer::sum);
+                coverage.merge("malformed", fuzzCase.skipped > 0 ? 1 : 0, Integer::sum);
                 delete(caseDir);
             }
         }
@@ -93,6 +94,12 @@ class CliDifferentialFuzzTest {
             assertThat(c.output).doesNotExist();
             return;
         }
+        if (c.skipped > 0 && !c.skip) {
+            assertThat(code).as("exit code for a malformed record; stderr: " + stderr).isEqualTo(3);
+            assertThat(stderr).contains(c.firstError).doesNotContain("\tat ");
+            assertThat(c.output).doesNotExist();
+            return;
+        }
         assertThat(stderr).as("stderr (exit " + code + ")").isEmpty();
         assertThat(code).isZero();
         List<List<String>> records = c.output.toString().endsWith(".parquet") ? parquet(duck, c.output)
@@ -102,6 +109,7 @@ class CliDifferentialFuzzTest {
         compare(records.subList(1, records.size()), expected(duck, c));
         String stats = Files.readString(c.stats);
         assertThat(stat(stats, "rows_out")).as("rows_out in " + stats).isEqualTo(records.size() - 1);
+        assertThat(stat(stats, "rows_skipped")).as("rows_skipped in " + stats).isEqualTo(c.skipped);
         coverage.merge("spilled", stat(stats, "partitions") > 0 ? 1 : 0, Integer::sum);
         coverage.merge("re-partitioned", stat(stats, "max_recursion_depth") > 0 ? 1 : 0, Integer::sum);
         coverage.merge("heavy hitters", stat(stats, "heavy_hitter_keys") > 0 ? 1 : 0, Integer::sum);

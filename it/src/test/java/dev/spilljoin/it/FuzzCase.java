@@ -37,7 +37,10 @@ final class FuzzCase {
     private static final int LONG_FIELD_SMALL_BUDGET = 1_500;
     private static final int LONG_FIELD = 20_000;
     /** The most rows of the hot key the right side has when both sides have it: bounds the output. */
-    private static final int HOT_PARTNERS = 60;
+    private static final int HOT_PARTNERS = 30;
+    /** Rows of the hot key a side has when both sides have it as wide rows of HEAVY_PAYLOAD characters. */
+    private static final int HEAVY_ROWS = 150;
+    private static final int HEAVY_PAYLOAD = 1_000;
 
     final long seed;
     final String type;
@@ -50,6 +53,10 @@ final class FuzzCase {
     final Path stats;
     final List<String> args;
     final char delimiter;
+    /** Malformed records written; when not 0, the run fails naming {@link #firstError} unless {@link #skip}. */
+    final int skipped;
+    final String firstError;
+    final boolean skip;
     private final String description;
 
     private FuzzCase(long seed, Path dir) throws IOException {
@@ -73,14 +80,19 @@ final class FuzzCase {
         int leftRows = rows(random, fewKeys);
         int rightRows = rows(random, fewKeys);
         int pool = Math.max(1, Math.max(leftRows, rightRows) / (1 + random.nextInt(4)));
-        // A hot key on the left, on the right, on both (the right's at most HOT_PARTNERS rows), or none.
-        int hotSide = random.nextInt(4);
+        // A hot key on the left, on the right, on both (the right's at most HOT_PARTNERS rows), on both with wide
+        // rows (about HEAVY_ROWS a side, larger than the small budgets: the nested-loop path), or none.
+        int hotSide = random.nextInt(5);
         long hotIndex = pool / 3 + random.nextInt(pool - pool / 3);
-        double leftHot = hotSide == 0 || hotSide == 2 ? 0.3 + 0.6 * random.nextDouble() : 0;
-        double rightHot = hotSide == 1 ? 0.3 + 0.6 * random.nextDouble()
-                : hotSide == 2 ? Math.min(0.9, (double) HOT_PARTNERS / Math.max(1, rightRows)) : 0;
-        left = side(random, "l", leftStyles, leftRows, 0, pool, hotIndex, leftHot, sharedNames, longField);
-        right = side(random, "r", rightStyles, rightRows, pool / 3, pool, hotIndex, rightHot, sharedNames, longField);
+        double leftHot = hotSide == 0 || hotSide == 2 ? 0.3 + 0.6 * random.nextDouble()
+                : hotSide == 3 ? share(HEAVY_ROWS, leftRows) : 0;
+        double rightHot = hotSide == 1 ? 0.3 + 0.6 * random.nextDouble() : hotSide == 2 ? share(HOT_PARTNERS, rightRows)
+                : hotSide == 3 ? share(HEAVY_ROWS, rightRows) : 0;
+        int hotPayload = hotSide == 3 ? HEAVY_PAYLOAD : 0;
+        left = side(random, "l", leftStyles, new Shape(leftRows, 0, pool, hotIndex, leftHot, hotPayload), sharedNames,
+                longField);
+        right = side(random, "r", rightStyles, new Shape(rightRows, pool / 3, pool, hotIndex, rightHot, hotPayload),
+                sharedNames, longField);
         pairings = new Pairing[keys];
         for (int k = 0; k < keys; k++) {
             pairings[k] = FuzzKeyTyping.pair(FuzzKeyTyping.infer(left.keyValues(k)),
@@ -90,8 +102,18 @@ final class FuzzCase {
         boolean header = random.nextInt(10) > 0;
         Path leftFile = dir.resolve("left" + extension(random));
         Path rightFile = dir.resolve("right" + extension(random));
-        String leftDialect = left.write(leftFile, delimiter, header, random);
-        String rightDialect = right.write(rightFile, delimiter, header, random);
+        // Malformed records in one file, skipped and counted or failing the run, when the key types pair.
+        boolean malformed = !mismatched() && random.nextInt(5) == 0;
+        boolean malformedLeft = random.nextBoolean();
+        double rate = 0.005 + 0.03 * random.nextDouble();
+        FuzzInput.Written leftWritten = left.write(leftFile, delimiter, header, malformed && malformedLeft ? rate : 0,
+                random);
+        FuzzInput.Written rightWritten = right.write(rightFile, delimiter, header,
+                malformed && !malformedLeft ? rate : 0, random);
+        skipped = leftWritten.malformed() + rightWritten.malformed();
+        FuzzInput.Written bad = malformedLeft ? leftWritten : rightWritten;
+        firstError = skipped == 0 ? null : (malformedLeft ? leftFile : rightFile) + " line " + bad.firstMalformedLine();
+        skip = random.nextInt(3) > 0;
         output = dir.resolve(new String[] {"out.csv", "out.csv", "out.csv", "out.csv.gz", "out.parquet"}[random.nextInt(5)]);
         stats = dir.resolve("stats.json");
         spillDir = Files.createDirectory(dir.resolve("spill"));
@@ -109,9 +131,12 @@ final class FuzzCase {
         if (!header) {
             args.add("--no-header");
         }
+        if (skip) {
+            args.addAll(List.of("--on-error", "skip"));
+        }
         description = "keys " + Arrays.toString(leftStyles) + " = " + Arrays.toString(rightStyles) + " pairings "
                 + Arrays.toString(pairings) + ", rows " + leftRows + " x " + rightRows + ", pool " + pool + ", hot side "
-                + hotSide + "\n  left " + leftDialect + "\n  right " + rightDialect + "\n  spilljoin "
+                + hotSide + "\n  left " + leftWritten.dialect() + "\n  right " + rightWritten.dialect() + "\n  spilljoin "
                 + String.join(" ", args);
     }
 
@@ -171,10 +196,21 @@ final class FuzzCase {
         };
     }
 
-    private static FuzzInput side(SplittableRandom random, String prefix, KeyStyle[] styles, int rows, int from,
-                                  int pool, long hotIndex, double hotShare, boolean sharedNames, int longField) {
+    /**
+     * The rows of a side: {@code rows} rows whose first key draws from pool indexes [from, from + pool), a share
+     * {@code hotShare} of them the key {@code hotIndex}, with a payload of {@code hotPayload} characters when not 0.
+     */
+    private record Shape(int rows, int from, int pool, long hotIndex, double hotShare, int hotPayload) {
+    }
+
+    private static double share(int hotRows, int rows) {
+        return Math.min(0.9, (double) hotRows / Math.max(1, rows));
+    }
+
+    private static FuzzInput side(SplittableRandom random, String prefix, KeyStyle[] styles, Shape shape,
+                                  boolean sharedNames, int longField) {
         int keys = styles.length;
-        int payloads = random.nextInt(4);
+        int payloads = random.nextInt(shape.hotPayload > 0 ? 1 : 0, 4);
         int columns = keys + payloads;
         List<Integer> order = new ArrayList<>();
         for (int c = 0; c < columns; c++) {
@@ -196,19 +232,19 @@ final class FuzzCase {
         }
         double nulls = new double[] {0, 0.02, 0.2}[random.nextInt(3)];
         double empties = new double[] {0, 0.02}[random.nextInt(2)];
-        List<String[]> data = new ArrayList<>(rows);
-        for (int r = 0; r < rows; r++) {
+        List<String[]> data = new ArrayList<>(shape.rows);
+        for (int r = 0; r < shape.rows; r++) {
             String[] row = new String[columns];
+            boolean hot = random.nextDouble() < shape.hotShare;
             for (int k = 0; k < keys; k++) {
-                long index = k > 0 ? random.nextInt(3) : random.nextDouble() < hotShare ? hotIndex
-                        : from + random.nextInt(pool);
+                long index = k > 0 ? random.nextInt(3) : hot ? shape.hotIndex : shape.from + random.nextInt(shape.pool);
                 double draw = random.nextDouble();
                 row[keyColumns[k]] = draw < nulls ? null : draw < nulls + empties ? ""
                         : FuzzInput.key(styles[k], index, random);
             }
             for (int c = 0; c < columns; c++) {
                 if (!isKey[c]) {
-                    row[c] = payload(random, longField);
+                    row[c] = hot && shape.hotPayload > 0 ? "w".repeat(shape.hotPayload) : payload(random, longField);
                 }
             }
             data.add(row);

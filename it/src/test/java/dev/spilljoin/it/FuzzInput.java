@@ -61,7 +61,7 @@ final class FuzzInput {
             case LEADING_ZEROS -> random.nextInt(3) == 0 ? "0" + Math.abs(n) : random.nextBoolean() ? " " + n : "" + n;
             case BOOLEAN -> randomCase(index % 2 == 0 ? "true" : "false", random);
             case TEXT -> text(new SplittableRandom(index), 1 + (int) Math.floorMod(index, 5));
-            case NULL_ONLY -> random.nextBoolean() ? null : "";
+            case NULL_ONLY -> random.nextInt(20) > 0 ? null : ""; // "" joins "" when both sides are so: kept rare
         };
     }
 
@@ -96,8 +96,17 @@ final class FuzzInput {
         return s.toString();
     }
 
-    /** Writes the file at {@code file} in a dialect drawn from {@code random}; returns how, for the failure log. */
-    String write(Path file, char delimiter, boolean header, SplittableRandom random) throws IOException {
+    /** What {@link #write} wrote: the dialect, for the failure log, and the malformed records it added. */
+    record Written(String dialect, int malformed, long firstMalformedLine) {
+    }
+
+    /**
+     * Writes the file at {@code file} in a dialect drawn from {@code random}, with a malformed record (a field too
+     * few or too many, a character after a closing quote, a quote left open at the end) before each row with
+     * probability {@code malformedRate}.
+     */
+    Written write(Path file, char delimiter, boolean header, double malformedRate, SplittableRandom random)
+            throws IOException {
         boolean bom = random.nextInt(4) == 0;
         String[] ends = {"\n", "\r\n", "\r", "mixed"};
         // One column: a NULL is a blank line, and CR then a blank line ending LF would read as one CRLF.
@@ -105,6 +114,7 @@ final class FuzzInput {
         boolean quoteAll = random.nextInt(4) == 0;
         boolean lastEnd = this.header.length == 1 || random.nextBoolean();
         boolean blankLines = this.header.length > 1 && random.nextInt(4) == 0;
+        boolean openQuote = malformedRate > 0 && lastEnd && random.nextInt(3) == 0;
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         if (bom) {
             bytes.write(BOM);
@@ -114,13 +124,24 @@ final class FuzzInput {
             records.add(this.header);
         }
         records.addAll(rows);
-        for (int r = 0; r < records.size(); r++) {
+        int malformed = 0;
+        long firstMalformedLine = 0;
+        for (int r = 0; r <= records.size(); r++) {
+            String lineEnd = end.equals("mixed") ? ends[random.nextInt(3)] : end;
+            // Never before the first record, which fixes the column count.
+            if (r > 0 && (r == records.size() ? openQuote : random.nextDouble() < malformedRate)) {
+                firstMalformedLine = malformed++ == 0 ? lines(bytes.toByteArray()) + 1 : firstMalformedLine;
+                String record = r == records.size() ? "\"open" : malformed(delimiter, random);
+                bytes.write((record + lineEnd).getBytes(StandardCharsets.UTF_8));
+            }
+            if (r == records.size()) {
+                break;
+            }
             String[] record = records.get(r);
             StringBuilder line = new StringBuilder();
             for (int c = 0; c < record.length; c++) {
                 line.append(c == 0 ? "" : String.valueOf(delimiter)).append(field(record[c], delimiter, quoteAll, random));
             }
-            String lineEnd = end.equals("mixed") ? ends[random.nextInt(3)] : end;
             if (r == records.size() - 1 && !lastEnd) {
                 lineEnd = "";
             } else if (blankLines && random.nextInt(50) == 0) {
@@ -132,8 +153,26 @@ final class FuzzInput {
                 ? new GZIPOutputStream(Files.newOutputStream(file)) : Files.newOutputStream(file)) {
             bytes.writeTo(out);
         }
-        return "bom=" + bom + " end=" + end.replace("\r", "\\r").replace("\n", "\\n") + " quoteAll=" + quoteAll
-                + " lastLineEnd=" + lastEnd + " blankLines=" + blankLines;
+        return new Written("bom=" + bom + " end=" + end.replace("\r", "\\r").replace("\n", "\\n") + " quoteAll="
+                + quoteAll + " lastLineEnd=" + lastEnd + " blankLines=" + blankLines + " malformed=" + malformed,
+                malformed, firstMalformedLine);
+    }
+
+    /** A one-line record that is not a row: a field too few, a field too many, or text after a closing quote. */
+    private String malformed(char delimiter, SplittableRandom random) {
+        int kind = random.nextInt(header.length > 1 ? 3 : 2);
+        int fields = kind == 2 ? header.length - 1 : kind == 1 ? header.length + 1 : header.length;
+        String d = String.valueOf(delimiter);
+        return (kind == 0 ? "\"m\"m" : "m") + (d + "m").repeat(fields - 1);
+    }
+
+    /** The line ends in {@code bytes}: LF, CR and CRLF, each one. */
+    private static long lines(byte[] bytes) {
+        long lines = 0;
+        for (int i = 0; i < bytes.length; i++) {
+            lines += bytes[i] == '\n' && (i == 0 || bytes[i - 1] != '\r') || bytes[i] == '\r' ? 1 : 0;
+        }
+        return lines;
     }
 
     private static String field(String value, char delimiter, boolean quoteAll, SplittableRandom random) {
