@@ -18,6 +18,7 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -49,6 +50,7 @@ class CliDifferentialFuzzTest {
     private static final int CASES = Integer.getInteger("cases", 40);
     private static final String KEEP = System.getProperty("fuzz.keep");
     private static final int SHOWN_ROWS = 5;
+    private static final Pattern SCHEMA_FLAGS = Pattern.compile("--schema-left '([^']*)' --schema-right '([^']*)'");
 
     @TempDir
     Path dir;
@@ -77,8 +79,34 @@ class CliDifferentialFuzzTest {
     }
 
     private void check(Connection duck, FuzzCase c) throws IOException, SQLException {
+        Run run = run(c, c.args);
+        if (c.mismatched()) {
+            assertThat(run.code).as("exit code for key types that do not pair; stderr: " + run.err).isEqualTo(2);
+            assertThat(c.output).doesNotExist();
+            // The flags the message suggests must join those keys as text.
+            Matcher flags = SCHEMA_FLAGS.matcher(run.err);
+            assertThat(flags.find()).as("the schema flags in " + run.err).isTrue();
+            List<String> args = new ArrayList<>(c.args);
+            args.addAll(List.of("--schema-left", flags.group(1), "--schema-right", flags.group(2)));
+            Pairing[] asText = c.pairings.clone();
+            Arrays.asList(asText).replaceAll(p -> p == null ? Pairing.VARCHAR : p);
+            checkJoined(duck, c, run(c, args), asText);
+        } else if (c.skipped > 0 && !c.skip) {
+            assertThat(run.code).as("exit code for a malformed record; stderr: " + run.err).isEqualTo(3);
+            assertThat(run.err).contains(c.firstError);
+            assertThat(c.output).doesNotExist();
+        } else {
+            checkJoined(duck, c, run, c.pairings);
+        }
+    }
+
+    private record Run(int code, String err) {
+    }
+
+    /** Runs the command in process; asserts it left nothing behind and printed no stack trace. */
+    private static Run run(FuzzCase c, List<String> args) throws IOException {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(c.args.toArray(String[]::new), new PrintStream(OutputStream.nullOutputStream()),
+        int code = Main.run(args.toArray(String[]::new), new PrintStream(OutputStream.nullOutputStream()),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         String stderr = err.toString(StandardCharsets.UTF_8);
         try (Stream<Path> spill = Files.list(c.spillDir)) {
@@ -88,25 +116,20 @@ class CliDifferentialFuzzTest {
             assertThat(files.map(p -> p.getFileName().toString()))
                     .as("files beside the output").allMatch(n -> n.matches("left.*|right.*|out.*|stats.json|spill"));
         }
-        if (c.mismatched()) {
-            assertThat(code).as("exit code for key types that do not pair; stderr: " + stderr).isEqualTo(2);
-            assertThat(stderr).contains("--schema-left").doesNotContain("\tat ");
-            assertThat(c.output).doesNotExist();
-            return;
-        }
-        if (c.skipped > 0 && !c.skip) {
-            assertThat(code).as("exit code for a malformed record; stderr: " + stderr).isEqualTo(3);
-            assertThat(stderr).contains(c.firstError).doesNotContain("\tat ");
-            assertThat(c.output).doesNotExist();
-            return;
-        }
-        assertThat(stderr).as("stderr (exit " + code + ")").isEmpty();
-        assertThat(code).isZero();
+        assertThat(stderr).doesNotContain("\tat ");
+        return new Run(code, stderr);
+    }
+
+    /** Asserts a run's success, its output against DuckDB's join with these pairings, and its stats. */
+    private void checkJoined(Connection duck, FuzzCase c, Run run, Pairing[] pairings)
+            throws IOException, SQLException {
+        assertThat(run.err).as("stderr (exit " + run.code + ")").isEmpty();
+        assertThat(run.code).isZero();
         List<List<String>> records = c.output.toString().endsWith(".parquet") ? parquet(duck, c.output)
                 : parse(read(c.output), c.delimiter);
         assertThat(records).as("output records").isNotEmpty();
         assertThat(records.get(0)).as("output header").isEqualTo(c.outputHeader());
-        compare(records.subList(1, records.size()), expected(duck, c));
+        compare(records.subList(1, records.size()), expected(duck, c, pairings));
         String stats = Files.readString(c.stats);
         assertThat(stat(stats, "rows_out")).as("rows_out in " + stats).isEqualTo(records.size() - 1);
         assertThat(stat(stats, "rows_skipped")).as("rows_skipped in " + stats).isEqualTo(c.skipped);
@@ -146,12 +169,12 @@ class CliDifferentialFuzzTest {
     }
 
     /** DuckDB's join of the case's rows, each value as spilljoin must write it. */
-    private static List<List<String>> expected(Connection duck, FuzzCase c) throws SQLException {
-        load(duck, "l", c.left, c.pairings);
-        load(duck, "r", c.right, c.pairings);
+    private static List<List<String>> expected(Connection duck, FuzzCase c, Pairing[] pairings) throws SQLException {
+        load(duck, "l", c.left, pairings);
+        load(duck, "r", c.right, pairings);
         StringBuilder on = new StringBuilder();
-        for (int k = 0; k < c.pairings.length; k++) {
-            String t = c.pairings[k].sqlType;
+        for (int k = 0; k < pairings.length; k++) {
+            String t = pairings[k].sqlType;
             on.append(k == 0 ? "" : " AND ").append("CAST(l.j").append(k).append(" AS ").append(t)
                     .append(") = CAST(r.j").append(k).append(" AS ").append(t).append(')');
         }
@@ -163,7 +186,7 @@ class CliDifferentialFuzzTest {
             case "semi" -> "SELECT " + leftColumns + " FROM l WHERE EXISTS (SELECT 1 FROM r WHERE " + on + ")";
             case "anti" -> "SELECT " + leftColumns + " FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE " + on + ")";
             default -> {
-                String t = c.pairings[0].sqlType;
+                String t = pairings[0].sqlType;
                 yield "SELECT " + leftColumns + " FROM l WHERE CAST(l.j0 AS " + t + ") NOT IN (SELECT CAST(r.j0 AS "
                         + t + ") FROM r)";
             }

@@ -24,8 +24,10 @@ final class FuzzCase {
     private static final String[] TYPES = {"inner", "left", "right", "full", "semi", "anti", "not-in"};
     private static final String[] BUDGETS = {"60kB", "64kB", "64kB", "100kB", "128kB", "256kB", "1MB", "64MB"};
     private static final int[] THREADS = {1, 2, 4};
-    /** Also characters that keys and names hold: {@code -5}, {@code 1.5}, {@code 1e3}, {@code 10}, {@code k0}. */
-    private static final char[] DELIMITERS = {',', ',', ',', ',', ';', '\t', '|', ' ', '-', '.', 'e', '0', 'k'};
+    /** Also characters that keys, keys as written and names hold: {@code -5}, {@code 1.0E20}, {@code NaN}, {@code k0}. */
+    private static final char[] DELIMITERS = {
+        ',', ',', ',', ',', ',', ',', ';', '\t', '|', ' ', '-', '.', 'e', 'E', '0', '1', 'k', 'N', 'a', 'I', 't', 'f',
+    };
     private static final String[] BUILD_SIDES = {"auto", "left", "right"};
     private static final KeyStyle[][] STYLE_GROUPS = {
         {KeyStyle.BIGINT, KeyStyle.WIDE_INTEGER, KeyStyle.DOUBLE_OF_INTEGERS, KeyStyle.DECIMAL},
