@@ -253,9 +253,16 @@ public final class CsvReader implements AutoCloseable {
 
     private void readFirstRecord(CsvChunk first) throws IOException {
         int status = readRecord(first);
+        boolean blankLines = line > 1;
+        if (status == END && blankLines && !hasHeader) {
+            // Only blank lines, which the learning pass skips: one column, each line a record holding NULL (as
+            // the data pass reads them, and as blank lines before a first one-field record are read).
+            first.addColumn(null);
+            return;
+        }
         if (status == END) {
-            throw new InputException(fileName + " is empty: expected " + "a header line or a first record;"
-                    + " give a CSV file with at least one line");
+            throw new InputException(fileName + (blankLines ? " holds only blank lines" : " is empty")
+                    + ": expected a header line or a first record; give a CSV file with at least one line");
         }
         if (status == MALFORMED) {
             throw new InputException(fileName + " line " + problemLine + ": " + problem);

@@ -90,6 +90,22 @@ class CsvReaderTest {
         assertThat(readAll(one, CsvFormat.DEFAULT)).containsExactly(row("1"), row((String) null), row(""), row("2"));
     }
 
+    /** Found by the it module's CliDifferentialFuzzTest: such a file was refused as empty. */
+    @Test
+    void withoutHeaderBlankLinesOnlyAreOneColumnOfNulls() {
+        CsvFormat noHeader = new CsvFormat((byte) ',', false);
+        Path blanks = write(dir, "b.csv", "\n\r\n\r");
+        try (CsvReader reader = new CsvReader(blanks, noHeader, OnError.FAIL)) {
+            assertThat(reader.columnNames()).containsExactly("column1");
+            assertThat(CsvTestFiles.rows(reader, 8)).containsExactly(
+                    row((String) null), row((String) null), row((String) null));
+        }
+        Path withHeader = write(dir, "h.csv", "\n\n");
+        assertThatThrownBy(() -> new CsvReader(withHeader, CsvFormat.DEFAULT, OnError.FAIL))
+                .isInstanceOf(InputException.class)
+                .hasMessageStartingWith(withHeader + " holds only blank lines: expected a header line");
+    }
+
     @Test
     void fieldsSpanningBufferRefillsAreIntact() {
         StringBuilder csv = new StringBuilder("k,v\n");
