@@ -9,9 +9,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -66,19 +68,20 @@ class CliDifferentialFuzzTest {
                 FuzzCase fuzzCase = FuzzCase.draw(SEED + i, caseDir);
                 try {
                     check(duck, fuzzCase);
-                } catch (AssertionError | IOException | SQLException | RuntimeException e) {
+                } catch (AssertionError | IOException | SQLException | InterruptedException | RuntimeException e) {
                     throw new AssertionError("case " + i + " failed (alone: -Dseed=" + (SEED + i) + " -Dcases=1"
                             + keep(caseDir) + "): " + fuzzCase + "\n" + e.getMessage(), e);
                 }
                 coverage.merge(fuzzCase.mismatched() ? "usage errors" : fuzzCase.type, 1, Integer::sum);
                 coverage.merge("malformed", fuzzCase.skipped > 0 ? 1 : 0, Integer::sum);
+                coverage.merge("FIFO", fuzzCase.pipe != null ? 1 : 0, Integer::sum);
                 delete(caseDir);
             }
         }
         System.out.println("CliDifferentialFuzzTest: " + CASES + " cases passed: " + coverage);
     }
 
-    private void check(Connection duck, FuzzCase c) throws IOException, SQLException {
+    private void check(Connection duck, FuzzCase c) throws IOException, SQLException, InterruptedException {
         Run run = run(c, c.args);
         if (c.mismatched()) {
             assertThat(run.code).as("exit code for key types that do not pair; stderr: " + run.err).isEqualTo(2);
@@ -103,11 +106,22 @@ class CliDifferentialFuzzTest {
     private record Run(int code, String err) {
     }
 
-    /** Runs the command in process; asserts it left nothing behind and printed no stack trace. */
-    private static Run run(FuzzCase c, List<String> args) throws IOException {
+    /**
+     * Runs the command in process (feeding its FIFO, if any, from a thread); asserts it left nothing behind and
+     * printed no stack trace.
+     */
+    private static Run run(FuzzCase c, List<String> args) throws IOException, InterruptedException {
+        Thread feeder = c.pipe == null ? null : feed(c.pipe, c.pipeData);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Main.run(args.toArray(String[]::new), new PrintStream(OutputStream.nullOutputStream()),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
+        if (feeder != null) {
+            // A FIFO the run never opened: opening it read-write (which never blocks) lets the feeder's open return
+            // and its writes fail, so that it ends.
+            FileChannel.open(c.pipe, StandardOpenOption.READ, StandardOpenOption.WRITE).close();
+            feeder.join();
+            Files.delete(c.pipe);
+        }
         String stderr = err.toString(StandardCharsets.UTF_8);
         try (Stream<Path> spill = Files.list(c.spillDir)) {
             assertThat(spill).as("spill directory after the run").isEmpty();
@@ -118,6 +132,22 @@ class CliDifferentialFuzzTest {
         }
         assertThat(stderr).doesNotContain("\tat ");
         return new Run(code, stderr);
+    }
+
+    /** Makes the FIFO {@code pipe} and starts a thread writing {@code data} into it. */
+    private static Thread feed(Path pipe, Path data) throws IOException, InterruptedException {
+        Process mkfifo = new ProcessBuilder("mkfifo", pipe.toString()).redirectErrorStream(true).start();
+        assertThat(mkfifo.waitFor()).as("mkfifo " + pipe).isZero();
+        Thread feeder = new Thread(() -> {
+            try (OutputStream out = Files.newOutputStream(pipe)) {
+                Files.copy(data, out);
+            } catch (IOException readerStopped) {
+                // the run stopped reading (it failed, or never opened the FIFO): nothing more to feed
+            }
+        }, "fifo-feeder");
+        feeder.setDaemon(true);
+        feeder.start();
+        return feeder;
     }
 
     /** Asserts a run's success, its output against DuckDB's join with these pairings, and its stats. */

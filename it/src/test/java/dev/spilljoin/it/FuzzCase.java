@@ -1,6 +1,7 @@
 package dev.spilljoin.it;
 
 import dev.spilljoin.it.FuzzInput.KeyStyle;
+import dev.spilljoin.it.FuzzKeyTyping.Inferred;
 import dev.spilljoin.it.FuzzKeyTyping.Pairing;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -59,6 +60,9 @@ final class FuzzCase {
     final int skipped;
     final String firstError;
     final boolean skip;
+    /** The FIFO one side is read from, fed with {@link #pipeData}'s bytes; null when both are files. */
+    final Path pipe;
+    final Path pipeData;
     private final String description;
 
     private FuzzCase(long seed, Path dir) throws IOException {
@@ -91,31 +95,67 @@ final class FuzzCase {
         double rightHot = hotSide == 1 ? 0.3 + 0.6 * random.nextDouble() : hotSide == 2 ? share(HOT_PARTNERS, rightRows)
                 : hotSide == 3 ? share(HEAVY_ROWS, rightRows) : 0;
         int hotPayload = hotSide == 3 ? HEAVY_PAYLOAD : 0;
-        left = side(random, "l", leftStyles, new Shape(leftRows, 0, pool, hotIndex, leftHot, hotPayload), sharedNames,
-                longField);
-        right = side(random, "r", rightStyles, new Shape(rightRows, pool / 3, pool, hotIndex, rightHot, hotPayload),
-                sharedNames, longField);
-        pairings = new Pairing[keys];
-        for (int k = 0; k < keys; k++) {
-            pairings[k] = FuzzKeyTyping.pair(FuzzKeyTyping.infer(left.keyValues(k)),
-                    FuzzKeyTyping.infer(right.keyValues(k)));
-        }
+        FuzzInput leftInput = side(random, "l", leftStyles,
+                new Shape(leftRows, 0, pool, hotIndex, leftHot, hotPayload), sharedNames, longField);
+        FuzzInput rightInput = side(random, "r", rightStyles,
+                new Shape(rightRows, pool / 3, pool, hotIndex, rightHot, hotPayload), sharedNames, longField);
         delimiter = DELIMITERS[random.nextInt(DELIMITERS.length)];
         boolean header = random.nextInt(10) > 0;
-        Path leftFile = dir.resolve("left" + extension(random));
-        Path rightFile = dir.resolve("right" + extension(random));
+        // One side read from a FIFO (which needs a header): its key types are its partner's, not inferred.
+        int pipeSide = header && random.nextInt(6) == 0 ? 1 + random.nextInt(2) : 0;
+        pairings = new Pairing[keys];
+        Inferred[] pipeTypes = new Inferred[keys];
+        for (int k = 0; k < keys; k++) {
+            Inferred leftType = FuzzKeyTyping.infer(leftInput.keyValues(k));
+            Inferred rightType = FuzzKeyTyping.infer(rightInput.keyValues(k));
+            pipeTypes[k] = pipeSide == 1 ? rightType : leftType;
+            pairings[k] = pipeSide == 0 ? FuzzKeyTyping.pair(leftType, rightType)
+                    : FuzzKeyTyping.pair(pipeTypes[k], pipeTypes[k]);
+        }
+        Path leftFile = dir.resolve("left" + (pipeSide == 1 ? ".csv" : extension(random)));
+        Path rightFile = dir.resolve("right" + (pipeSide == 2 ? ".csv" : extension(random)));
         // Malformed records in one file, skipped and counted or failing the run, when the key types pair.
-        boolean malformed = !mismatched() && random.nextInt(5) == 0;
+        boolean malformed = !mismatched() && pipeSide == 0 && random.nextInt(5) == 0;
         boolean malformedLeft = random.nextBoolean();
         double rate = 0.005 + 0.03 * random.nextDouble();
-        FuzzInput.Written leftWritten = left.write(leftFile, delimiter, header, malformed && malformedLeft ? rate : 0,
-                random);
-        FuzzInput.Written rightWritten = right.write(rightFile, delimiter, header,
+        FuzzInput.Written leftWritten = leftInput.write(leftFile, delimiter, header,
+                malformed && malformedLeft ? rate : 0, random);
+        FuzzInput.Written rightWritten = rightInput.write(rightFile, delimiter, header,
                 malformed && !malformedLeft ? rate : 0, random);
-        skipped = leftWritten.malformed() + rightWritten.malformed();
-        FuzzInput.Written bad = malformedLeft ? leftWritten : rightWritten;
-        firstError = skipped == 0 ? null : (malformedLeft ? leftFile : rightFile) + " line " + bad.firstMalformedLine();
         skip = random.nextInt(3) > 0;
+        pipeData = pipeSide == 0 ? null : pipeSide == 1 ? leftFile : rightFile;
+        pipe = pipeData == null ? null : dir.resolve(pipeSide == 1 ? "left.fifo" : "right.fifo");
+        if (pipeSide == 0) {
+            left = leftInput;
+            right = rightInput;
+            skipped = leftWritten.malformed() + rightWritten.malformed();
+            FuzzInput.Written bad = malformedLeft ? leftWritten : rightWritten;
+            firstError = skipped == 0 ? null : (malformedLeft ? leftFile : rightFile) + " line "
+                    + bad.firstMalformedLine();
+        } else {
+            // The pipe's rows whose keys do not read as the partner's types are malformed.
+            FuzzInput piped = pipeSide == 1 ? leftInput : rightInput;
+            long[] lines = (pipeSide == 1 ? leftWritten : rightWritten).rowLines();
+            List<String[]> fitting = new ArrayList<>();
+            long firstLine = 0;
+            for (int r = 0; r < piped.rows.size(); r++) {
+                String[] row = piped.rows.get(r);
+                boolean fits = true;
+                for (int k = 0; k < keys; k++) {
+                    fits &= FuzzKeyTyping.fits(pipeTypes[k], row[piped.keyColumns[k]]);
+                }
+                if (fits) {
+                    fitting.add(row);
+                } else if (firstLine == 0) {
+                    firstLine = lines[r];
+                }
+            }
+            FuzzInput kept = new FuzzInput(piped.header, piped.keyColumns, fitting);
+            left = pipeSide == 1 ? kept : leftInput;
+            right = pipeSide == 2 ? kept : rightInput;
+            skipped = piped.rows.size() - fitting.size();
+            firstError = skipped == 0 ? null : pipe + " line " + firstLine;
+        }
         output = dir.resolve(new String[] {"out.csv", "out.csv", "out.csv", "out.csv.gz", "out.parquet"}[random.nextInt(5)]);
         stats = dir.resolve("stats.json");
         spillDir = Files.createDirectory(dir.resolve("spill"));
@@ -126,8 +166,8 @@ final class FuzzCase {
             on.append(k == 0 ? "" : ",").append(name(left, left.keyColumns[k], header)).append('=')
                     .append(name(right, right.keyColumns[k], header));
         }
-        args = new ArrayList<>(List.of("join", "--quiet", "--left", leftFile.toString(), "--right",
-                rightFile.toString(), "--on", on.toString(), "--type", type, "--work-mem", budget, "--threads", threads,
+        args = new ArrayList<>(List.of("join", "--quiet", "--left", (pipeSide == 1 ? pipe : leftFile).toString(),
+                "--right", (pipeSide == 2 ? pipe : rightFile).toString(), "--on", on.toString(), "--type", type, "--work-mem", budget, "--threads", threads,
                 "--output", output.toString(), "--stats", stats.toString(), "--spill-dir", spillDir.toString(), "--delimiter",
                 delimiter == '\t' ? "\\t" : String.valueOf(delimiter), "--build-side", buildSide));
         if (!header) {
@@ -138,7 +178,7 @@ final class FuzzCase {
         }
         description = "keys " + Arrays.toString(leftStyles) + " = " + Arrays.toString(rightStyles) + " pairings "
                 + Arrays.toString(pairings) + ", rows " + leftRows + " x " + rightRows + ", pool " + pool + ", hot side "
-                + hotSide + "\n  left " + leftWritten.dialect() + "\n  right " + rightWritten.dialect() + "\n  spilljoin "
+                + hotSide + ", pipe " + pipe + "\n  left " + leftWritten.dialect() + "\n  right " + rightWritten.dialect() + "\n  spilljoin "
                 + String.join(" ", args);
     }
 

@@ -96,8 +96,11 @@ final class FuzzInput {
         return s.toString();
     }
 
-    /** What {@link #write} wrote: the dialect, for the failure log, and the malformed records it added. */
-    record Written(String dialect, int malformed, long firstMalformedLine) {
+    /**
+     * What {@link #write} wrote: the dialect, for the failure log, the malformed records it added, and the line
+     * each row starts on.
+     */
+    record Written(String dialect, int malformed, long firstMalformedLine, long[] rowLines) {
     }
 
     /**
@@ -126,28 +129,33 @@ final class FuzzInput {
         records.addAll(rows);
         int malformed = 0;
         long firstMalformedLine = 0;
+        long line = 1;
+        long[] rowLines = new long[rows.size()];
         for (int r = 0; r <= records.size(); r++) {
             String lineEnd = end.equals("mixed") ? ends[random.nextInt(3)] : end;
             // Never before the first record, which fixes the column count.
             if (r > 0 && (r == records.size() ? openQuote : random.nextDouble() < malformedRate)) {
-                firstMalformedLine = malformed++ == 0 ? lines(bytes.toByteArray()) + 1 : firstMalformedLine;
+                firstMalformedLine = malformed++ == 0 ? line : firstMalformedLine;
                 String record = r == records.size() ? "\"open" : malformed(delimiter, random);
-                bytes.write((record + lineEnd).getBytes(StandardCharsets.UTF_8));
+                line += write(bytes, record + lineEnd);
             }
             if (r == records.size()) {
                 break;
             }
             String[] record = records.get(r);
-            StringBuilder line = new StringBuilder();
+            StringBuilder text = new StringBuilder();
             for (int c = 0; c < record.length; c++) {
-                line.append(c == 0 ? "" : String.valueOf(delimiter)).append(field(record[c], delimiter, quoteAll, random));
+                text.append(c == 0 ? "" : String.valueOf(delimiter)).append(field(record[c], delimiter, quoteAll, random));
             }
             if (r == records.size() - 1 && !lastEnd) {
                 lineEnd = "";
             } else if (blankLines && random.nextInt(50) == 0) {
                 lineEnd += lineEnd;
             }
-            bytes.write(line.append(lineEnd).toString().getBytes(StandardCharsets.UTF_8));
+            if (r >= records.size() - rows.size()) {
+                rowLines[r - (records.size() - rows.size())] = line;
+            }
+            line += write(bytes, text.append(lineEnd).toString());
         }
         try (OutputStream out = file.toString().toLowerCase().endsWith(".gz")
                 ? new GZIPOutputStream(Files.newOutputStream(file)) : Files.newOutputStream(file)) {
@@ -155,7 +163,7 @@ final class FuzzInput {
         }
         return new Written("bom=" + bom + " end=" + end.replace("\r", "\\r").replace("\n", "\\n") + " quoteAll="
                 + quoteAll + " lastLineEnd=" + lastEnd + " blankLines=" + blankLines + " malformed=" + malformed,
-                malformed, firstMalformedLine);
+                malformed, firstMalformedLine, rowLines);
     }
 
     /** A one-line record that is not a row: a field too few, a field too many, or text after a closing quote. */
@@ -166,11 +174,13 @@ final class FuzzInput {
         return (kind == 0 ? "\"m\"m" : "m") + (d + "m").repeat(fields - 1);
     }
 
-    /** The line ends in {@code bytes}: LF, CR and CRLF, each one. */
-    private static long lines(byte[] bytes) {
+    /** Writes {@code text} (whole records) to {@code bytes}; returns its line ends: LF, CR and CRLF, each one. */
+    private static long write(ByteArrayOutputStream bytes, String text) {
+        bytes.writeBytes(text.getBytes(StandardCharsets.UTF_8));
         long lines = 0;
-        for (int i = 0; i < bytes.length; i++) {
-            lines += bytes[i] == '\n' && (i == 0 || bytes[i - 1] != '\r') || bytes[i] == '\r' ? 1 : 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            lines += c == '\n' && (i == 0 || text.charAt(i - 1) != '\r') || c == '\r' ? 1 : 0;
         }
         return lines;
     }

@@ -40,24 +40,29 @@ final class FuzzKeyTyping {
 
     /** The inferred type of a column's values (null: NULL or empty only, no type of its own). */
     static Inferred infer(List<String> values) {
-        boolean seen = false;
-        boolean bigint = true;
-        boolean integer = true;
-        boolean dbl = true;
-        boolean bool = true;
-        for (String v : values) {
-            if (v == null || v.isEmpty()) {
-                continue;
-            }
-            seen = true;
-            boolean isInteger = INTEGER.matcher(v).matches();
-            integer &= isInteger;
-            bigint &= isInteger && inLongRange(new BigInteger(v));
-            dbl &= DOUBLE.matcher(v).matches();
-            bool &= v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false");
+        if (values.stream().allMatch(v -> v == null || v.isEmpty())) {
+            return null;
         }
-        return !seen ? null : bigint ? Inferred.BIGINT : integer ? Inferred.WIDE_INTEGER : dbl ? Inferred.DOUBLE
-                : bool ? Inferred.BOOLEAN : Inferred.VARCHAR;
+        for (Inferred type : Inferred.values()) {
+            if (values.stream().allMatch(v -> fits(type, v))) {
+                return type;
+            }
+        }
+        throw new AssertionError("VARCHAR fits every value");
+    }
+
+    /** True when {@code value} reads as {@code type} (NULL and empty read as NULL; null is no type: text). */
+    static boolean fits(Inferred type, String value) {
+        if (type == null || value == null || value.isEmpty()) {
+            return true;
+        }
+        return switch (type) {
+            case BIGINT -> INTEGER.matcher(value).matches() && inLongRange(new BigInteger(value));
+            case WIDE_INTEGER -> INTEGER.matcher(value).matches();
+            case DOUBLE -> DOUBLE.matcher(value).matches();
+            case BOOLEAN -> value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false");
+            case VARCHAR -> true;
+        };
     }
 
     /** How two inferred types compare, or null when the README makes the pair a usage error. */
