@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spilljoin.cli.Main;
 import dev.spilljoin.it.FuzzKeyTyping.Pairing;
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.Reader;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -156,7 +159,7 @@ class CliDifferentialFuzzTest {
         assertThat(run.err).as("stderr (exit " + run.code + ")").isEmpty();
         assertThat(run.code).isZero();
         List<List<String>> records = c.output.toString().endsWith(".parquet") ? parquet(duck, c.output)
-                : parse(read(c.output), c.delimiter);
+                : parse(c.output, c.delimiter);
         assertThat(records).as("output records").isNotEmpty();
         assertThat(records.get(0)).as("output header").isEqualTo(c.outputHeader());
         compare(records.subList(1, records.size()), expected(duck, c, pairings));
@@ -309,45 +312,48 @@ class CliDifferentialFuzzTest {
                 .toList().toString();
     }
 
-    private static String read(Path file) throws IOException {
+    /** The records of spilljoin's CSV output, read as a stream: an unquoted empty field is NULL, {@code ""} empty. */
+    private static List<List<String>> parse(Path file, char delimiter) throws IOException {
         try (InputStream in = file.toString().endsWith(".gz")
-                ? new GZIPInputStream(Files.newInputStream(file)) : Files.newInputStream(file)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-    }
-
-    /** The records of spilljoin's CSV output: an unquoted empty field is NULL, {@code ""} the empty string. */
-    static List<List<String>> parse(String text, char delimiter) {
-        List<List<String>> records = new ArrayList<>();
-        List<String> record = new ArrayList<>();
-        StringBuilder field = new StringBuilder();
-        boolean quoted = false;
-        int i = 0;
-        while (i < text.length()) {
-            char ch = text.charAt(i++);
-            if (ch == '"' && field.length() == 0 && !quoted) {
-                quoted = true;
-                int close = i;
-                while (!(text.charAt(close) == '"' && (close + 1 == text.length() || text.charAt(close + 1) != '"'))) {
-                    close += text.charAt(close) == '"' ? 2 : 1;
+                ? new GZIPInputStream(Files.newInputStream(file)) : Files.newInputStream(file);
+             Reader text = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            List<List<String>> records = new ArrayList<>();
+            List<String> record = new ArrayList<>();
+            StringBuilder field = new StringBuilder();
+            boolean quoted = false;
+            int ch = text.read();
+            while (ch >= 0) {
+                if (ch == '"' && field.length() == 0 && !quoted) {
+                    quoted = true;
+                    while (true) {
+                        int q = text.read();
+                        assertThat(q).as("a quoted field closed before the end of the output").isNotNegative();
+                        if (q == '"') {
+                            ch = text.read();
+                            if (ch != '"') {
+                                break;
+                            }
+                        }
+                        field.append((char) q);
+                    }
+                    continue;
                 }
-                field.append(text, i, close);
-                field = new StringBuilder(field.toString().replace("\"\"", "\""));
-                i = close + 1;
-            } else if (ch == delimiter || ch == '\n') {
-                record.add(quoted || field.length() > 0 ? field.toString() : null);
-                field.setLength(0);
-                quoted = false;
-                if (ch == '\n') {
-                    records.add(record);
-                    record = new ArrayList<>();
+                if (ch == delimiter || ch == '\n') {
+                    record.add(quoted || field.length() > 0 ? field.toString() : null);
+                    field.setLength(0);
+                    quoted = false;
+                    if (ch == '\n') {
+                        records.add(record);
+                        record = new ArrayList<>();
+                    }
+                } else {
+                    field.append((char) ch);
                 }
-            } else {
-                field.append(ch);
+                ch = text.read();
             }
+            assertThat(record).as("an output record without its line end").isEmpty();
+            return records;
         }
-        assertThat(record).as("an output record without its line end").isEmpty();
-        return records;
     }
 
     private static String keep(Path caseDir) throws IOException {

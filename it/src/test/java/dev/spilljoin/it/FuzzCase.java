@@ -38,7 +38,7 @@ final class FuzzCase {
     /** Weights of the groups above: booleans, having two values, make the fewest interesting cases. */
     private static final int[] GROUP_DRAWS = {0, 0, 0, 0, 1, 1, 1, 2};
     private static final int LONG_FIELD_SMALL_BUDGET = 1_500;
-    private static final int LONG_FIELD = 20_000;
+    private static final int LONG_FIELD = 10_000;
     /** The most rows of the hot key the right side has when both sides have it: bounds the output. */
     private static final int HOT_PARTNERS = 30;
     /** Rows of the hot key a side has when both sides have it as wide rows of HEAVY_PAYLOAD characters. */
@@ -83,8 +83,10 @@ final class FuzzCase {
         String budget = BUDGETS[random.nextInt(BUDGETS.length)];
         int longField = budget.endsWith("MB") ? LONG_FIELD : LONG_FIELD_SMALL_BUDGET;
         boolean sharedNames = random.nextInt(3) == 0;
-        int leftRows = rows(random, fewKeys);
-        int rightRows = rows(random, fewKeys);
+        boolean header = random.nextInt(10) > 0;
+        // Without a header an input needs a record: an empty file is refused (exit 3), as documented.
+        int leftRows = Math.max(header ? 0 : 1, rows(random, fewKeys));
+        int rightRows = Math.max(header ? 0 : 1, rows(random, fewKeys));
         int pool = Math.max(1, Math.max(leftRows, rightRows) / (1 + random.nextInt(4)));
         // A hot key on the left, on the right, on both (the right's at most HOT_PARTNERS rows), on both with wide
         // rows (about HEAVY_ROWS a side, larger than the small budgets: the nested-loop path), or none.
@@ -100,7 +102,6 @@ final class FuzzCase {
         FuzzInput rightInput = side(random, "r", rightStyles,
                 new Shape(rightRows, pool / 3, pool, hotIndex, rightHot, hotPayload), sharedNames, longField);
         delimiter = DELIMITERS[random.nextInt(DELIMITERS.length)];
-        boolean header = random.nextInt(10) > 0;
         // One side read from a FIFO (which needs a header): its key types are its partner's, not inferred.
         int pipeSide = header && random.nextInt(6) == 0 ? 1 + random.nextInt(2) : 0;
         pairings = new Pairing[keys];
