@@ -52,7 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CliDifferentialFuzzTest {
     private static final long SEED = Long.getLong("seed", System.nanoTime());
-    private static final int CASES = Integer.getInteger("cases", 40);
+    private static final int CASES = Integer.getInteger("cases", 60);
     private static final String KEEP = System.getProperty("fuzz.keep");
     private static final int SHOWN_ROWS = 5;
     private static final Pattern SCHEMA_FLAGS = Pattern.compile("--schema-left '([^']*)' --schema-right '([^']*)'");
@@ -78,6 +78,7 @@ class CliDifferentialFuzzTest {
                 coverage.merge(fuzzCase.mismatched() ? "usage errors" : fuzzCase.type, 1, Integer::sum);
                 coverage.merge("malformed", fuzzCase.skipped > 0 ? 1 : 0, Integer::sum);
                 coverage.merge("FIFO", fuzzCase.pipe != null ? 1 : 0, Integer::sum);
+                coverage.merge("past the sample", fuzzCase.longSide > 0 ? 1 : 0, Integer::sum);
                 delete(caseDir);
             }
         }

@@ -63,6 +63,8 @@ final class FuzzCase {
     /** The FIFO one side is read from, fed with {@link #pipeData}'s bytes; null when both are files. */
     final Path pipe;
     final Path pipeData;
+    /** 1 or 2 when the left or right input is longer than the inference sample, else 0. */
+    final int longSide;
     private final String description;
 
     private FuzzCase(long seed, Path dir) throws IOException {
@@ -84,9 +86,13 @@ final class FuzzCase {
         int longField = budget.endsWith("MB") ? LONG_FIELD : LONG_FIELD_SMALL_BUDGET;
         boolean sharedNames = random.nextInt(3) == 0;
         boolean header = random.nextInt(10) > 0;
+        // One side read from a FIFO (which needs a header): its key types are its partner's, not inferred; or else,
+        // now and then, one side longer than the inference sample, whose later keys may not read as inferred.
+        int pipeSide = header && random.nextInt(6) == 0 ? 1 + random.nextInt(2) : 0;
+        longSide = pipeSide == 0 && !fewKeys && random.nextInt(12) == 0 ? 1 + random.nextInt(2) : 0;
         // Without a header an input needs a record: an empty file is refused (exit 3), as documented.
-        int leftRows = Math.max(header ? 0 : 1, rows(random, fewKeys));
-        int rightRows = Math.max(header ? 0 : 1, rows(random, fewKeys));
+        int leftRows = longSide == 1 ? longRows(random) : Math.max(header ? 0 : 1, rows(random, fewKeys));
+        int rightRows = longSide == 2 ? longRows(random) : Math.max(header ? 0 : 1, rows(random, fewKeys));
         int pool = Math.max(1, Math.max(leftRows, rightRows) / (1 + random.nextInt(4)));
         // A hot key on the left, on the right, on both (the right's at most HOT_PARTNERS rows), on both with wide
         // rows (about HEAVY_ROWS a side, larger than the small budgets: the nested-loop path), or none.
@@ -101,22 +107,27 @@ final class FuzzCase {
                 new Shape(leftRows, 0, pool, hotIndex, leftHot, hotPayload), sharedNames, longField);
         FuzzInput rightInput = side(random, "r", rightStyles,
                 new Shape(rightRows, pool / 3, pool, hotIndex, rightHot, hotPayload), sharedNames, longField);
+        if (longSide > 0) {
+            misspell(longSide == 1 ? leftInput : rightInput, random);
+        }
         delimiter = DELIMITERS[random.nextInt(DELIMITERS.length)];
-        // One side read from a FIFO (which needs a header): its key types are its partner's, not inferred.
-        int pipeSide = header && random.nextInt(6) == 0 ? 1 + random.nextInt(2) : 0;
         pairings = new Pairing[keys];
-        Inferred[] pipeTypes = new Inferred[keys];
+        Inferred[] leftReadAs = new Inferred[keys];
+        Inferred[] rightReadAs = new Inferred[keys];
         for (int k = 0; k < keys; k++) {
             Inferred leftType = FuzzKeyTyping.infer(leftInput.keyValues(k));
             Inferred rightType = FuzzKeyTyping.infer(rightInput.keyValues(k));
-            pipeTypes[k] = pipeSide == 1 ? rightType : leftType;
-            pairings[k] = pipeSide == 0 ? FuzzKeyTyping.pair(leftType, rightType)
-                    : FuzzKeyTyping.pair(pipeTypes[k], pipeTypes[k]);
+            leftType = pipeSide == 1 ? rightType : leftType;
+            rightType = pipeSide == 2 ? leftType : rightType;
+            pairings[k] = FuzzKeyTyping.pair(leftType, rightType);
+            leftReadAs[k] = FuzzKeyTyping.readAs(pairings[k], leftType);
+            rightReadAs[k] = FuzzKeyTyping.readAs(pairings[k], rightType);
         }
         Path leftFile = dir.resolve("left" + (pipeSide == 1 ? ".csv" : extension(random)));
         Path rightFile = dir.resolve("right" + (pipeSide == 2 ? ".csv" : extension(random)));
-        // Malformed records in one file, skipped and counted or failing the run, when the key types pair.
-        boolean malformed = !mismatched() && pipeSide == 0 && random.nextInt(5) == 0;
+        // Malformed records in one file, skipped and counted or failing the run, when the key types pair and
+        // no side has keys that may not read as their type.
+        boolean malformed = !mismatched() && pipeSide == 0 && longSide == 0 && random.nextInt(5) == 0;
         boolean malformedLeft = random.nextBoolean();
         double rate = 0.005 + 0.03 * random.nextDouble();
         FuzzInput.Written leftWritten = leftInput.write(leftFile, delimiter, header,
@@ -126,37 +137,15 @@ final class FuzzCase {
         skip = random.nextInt(3) > 0;
         pipeData = pipeSide == 0 ? null : pipeSide == 1 ? leftFile : rightFile;
         pipe = pipeData == null ? null : dir.resolve(pipeSide == 1 ? "left.fifo" : "right.fifo");
-        if (pipeSide == 0) {
-            left = leftInput;
-            right = rightInput;
-            skipped = leftWritten.malformed() + rightWritten.malformed();
-            FuzzInput.Written bad = malformedLeft ? leftWritten : rightWritten;
-            firstError = skipped == 0 ? null : (malformedLeft ? leftFile : rightFile) + " line "
-                    + bad.firstMalformedLine();
-        } else {
-            // The pipe's rows whose keys do not read as the partner's types are malformed.
-            FuzzInput piped = pipeSide == 1 ? leftInput : rightInput;
-            long[] lines = (pipeSide == 1 ? leftWritten : rightWritten).rowLines();
-            List<String[]> fitting = new ArrayList<>();
-            long firstLine = 0;
-            for (int r = 0; r < piped.rows.size(); r++) {
-                String[] row = piped.rows.get(r);
-                boolean fits = true;
-                for (int k = 0; k < keys; k++) {
-                    fits &= FuzzKeyTyping.fits(pipeTypes[k], row[piped.keyColumns[k]]);
-                }
-                if (fits) {
-                    fitting.add(row);
-                } else if (firstLine == 0) {
-                    firstLine = lines[r];
-                }
-            }
-            FuzzInput kept = new FuzzInput(piped.header, piped.keyColumns, fitting);
-            left = pipeSide == 1 ? kept : leftInput;
-            right = pipeSide == 2 ? kept : rightInput;
-            skipped = piped.rows.size() - fitting.size();
-            firstError = skipped == 0 ? null : pipe + " line " + firstLine;
-        }
+        // Rows whose keys do not read as their type are malformed too; one side at most has problems.
+        left = fitting(leftInput, leftReadAs);
+        right = fitting(rightInput, rightReadAs);
+        int leftProblems = leftWritten.malformed() + leftInput.rows.size() - left.rows.size();
+        skipped = leftProblems + rightWritten.malformed() + rightInput.rows.size() - right.rows.size();
+        boolean leftBad = leftProblems > 0;
+        firstError = skipped == 0 ? null : (leftBad ? pipeSide == 1 ? pipe : leftFile : pipeSide == 2 ? pipe : rightFile)
+                + " line " + firstProblem(leftBad ? leftInput : rightInput, leftBad ? leftReadAs : rightReadAs,
+                leftBad ? leftWritten : rightWritten);
         output = dir.resolve(new String[] {"out.csv", "out.csv", "out.csv", "out.csv.gz", "out.parquet"}[random.nextInt(5)]);
         stats = dir.resolve("stats.json");
         spillDir = Files.createDirectory(dir.resolve("spill"));
@@ -179,7 +168,7 @@ final class FuzzCase {
         }
         description = "keys " + Arrays.toString(leftStyles) + " = " + Arrays.toString(rightStyles) + " pairings "
                 + Arrays.toString(pairings) + ", rows " + leftRows + " x " + rightRows + ", pool " + pool + ", hot side "
-                + hotSide + ", pipe " + pipe + "\n  left " + leftWritten.dialect() + "\n  right " + rightWritten.dialect() + "\n  spilljoin "
+                + hotSide + ", pipe " + pipe + ", long side " + longSide + "\n  left " + leftWritten.dialect() + "\n  right " + rightWritten.dialect() + "\n  spilljoin "
                 + String.join(" ", args);
     }
 
@@ -229,6 +218,46 @@ final class FuzzCase {
     private static int rows(SplittableRandom random, boolean fewKeys) {
         int most = fewKeys ? 250 : 6_000;
         return random.nextInt(5) == 0 ? random.nextInt(20) : 50 + random.nextInt(most - 50);
+    }
+
+    private static int longRows(SplittableRandom random) {
+        return FuzzKeyTyping.SAMPLE_ROWS + random.nextInt(4_000);
+    }
+
+    /** Misspells now and then a key of a row past the inference sample, so that it may not read as inferred. */
+    private static void misspell(FuzzInput input, SplittableRandom random) {
+        String[] misfits = {"x1", "1.5", "99999999999999999999", "tru", "01"};
+        for (int r = FuzzKeyTyping.SAMPLE_ROWS; r < input.rows.size(); r++) {
+            if (random.nextInt(300) == 0) {
+                input.rows.get(r)[input.keyColumns[0]] = misfits[random.nextInt(misfits.length)];
+            }
+        }
+    }
+
+    /** The input without the rows whose keys do not read as {@code readAs} says. */
+    private static FuzzInput fitting(FuzzInput input, Inferred[] readAs) {
+        return new FuzzInput(input.header, input.keyColumns, input.rows.stream().filter(row -> fits(input, readAs, row))
+                .toList());
+    }
+
+    private static boolean fits(FuzzInput input, Inferred[] readAs, String[] row) {
+        for (int k = 0; k < readAs.length; k++) {
+            if (!FuzzKeyTyping.fits(readAs[k], row[input.keyColumns[k]])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The line of the first malformed record or row whose keys do not fit. */
+    private static long firstProblem(FuzzInput input, Inferred[] readAs, FuzzInput.Written written) {
+        long first = written.malformed() > 0 ? written.firstMalformedLine() : Long.MAX_VALUE;
+        for (int r = 0; r < input.rows.size(); r++) {
+            if (!fits(input, readAs, input.rows.get(r))) {
+                return Math.min(first, written.rowLines()[r]);
+            }
+        }
+        return first;
     }
 
     private static String extension(SplittableRandom random) {

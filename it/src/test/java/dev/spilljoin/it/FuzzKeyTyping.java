@@ -18,6 +18,8 @@ final class FuzzKeyTyping {
     private static final BigInteger LONG_MIN = BigInteger.valueOf(Long.MIN_VALUE);
     private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
     private static final double EXACT_INTEGRAL_BOUND = 1e15;
+    /** The rows a key column's type is inferred from. */
+    static final int SAMPLE_ROWS = 10_000;
 
     /** A type inferred from a column's sample. */
     enum Inferred { BIGINT, WIDE_INTEGER, DOUBLE, BOOLEAN, VARCHAR }
@@ -38,8 +40,9 @@ final class FuzzKeyTyping {
     private FuzzKeyTyping() {
     }
 
-    /** The inferred type of a column's values (null: NULL or empty only, no type of its own). */
-    static Inferred infer(List<String> values) {
+    /** The type inferred from a column's first rows (null: NULL or empty only, no type of its own). */
+    static Inferred infer(List<String> column) {
+        List<String> values = column.subList(0, Math.min(column.size(), SAMPLE_ROWS));
         if (values.stream().allMatch(v -> v == null || v.isEmpty())) {
             return null;
         }
@@ -80,6 +83,14 @@ final class FuzzKeyTyping {
             return Pairing.INTEGER_DOUBLE;
         }
         return null;
+    }
+
+    /**
+     * The type a column of type {@code own} (null: none of its own) is read as in {@code pairing}: its own for an
+     * integer with a DOUBLE, else the pairing's; null when the pairing is a usage error.
+     */
+    static Inferred readAs(Pairing pairing, Inferred own) {
+        return pairing == null ? null : pairing == Pairing.INTEGER_DOUBLE ? own : Inferred.valueOf(pairing.name());
     }
 
     /** True when {@code value} is a key that joins nothing: NULL, or empty where the pairing is not VARCHAR. */
