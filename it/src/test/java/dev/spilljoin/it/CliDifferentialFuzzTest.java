@@ -193,8 +193,10 @@ class CliDifferentialFuzzTest {
                 List<String> row = new ArrayList<>();
                 for (int i = 1; i <= meta.getColumnCount(); i++) {
                     String type = meta.getColumnTypeName(i);
-                    row.add(rs.getObject(i) == null ? null : type.equals("DOUBLE") ? FuzzKeyTyping.doubleText(rs.getDouble(i))
-                            : type.equals("BLOB") ? new String(rs.getBytes(i), StandardCharsets.UTF_8) : rs.getString(i));
+                    row.add(rs.getObject(i) == null ? null
+                            : type.equals("DOUBLE") ? FuzzKeyTyping.doubleText(rs.getDouble(i))
+                            : type.equals("BLOB") ? new String(rs.getBytes(i), StandardCharsets.UTF_8)
+                            : rs.getString(i));
                 }
                 records.add(row);
             }

@@ -18,17 +18,21 @@ import java.util.SplittableRandom;
 /**
  * One case of the CLI fuzz test, drawn from its seed: two inputs with keys of random styles (so that the inferred
  * types vary, usage errors included), duplicate, hot, NULL and empty keys, payloads of awkward text, one or two
- * key pairs, a join type, delimiter, header or not, gzip or not on each side and on the output, threads, budget
- * and build side; the files written into the case's directory, and the {@code spilljoin join} arguments.
+ * key pairs, a join type, delimiter, header or not, gzip or not on each side, CSV, gzip or Parquet output,
+ * threads, budget and build side; now and then malformed records, one side read from a FIFO (typed as its
+ * partner), or one side longer than the inference sample with later keys that may not read as inferred, each
+ * skipped and counted or failing the run; the files written into the case's directory, and the
+ * {@code spilljoin join} arguments.
  */
 final class FuzzCase {
     private static final String[] TYPES = {"inner", "left", "right", "full", "semi", "anti", "not-in"};
     private static final String[] BUDGETS = {"60kB", "64kB", "64kB", "100kB", "128kB", "256kB", "1MB", "64MB"};
     private static final int[] THREADS = {1, 2, 4};
-    /** Also characters that keys, keys as written and names hold: {@code -5}, {@code 1.0E20}, {@code NaN}, {@code k0}. */
+    /** Also characters that keys, keys as written and names hold: {@code -5}, {@code 1.0E20}, {@code NaN}. */
     private static final char[] DELIMITERS = {
         ',', ',', ',', ',', ',', ',', ';', '\t', '|', ' ', '-', '.', 'e', 'E', '0', '1', 'k', 'N', 'a', 'I', 't', 'f',
     };
+    private static final String[] OUTPUTS = {"out.csv", "out.csv", "out.csv", "out.csv.gz", "out.parquet"};
     private static final String[] BUILD_SIDES = {"auto", "left", "right"};
     private static final KeyStyle[][] STYLE_GROUPS = {
         {KeyStyle.BIGINT, KeyStyle.WIDE_INTEGER, KeyStyle.DOUBLE_OF_INTEGERS, KeyStyle.DECIMAL},
@@ -47,6 +51,7 @@ final class FuzzCase {
 
     final long seed;
     final String type;
+    /** The rows of each side the join must see: malformed records and rows whose keys do not read left out. */
     final FuzzInput left;
     final FuzzInput right;
     /** Per key pair, how it compares; null when the README makes the types a usage error. */
@@ -56,7 +61,10 @@ final class FuzzCase {
     final Path stats;
     final List<String> args;
     final char delimiter;
-    /** Malformed records written; when not 0, the run fails naming {@link #firstError} unless {@link #skip}. */
+    /**
+     * Malformed records and rows whose keys do not read as their type (in one input at most); when not 0, the run
+     * fails naming {@link #firstError} (input and line) unless {@link #skip}.
+     */
     final int skipped;
     final String firstError;
     final boolean skip;
@@ -78,7 +86,8 @@ final class FuzzCase {
             KeyStyle[] group = STYLE_GROUPS[GROUP_DRAWS[random.nextInt(GROUP_DRAWS.length)]];
             leftStyles[k] = random.nextInt(10) == 0 ? KeyStyle.NULL_ONLY : group[random.nextInt(group.length)];
             KeyStyle[] rightGroup = random.nextInt(12) == 0 ? STYLE_GROUPS[random.nextInt(STYLE_GROUPS.length)] : group;
-            rightStyles[k] = random.nextInt(10) == 0 ? KeyStyle.NULL_ONLY : rightGroup[random.nextInt(rightGroup.length)];
+            rightStyles[k] = random.nextInt(10) == 0 ? KeyStyle.NULL_ONLY
+                    : rightGroup[random.nextInt(rightGroup.length)];
         }
         boolean fewKeys = Arrays.asList(leftStyles).contains(KeyStyle.BOOLEAN)
                 || Arrays.asList(rightStyles).contains(KeyStyle.BOOLEAN);
@@ -143,10 +152,10 @@ final class FuzzCase {
         int leftProblems = leftWritten.malformed() + leftInput.rows.size() - left.rows.size();
         skipped = leftProblems + rightWritten.malformed() + rightInput.rows.size() - right.rows.size();
         boolean leftBad = leftProblems > 0;
-        firstError = skipped == 0 ? null : (leftBad ? pipeSide == 1 ? pipe : leftFile : pipeSide == 2 ? pipe : rightFile)
-                + " line " + firstProblem(leftBad ? leftInput : rightInput, leftBad ? leftReadAs : rightReadAs,
-                leftBad ? leftWritten : rightWritten);
-        output = dir.resolve(new String[] {"out.csv", "out.csv", "out.csv", "out.csv.gz", "out.parquet"}[random.nextInt(5)]);
+        Path badInput = leftBad ? pipeSide == 1 ? pipe : leftFile : pipeSide == 2 ? pipe : rightFile;
+        firstError = skipped == 0 ? null : badInput + " line " + (leftBad ? firstProblem(leftInput, leftReadAs,
+                leftWritten) : firstProblem(rightInput, rightReadAs, rightWritten));
+        output = dir.resolve(OUTPUTS[random.nextInt(OUTPUTS.length)]);
         stats = dir.resolve("stats.json");
         spillDir = Files.createDirectory(dir.resolve("spill"));
         String threads = Integer.toString(THREADS[random.nextInt(THREADS.length)]);
@@ -157,8 +166,9 @@ final class FuzzCase {
                     .append(name(right, right.keyColumns[k], header));
         }
         args = new ArrayList<>(List.of("join", "--quiet", "--left", (pipeSide == 1 ? pipe : leftFile).toString(),
-                "--right", (pipeSide == 2 ? pipe : rightFile).toString(), "--on", on.toString(), "--type", type, "--work-mem", budget, "--threads", threads,
-                "--output", output.toString(), "--stats", stats.toString(), "--spill-dir", spillDir.toString(), "--delimiter",
+                "--right", (pipeSide == 2 ? pipe : rightFile).toString(), "--on", on.toString(), "--type", type,
+                "--work-mem", budget, "--threads", threads, "--output", output.toString(), "--stats", stats.toString(),
+                "--spill-dir", spillDir.toString(), "--delimiter",
                 delimiter == '\t' ? "\\t" : String.valueOf(delimiter), "--build-side", buildSide));
         if (!header) {
             args.add("--no-header");
@@ -167,8 +177,9 @@ final class FuzzCase {
             args.addAll(List.of("--on-error", "skip"));
         }
         description = "keys " + Arrays.toString(leftStyles) + " = " + Arrays.toString(rightStyles) + " pairings "
-                + Arrays.toString(pairings) + ", rows " + leftRows + " x " + rightRows + ", pool " + pool + ", hot side "
-                + hotSide + ", pipe " + pipe + ", long side " + longSide + "\n  left " + leftWritten.dialect() + "\n  right " + rightWritten.dialect() + "\n  spilljoin "
+                + Arrays.toString(pairings) + ", rows " + leftRows + " x " + rightRows + ", pool " + pool
+                + ", hot side " + hotSide + ", pipe " + pipe + ", long side " + longSide + "\n  left "
+                + leftWritten.dialect() + "\n  right " + rightWritten.dialect() + "\n  spilljoin "
                 + String.join(" ", args);
     }
 

@@ -145,7 +145,8 @@ final class FuzzInput {
             String[] record = records.get(r);
             StringBuilder text = new StringBuilder();
             for (int c = 0; c < record.length; c++) {
-                text.append(c == 0 ? "" : String.valueOf(delimiter)).append(field(record[c], delimiter, quoteAll, random));
+                text.append(c == 0 ? "" : String.valueOf(delimiter))
+                        .append(field(record[c], delimiter, quoteAll, random));
             }
             if (r == records.size() - 1 && !lastEnd) {
                 lineEnd = "";

@@ -79,7 +79,8 @@ final class FuzzKeyTyping {
         if (leftInteger && rightInteger) {
             return Pairing.WIDE_INTEGER;
         }
-        if (left == Inferred.BIGINT && right == Inferred.DOUBLE || left == Inferred.DOUBLE && right == Inferred.BIGINT) {
+        if (left == Inferred.BIGINT && right == Inferred.DOUBLE
+                || left == Inferred.DOUBLE && right == Inferred.BIGINT) {
             return Pairing.INTEGER_DOUBLE;
         }
         return null;
