@@ -8,8 +8,11 @@ import dev.spilljoin.spill.ByteSize;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
 import java.util.stream.IntStream;
 import org.apache.parquet.schema.PrimitiveType;
 
@@ -154,10 +157,11 @@ public final class JoinPlanner {
 
     /**
      * What one file says about the join: its columns, its key columns, and their declared or inferred types (a
-     * Parquet input's: its own, with {@code parquet} its part files, projected to {@code names}).
+     * Parquet input's: its own, with {@code parquet} its part files, projected to {@code names}), and the
+     * {@code --schema} flag it was given (for hints that keep its entries).
      */
     private record Probe(String role, Path file, String[] names, int[] keyColumns, KeyType[] keyTypes,
-                         boolean[] declared, ParquetInput parquet, CsvReader opened) {
+                         boolean[] declared, ParquetInput parquet, CsvReader opened, Schema schema) {
         void close() {
             if (opened != null) {
                 opened.close();
@@ -201,7 +205,7 @@ public final class JoinPlanner {
         }
         boolean[] declared = new boolean[keys];
         Arrays.fill(declared, true);
-        return new Probe(role, file, projected.names(), keyColumns, keyTypes, declared, projected, null);
+        return new Probe(role, file, projected.names(), keyColumns, keyTypes, declared, projected, null, Schema.NONE);
     }
 
     /**
@@ -269,7 +273,7 @@ public final class JoinPlanner {
                 }
             }
             handedOver = pipe;
-            return new Probe(role, file, names, keyColumns, keyTypes, declared, null, pipe ? reader : null);
+            return new Probe(role, file, names, keyColumns, keyTypes, declared, null, pipe ? reader : null, schema);
         } finally {
             if (!handedOver) {
                 reader.close();
@@ -306,10 +310,45 @@ public final class JoinPlanner {
         reads[c] = type;
     }
 
-    /** The schema flags that read key pair {@code pair} as text on both sides (one side alone would mismatch). */
+    /**
+     * The schema flags that read key pair {@code pair} as text on both sides (one side alone would mismatch), and
+     * with it every other pair of two CSV columns whose types do not pair, keeping the entries each flag was
+     * given: followed as written, they join rather than name the next mismatch or drop an entry given before.
+     */
     private static String textSchemas(Probe left, Probe right, int pair) {
-        return "--schema-left '" + left.names[left.keyColumns[pair]] + ":varchar' --schema-right '"
-                + right.names[right.keyColumns[pair]] + ":varchar'";
+        Map<String, String> leftEntries = entries(left.schema);
+        Map<String, String> rightEntries = entries(right.schema);
+        for (int k = 0; k < left.keyColumns.length; k++) {
+            boolean bothCsv = left.parquet == null && right.parquet == null;
+            if (k == pair || bothCsv && !pairs(left.keyTypes[k], right.keyTypes[k])) {
+                leftEntries.put(left.names[left.keyColumns[k]], "varchar");
+                rightEntries.put(right.names[right.keyColumns[k]], "varchar");
+            }
+        }
+        return "--schema-left '" + spelled(leftEntries) + "' --schema-right '" + spelled(rightEntries) + "'";
+    }
+
+    /** A schema's entries, name to type as {@code --schema} spells it, in the order given. */
+    private static Map<String, String> entries(Schema schema) {
+        Map<String, String> entries = new LinkedHashMap<>();
+        schema.types().forEach((name, type) -> entries.put(name, type.name().toLowerCase(Locale.ROOT)));
+        return entries;
+    }
+
+    private static String spelled(Map<String, String> entries) {
+        StringJoiner text = new StringJoiner(",");
+        entries.forEach((name, type) -> text.add(name + ":" + type));
+        return text.toString();
+    }
+
+    /** True when two CSV key columns of these types (null: none of its own) pair. */
+    private static boolean pairs(KeyType left, KeyType right) {
+        try {
+            KeyTypeInference.compareType(left, right, () -> new UsageException("the types do not pair"));
+            return true;
+        } catch (UsageException mismatch) {
+            return false;
+        }
     }
 
     /** {@code side}'s column of key pair {@code pair}, for {@link LogicalKeyPairing}. */

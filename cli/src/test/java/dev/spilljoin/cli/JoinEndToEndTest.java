@@ -414,6 +414,25 @@ class JoinEndToEndTest {
         assertThat(output()).isEqualTo("id,v,rid,w\n12345678901234567890,a,12345678901234567890,y\n");
     }
 
+    /**
+     * Found by the it module's CliDifferentialFuzzTest: the hint named the first mismatched pair only and dropped the
+     * entries already given, so that following it named the next pair, whose hint brought the first one back.
+     */
+    @Test
+    void aHintForMismatchedKeysCoversEveryPairAndKeepsTheEntriesGiven() throws IOException {
+        Path l = write(dir, "l.csv", "a,b,v\n1,x,p\n2,true,q\n");
+        Path r = write(dir, "r.csv", "a,b,w\nu,false,P\n2,true,Q\n");
+        assertThat(join(l, r, "--on", "a,b", "--schema-left", "v:varchar")).isEqualTo(ExitCodes.USAGE);
+        java.util.regex.Matcher hint = java.util.regex.Pattern
+                .compile("--schema-left '([^']*)' --schema-right '([^']*)'").matcher(err);
+        assertThat(hint.find()).as(err).isTrue();
+        assertThat(hint.group(1)).isEqualTo("v:varchar,a:varchar,b:varchar");
+        assertThat(hint.group(2)).isEqualTo("a:varchar,b:varchar");
+        assertThat(join(l, r, "--on", "a,b", "--schema-left", hint.group(1), "--schema-right", hint.group(2)))
+                .as(err).isZero();
+        assertThat(output()).isEqualTo("left.a,left.b,v,right.a,right.b,w\n2,true,q,2,true,Q\n");
+    }
+
     @Test
     void aValueNotFittingAnInferredTypeHintsAtFlagsThatWorkWhenFollowed() throws IOException {
         StringBuilder left = new StringBuilder("id,v\n");
