@@ -116,9 +116,6 @@ final class FuzzCase {
                 new Shape(leftRows, 0, pool, hotIndex, leftHot, hotPayload), sharedNames, longField);
         FuzzInput rightInput = side(random, "r", rightStyles,
                 new Shape(rightRows, pool / 3, pool, hotIndex, rightHot, hotPayload), sharedNames, longField);
-        if (longSide > 0) {
-            misspell(longSide == 1 ? leftInput : rightInput, random);
-        }
         delimiter = DELIMITERS[random.nextInt(DELIMITERS.length)];
         pairings = new Pairing[keys];
         Inferred[] leftReadAs = new Inferred[keys];
@@ -131,6 +128,9 @@ final class FuzzCase {
             pairings[k] = FuzzKeyTyping.pair(leftType, rightType);
             leftReadAs[k] = FuzzKeyTyping.readAs(pairings[k], leftType);
             rightReadAs[k] = FuzzKeyTyping.readAs(pairings[k], rightType);
+        }
+        if (longSide > 0 && !mismatched()) { // past the sample: the types stay; the run with hints stays clean
+            misspell(longSide == 1 ? leftInput : rightInput, random);
         }
         Path leftFile = dir.resolve("left" + (pipeSide == 1 ? ".csv" : extension(random)));
         Path rightFile = dir.resolve("right" + (pipeSide == 2 ? ".csv" : extension(random)));
