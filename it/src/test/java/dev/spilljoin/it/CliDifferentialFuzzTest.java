@@ -315,7 +315,10 @@ class CliDifferentialFuzzTest {
                 .toList().toString();
     }
 
-    /** The records of spilljoin's CSV output, read as a stream: an unquoted empty field is NULL, {@code ""} empty. */
+    /**
+     * The records of spilljoin's CSV output, read as a stream by the README's rules for input (so that an unquoted
+     * line end shows): records end at LF, CR or CRLF; an unquoted empty field is NULL, {@code ""} the empty string.
+     */
     private static List<List<String>> parse(Path file, char delimiter) throws IOException {
         try (InputStream in = file.toString().endsWith(".gz")
                 ? new GZIPInputStream(Files.newInputStream(file)) : Files.newInputStream(file);
@@ -341,18 +344,23 @@ class CliDifferentialFuzzTest {
                     }
                     continue;
                 }
-                if (ch == delimiter || ch == '\n') {
+                if (ch == delimiter || ch == '\n' || ch == '\r') {
                     record.add(quoted || field.length() > 0 ? field.toString() : null);
                     field.setLength(0);
                     quoted = false;
-                    if (ch == '\n') {
+                    if (ch != delimiter) {
                         records.add(record);
                         record = new ArrayList<>();
                     }
+                    int end = ch;
+                    ch = text.read();
+                    if (end == '\r' && ch == '\n') { // CRLF
+                        ch = text.read();
+                    }
                 } else {
                     field.append((char) ch);
+                    ch = text.read();
                 }
-                ch = text.read();
             }
             assertThat(record).as("an output record without its line end").isEmpty();
             return records;
