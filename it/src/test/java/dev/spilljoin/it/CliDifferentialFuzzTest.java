@@ -55,6 +55,7 @@ class CliDifferentialFuzzTest {
     private static final int CASES = Integer.getInteger("cases", 60);
     private static final String KEEP = System.getProperty("fuzz.keep");
     private static final int SHOWN_ROWS = 5;
+    private static final int SHOWN_CHARS = 80;
     private static final Pattern SCHEMA_FLAGS = Pattern.compile("--schema-left '([^']*)' --schema-right '([^']*)'");
 
     @TempDir
@@ -311,8 +312,13 @@ class CliDifferentialFuzzTest {
     }
 
     private static String show(List<String> row) {
-        return row.stream().map(v -> v == null ? "NULL" : "'" + v.replace("\r", "\\r").replace("\n", "\\n") + "'")
-                .toList().toString();
+        return row.stream().map(v -> v == null ? "NULL" : "'" + shortened(v).replace("\r", "\\r")
+                .replace("\n", "\\n") + "'").toList().toString();
+    }
+
+    private static String shortened(String value) {
+        return value.length() <= SHOWN_CHARS ? value
+                : value.substring(0, SHOWN_CHARS) + "… (" + value.length() + " characters)";
     }
 
     /**

@@ -27,6 +27,8 @@ final class FuzzInput {
         "a", "Zq", "0", "01", "1.0", "-0", " ", "  lead", "trail  ", ",", ";", "|", "\t", "\"", "\"\"", "\n", "\r\n",
         "\r", "é", "e\u0301", "日本", "\uD83D\uDE00", "x\"y", "NULL", "\\N", "''",
     };
+    /** DOUBLE spellings of no decimal: non-numbers, infinities, underflow, and zeros of either sign. */
+    private static final String[] SPECIAL_DOUBLES = {"NaN", "Infinity", "-Infinity", "1e-400", "-0.0", "-0e3", "0.0"};
     private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
 
     final String[] header;
@@ -56,7 +58,7 @@ final class FuzzInput {
             case WIDE_INTEGER -> index % 13 == 3 ? BigInteger.TEN.pow(19).multiply(BigInteger.valueOf(n)).toString()
                     : index % 97 == 5 ? Long.toString(Long.MAX_VALUE) : key(KeyStyle.BIGINT, index, random);
             case DOUBLE_OF_INTEGERS -> index % 11 == 4 ? n + ".5" : decimal(BigDecimal.valueOf(n), random);
-            case DECIMAL -> index % 17 == 9 ? new String[] {"NaN", "Infinity", "-Infinity", "1e-400"}[random.nextInt(4)]
+            case DECIMAL -> index % 17 == 9 ? SPECIAL_DOUBLES[random.nextInt(SPECIAL_DOUBLES.length)]
                     : decimal(BigDecimal.valueOf(n, (int) Math.floorMod(index, 3)), random);
             case LEADING_ZEROS -> random.nextInt(3) == 0 ? "0" + Math.abs(n) : random.nextBoolean() ? " " + n : "" + n;
             case BOOLEAN -> randomCase(index % 2 == 0 ? "true" : "false", random);
