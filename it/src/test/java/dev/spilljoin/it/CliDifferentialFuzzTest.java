@@ -44,8 +44,11 @@ import org.junit.jupiter.api.io.TempDir;
  * and compares the multiset of output rows (and the header) with DuckDB's join of the same rows. DuckDB is given
  * the rows as generated (not the files, whose dialects it does not all read: lone CR record ends, {@code ""} as
  * the empty string) with every key cast to the type the README's inference gives it ({@link FuzzKeyTyping}), and
- * each output value as the README says spilljoin writes it. Key types the README makes a usage error must exit 2
- * naming the schema flags. Every run must leave its spill directory empty and no temporary beside the output.
+ * each output value as the README says spilljoin writes it; {@code rows_out} and {@code rows_skipped} must agree.
+ * Key types the README makes a usage error must exit 2 with schema flags that, followed as written, join the keys
+ * as text; a malformed record or a key that does not read as its type must fail the run (exit 3) naming the input
+ * and line, or with {@code --on-error skip} be skipped and counted. Every run must leave its spill directory empty
+ * and no temporary beside the output.
  *
  * <p>The seed is printed; {@code -Dseed=S -Dcases=N} replays or extends a run, case i alone is
  * {@code -Dseed=S+i -Dcases=1}, and {@code -Dfuzz.keep=DIR} keeps a failed case's files there.
