@@ -2,6 +2,7 @@ package dev.spilljoin.operator.table;
 
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.row.GatherScratch;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowReader;
@@ -650,7 +651,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     // ---- BuildRowReader
 
     @Override
-    public void gather(int field, long[] refs, int count, long[] scratch, ColumnVector out, int outStart) {
+    public void gather(int field, long[] refs, int count, GatherScratch scratch, ColumnVector out, int outStart) {
         out.ensureCapacity(outStart + count);
         ColumnType type = layout.fieldType(field);
         if (field == 0) {
@@ -666,7 +667,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
             return;
         }
-        long[] at = scratch;
+        long[] at = scratch.addresses();
         long nullBitmap = nulls[field];
         long base = column[field];
         boolean variable = type.isVariableWidth();
