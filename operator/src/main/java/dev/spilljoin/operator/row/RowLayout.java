@@ -344,17 +344,6 @@ public final class RowLayout {
                 : row + keyOffset + keyLength(row) + position[field];
     }
 
-    /** Address of a variable-width field's int length (its bytes follow). */
-    public long variableAddress(long row, int field) {
-        long p = field < keyCount
-                ? row + keyOffset + keyFixedBytes
-                : row + keyOffset + keyLength(row) + payloadFixedBytes;
-        for (int skip = position[field]; skip > 0; skip--) {
-            p += 4 + NativeMemory.getInt(p);
-        }
-        return p;
-    }
-
     /**
      * Address of the first variable-width value (its int length) of the row's key region ({@code key}) or payload
      * region: the region's variable-width values follow it back to back, in position order ({@link #skipValues}).
