@@ -16,8 +16,8 @@ package dev.spilljoin.operator.row;
  *
  * <p>Invariants: while the cursors are placed ({@code position >= 0}), {@code cursors[j]} is the address of the
  * value at {@code position} of region {@code key} in the row of index j of the rows being gathered, for every j
- * that has a row; the gatherer calls {@link #newRows} before it gathers other rows. NULL values are stored empty
- * (a length of 0), so a cursor walks over them like any other value. One gatherer (one thread) owns a scratch; it
+ * that has a row; the gatherer calls {@link #newRows} before it gathers other rows. A NULL value is stored with its
+ * length like any other (empty), so a cursor steps over it by that length. One gatherer (one thread) owns a scratch; it
  * is two heap arrays of {@code capacity} longs, allocated once, and no off-heap memory.
  */
 public final class GatherScratch {

@@ -58,8 +58,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * overflow area, which would put a second lookup and a branch behind every hit; then the ranks are summed, then
  * the payload is copied to the rows' ranks (a row page's long variable-width values to its share of the heap, whose
  * start a count per page gave). Each of these passes reads a row's variable-width values in field order, each found
- * after the one before it, so a row costs O(fields), however many of them are variable-width. On several threads (a row page per task) each helper thread sets its
- * occupancy bits in a bitmap of its own, ORed into the table's afterwards (a bit in two bitmaps is a duplicate too).
+ * after the one before it, so a row costs O(fields), however many of them are variable-width. On several threads
+ * (a row page per task) each helper thread sets its occupancy bits in a bitmap of its own, ORed into the table's
+ * afterwards (a bit in two bitmaps is a duplicate too).
  *
  * <p>Memory: {@link #bytes} before the table exists; {@link #tryBuild} reserves it or returns null; {@link #close}
  * frees it, also after a failed build. The helper threads' bitmaps (a bit per range value each) are reserved only
