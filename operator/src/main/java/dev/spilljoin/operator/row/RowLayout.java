@@ -344,13 +344,19 @@ public final class RowLayout {
                 : row + keyOffset + keyLength(row) + position[field];
     }
 
-    /** Address of a variable-width field's int length (its bytes follow). */
-    public long variableAddress(long row, int field) {
-        long p = field < keyCount
-                ? row + keyOffset + keyFixedBytes
-                : row + keyOffset + keyLength(row) + payloadFixedBytes;
-        for (int skip = position[field]; skip > 0; skip--) {
-            p += 4 + NativeMemory.getInt(p);
+    /**
+     * Address of the first variable-width value (its int length) of the row's key region ({@code key}) or payload
+     * region: the region's variable-width values follow it back to back, in position order ({@link #skipValues}).
+     */
+    public long variableValues(long row, boolean key) {
+        return key ? row + keyOffset + keyFixedBytes : row + keyOffset + keyLength(row) + payloadFixedBytes;
+    }
+
+    /** The address of the variable-width value {@code count} values after the one at {@code value}. */
+    public static long skipValues(long value, int count) {
+        long p = value;
+        for (int skip = count; skip > 0; skip--) {
+            p += Integer.BYTES + NativeMemory.getInt(p);
         }
         return p;
     }

@@ -131,9 +131,13 @@ public final class SpillRowFormat {
 
     /**
      * For rows {@code rows[0..count)}, the address of field {@code field}'s value (for a variable-width field, of
-     * its int length), or 0 where the field is NULL: the input of {@link RowReader#gatherValues}.
+     * its int length), or 0 where the field is NULL, into {@code scratch}'s addresses: the input of
+     * {@link RowReader#gatherValues}. A variable-width field's values are found from the scratch's cursors where they
+     * lie before it in its region, else from the region's first value, and the cursors left at them
+     * ({@link GatherScratch}): fields gathered in order walk over a row's variable-width values once.
      */
-    public void valueAddresses(int field, long[] rows, int count, long[] out) {
+    public void valueAddresses(int field, long[] rows, int count, GatherScratch scratch) {
+        long[] out = scratch.addresses();
         boolean key = layout.isKey(field);
         int pos = layout.position(field);
         if (!layout.fieldType(field).isVariableWidth()) {
@@ -150,19 +154,19 @@ public final class SpillRowFormat {
             }
             return;
         }
-        int regionStart = key ? layout.keyFixedBytes() : layout.payloadFixedBytes();
+        int regionStart = headerBytes + (key ? layout.keyFixedBytes() : layout.payloadFixedBytes());
+        int steps = scratch.stepsTo(key, pos);
+        boolean fromCursors = steps >= 0;
+        int skip = fromCursors ? steps : pos;
+        long[] cursors = scratch.cursors();
         for (int j = 0; j < count; j++) {
-            if (isNull(rows[j], field)) {
-                out[j] = 0;
-                continue;
-            }
-            long body = rows[j] + headerBytes;
-            long p = body + (key ? 0 : keyLength(body)) + regionStart;
-            for (int skip = pos; skip > 0; skip--) {
-                p += 4 + NativeMemory.getInt(p);
-            }
-            out[j] = p;
+            long row = rows[j];
+            long value = RowLayout.skipValues(fromCursors ? cursors[j]
+                    : row + regionStart + (key ? 0 : keyLength(row + headerBytes)), skip);
+            cursors[j] = value;
+            out[j] = isNull(row, field) ? 0 : value;
         }
+        scratch.movedTo(key, pos);
     }
 
     // ---- encoding an in-memory row

@@ -13,8 +13,9 @@ import java.util.Arrays;
  * one probe path, no re-hashing.
  *
  * <p>Algorithm: walk the block's rows by their lengths, collecting up to a batch of row addresses, hashes and
- * flags; then, field at a time, find every row's value address ({@link SpillRowFormat#valueAddresses}) and copy
- * the values into the field's column ({@link RowReader#gatherValues}). Only the columns the join reads (keys and
+ * flags; then, field at a time in field order, find every row's value address ({@link SpillRowFormat#valueAddresses},
+ * a row's variable-width values walked over once with the cursors of a {@link GatherScratch}) and copy the values
+ * into the field's column ({@link RowReader#gatherValues}). Only the columns the join reads (keys and
  * projected columns) are filled; the others are left empty. The row addresses stay valid while the block does (the
  * nested-loop path copies the rows on from there).
  */
@@ -24,7 +25,7 @@ public final class SpilledRowDecoder {
     private final int capacity;
     private final int[] columnOfField;
     private final long[] rows;
-    private final long[] valueAddresses;
+    private final GatherScratch scratch;
     private final long[] hashes;
     private final long[] nullKeys;
     private final long[] matchedBefore;
@@ -40,7 +41,7 @@ public final class SpilledRowDecoder {
             columnOfField[f] = layout.fieldOfColumn(column) == f ? column : -1;
         }
         this.rows = new long[capacity];
-        this.valueAddresses = new long[capacity];
+        this.scratch = new GatherScratch(capacity);
         this.hashes = new long[capacity];
         this.nullKeys = new long[(capacity + 63) >>> 6];
         this.matchedBefore = new long[(capacity + 63) >>> 6];
@@ -70,10 +71,11 @@ public final class SpilledRowDecoder {
             n++;
         }
         RowLayout layout = format.layout();
+        scratch.newRows();
         for (int f = 0; f < columnOfField.length; f++) {
             if (columnOfField[f] >= 0) {
-                format.valueAddresses(f, rows, n, valueAddresses);
-                RowReader.gatherValues(layout.fieldType(f), valueAddresses, n, batch.column(columnOfField[f]), 0);
+                format.valueAddresses(f, rows, n, scratch);
+                RowReader.gatherValues(layout.fieldType(f), scratch.addresses(), n, batch.column(columnOfField[f]), 0);
             }
         }
         batch.setRowCount(n);

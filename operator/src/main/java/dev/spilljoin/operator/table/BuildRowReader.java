@@ -1,6 +1,7 @@
 package dev.spilljoin.operator.table;
 
 import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.row.GatherScratch;
 
 /**
  * Reads the build rows a table hands out as "refs" (a long per row; 0 stands for no row) into result columns: the
@@ -11,10 +12,12 @@ import dev.spilljoin.operator.data.ColumnVector;
 public interface BuildRowReader {
     /**
      * Writes field `field` of the build rows `refs[0..count)` (0 = no row: NULL) into `out` rows
-     * [outStart, outStart+count), using the caller's `scratch` (at least `count` longs): a table is read by several
-     * workers at once and holds no scratch of its own.
+     * [outStart, outStart+count), using the caller's `scratch` (for at least `count` rows): a table is read by several
+     * workers at once and holds no scratch of its own. The caller gathers the fields of the same refs one after
+     * another, calling {@link GatherScratch#newRows} before it gathers other refs; in field order, a row's
+     * variable-width values are each walked over once ({@link GatherScratch}).
      */
-    void gather(int field, long[] refs, int count, long[] scratch, ColumnVector out, int outStart);
+    void gather(int field, long[] refs, int count, GatherScratch scratch, ColumnVector out, int outStart);
 
     /** The bytes a build row counts in a result batch when a variable-width build column is projected. */
     int rowBytes(long ref);

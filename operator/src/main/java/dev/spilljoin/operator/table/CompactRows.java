@@ -1,6 +1,7 @@
 package dev.spilljoin.operator.table;
 
 import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.row.GatherScratch;
 import dev.spilljoin.operator.row.HashFunctions;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.spill.NativeMemory;
@@ -190,15 +191,33 @@ final class CompactRows {
         return layout.isKey(field) ? key + layout.position(field) : key + keyLength(row) + layout.position(field);
     }
 
-    /** Address of a variable-width field's int length (its bytes follow). */
-    long variableAddress(long row, int field) {
-        long p = layout.isKey(field)
-                ? row + dataOffset + keyFixed
-                : row + dataOffset + keyLength(row) + layout.payloadFixedBytes();
-        for (int skip = layout.position(field); skip > 0; skip--) {
-            p += 4 + NativeMemory.getInt(p);
+    /**
+     * Writes the address of variable-width field {@code field}'s value (its int length) in each row of
+     * {@code rows[0..count)} to {@code scratch}'s addresses (0 for a NULL value or a 0 row), walking on from the
+     * scratch's cursors where they lie before the field in its region, else from the region's first value, and
+     * leaves the cursors at the field's values ({@link GatherScratch}).
+     */
+    void variableAddresses(int field, long[] rows, int count, GatherScratch scratch) {
+        boolean key = layout.isKey(field);
+        int position = layout.position(field);
+        int steps = scratch.stepsTo(key, position);
+        boolean fromCursors = steps >= 0;
+        int skip = fromCursors ? steps : position;
+        long regionStart = dataOffset + (key ? keyFixed : layout.payloadFixedBytes());
+        long[] at = scratch.addresses();
+        long[] cursors = scratch.cursors();
+        for (int j = 0; j < count; j++) {
+            long row = rows[j];
+            if (row == 0) {
+                at[j] = 0;
+                continue;
+            }
+            long value = RowLayout.skipValues(fromCursors ? cursors[j]
+                    : row + regionStart + (key ? 0 : keyLength(row)), skip);
+            cursors[j] = value;
+            at[j] = isNull(row, field) ? 0 : value;
         }
-        return p;
+        scratch.movedTo(key, position);
     }
 
     /** Width of a single fixed-width key (8, 4 or 1), 0 when the key is composite or variable-width. */

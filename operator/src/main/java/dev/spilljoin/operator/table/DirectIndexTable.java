@@ -2,6 +2,7 @@ package dev.spilljoin.operator.table;
 
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.row.GatherScratch;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowReader;
@@ -56,8 +57,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * success). A duplicate means the key is not unique, so the hash table's cost per row is the better bet than an
  * overflow area, which would put a second lookup and a branch behind every hit; then the ranks are summed, then
  * the payload is copied to the rows' ranks (a row page's long variable-width values to its share of the heap, whose
- * start a count per page gave). On several threads (a row page per task) each helper thread sets its
- * occupancy bits in a bitmap of its own, ORed into the table's afterwards (a bit in two bitmaps is a duplicate too).
+ * start a count per page gave). Each of these passes reads a row's variable-width values in field order, each found
+ * after the one before it, so a row costs O(fields), however many of them are variable-width. On several threads
+ * (a row page per task) each helper thread sets its occupancy bits in a bitmap of its own, ORed into the table's
+ * afterwards (a bit in two bitmaps is a duplicate too).
  *
  * <p>Memory: {@link #bytes} before the table exists; {@link #tryBuild} reserves it or returns null; {@link #close}
  * frees it, also after a failed build. The helper threads' bitmaps (a bit per range value each) are reserved only
@@ -156,10 +159,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         bitsSeen[b] |= NativeMemory.getByte(row + bitsAt + b);
                     }
                     int rowVariableBytes = 0;
+                    long value = layout.variableValues(row, false);
                     for (int f : variable) {
-                        int length = valueLength(layout, row, f);
+                        int length = valueLength(layout, row, f, value);
                         r.variableBytes += heapBytes(length);
                         rowVariableBytes += Integer.BYTES + length;
+                        value = RowLayout.skipValues(value, 1);
                     }
                     r.maxVariableRowBytes = Math.max(r.maxVariableRowBytes, rowVariableBytes);
                     row += layout.rowLength(row);
@@ -268,20 +273,26 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * The heap bytes of the row at {@code row}: its non-NULL values of the {@code variable} fields longer than an
-     * entry holds, with their lengths.
+     * The heap bytes of the row at {@code row}: its non-NULL values of the {@code variable} fields (every
+     * variable-width field, in field order) longer than an entry holds, with their lengths.
      */
     private static long variableBytes(RowLayout layout, int[] variable, long row) {
         long bytes = 0;
+        long value = layout.variableValues(row, false);
         for (int f : variable) {
-            bytes += heapBytes(valueLength(layout, row, f));
+            bytes += heapBytes(valueLength(layout, row, f, value));
+            value = RowLayout.skipValues(value, 1);
         }
         return bytes;
     }
 
-    /** The length of variable-width field {@code f}'s value in the row at {@code row}, 0 when it is NULL. */
-    private static int valueLength(RowLayout layout, long row, int f) {
-        return layout.isNull(row, f) ? 0 : NativeMemory.getInt(layout.variableAddress(row, f));
+    /**
+     * The length of variable-width field {@code f}'s value at {@code value} in the row at {@code row}, 0 when it is
+     * NULL. (A row's variable-width values are read in field order, each after the one before: the key is
+     * fixed-width, so every variable-width field is a payload field, at its index among them.)
+     */
+    private static int valueLength(RowLayout layout, long row, int f, long value) {
+        return layout.isNull(row, f) ? 0 : NativeMemory.getInt(value);
     }
 
     /** The heap bytes of a value of {@code length} bytes: none when its entry holds it, else its bytes and length. */
@@ -543,15 +554,19 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 for (int j = 0; j < n; j++) {
                     long from = runRows[j];
                     long rank = runRanks[j];
+                    long value = layout.variableValues(from, false);
                     for (int f = 1; f < fields; f++) {
                         ColumnType type = types[f];
+                        boolean variable = type.isVariableWidth();
                         if (nulls[f] != 0 && layout.isNull(from, f)) { // a field without a NULL has no bitmap
                             NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
-                        } else if (type.isVariableWidth()) {
-                            heapAt = copyVariable(layout.variableAddress(from, f), column[f] + rank * ENTRY_BYTES,
-                                    heapAt);
+                        } else if (variable) {
+                            heapAt = copyVariable(value, column[f] + rank * ENTRY_BYTES, heapAt);
                         } else {
                             copyValue(type, layout.fixedAddress(from, f), column[f], rank);
+                        }
+                        if (variable) { // the next variable-width field's value follows this one (NULL: empty)
+                            value = RowLayout.skipValues(value, 1);
                         }
                     }
                 }
@@ -650,7 +665,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     // ---- BuildRowReader
 
     @Override
-    public void gather(int field, long[] refs, int count, long[] scratch, ColumnVector out, int outStart) {
+    public void gather(int field, long[] refs, int count, GatherScratch scratch, ColumnVector out, int outStart) {
         out.ensureCapacity(outStart + count);
         ColumnType type = layout.fieldType(field);
         if (field == 0) {
@@ -666,7 +681,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
             return;
         }
-        long[] at = scratch;
+        long[] at = scratch.addresses();
         long nullBitmap = nulls[field];
         long base = column[field];
         boolean variable = type.isVariableWidth();

@@ -5,18 +5,23 @@ import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.GatherScratch;
 import dev.spilljoin.operator.row.RowLayout;
 
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Collects result rows as (probe row index, build row ref) pairs and turns them into a result batch of the
- * projected columns, column at a time. Probe index -1 or build ref 0 means that side is NULL (outer padding, or a
- * side the result does not have). Build rows are read through the {@link BuildRowReader} of the table that handed
- * out their refs ({@link #readBuildRowsFrom}, called by each producer before it appends: the writer is made before
- * the build, and serves the resident table, then each spilled pair's table in turn); the {@link RowLayout} maps
- * projected columns to the build rows' fields.
+ * projected columns, column at a time: the probe's columns, then the build's in the order of their fields in the
+ * build rows, so that gathering a build row's variable-width values walks over each of them once
+ * ({@link GatherScratch}; in output order, a projection that names a column twice would walk back). Probe index
+ * -1 or build ref 0 means that side is NULL (outer padding, or a side the result does not have). Build rows are
+ * read through the {@link BuildRowReader} of the table that handed out their refs ({@link #readBuildRowsFrom},
+ * called by each producer before it appends: the writer is made before the build, and serves the resident table,
+ * then each spilled pair's table in turn); the {@link RowLayout} maps projected columns to the build rows' fields.
  *
  * <p>A batch is bounded by rows ({@code capacity}) and by bytes ({@code byteLimit}): each pair adds the bytes of
  * its values an append can know cheaply, from above: the probe row's projected variable-width values (which the
@@ -54,8 +59,10 @@ public final class OutputWriter {
     private BuildRowReader reader;
     private final int[] probeRows;
     private final long[] buildRows;
+    /** The output columns in the order {@link #materialize} fills them: the probe's, then the build's by field. */
+    private final int[] fillOrder;
     /** The tables' scratch for {@link BuildRowReader#gather} (this writer's own: a table is shared by workers). */
-    private final long[] gatherScratch;
+    private final GatherScratch gatherScratch;
     /** The pair each row of the result batch was made of (see {@link #probeRowOf}, {@link #buildRowOf}). */
     private int[] rowProbe;
     private long[] rowBuild;
@@ -115,7 +122,9 @@ public final class OutputWriter {
         }
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
-        this.gatherScratch = new long[capacity];
+        this.fillOrder = IntStream.range(0, n).boxed().sorted(Comparator.comparingInt(c -> buildField[c]))
+                .mapToInt(Integer::intValue).toArray();
+        this.gatherScratch = new GatherScratch(capacity);
     }
 
     /**
@@ -202,7 +211,8 @@ public final class OutputWriter {
             return;
         }
         int start = out.rowCount();
-        for (int c = 0; c < fromProbe.length; c++) {
+        gatherScratch.newRows();
+        for (int c : fillOrder) {
             ColumnVector target = out.column(c);
             if (fromProbe[c]) {
                 copyProbeColumn(probe, sourceColumn[c], target, start);

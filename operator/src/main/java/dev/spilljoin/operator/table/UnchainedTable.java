@@ -1,6 +1,7 @@
 package dev.spilljoin.operator.table;
 
 import dev.spilljoin.operator.data.ColumnVector;
+import dev.spilljoin.operator.row.GatherScratch;
 import dev.spilljoin.operator.row.HashFunctions;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
@@ -519,15 +520,17 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     }
 
     @Override
-    public void gather(int field, long[] refs, int count, long[] scratch, ColumnVector out, int outStart) {
-        long[] at = scratch;
+    public void gather(int field, long[] refs, int count, GatherScratch scratch, ColumnVector out, int outStart) {
+        long[] at = scratch.addresses();
         CompactRows format = rowsFormat;
         RowLayout layout = format.layout();
-        boolean variable = layout.fieldType(field).isVariableWidth();
-        for (int j = 0; j < count; j++) {
-            long row = refs[j];
-            at[j] = row == 0 || format.isNull(row, field) ? 0
-                    : variable ? format.variableAddress(row, field) : format.fixedAddress(row, field);
+        if (layout.fieldType(field).isVariableWidth()) {
+            format.variableAddresses(field, refs, count, scratch);
+        } else {
+            for (int j = 0; j < count; j++) {
+                long row = refs[j];
+                at[j] = row == 0 || format.isNull(row, field) ? 0 : format.fixedAddress(row, field);
+            }
         }
         RowReader.gatherValues(layout.fieldType(field), at, count, out, outStart);
     }

@@ -6,6 +6,7 @@ import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.GatherScratch;
 import dev.spilljoin.operator.row.KeyHasher;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
@@ -79,8 +80,8 @@ class DirectIndexTableTest {
             long[] refs = {1, 5, 68, 69, 0};
             ColumnVector keys = new ColumnVector(ColumnType.BIGINT, refs.length);
             ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);
-            table.gather(0, refs, refs.length, new long[refs.length], keys, 0);
-            table.gather(1, refs, refs.length, new long[refs.length], values, 0);
+            table.gather(0, refs, refs.length, new GatherScratch(refs.length), keys, 0);
+            table.gather(1, refs, refs.length, new GatherScratch(refs.length), values, 0);
             assertThat(keys.getLong(0)).isEqualTo(-7);
             assertThat(values.getLong(0)).isEqualTo(70);
             assertThat(keys.getLong(1)).isEqualTo(-3);
@@ -147,7 +148,7 @@ class DirectIndexTableTest {
             ColumnVector[] columns = new ColumnVector[4];
             for (int f = 0; f < 4; f++) {
                 columns[f] = new ColumnVector(schema.type(f), rows);
-                table.gather(f, refs, rows, new long[rows], columns[f], 0);
+                table.gather(f, refs, rows, new GatherScratch(rows), columns[f], 0);
             }
             for (int i = 0; i < rows; i++) {
                 Object[] row = expected.get(i);
@@ -190,8 +191,8 @@ class DirectIndexTableTest {
                 long[] refs = java.util.stream.LongStream.rangeClosed(0, 5002).toArray(); // 0: no row
                 ColumnVector keys = new ColumnVector(ColumnType.BIGINT, refs.length);
                 ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);
-                table.gather(0, refs, refs.length, new long[refs.length], keys, 0);
-                table.gather(1, refs, refs.length, new long[refs.length], values, 0);
+                table.gather(0, refs, refs.length, new GatherScratch(refs.length), keys, 0);
+                table.gather(1, refs, refs.length, new GatherScratch(refs.length), values, 0);
                 assertThat(keys.isNull(0)).isTrue();
                 for (int j = 1; j <= 5000; j++) {
                     long key = j - 1 - 50;
@@ -293,14 +294,14 @@ class DirectIndexTableTest {
             assertThat(four.rows()).isEqualTo(20_000);
             ColumnVector keysOne = new ColumnVector(ColumnType.BIGINT, all.length);
             ColumnVector valuesOne = new ColumnVector(ColumnType.BIGINT, all.length);
-            one.gather(0, all, all.length, new long[all.length], keysOne, 0);
-            one.gather(1, all, all.length, new long[all.length], valuesOne, 0);
+            one.gather(0, all, all.length, new GatherScratch(all.length), keysOne, 0);
+            one.gather(1, all, all.length, new GatherScratch(all.length), valuesOne, 0);
             for (DirectIndexTable other : new DirectIndexTable[] {four, atomic}) {
                 String what = other == four ? "four threads" : "four threads, bits set atomically";
                 ColumnVector keysOther = new ColumnVector(ColumnType.BIGINT, all.length);
                 ColumnVector valuesOther = new ColumnVector(ColumnType.BIGINT, all.length);
-                other.gather(0, all, all.length, new long[all.length], keysOther, 0);
-                other.gather(1, all, all.length, new long[all.length], valuesOther, 0);
+                other.gather(0, all, all.length, new GatherScratch(all.length), keysOther, 0);
+                other.gather(1, all, all.length, new GatherScratch(all.length), valuesOther, 0);
                 for (int r = 0; r < all.length; r++) {
                     assertThat(keysOther.isNull(r)).as("%s: key NULL at ref %d", what, all[r])
                             .isEqualTo(keysOne.isNull(r));

@@ -7,6 +7,7 @@ import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.row.GatherScratch;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.spill.MemoryReservation;
@@ -145,7 +146,7 @@ class OutputWriterTest {
 
     private static long keyOf(BuildRowReader table, long ref) {
         ColumnVector key = new ColumnVector(ColumnType.BIGINT, 1);
-        table.gather(0, new long[] {ref}, 1, new long[1], key, 0);
+        table.gather(0, new long[] {ref}, 1, new GatherScratch(1), key, 0);
         return key.getLong(0);
     }
 }
