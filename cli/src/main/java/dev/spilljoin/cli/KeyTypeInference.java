@@ -67,16 +67,17 @@ final class KeyTypeInference {
 
     /** How the two columns of a key pair are read: the same operator type on both sides. */
     record PairType(KeyType left, KeyType right) {
+        /** The operator's key type: the sides' own, and BIGINT for INTEGER beside BIGINT (read as longs). */
         ColumnType type() {
-            return left.type();
+            return left.isIntegral() && right.isIntegral() && !left.equals(right) ? ColumnType.BIGINT : left.type();
         }
     }
 
     /**
      * The types both columns of a key pair are read and compared as. {@code null} means "no type of its own" (an
      * all-NULL/empty sample): it takes the other's, and both untyped is VARCHAR. Equal types stay. BIGINT and
-     * INTEGER compare as BIGINT. Exact integers (beyond BIGINT) with exact integers, BIGINT or INTEGER compare as
-     * exact integer text. BIGINT or INTEGER with DOUBLE compare exactly as decimals: the integer side as BIGINT-range
+     * INTEGER compare as BIGINT, each side read as its own type (an INTEGER column's values must fit 32 bits).
+     * Exact integers (beyond BIGINT) with exact integers, BIGINT or INTEGER compare as exact integer text. BIGINT or INTEGER with DOUBLE compare exactly as decimals: the integer side as BIGINT-range
      * integer text, the DOUBLE side as {@link NumberText#DECIMAL} text (so {@code 1} matches {@code 1.0} and
      * {@code 1e0}, and no fraction matches an integer). VARCHAR with VARBINARY compares bytes (VARBINARY). Any
      * other mix, exact integers with DOUBLE included, is a {@link UsageException} built by {@code mismatch}.
@@ -90,7 +91,7 @@ final class KeyTypeInference {
             return new PairType(type, type);
         }
         if (left.isIntegral() && right.isIntegral()) {
-            return new PairType(KeyType.of(ColumnType.BIGINT), KeyType.of(ColumnType.BIGINT));
+            return new PairType(left, right); // compared as BIGINT; an INTEGER side's values must still fit 32 bits
         }
         boolean leftWide = left.equals(KeyType.WIDE_INTEGER);
         boolean rightWide = right.equals(KeyType.WIDE_INTEGER);

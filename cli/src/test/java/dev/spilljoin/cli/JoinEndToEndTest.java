@@ -433,6 +433,23 @@ class JoinEndToEndTest {
         assertThat(output()).isEqualTo("left.a,left.b,v,right.a,right.b,w\n2,true,q,2,true,Q\n");
     }
 
+    /** A column declared INTEGER holds 32-bit values even when its partner is BIGINT, as when both are INTEGER. */
+    @Test
+    void aDeclaredIntegerKeyIsCheckedAgainstItsRangeBesideABigintPartner() throws IOException {
+        Path l = write(dir, "l.csv", "id,v\n7,seven\n5000000000,big\n");
+        Path r = write(dir, "r.csv", "id,w\n7,a\n5000000000,b\n");
+        for (String partner : new String[] {"id:bigint", "id:integer"}) {
+            assertThat(join(l, r, "--on", "id", "--schema-left", "id:integer", "--schema-right", partner))
+                    .as(partner + ": " + err).isEqualTo(ExitCodes.INPUT);
+            assertThat(err).as(partner).contains("value '5000000000' in column 1 ('id') is not an INTEGER");
+            assertThat(join(l, r, "--on", "id", "--schema-left", "id:integer", "--schema-right", partner,
+                    "--on-error", "skip")).as(partner + ": " + err).isZero();
+            assertThat(sortedLines()).as(partner).containsExactly("7,seven,7,a");
+        }
+        assertThat(join(l, r, "--on", "id", "--schema-left", "id:bigint")).as(err).isZero();
+        assertThat(sortedLines()).containsExactly("5000000000,big,5000000000,b", "7,seven,7,a");
+    }
+
     @Test
     void aValueNotFittingAnInferredTypeHintsAtFlagsThatWorkWhenFollowed() throws IOException {
         StringBuilder left = new StringBuilder("id,v\n");

@@ -73,7 +73,10 @@ class KeyTypeInferenceTest {
         assertThat(pair(null, null)).isEqualTo(both(VARCHAR));
         assertThat(pair(null, BOOLEAN)).isEqualTo(both(BOOLEAN));
         assertThat(pair(DOUBLE, null)).isEqualTo(both(DOUBLE));
-        assertThat(pair(INTEGER, BIGINT)).isEqualTo(both(BIGINT));
+        assertThat(pair(INTEGER, BIGINT)).as("each side read as its own, compared as BIGINT")
+                .isEqualTo(new KeyTypeInference.PairType(INTEGER, BIGINT));
+        assertThat(pair(INTEGER, BIGINT).type()).isEqualTo(ColumnType.BIGINT);
+        assertThat(pair(BIGINT, INTEGER).type()).isEqualTo(ColumnType.BIGINT);
         assertThat(pair(VARCHAR, VARCHAR)).isEqualTo(both(VARCHAR));
         assertThat(pair(VARCHAR, VARBINARY)).isEqualTo(both(VARBINARY));
         for (KeyType[] mismatch : new KeyType[][] {
