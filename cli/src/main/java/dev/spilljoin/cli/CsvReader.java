@@ -596,10 +596,14 @@ public final class CsvReader implements AutoCloseable {
         return true;
     }
 
-    /** Reads the first bytes and skips a UTF-8 BOM; returns the BOM's length (0 or 3). */
+    /**
+     * Reads the first bytes and skips a UTF-8 BOM; returns the BOM's length (0 or 3). Input that starts as gzip,
+     * zstd or Parquet data does not start as CSV text (a control byte, or bytes that are not UTF-8, in its first
+     * five): it is refused naming what it is and how to read it, rather than read as one garbled column.
+     */
     private long skipByteOrderMark() throws IOException {
         window.clear();
-        while (window.position() < 3) {
+        while (window.position() < 5) {
             if (channel.read(window) < 0) {
                 break;
             }
@@ -607,11 +611,42 @@ public final class CsvReader implements AutoCloseable {
         pos = 0;
         limit = window.position();
         endOfInput = limit == 0;
+        String binary = binaryFormat();
+        if (binary != null) {
+            throw new InputException(fileName + " holds " + binary);
+        }
         if (limit >= 3 && buffer[0] == (byte) 0xEF && buffer[1] == (byte) 0xBB && buffer[2] == (byte) 0xBF) {
             pos = 3;
             return 3;
         }
         return 0;
+    }
+
+    /** What the first bytes say the input is, with how to read it, when they start gzip, zstd or Parquet data. */
+    private String binaryFormat() {
+        if (startsWith(0x1f, 0x8b)) {
+            return "gzip-compressed data, not CSV text: name the file *.csv.gz, or decompress it on the way in ('<(zcat FILE)')";
+        }
+        if (startsWith(0x28, 0xb5, 0x2f, 0xfd)) {
+            return "zstd-compressed data, not CSV text: name the file *.csv.zst, or decompress it on the way in"
+                    + " ('<(zstd -dc FILE)')";
+        }
+        if (startsWith('P', 'A', 'R', '1', 0x15)) { // the magic, then the first page header's first field
+            return "Parquet data, not CSV text: name the file *.parquet, or give --left-format/--right-format parquet";
+        }
+        return null;
+    }
+
+    private boolean startsWith(int... bytes) {
+        if (limit < bytes.length) {
+            return false;
+        }
+        for (int i = 0; i < bytes.length; i++) {
+            if ((buffer[i] & 0xFF) != bytes[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int[] parsedColumns(ColumnType[] types, NumberText[] numberText, LogicalValueParser[] logical) {

@@ -13,8 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.zip.CRC32;
 import java.util.zip.GZIPOutputStream;
+import org.apache.parquet.schema.PrimitiveType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,6 +72,37 @@ class CompressedInputTest {
             zstd.write(bytes);
         }
         return out.toByteArray();
+    }
+
+    /**
+     * Gzip, zstd or Parquet bytes under a plain CSV name are refused naming what they are and how to read them (they
+     * had been read as one garbled column: refused for a missing key column, or, without a header, joined as text).
+     */
+    @Test
+    void compressedOrParquetBytesUnderACsvNameSayWhatTheyAre() throws IOException {
+        assertThat(failedJoin("gzipped.csv", gzip(rows()))).isEqualTo("spilljoin: " + dir.resolve("gzipped.csv")
+                + " holds gzip-compressed data, not CSV text: name the file *.csv.gz, or decompress it on the way in"
+                + " ('<(zcat FILE)')\n");
+        assertThat(failedJoin("zstd.csv", zstd(rows()))).contains(" holds zstd-compressed data, not CSV text: name"
+                + " the file *.csv.zst");
+        Path parquet = ParquetTestFiles.write(dir.resolve("p.parquet"), List.of(ParquetTestFiles.column("k",
+                PrimitiveType.PrimitiveTypeName.INT64, null)), new Object[] {1L});
+        assertThat(failedJoin("parquet.csv", Files.readAllBytes(parquet))).contains(" holds Parquet data, not CSV"
+                + " text: name the file *.parquet, or give --left-format/--right-format parquet");
+        assertThat(failedJoin("gzipped.gz.csv", gzip(gzip(rows())))).contains(" holds gzip-compressed data");
+    }
+
+    /** Text that merely starts like a Parquet file's magic is CSV. */
+    @Test
+    void aHeaderStartingWithTheParquetMagicIsRead() throws IOException {
+        Path left = CsvTestFiles.write(dir, "l.csv", "PAR1,k\nx,1\n");
+        Path right = CsvTestFiles.write(dir, "r.csv", "k,w\n1,y\n");
+        Path output = dir.resolve("out.csv");
+        int code = Main.run(new String[] {"join", "--quiet", "--left", left.toString(), "--right", right.toString(),
+            "--on", "k", "--output", output.toString()}, new PrintStream(OutputStream.nullOutputStream()),
+                new PrintStream(OutputStream.nullOutputStream()));
+        assertThat(code).isZero();
+        assertThat(Files.readAllLines(output)).containsExactly("PAR1,left.k,right.k,w", "x,1,1,y");
     }
 
     /** A gzip file without the last bytes of its trailer, cut in its data, or empty: truncated, and how to check. */
