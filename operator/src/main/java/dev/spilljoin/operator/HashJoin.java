@@ -250,9 +250,10 @@ public final class HashJoin implements AutoCloseable {
      * the sketches and the key filter (at most an eighth of what is left beside them and the minimum) as the join
      * reserves them, the partitioning's layout for the rest ({@link SpillSizing#choose}, nothing known of the
      * input) and its minimum {@code M}; then while partitioning and probing, {@code sketches + filter + M} beside two
-     * such rows (a resident build row and a probe row staged for spilling), and in the pair phase {@code M} beside
-     * five (the block buffers of its two readers, the row's page in the pair's or nested-loop chunk's pages and its
-     * compact copy in their table, and the nested loop's scratch copy of a probe row).
+     * such rows per worker ({@link JoinConfig#threads()}: each may hold a resident build row and a probe row staged
+     * for spilling at once), and in the pair phase {@code M} beside five (the block buffers of its two readers, the
+     * row's page in the pair's or nested-loop chunk's pages and its compact copy in their table, and the nested
+     * loop's scratch copy of a probe row: fewer workers take pairs when their shares cannot hold that).
      */
     public static long budgetForRow(JoinConfig config, long rowBytes) {
         long minimum = SpillSizing.absoluteMinimum(config);
@@ -265,7 +266,7 @@ public final class HashJoin implements AutoCloseable {
                 return false;
             }
             long layout = SpillSizing.choose(config, partitioning, budget, null, 8).minimumBudget();
-            return sketches + filter + layout + 2 * row <= budget && layout + 5 * row <= budget;
+            return sketches + filter + layout + 2 * row * config.threads() <= budget && layout + 5 * row <= budget;
         });
     }
 

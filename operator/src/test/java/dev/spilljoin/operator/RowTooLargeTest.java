@@ -7,9 +7,12 @@ import dev.spilljoin.operator.testing.JoinRunner;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,6 +61,44 @@ class RowTooLargeTest {
                 }
             }
         }
+    }
+
+    /**
+     * On several workers each may hold such rows at once: the budget named is above the one refused, counts every
+     * worker's rows, and joins them on that many workers (it had named the budget of one worker, below the one given).
+     */
+    @ParameterizedTest(name = "{0} workers")
+    @ValueSource(ints = {2, 4, 8})
+    void onSeveralWorkersTheBudgetNamedHoldsEveryWorkersRows(int threads, @TempDir Path spillRoot) {
+        List<Object[]> rows = new ArrayList<>();
+        for (long k = 0; k < 24; k++) {
+            rows.add(new Object[] {k, String.valueOf((char) ('a' + k)).repeat(400_000)});
+        }
+        JoinConfig config = JoinConfig.builder().threads(threads).spillDirectory(spillRoot).build();
+        long given = 2 << 20;
+        RowTooLargeException refused;
+        try (MemoryReservation root = MemoryReservation.root("given", given)) {
+            refused = catchThrowableOfType(() -> JoinRunner.run(spec(config, root), Rows.toBatches(WIDE, rows, 4),
+                    Rows.toBatches(WIDE, rows, 4), JoinRunner.Mode.ITERATOR, root), RowTooLargeException.class);
+            JoinRunner.assertMemoryReleased(root);
+        }
+        assertThat(refused).as("refused at %d bytes on %d workers", given, threads).isNotNull();
+        assertThat(refused.neededBudget()).isGreaterThan(given)
+                .isEqualTo(HashJoin.budgetForRow(config, refused.largestRowBytes()));
+        try (MemoryReservation root = MemoryReservation.root("needed", refused.neededBudget())) {
+            JoinRunner.Result joined = JoinRunner.run(spec(config, root), Rows.toBatches(WIDE, rows, 4),
+                    Rows.toBatches(WIDE, rows, 4), JoinRunner.Mode.ITERATOR, root);
+            assertThat(joined.rows()).hasSize(rows.size());
+            for (Object[] row : joined.rows()) {
+                assertThat(row[0]).isEqualTo(row[2]);
+                assertThat(row[1].equals(row[3])).as("both values whole").isTrue();
+            }
+        }
+    }
+
+    private static JoinSpec spec(JoinConfig config, MemoryReservation root) {
+        return JoinSpec.builder(WIDE, WIDE).on("id", "id").joinType(JoinType.INNER).reservation(root).config(config)
+                .build();
     }
 
     @Test
