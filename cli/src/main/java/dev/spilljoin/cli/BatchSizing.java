@@ -32,8 +32,10 @@ import java.nio.file.Path;
  *       beyond the target is bounded by the next rule instead;</li>
  *   <li>a row is at most 1/{@value #HEAP_SHARE_PER_ROW} of the heap ({@link #maxRowBytes()}): a row is held at
  *       once by the reader's chunk and by the batches of the read-ahead ring, and (joined, beside a row of the other
- *       side) by the join's result batch and the write-behind ring, each array grown by up to half again; about
- *       40 such copies at most, so 1/64 leaves room for the rest of the heap.</li>
+ *       side) by the join's result batch and the write-behind ring, each array grown by up to half again. A few
+ *       such rows in flight leave room for the rest of the heap; a row near the limit in every one of the
+ *       {@link #batchesInFlight} batches does not (it fills the heap to its cap: the README's RSS bound then
+ *       fails, a limit to revisit).</li>
  * </ul>
  */
 final class BatchSizing {

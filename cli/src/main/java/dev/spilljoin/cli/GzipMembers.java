@@ -140,12 +140,11 @@ final class GzipMembers extends InputStream {
                 headerByte();
             }
         }
-        for (int flag : new int[] {FLAG_NAME, FLAG_COMMENT}) {
-            if ((flags & flag) != 0) {
-                while (headerByte() != 0) {
-                    // a zero-terminated name or comment, skipped
-                }
-            }
+        if ((flags & FLAG_NAME) != 0) {
+            skipZeroTerminated();
+        }
+        if ((flags & FLAG_COMMENT) != 0) {
+            skipZeroTerminated();
         }
         if ((flags & FLAG_HEADER_CRC) != 0) {
             int expected = (int) headerCrc.getValue() & 0xFFFF;
@@ -157,6 +156,14 @@ final class GzipMembers extends InputStream {
         dataCrc.reset();
         inMember = true;
         members++;
+    }
+
+    /** Skips a header's zero-terminated name or comment, its zero included. */
+    private void skipZeroTerminated() throws IOException {
+        int b;
+        do {
+            b = headerByte();
+        } while (b != 0);
     }
 
     /** Checks the member's trailer against the data it gave. */
