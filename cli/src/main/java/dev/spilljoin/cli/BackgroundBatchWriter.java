@@ -31,10 +31,13 @@ final class BackgroundBatchWriter implements AutoCloseable {
     private final StageThread thread;
     private volatile Throwable failure;
 
-    /** Writes batches of {@code schema} (the join's output) to {@code output}; the batches grow to the join's. */
-    BackgroundBatchWriter(ResultWriter output, Schema schema) {
+    /**
+     * Writes batches of {@code schema} (the join's output, aiming at {@code batchBytes}) to {@code output}; the
+     * batches grow to the join's.
+     */
+    BackgroundBatchWriter(ResultWriter output, Schema schema, int batchBytes) {
         this.output = output;
-        this.ring = new BatchRing(schema, BATCHES, 1);
+        this.ring = new BatchRing(schema, BATCHES, 1, BatchSizing.ringOutBytes(batchBytes));
         this.thread = new StageThread("spilljoin-write", this::writeBehind);
     }
 
@@ -95,6 +98,7 @@ final class BackgroundBatchWriter implements AutoCloseable {
             failure = new InterruptedIOException("interrupted while writing CSV");
         } catch (Throwable t) {
             failure = t;
+            ring.consumerFailed();
             if (held != null) {
                 ring.release(held); // wakes a join thread waiting for a free batch; it then sees the failure
             }

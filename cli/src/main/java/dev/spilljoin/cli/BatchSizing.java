@@ -33,9 +33,10 @@ import java.nio.file.Path;
  *   <li>a row is at most 1/{@value #HEAP_SHARE_PER_ROW} of the heap ({@link #maxRowBytes()}): a row is held at
  *       once by the reader's chunk and by the batches of the read-ahead ring, and (joined, beside a row of the other
  *       side) by the join's result batch and the write-behind ring, each array grown by up to half again. A few
- *       such rows in flight leave room for the rest of the heap; a row near the limit in every one of the
- *       {@link #batchesInFlight} batches does not (it fills the heap to its cap: the README's RSS bound then
- *       fails, a limit to revisit).</li>
+ *       such rows in flight leave room for the rest of the heap, and only a few are: each hand-over between
+ *       threads holds batches of up to {@link #ringOutBytes} (the join's queues likewise) before its producer
+ *       waits, so batches of rows far beyond their target pass about one at a time, not one in each of the
+ *       {@link #batchesInFlight} batches.</li>
  * </ul>
  */
 final class BatchSizing {
@@ -86,6 +87,15 @@ final class BatchSizing {
     static int batchBytes(int threads, long heapBytes) {
         long share = heapBytes / 100 * IN_FLIGHT_HEAP_PERCENT / (2L * batchesInFlight(threads));
         return (int) Math.max(MIN_TARGET_BYTES, Math.min(TARGET_BYTES, share));
+    }
+
+    /**
+     * The bytes ({@link dev.spilljoin.operator.data.Batch#dataBytes}) that the batches a stage thread's ring has out
+     * (handed on and not yet given back) may reach before the producer waits ({@link BatchRing}): two batches'
+     * target, which batches of ordinary rows stay below, so that batches holding rows of megabytes pass one at a time.
+     */
+    static long ringOutBytes(int batchBytes) {
+        return 2L * batchBytes;
     }
 
     /**

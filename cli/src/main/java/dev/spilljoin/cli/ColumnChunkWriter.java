@@ -34,6 +34,9 @@ import org.apache.parquet.schema.PrimitiveType;
  * reach {@link ParquetProperties#getPageSizeThreshold()}, checked every {@value #CHECK_ROWS} values at most; the
  * dictionary page, if the chunk kept its dictionary, is handed over at {@link #finish()} (the page store writes it
  * before the data pages).
+ *
+ * <p>A byte-array page's statistics are handed over with short bounds ({@link PageBounds}): the file writer keeps
+ * every column chunk's statistics until the footer is written.
  */
 final class ColumnChunkWriter {
     /** Values written between two checks of the page's size. */
@@ -47,6 +50,7 @@ final class ColumnChunkWriter {
     private final ValuesWriter repetitionLevels;
     private final ValuesWriter definitionLevels;
     private final ValuesWriter values;
+    private final PageBounds bounds;
     private Statistics<?> statistics;
     private SizeStatistics.Builder sizes;
     private GeospatialStatistics.Builder geospatial;
@@ -73,6 +77,7 @@ final class ColumnChunkWriter {
         this.repetitionLevels = properties.newRepetitionLevelWriter(descriptor);
         this.definitionLevels = properties.newDefinitionLevelWriter(descriptor);
         this.values = properties.newValuesWriter(descriptor);
+        this.bounds = new PageBounds(type);
         newPageStatistics();
     }
 
@@ -231,7 +236,7 @@ final class ColumnChunkWriter {
     /** Hands the open page to the page writer (compressed and buffered there) and opens the next. */
     private void writePage() throws IOException {
         pages.writePage(BytesInput.concat(repetitionLevels.getBytes(), definitionLevels.getBytes(), values.getBytes()),
-                pageValues, pageValues, statistics, sizes.build(), geospatial.build(),
+                pageValues, pageValues, bounds.shortened(statistics), sizes.build(), geospatial.build(),
                 repetitionLevels.getEncoding(), definitionLevels.getEncoding(), values.getEncoding());
         repetitionLevels.reset();
         definitionLevels.reset();

@@ -40,7 +40,7 @@ final class CsvPipeline implements AutoCloseable {
     private final BackgroundBatchWriter writeBehind;
 
     private CsvPipeline(InputBatches left, InputBatches right, ResultWriter output, Schema resultSchema,
-                        int threads, ProgressLine progress) {
+                        int threads, int batchBytes, ProgressLine progress) {
         this.progress = progress;
         this.leftFile = left;
         this.rightFile = right;
@@ -52,9 +52,9 @@ final class CsvPipeline implements AutoCloseable {
             this.rightAhead = null;
             this.writeBehind = null;
         } else {
-            this.leftAhead = new PrefetchingBatchSource(left, progress);
-            this.rightAhead = new PrefetchingBatchSource(right, progress);
-            this.writeBehind = new BackgroundBatchWriter(output, resultSchema);
+            this.leftAhead = new PrefetchingBatchSource(left, progress, batchBytes);
+            this.rightAhead = new PrefetchingBatchSource(right, progress, batchBytes);
+            this.writeBehind = new BackgroundBatchWriter(output, resultSchema, batchBytes);
             this.left = leftAhead;
             this.right = rightAhead;
             this.direct = null;
@@ -63,14 +63,15 @@ final class CsvPipeline implements AutoCloseable {
 
     /**
      * The pipeline of {@code threads} (≥ 1) threads from the two files to {@code output}, for result batches of
-     * {@code resultSchema}. No thread starts before its stage is first used.
+     * {@code resultSchema}, its batches aiming at {@code batchBytes} ({@link BatchSizing#batchBytes}). No thread
+     * starts before its stage is first used.
      */
-    static CsvPipeline open(int threads, InputBatches left, InputBatches right, ResultWriter output,
+    static CsvPipeline open(int threads, int batchBytes, InputBatches left, InputBatches right, ResultWriter output,
                             Schema resultSchema, ProgressLine progress) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
-        return new CsvPipeline(left, right, output, resultSchema, threads, progress);
+        return new CsvPipeline(left, right, output, resultSchema, threads, batchBytes, progress);
     }
 
     /** The left file's batches, for the join. */

@@ -19,7 +19,10 @@ import java.util.concurrent.BlockingQueue;
  * <p>Invariants: tasks run in the order submitted, one at a time, on the lane's thread alone, so the group's column
  * writers, buffers and compressor need no lock; a result is reported per task, in order, and the writer takes each
  * exactly once ({@link #await}); at most {@value #COPIES} copies exist, so the writer waits when the lane is that
- * many batches behind (and the heap holds at most that many). What the lane wrote
+ * many batches behind (and the heap holds at most that many). The copies submitted and not yet encoded are bounded
+ * by bytes too ({@link BytesOut}, {@code copyBytesLimit}), so that copies of rows of megabytes wait for the lane one
+ * at a time, and a copy whose arrays such a row grew is dropped once encoded ({@link BatchRing#holdsLargeValues}),
+ * not kept for reuse. What the lane wrote
  * is visible to the writer once it took the task's result (the queues order it), and what the writer set up before
  * a submit is visible to the lane.
  *
@@ -47,25 +50,39 @@ final class EncoderLane implements AutoCloseable {
     private static final long FAILED = Long.MIN_VALUE;
 
     private final Group group;
+    /** The columns of the batches that the lane's copies hold. */
+    private final int[] columns;
     private final BlockingQueue<Batch> free = new ArrayBlockingQueue<>(COPIES);
     private final BlockingQueue<Batch> tasks = new ArrayBlockingQueue<>(COPIES + 1);
     private final BlockingQueue<Long> results = new ArrayBlockingQueue<>(COPIES + 2);
     private final StageThread thread;
+    /** The bytes of the copies submitted and not yet encoded. */
+    private final BytesOut copiesOut;
     private int copiesMade;
     private volatile Throwable failure;
 
-    /** A lane named {@code name} running {@code group}'s work; its thread starts at the first task. */
-    EncoderLane(String name, Group group) {
+    /**
+     * A lane named {@code name} running {@code group}'s work on copies of {@code columns}, its copies waiting for the
+     * lane once those submitted hold {@code copyBytesLimit} bytes; its thread starts at the first task.
+     */
+    EncoderLane(String name, Group group, int[] columns, long copyBytesLimit) {
         this.group = group;
+        this.columns = columns.clone();
+        this.copiesOut = new BytesOut(copyBytesLimit);
         this.thread = new StageThread(name, this::run);
     }
 
     /**
-     * Writer: a copy of {@code columns} of {@code batch} for the lane (other columns left empty), made in a copy the
-     * lane has released; waits while every copy is in use.
+     * Writer: a copy of the lane's columns of {@code batch} (other columns left empty), made in a copy the lane has
+     * released; waits while every copy is in use or those submitted hold their byte bound.
      */
-    Batch copyOf(Batch batch, int[] columns) throws IOException {
+    Batch copyOf(Batch batch) throws IOException {
         throwIfFailed();
+        try {
+            copiesOut.awaitBelow();
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
         Batch copy;
         if (copiesMade < COPIES) {
             copiesMade++;
@@ -85,6 +102,7 @@ final class EncoderLane implements AutoCloseable {
     /** Writer: hands the lane a copy to encode (from {@link #copyOf}). */
     void submit(Batch copy) {
         thread.startOnce();
+        copiesOut.add(copy.dataBytes(columns));
         tasks.add(copy);
     }
 
@@ -123,7 +141,9 @@ final class EncoderLane implements AutoCloseable {
                     results.add(0L);
                 } else {
                     long bytes = group.write(task);
-                    free.add(task);
+                    long copyBytes = task.dataBytes(columns);
+                    free.add(BatchRing.holdsLargeValues(task) ? new Batch(task.schema(), 1) : task);
+                    copiesOut.add(-copyBytes);
                     results.add(bytes);
                 }
             }
@@ -133,6 +153,7 @@ final class EncoderLane implements AutoCloseable {
             failure = t;
         }
         results.offer(FAILED); // wakes a writer waiting for a result,
+        copiesOut.receiverFailed(); // or for room among the copies,
         free.offer(FINISH); // or for a copy (which it never uses: it sees the failure first)
     }
 
@@ -140,10 +161,13 @@ final class EncoderLane implements AutoCloseable {
         try {
             return queue.take();
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw (InterruptedIOException) new InterruptedIOException("interrupted while writing Parquet")
-                    .initCause(e);
+            throw interrupted(e);
         }
+    }
+
+    private static InterruptedIOException interrupted(InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return (InterruptedIOException) new InterruptedIOException("interrupted while writing Parquet").initCause(e);
     }
 
     private void throwIfFailed() throws IOException {

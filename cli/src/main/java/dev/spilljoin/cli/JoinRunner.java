@@ -67,7 +67,7 @@ final class JoinRunner {
              ResultOutput output = ResultOutput.open(outputs.rows(), stdout,
                      ResultOutput.writerFor(plan, join.outputSchema()));
              Cancellation.Registration deleteSpillFiles = cancellation.onCancel(join::deleteSpillFilesBeforeExit);
-             CsvPipeline pipeline = CsvPipeline.open(plan.threads(), left, right, output.writer(),
+             CsvPipeline pipeline = CsvPipeline.open(plan.threads(), batchBytes, left, right, output.writer(),
                      join.outputSchema(), progress)) {
             progress.watch(join::spillProgress);
             Iterator<Batch> results = join.iterator(pipeline.left(), pipeline.right());

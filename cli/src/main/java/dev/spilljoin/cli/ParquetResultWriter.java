@@ -53,7 +53,8 @@ import org.apache.parquet.schema.Types;
  *
  * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and {@value EncoderLane#LAG}
  * batches, plus one open page per column, each group's compressor's two page buffers and each lane's
- * {@value EncoderLane#COPIES} batch copies; the page and row-group buffers are reused ({@link RecyclingAllocator}s,
+ * {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold rows of megabytes: the copies a lane
+ * has not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}); the page and row-group buffers are reused ({@link RecyclingAllocator}s,
  * which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds about the same buffers from
  * the first row group to the last. The stream is written front to back (no seek), so it may be a pipe.
  */
@@ -128,7 +129,7 @@ final class ParquetResultWriter implements ResultWriter {
                 public void finishRowGroup() throws IOException {
                     finishGroup(group);
                 }
-            });
+            }, groupColumns[g], BatchSizing.ringOutBytes(BatchSizing.TARGET_BYTES));
         }
         this.out = new PositionCountingStream(out);
         this.file = new ParquetFileWriter(new StreamOutputFile(this.out), schema, ParquetFileWriter.Mode.OVERWRITE,
@@ -213,7 +214,7 @@ final class ParquetResultWriter implements ResultWriter {
         }
         for (int g = 1; g < groupColumns.length; g++) {
             EncoderLane lane = lanes[g - 1];
-            lane.submit(lane.copyOf(batch, groupColumns[g]));
+            lane.submit(lane.copyOf(batch));
         }
         ownBytesAfter[groupBatches % ownBytesAfter.length] = writeGroup(0, batch);
         groupBatches++;

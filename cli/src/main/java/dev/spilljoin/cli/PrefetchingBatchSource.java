@@ -46,10 +46,11 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
     private Batch handedOut;
     private long[] handedOutLines;
 
-    PrefetchingBatchSource(InputBatches file, ProgressLine progress) {
+    /** Reads {@code file} ahead in batches aiming at {@code batchBytes} ({@link BatchSizing#ringOutBytes}). */
+    PrefetchingBatchSource(InputBatches file, ProgressLine progress, int batchBytes) {
         this.file = file;
         this.progress = progress;
-        this.ring = new BatchRing(file.schema(), BATCHES, file.batchRows());
+        this.ring = new BatchRing(file.schema(), BATCHES, file.batchRows(), BatchSizing.ringOutBytes(batchBytes));
         this.thread = new StageThread("spilljoin-read-" + file.side().name().toLowerCase(Locale.ROOT),
                 this::readAhead);
         for (int i = 0; i < BATCHES; i++) {

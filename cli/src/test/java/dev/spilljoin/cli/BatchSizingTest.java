@@ -8,6 +8,9 @@ import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import java.nio.file.Path;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,18 +95,80 @@ class BatchSizingTest {
 
     @Test
     void aRingGivesBackTheArraysALargeRowGrewAndKeepsOrdinaryBatches() throws InterruptedException {
-        Schema schema = Schema.of(Column.of("v", ColumnType.VARCHAR));
-        BatchRing ring = new BatchRing(schema, 1, 16);
+        BatchRing ring = new BatchRing(SCHEMA, 1, 16, Long.MAX_VALUE);
         Batch ordinary = ring.takeFree();
         ordinary.column(0).reserveBytes(0, 1000);
-        ring.release(ordinary);
+        handOver(ring, ordinary);
         assertThat(ring.takeFree()).isSameAs(ordinary);
 
         ordinary.column(0).reserveBytes(0, BatchSizing.MAX_KEPT_VALUE_BYTES + 1);
-        ring.release(ordinary);
+        handOver(ring, ordinary);
         Batch fresh = ring.takeFree();
         assertThat(fresh).isNotSameAs(ordinary);
         assertThat(fresh.column(0).bytes().length).isLessThanOrEqualTo(BatchSizing.MAX_KEPT_VALUE_BYTES);
         assertThat(fresh.column(0).capacity()).isEqualTo(16);
+    }
+
+    @Test
+    void aRingsProducerWaitsWhileTheBatchesOutHoldItsByteBound() throws Exception {
+        BatchRing ring = new BatchRing(SCHEMA, 4, 16, 1000);
+        ring.publish(filled(ring.takeFree(), 100));
+        ring.publish(filled(ring.takeFree(), 5000)); // a large row: 5,100 bytes out, above the bound
+        FutureTask<Batch> producer = takeFreeOnAThread(ring);
+        assertThat(waitsFor(producer)).as("two free batches, but the batches out hold 5,100 bytes").isTrue();
+
+        ring.release(ring.takeReady()); // the small batch back: the large one still out
+        assertThat(waitsFor(producer)).isTrue();
+        ring.release(ring.takeReady());
+        assertThat(producer.get(10, TimeUnit.SECONDS)).isNotNull();
+
+        assertThat(BatchSizing.ringOutBytes(BatchSizing.TARGET_BYTES)).isEqualTo(2L * BatchSizing.TARGET_BYTES);
+    }
+
+    @Test
+    void aRingsProducerStopsWaitingForBytesOnceTheConsumerFailed() throws Exception {
+        BatchRing ring = new BatchRing(SCHEMA, 2, 16, 1000);
+        ring.publish(filled(ring.takeFree(), 5000));
+        Batch held = ring.takeReady();
+        FutureTask<Batch> producer = takeFreeOnAThread(ring);
+        assertThat(waitsFor(producer)).isTrue();
+
+        ring.consumerFailed(); // a failed consumer gives back what it held; the rest out is never released
+        assertThat(producer.get(10, TimeUnit.SECONDS)).isNotNull();
+        assertThat(held.rowCount()).isEqualTo(1);
+    }
+
+    private static final Schema SCHEMA = Schema.of(Column.of("v", ColumnType.VARCHAR));
+
+    /** Publishes {@code batch}, takes it as the consumer and releases it. */
+    private static void handOver(BatchRing ring, Batch batch) throws InterruptedException {
+        ring.publish(batch);
+        assertThat(ring.takeReady()).isSameAs(batch);
+        ring.release(batch);
+    }
+
+    /** {@code batch} holding one value of {@code bytes} bytes. */
+    private static Batch filled(Batch batch, int bytes) {
+        batch.column(0).setBytes(0, new byte[bytes], 0, bytes);
+        batch.setRowCount(1);
+        return batch;
+    }
+
+    private static FutureTask<Batch> takeFreeOnAThread(BatchRing ring) {
+        FutureTask<Batch> task = new FutureTask<>(ring::takeFree);
+        Thread thread = new Thread(task, "test-producer");
+        thread.setDaemon(true);
+        thread.start();
+        return task;
+    }
+
+    /** Whether {@code task} is still waiting after 200 ms (it would have returned at once otherwise). */
+    static boolean waitsFor(FutureTask<?> task) throws Exception {
+        try {
+            task.get(200, TimeUnit.MILLISECONDS);
+            return false;
+        } catch (TimeoutException e) {
+            return true;
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -285,6 +286,104 @@ class ParquetResultWriterTest {
         ParquetInput input = ParquetInput.open("left", file);
         assertThat(input.dictionaryEncoded(0)).isTrue();
         assertThat(input.dictionaryEncoded(1)).isFalse();
+    }
+
+    /**
+     * Values longer than {@value PageBounds#BOUND_BYTES} bytes (text of several kilobytes, bytes
+     * that are not UTF-8, a value of 0xFF bytes that no shorter value bounds from above) have short minimum and maximum
+     * bounds in the footer and the column index, which still bound every value of their row group and page; a
+     * column of short values keeps its exact minimum and maximum. (The file writer keeps every row group's footer
+     * statistics to the end: whole values of megabytes there once filled the heap.)
+     */
+    @Test
+    void longValuesHaveShortBoundsThatStillBoundEveryValue() throws Exception {
+        Schema schema = new Schema(List.of(Column.of("text", ColumnType.VARCHAR), Column.of("bytes",
+                ColumnType.VARBINARY), Column.of("short", ColumnType.VARCHAR)));
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("longValuesHaveShortBoundsThatStillBoundEveryValue seed " + seed);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        int rows = 3000;
+        byte[][][] values = new byte[3][rows][];
+        for (int r = 0; r < rows; r++) {
+            values[0][r] = ("ä" + "abcdefghij".repeat(1 + random.nextInt(800)) + r).getBytes(UTF_8);
+            values[1][r] = new byte[random.nextInt(8000)];
+            random.nextBytes(values[1][r]);
+            values[2][r] = Integer.toString(random.nextInt(1_000_000)).getBytes(UTF_8);
+        }
+        values[1][rows / 2] = new byte[5000];
+        java.util.Arrays.fill(values[1][rows / 2], (byte) 0xFF);
+        Path file = dir.resolve("long.parquet");
+        Batch batch = new Batch(schema, 100);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"text", "bytes", "short"},
+                    new ColumnType[] {ColumnType.VARCHAR, ColumnType.VARBINARY, ColumnType.VARCHAR},
+                    new PrimitiveType[3], CompressionCodecName.UNCOMPRESSED);
+            for (int from = 0; from < rows; from += 100) {
+                batch.reset();
+                for (int r = 0; r < 100; r++) {
+                    for (int c = 0; c < 3; c++) {
+                        batch.column(c).setBytes(r, values[c][from + r], 0, values[c][from + r].length);
+                    }
+                }
+                batch.setRowCount(100);
+                writer.write(batch);
+            }
+            writer.finish();
+        }
+        java.util.Comparator<byte[]> order = java.util.Arrays::compareUnsigned;
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
+            int first = 0;
+            assertThat(reader.getFooter().getBlocks()).as("row groups").hasSizeGreaterThan(1);
+            for (BlockMetaData group : reader.getFooter().getBlocks()) {
+                int end = first + (int) group.getRowCount();
+                for (int c = 0; c < 3; c++) {
+                    ColumnChunkMetaData chunk = group.getColumns().get(c);
+                    byte[] actualMin = java.util.Arrays.stream(values[c], first, end).min(order).orElseThrow();
+                    byte[] actualMax = java.util.Arrays.stream(values[c], first, end).max(order).orElseThrow();
+                    String what = "column " + c + ", rows " + first + ".." + end;
+                    boolean allOnes = java.util.Arrays.equals(actualMax, values[1][rows / 2]);
+                    if (allOnes) {
+                        // no shorter value bounds it from above: parquet-java leaves out a chunk's statistics whose
+                        // minimum and maximum take 4 kB or more
+                        assertThat(chunk.getStatistics().hasNonNullValue()).as(what).isFalse();
+                    } else {
+                        byte[] min = chunk.getStatistics().getMinBytes();
+                        byte[] max = chunk.getStatistics().getMaxBytes();
+                        if (c == 2) {
+                            assertThat(min).as(what).isEqualTo(actualMin);
+                            assertThat(max).as(what).isEqualTo(actualMax);
+                            continue;
+                        }
+                        assertThat(min.length).as(what).isLessThanOrEqualTo(PageBounds.BOUND_BYTES);
+                        assertThat(max.length).as(what).isLessThanOrEqualTo(PageBounds.BOUND_BYTES);
+                        assertThat(order.compare(min, actualMin)).as(what + ": minimum bound").isLessThanOrEqualTo(0);
+                        assertThat(order.compare(max, actualMax)).as(what + ": maximum bound")
+                                .isGreaterThanOrEqualTo(0);
+                    }
+                    ColumnIndex index = reader.readColumnIndex(chunk);
+                    OffsetIndex pages = reader.readOffsetIndex(chunk);
+                    for (int p = 0; p < pages.getPageCount(); p++) {
+                        int pageFirst = first + (int) pages.getFirstRowIndex(p);
+                        int pageEnd = first + (int) pages.getLastRowIndex(p, group.getRowCount()) + 1;
+                        byte[] pageMin = java.util.Arrays.stream(values[c], pageFirst, pageEnd).min(order)
+                                .orElseThrow();
+                        byte[] pageMax = java.util.Arrays.stream(values[c], pageFirst, pageEnd).max(order)
+                                .orElseThrow();
+                        assertThat(order.compare(bytes(index.getMinValues().get(p)), pageMin)).as(what + " page " + p)
+                                .isLessThanOrEqualTo(0);
+                        assertThat(order.compare(bytes(index.getMaxValues().get(p)), pageMax)).as(what + " page " + p)
+                                .isGreaterThanOrEqualTo(0);
+                    }
+                }
+                first = end;
+            }
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        return bytes;
     }
 
     private static List<Thread> encoderThreads() {

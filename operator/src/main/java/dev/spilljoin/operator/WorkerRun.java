@@ -38,7 +38,12 @@ import java.util.function.Supplier;
  * <p>Heap: the recycled input copies and result batches are on-heap and up to an output batch's bytes each, so their
  * number is bounded for all helpers together ({@value #WRITERS_IN_FLIGHT} writers, {@value #INPUTS_IN_FLIGHT}
  * inputs), at least two writers (one filled, one queued) and one input per helper: the caller takes results at one
- * rate however many helpers fill them.
+ * rate however many helpers fill them. A batch holds one row beyond its byte bound, so rows of megabytes would
+ * make each of those batches that large: the queues are bounded by bytes as well. A helper queues a full result
+ * batch only while the queued ones and it stay within two output batches' bytes ({@link #handOff} waits; an empty
+ * queue takes any batch), and the caller offers input while the queued copies hold less than four output batches'
+ * bytes per helper. Free batches are reused last in, first out, so that only the few batches in use grow to hold
+ * large rows, not every recycled one in turn.
  *
  * <p>Failure and cancellation: the first failure of any helper wins; it cancels the join (every other worker stops at
  * its next batch or block boundary) and the caller rethrows it after every helper thread ended ({@link #stop}, which
@@ -94,6 +99,14 @@ final class WorkerRun {
     private final BatchSink sink;
     /** The writer the caller handed out last (recycled at its next call). */
     private OutputWriter handedOut;
+    /** The counted bytes ({@link OutputWriter#countedBytes}) of the result batches in {@code full}. */
+    private long fullBytes;
+    /** The most bytes of result batches queued for the caller, unless a single batch holds more. */
+    private final long fullBytesLimit;
+    /** The bytes ({@link Batch#dataBytes}) of the input copies in {@code inputs}. */
+    private long inputBytes;
+    /** The caller offers input while the queued copies hold fewer bytes than this (or none is queued). */
+    private final long inputBytesLimit;
     private boolean inputEnded;
     private int running;
     private Throwable failure;
@@ -117,6 +130,8 @@ final class WorkerRun {
             freeInputs.add(new Batch(input.offeredSchema(), ctx.config.outputBatchRows()));
         }
         inputEnded = input.offeredSchema() == null;
+        fullBytesLimit = 2 * ctx.config.outputBatchBytes();
+        inputBytesLimit = 4L * Math.max(1, helpers) * ctx.config.outputBatchBytes();
         this.threads = new Thread[helpers];
         running = helpers;
         for (int w = 0; w < helpers; w++) {
@@ -203,7 +218,11 @@ final class WorkerRun {
                 checkNotFailed();
                 changed.await();
             }
-            return inputs.poll();
+            Batch input = inputs.poll();
+            if (input != null) {
+                inputBytes -= input.dataBytes();
+            }
+            return input;
         } finally {
             lock.unlock();
         }
@@ -216,7 +235,7 @@ final class WorkerRun {
         }
         lock.lock();
         try {
-            freeInputs.add(input);
+            freeInputs.push(input);
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -230,8 +249,9 @@ final class WorkerRun {
 
     /**
      * Passes {@code filled} on (null: none) and returns a result batch to fill next: with a sink, calls it and returns
-     * {@code filled} cleared; else queues it for the caller and returns a free one (waits for one). Throws first if
-     * the join was cancelled or this thread interrupted: each result batch is a batch boundary.
+     * {@code filled} cleared; else queues it for the caller (waiting while the queue would pass its byte bound) and
+     * returns a free one (waits for one). Throws first if the join was cancelled or this thread interrupted: each
+     * result batch is a batch boundary.
      */
     OutputWriter handOff(OutputWriter filled) throws InterruptedException {
         ctx.checkCancelled();
@@ -243,14 +263,20 @@ final class WorkerRun {
         lock.lock();
         try {
             if (filled != null) {
+                long bytes = filled.countedBytes();
+                while (!full.isEmpty() && fullBytes + bytes > fullBytesLimit) {
+                    checkNotFailed();
+                    changed.await();
+                }
                 full.add(filled);
+                fullBytes += bytes;
                 changed.signalAll();
             }
             while (freeWriters.isEmpty()) {
                 checkNotFailed();
                 changed.await();
             }
-            return freeWriters.poll();
+            return freeWriters.pop();
         } finally {
             lock.unlock();
         }
@@ -266,8 +292,9 @@ final class WorkerRun {
         try {
             if (last.rowCount() > 0) {
                 full.add(last);
+                fullBytes += last.countedBytes();
             } else {
-                freeWriters.add(last);
+                freeWriters.push(last);
             }
             changed.signalAll();
         } finally {
@@ -314,8 +341,7 @@ final class WorkerRun {
                 }
             }
             if (failure == null) {
-                handedOut = full.poll();
-                return handedOut;
+                return handOutFull();
             }
         } finally {
             lock.unlock();
@@ -340,9 +366,11 @@ final class WorkerRun {
             lock.unlock();
         }
         copy.copyFrom(batch);
+        long bytes = copy.dataBytes();
         lock.lock();
         try {
             inputs.add(copy);
+            inputBytes += bytes;
             changed.signalAll();
             return true;
         } finally {
@@ -351,8 +379,9 @@ final class WorkerRun {
     }
 
     /**
-     * Whether the helpers want another input batch: fewer than four per helper wait and a free batch to copy into is
-     * left. When true, the caller's next {@link #offer} takes its batch.
+     * Whether the helpers want another input batch: fewer than four per helper wait, holding fewer bytes than their
+     * bound (or none waits), and a free batch to copy into is left. When true, the caller's next {@link #offer} takes
+     * its batch.
      */
     boolean wantInput() {
         lock.lock();
@@ -364,7 +393,8 @@ final class WorkerRun {
     }
 
     private boolean wantInputLocked() {
-        return inputs.size() < 4 * threads.length && !freeInputs.isEmpty();
+        return inputs.size() < 4 * threads.length && !freeInputs.isEmpty()
+                && (inputs.isEmpty() || inputBytes < inputBytesLimit);
     }
 
     /** Whether the helpers read their input for themselves (the caller offers them nothing). */
@@ -394,8 +424,7 @@ final class WorkerRun {
             recycleHandedOut();
             while (failure == null) {
                 if (!full.isEmpty()) {
-                    handedOut = full.poll();
-                    return handedOut;
+                    return handOutFull();
                 }
                 if (running == 0) {
                     return null;
@@ -413,10 +442,23 @@ final class WorkerRun {
         throw stopAndRethrow();
     }
 
+    /**
+     * Takes the first queued result batch to hand out (null if none is queued); helpers waiting for room in the queue
+     * may go on.
+     */
+    private OutputWriter handOutFull() {
+        handedOut = full.poll();
+        if (handedOut != null) {
+            fullBytes -= handedOut.countedBytes();
+            changed.signalAll();
+        }
+        return handedOut;
+    }
+
     private void recycleHandedOut() {
         if (handedOut != null) {
             handedOut.clear();
-            freeWriters.add(handedOut);
+            freeWriters.push(handedOut);
             handedOut = null;
             changed.signalAll();
         }

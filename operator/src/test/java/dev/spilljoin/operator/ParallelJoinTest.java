@@ -568,6 +568,54 @@ class ParallelJoinTest {
     }
 
     /**
+     * Result rows far larger than a result batch's byte bound (each batch then holds one row), taken slowly from the
+     * iterator: the helper's full batches wait for the caller once the queued ones pass two batches' bytes, and the
+     * recycled batches are reused last in, first out, so the rows pass through a few batches only, not through every
+     * recycled one in turn (each would keep arrays grown to such a row: with rows of megabytes, hundreds of
+     * megabytes of heap). Checked by the distinct batches handed out, and by count and key sum.
+     */
+    @Test
+    void largeResultRowsPassThroughAFewBatchesOnly() throws Exception {
+        Schema schema = Schema.of(Column.of("id", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR));
+        int rows = 400;
+        String large = "x".repeat(50_000);
+        List<Object[]> table = new ArrayList<>();
+        long keySum = 0;
+        for (long i = 0; i < rows; i++) {
+            table.add(new Object[] {i, large});
+            keySum += i;
+        }
+        List<Batch> batches = Rows.toBatches(schema, table, 4);
+        JoinConfig config = JoinConfig.builder().threads(2).spillDirectory(spillRoot).buildSide(Side.RIGHT)
+                .outputBatchBytes(16 * 1024).build();
+        try (MemoryReservation root = MemoryReservation.root("large rows", 256 * MB)) {
+            JoinSpec spec = JoinSpec.builder(schema, schema).on("id", "id").reservation(root).config(config).build();
+            Set<Batch> handedOut = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            long count = 0;
+            long sum = 0;
+            try (HashJoin join = HashJoin.create(spec)) {
+                Iterator<Batch> results = join.iterator(BatchSources.of(batches), BatchSources.of(batches));
+                while (results.hasNext()) {
+                    Batch b = results.next();
+                    handedOut.add(b);
+                    for (int i = 0; i < b.rowCount(); i++) {
+                        count++;
+                        sum += b.column(0).getLong(i);
+                        assertThat(b.column(3).byteLength(i)).isEqualTo(large.length());
+                    }
+                    Thread.sleep(1); // a slow consumer: the helper gets ahead as far as it may
+                }
+                assertThat(join.stats().probeThreads()).isEqualTo(2);
+            }
+            assertThat(count).isEqualTo(rows);
+            assertThat(sum).isEqualTo(keySum);
+            assertThat(handedOut.size()).as("distinct result batches handed out (16 recycled ones exist)")
+                    .isLessThanOrEqualTo(6);
+            assertNothingLeft(root);
+        }
+    }
+
+    /**
      * At the smallest budget of any join, four workers configured: fewer take the spilled pairs, and the probe
      * workers share each spilled partition's one write buffer (no buffer of their own fits) under its lock.
      */

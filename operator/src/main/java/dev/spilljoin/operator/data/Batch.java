@@ -64,8 +64,22 @@ public final class Batch {
     public long dataBytes() {
         long total = 0;
         for (ColumnVector c : columns) {
-            total += c.type().isVariableWidth() ? c.offsets()[rowCount] + 4L * rowCount : (long) c.type().fixedWidth() * rowCount;
+            total += dataBytes(c);
         }
         return total;
+    }
+
+    /** {@link #dataBytes()} of the columns {@code indexes} only (the others may hold fewer rows than the batch). */
+    public long dataBytes(int[] indexes) {
+        long total = 0;
+        for (int index : indexes) {
+            total += dataBytes(columns[index]);
+        }
+        return total;
+    }
+
+    private long dataBytes(ColumnVector c) {
+        return c.type().isVariableWidth() ? c.offsets()[rowCount] + 4L * rowCount
+                : (long) c.type().fixedWidth() * rowCount;
     }
 }

@@ -341,6 +341,11 @@ public final class OutputWriter {
         return out.rowCount() == capacity || materialized.bytes >= byteLimit;
     }
 
+    /** The counted bytes of the rows materialized into the current batch (the byte bound's measure). */
+    public long countedBytes() {
+        return materialized.bytes;
+    }
+
     /** Rows materialized into the current batch. */
     public int rowCount() {
         return out.rowCount();
