@@ -22,10 +22,15 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *       two DECIMALs of one scale held alike ({@link ParquetDecimal}: both of at most 18 digits or stored as
  *       integers, whose unscaled longs then compare, or both of more digits in bytes, whose minimal two's
  *       complements then compare), whatever their physical types and precisions; or a DECIMAL of scale 0 held as
- *       its unscaled long with a Parquet integer key (not an unsigned 64-bit one), as BIGINTs. Any other pair with
- *       such a column (a DECIMAL(10,2) with a DECIMAL(10,3), TIMESTAMP millis with micros, a DATE with a plain
- *       integer, an unsigned 64-bit integer with a signed one) is refused, saying which type to write both keys
- *       as.</li>
+ *       its unscaled long with a Parquet integer key (not an unsigned 64-bit one), as BIGINTs.</li>
+ *   <li>Two Parquet columns of one kind in different units pair as DuckDB casts both to a common type, as longs in
+ *       the finer unit ({@link #inCommonUnit}, {@link KeyScale}: the coarser side multiplied as read, divided back
+ *       before output): DECIMALs of different scales, or a DECIMAL with an integer, whose common DECIMAL has at most
+ *       18 digits; TIMESTAMPs of one UTC adjustment; TIMEs not adjusted to UTC; a DATE with a TIMESTAMP not adjusted
+ *       to UTC. Invariant: equal values are equal longs on both sides, and every value of both types fits.</li>
+ *   <li>Any other pair with such a column (a DECIMAL(12,2) with a DECIMAL(18,10), whose common type needs 20 digits,
+ *       a TIMESTAMP adjusted to UTC with one that is not, a DATE with a plain integer, an unsigned 64-bit integer
+ *       with a signed one) is refused, saying which type to write both keys as.</li>
  *   <li>A CSV column paired with a DECIMAL (of at most 38 digits), DATE, TIME, TIMESTAMP or UUID column is read
  *       as that type's stored values ({@link LogicalValueParser}), whatever its sample looks like; its type may then
  *       not be declared with {@code --schema-*} (refused: drop the entry). With any other such column (an unsigned
@@ -122,7 +127,7 @@ final class LogicalKeyPairing {
      * at most 18 digits or stored as an integer, or an integer that is not unsigned 64-bit, of scale 0) whose common
      * DECIMAL, the most integer digits beside the largest scale, has at most 18 digits (so that every value of both
      * fits); or both TIMESTAMPs of the same UTC adjustment, or both TIMEs not adjusted to UTC (DuckDB reads one
-     * adjusted as TIMETZ, which it does not compare with another unit's), in the finer unit; or a DATE and a TIMESTAMP
+     * adjusted as TIMETZ, not checked here against another unit's), in the finer unit; or a DATE and a TIMESTAMP
      * not adjusted to UTC (which instant a date's midnight is would depend on a time zone), the date as its midnight.
      */
     private static KeyTypeInference.PairType inCommonUnit(PrimitiveType a, PrimitiveType b) {
@@ -140,7 +145,8 @@ final class LogicalKeyPairing {
             }
             common = "DECIMAL(" + precision + "," + exponent + ")";
         } else {
-            common = (ua.kind.equals(Unit.TIME) ? "TIME" : "TIMESTAMP") + " in " + TimeUnit.values()[exponent / 3 - 1];
+            String kind = ua.kind.equals(Unit.TIME) ? "TIME" : "TIMESTAMP";
+            common = kind + " in " + TimeUnit.values()[exponent / 3 - 1];
         }
         return new KeyTypeInference.PairType(KeyType.scaled(a, ua.scaleTo(exponent, common)),
                 KeyType.scaled(b, ub.scaleTo(exponent, common)));
@@ -227,14 +233,10 @@ final class LogicalKeyPairing {
                     db.getPrecision() - db.getScale()) + scale);
             return prefix + "write the files again with both keys cast to DECIMAL(" + precision + "," + scale + ")";
         }
-        if (la instanceof TimestampLogicalTypeAnnotation ta && lb instanceof TimestampLogicalTypeAnnotation tb) {
-            if (ta.isAdjustedToUTC() != tb.isAdjustedToUTC()) {
-                return prefix + "write one file again with its key as the other's TIMESTAMP type, with or without"
-                        + " UTC adjustment (which instant a local timestamp is depends on its time zone)";
-            }
-            TimeUnit finer = ta.getUnit().ordinal() > tb.getUnit().ordinal() ? ta.getUnit() : tb.getUnit();
-            return prefix + "write the files again with both keys as TIMESTAMP in " + finer + " (lossless from the"
-                    + " coarser unit)";
+        if (la instanceof TimestampLogicalTypeAnnotation && lb instanceof TimestampLogicalTypeAnnotation) {
+            // of one UTC adjustment they pair in the finer unit (inCommonUnit)
+            return prefix + "write one file again with its key as the other's TIMESTAMP type, with or without"
+                    + " UTC adjustment (which instant a local timestamp is depends on its time zone)";
         }
         if (isUnsigned64(a) || isUnsigned64(b)) {
             return prefix + unsigned64Fix();

@@ -411,8 +411,8 @@ class ParquetLogicalTypesTest {
                 Arguments.of(column("k", INT32, date), column("k", INT64, timestamp(false, MILLIS)),
                         new Object[] {0L, -1L, 19_723L, (long) Integer.MAX_VALUE, (long) -Integer.MAX_VALUE},
                         new Object[] {0L, -day, 19_723L * day + 1, Long.MAX_VALUE, -Long.MAX_VALUE},
-                        List.of("-infinity,-infinity", "1969-12-31,1969-12-31 00:00:00", "1970-01-01,1970-01-01 00:00:00",
-                                "infinity,infinity")));
+                        List.of("-infinity,-infinity", "1969-12-31,1969-12-31 00:00:00",
+                                "1970-01-01,1970-01-01 00:00:00", "infinity,infinity")));
     }
 
     /**
