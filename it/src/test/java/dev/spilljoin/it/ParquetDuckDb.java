@@ -61,6 +61,26 @@ final class ParquetDuckDb {
         }
     }
 
+    /**
+     * Runs spilljoin's join with {@code args} ({@link #joinChecked}) to Parquet and to CSV, and checks both against
+     * DuckDB's rows {@code expected} (a table expression): the Parquet output's rows and column types, the CSV
+     * output's text as DuckDB's {@code COPY … TO 'x.csv'} writes it.
+     */
+    static void assertJoinsAs(Connection duck, Path dir, List<String> args, boolean spilling, String expected,
+                              String replay) throws IOException, SQLException {
+        Path parquetOut = joinChecked(dir, args, "out.parquet", spilling, replay);
+        assertSameRows(duck, "Parquet output, " + replay, "read_parquet('" + parquetOut + "')", expected);
+        assertThat(types(duck, "read_parquet('" + parquetOut + "')")).as("Parquet output types, " + replay)
+                .isEqualTo(types(duck, expected));
+
+        Path csvOut = joinChecked(dir, args, "out.csv", spilling, replay);
+        Path duckCsv = dir.resolve("duckdb.csv");
+        try (Statement s = duck.createStatement()) {
+            s.execute("COPY " + expected + " TO '" + duckCsv + "' (FORMAT csv, HEADER true)");
+        }
+        assertSameRows(duck, "CSV output, " + replay, csvText(csvOut), csvText(duckCsv));
+    }
+
     /** A CSV file's rows as text, field by field (empty fields NULL). */
     static String csvText(Path csv) {
         return "read_csv('" + csv + "', header = true, all_varchar = true)";

@@ -202,19 +202,7 @@ class ParquetKeyCastsTest {
         // semi and anti read the right as its keys, too few bytes to spill: they spill building on the left
         List<String> args = List.of("--left", left.toString(), "--right", right.toString(), "--on", "lk=rk", "--type",
                 type, "--work-mem", workMem, "--build-side", spilling != leftOnly ? "right" : "left");
-        Path parquetOut = ParquetDuckDb.joinChecked(dir, args, "out.parquet", spilling, replay);
-        ParquetDuckDb.assertSameRows(duck, "Parquet output, " + replay, "read_parquet('" + parquetOut + "')",
-                expected);
-        assertThat(types("read_parquet('" + parquetOut + "')")).as("Parquet output types, " + replay)
-                .isEqualTo(types(expected));
-
-        Path csvOut = ParquetDuckDb.joinChecked(dir, args, "out.csv", spilling, replay);
-        Path duckCsv = dir.resolve("duckdb.csv");
-        try (Statement s = duck.createStatement()) {
-            s.execute("COPY " + expected + " TO '" + duckCsv + "' (FORMAT csv, HEADER true)");
-        }
-        ParquetDuckDb.assertSameRows(duck, "CSV output, " + replay, ParquetDuckDb.csvText(csvOut),
-                ParquetDuckDb.csvText(duckCsv));
+        ParquetDuckDb.assertJoinsAs(duck, dir, args, spilling, expected, replay);
     }
 
     /**
@@ -246,10 +234,6 @@ class ParquetKeyCastsTest {
 
     private long count(String relation) throws SQLException {
         return ParquetDuckDb.count(duck, relation);
-    }
-
-    private List<String> types(String relation) throws SQLException {
-        return ParquetDuckDb.types(duck, relation);
     }
 
     /**

@@ -342,19 +342,7 @@ class ParquetLogicalKeysTest {
         boolean spilling = workMem.equals("1MB");
         List<String> args = List.of("--left", left.toString(), "--right", right.toString(), "--on", "lk=rk", "--type",
                 type, "--work-mem", workMem);
-        Path parquetOut = ParquetDuckDb.joinChecked(dir, args, "out.parquet", spilling, replay);
-        ParquetDuckDb.assertSameRows(duck, "Parquet output, " + replay, "read_parquet('" + parquetOut + "')",
-                expected);
-        assertThat(types("read_parquet('" + parquetOut + "')")).as("Parquet output types, " + replay)
-                .isEqualTo(types(expected));
-
-        Path csvOut = ParquetDuckDb.joinChecked(dir, args, "out.csv", spilling, replay);
-        Path duckCsv = dir.resolve("duckdb.csv");
-        try (Statement s = duck.createStatement()) {
-            s.execute("COPY " + expected + " TO '" + duckCsv + "' (FORMAT csv, HEADER true)");
-        }
-        ParquetDuckDb.assertSameRows(duck, "CSV output, " + replay, ParquetDuckDb.csvText(csvOut),
-                ParquetDuckDb.csvText(duckCsv));
+        ParquetDuckDb.assertJoinsAs(duck, dir, args, spilling, expected, replay);
     }
 
     /**
