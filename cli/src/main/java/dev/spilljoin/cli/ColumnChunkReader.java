@@ -62,11 +62,17 @@ final class ColumnChunkReader {
     private final long int32Sign;
     /**
      * A DECIMAL in bytes ({@link ParquetDecimal}): read as its unscaled long (of at most 18 digits), or as its
-     * minimal two's complement; the most bytes that form may have.
+     * minimal two's complement; for any DECIMAL, the most bytes that form may have.
      */
     private final boolean decimalLong;
     private final boolean decimalMinimal;
     private final int decimalMaxBytes;
+    /**
+     * A DECIMAL in INT32 or INT64 whose precision needs fewer bytes than the integer has
+     * ({@link ParquetDecimal#maxBytes}): the largest value of that many bytes, beyond which (or below its complement)
+     * a stored value is refused as a byte value is; 0 for any other column.
+     */
+    private final long integerDecimalMax;
     /** An INT96 column: each value normalized ({@link #normalizeInt96}). */
     private final boolean int96;
     private ValuesReader levels;
@@ -96,7 +102,15 @@ final class ColumnChunkReader {
         boolean decimalBytes = ParquetDecimal.inBytes(type);
         this.decimalLong = decimalBytes && ParquetDecimal.heldAsLong(type);
         this.decimalMinimal = decimalBytes && !decimalLong;
-        this.decimalMaxBytes = decimalBytes ? ParquetDecimal.maxBytes(ParquetDecimal.of(type).getPrecision()) : 0;
+        this.decimalMaxBytes = ParquetDecimal.of(type) == null ? 0
+                : ParquetDecimal.maxBytes(ParquetDecimal.of(type).getPrecision());
+        int integerBytes = switch (type.getPrimitiveTypeName()) {
+            case INT32 -> Integer.BYTES;
+            case INT64 -> Long.BYTES;
+            default -> 0;
+        };
+        this.integerDecimalMax = decimalMaxBytes > 0 && decimalMaxBytes < integerBytes
+                ? (1L << (8 * decimalMaxBytes - 1)) - 1 : 0;
         this.int96 = type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96;
         DictionaryPage page = pages.readDictionaryPage();
         try {
@@ -142,6 +156,9 @@ final class ColumnChunkReader {
                         longs[r] = values.readLong();
                     }
                 }
+                if (integerDecimalMax != 0) {
+                    checkDecimalLongs(vector, from, to);
+                }
             }
             case INT32 -> {
                 long[] longs = vector.longs();
@@ -153,6 +170,9 @@ final class ColumnChunkReader {
                     } else {
                         longs[r] = ((values.readInteger() & bits) ^ sign) - sign;
                     }
+                }
+                if (integerDecimalMax != 0) {
+                    checkDecimalLongs(vector, from, to);
                 }
             }
             case DOUBLE -> {
@@ -267,6 +287,23 @@ final class ColumnChunkReader {
             } else {
                 ByteBuffer value = values.readBytes().toByteBuffer();
                 longs[r] = ParquetDecimal.toLong(value, minimalStart(value));
+            }
+        }
+    }
+
+    /**
+     * Refuses a DECIMAL value in rows {@code from .. to-1} stored as an integer wider than any value of its precision
+     * needs, as a stored byte value is refused: part files may store one DECIMAL as INT32, INT64 or bytes, and the
+     * output writes it as the first part file's physical type, which must hold it.
+     */
+    private void checkDecimalLongs(ColumnVector vector, int from, int to) {
+        long[] longs = vector.longs();
+        long max = integerDecimalMax;
+        for (int r = from; r < to; r++) {
+            long value = longs[r];
+            if ((value > max || value < ~max) && !vector.isNull(r)) {
+                ParquetDecimal.checkLength(ParquetDecimal.minimalLength(value), decimalMaxBytes,
+                        descriptor.getPrimitiveType());
             }
         }
     }

@@ -353,7 +353,8 @@ public final class JoinPlanner {
 
     /** {@code side}'s column of key pair {@code pair}, for {@link LogicalKeyPairing}. */
     private static LogicalKeyPairing.Key key(Probe side, int pair) {
-        return new LogicalKeyPairing.Key(side.keyTypes[pair], side.parquet == null, side.declared[pair], side.role,
+        PrimitiveType parquet = side.parquet == null ? null : side.parquet.types()[side.keyColumns[pair]];
+        return new LogicalKeyPairing.Key(side.keyTypes[pair], parquet, side.declared[pair], side.role,
                 side.names[side.keyColumns[pair]]);
     }
 

@@ -2,7 +2,10 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.ColumnType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.DateLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimestampLogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
@@ -19,10 +22,15 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *       two DECIMALs of one scale held alike ({@link ParquetDecimal}: both of at most 18 digits or stored as
  *       integers, whose unscaled longs then compare, or both of more digits in bytes, whose minimal two's
  *       complements then compare), whatever their physical types and precisions; or a DECIMAL of scale 0 held as
- *       its unscaled long with a Parquet integer key (not an unsigned 64-bit one), as BIGINTs. Any other pair with
- *       such a column (a DECIMAL(10,2) with a DECIMAL(10,3), TIMESTAMP millis with micros, a DATE with a plain
- *       integer, an unsigned 64-bit integer with a signed one) is refused, saying which type to write both keys
- *       as.</li>
+ *       its unscaled long with a Parquet integer key (not an unsigned 64-bit one), as BIGINTs.</li>
+ *   <li>Two Parquet columns of one kind in different units pair as DuckDB casts both to a common type, as longs in
+ *       the finer unit ({@link #inCommonUnit}, {@link KeyScale}: the coarser side multiplied as read, divided back
+ *       before output): DECIMALs of different scales, or a DECIMAL with an integer, whose common DECIMAL has at most
+ *       18 digits; TIMESTAMPs of one UTC adjustment; TIMEs not adjusted to UTC; a DATE with a TIMESTAMP not adjusted
+ *       to UTC. Invariant: equal values are equal longs on both sides, and every value of both types fits.</li>
+ *   <li>Any other pair with such a column (a DECIMAL(12,2) with a DECIMAL(18,10), whose common type needs 20 digits,
+ *       a TIMESTAMP adjusted to UTC with one that is not, a DATE with a plain integer, an unsigned 64-bit integer
+ *       with a signed one) is refused, saying which type to write both keys as.</li>
  *   <li>A CSV column paired with a DECIMAL (of at most 38 digits), DATE, TIME, TIMESTAMP or UUID column is read
  *       as that type's stored values ({@link LogicalValueParser}), whatever its sample looks like; its type may then
  *       not be declared with {@code --schema-*} (refused: drop the entry). With any other such column (an unsigned
@@ -35,12 +43,16 @@ final class LogicalKeyPairing {
     }
 
     /**
-     * One column of a key pair: its type before pairing (null: a CSV column with nothing in its sample), whether it
-     * is a CSV column, whether its type was declared with {@code --schema-<role>}, and its name.
+     * One column of a key pair: its type before pairing (null: a CSV column with nothing in its sample), its Parquet
+     * type (null: a CSV column), whether its type was declared with {@code --schema-<role>}, and its name.
      */
-    record Key(KeyType type, boolean csv, boolean declared, String role, String name) {
+    record Key(KeyType type, PrimitiveType parquet, boolean declared, String role, String name) {
         boolean storesMeaning() {
             return type != null && type.logical() != null;
+        }
+
+        boolean csv() {
+            return parquet == null;
         }
     }
 
@@ -61,15 +73,23 @@ final class LogicalKeyPairing {
             if (left.type.equals(right.type)) {
                 return new KeyTypeInference.PairType(left.type, right.type);
             }
+            KeyTypeInference.PairType scaled = inCommonUnit(left.parquet, right.parquet);
+            if (scaled != null) {
+                return scaled;
+            }
             throw refusal.error(twoParquetFix(left.type.logical(), right.type.logical()));
         }
         Key parquet = left.storesMeaning() ? left : right;
         Key other = parquet == left ? right : left;
         PrimitiveType logical = parquet.type.logical();
-        if (!other.csv) {
+        if (!other.csv()) {
             if (wholeDecimal(logical) && other.type.isIntegral()) {
                 KeyType integers = KeyType.of(ColumnType.BIGINT);
                 return new KeyTypeInference.PairType(integers, integers);
+            }
+            KeyTypeInference.PairType scaled = inCommonUnit(left.parquet, right.parquet);
+            if (scaled != null) {
+                return scaled;
             }
             throw refusal.error(isUnsigned64(logical) ? unsigned64Fix()
                     : "both are Parquet columns, typed by their files (no flag changes them): write one file again"
@@ -78,7 +98,7 @@ final class LogicalKeyPairing {
         if (LogicalValueParser.of(logical) == null) {
             throw refusal.error(csvFix(logical));
         }
-        if (other.declared) {
+        if (other.declared()) {
             throw refusal.error("a CSV key paired with a Parquet " + ParquetColumnType.describe(logical) + " key is"
                     + " read as that type: drop '" + other.name + "' from --schema-" + other.role);
         }
@@ -100,6 +120,108 @@ final class LogicalKeyPairing {
         return ParquetColumnType.sameValues(a, b);
     }
 
+    /**
+     * Two Parquet keys of types {@code a} and {@code b} compared as longs in their common unit, as DuckDB casts both
+     * to a common type: each side read as its held longs ({@link KeyType#scaled}), the coarser one multiplied up
+     * ({@link KeyScale}); null when they do not pair so. They do when both are numbers held as longs (a DECIMAL of
+     * at most 18 digits or stored as an integer, or an integer that is not unsigned 64-bit, of scale 0) whose common
+     * DECIMAL, the most integer digits beside the largest scale, has at most 18 digits (so that every value of both
+     * fits); or both TIMESTAMPs of the same UTC adjustment, or both TIMEs not adjusted to UTC (DuckDB reads one
+     * adjusted as TIMETZ, not checked here against another unit's), in the finer unit; or a DATE and a TIMESTAMP
+     * not adjusted to UTC (which instant a date's midnight is would depend on a time zone), the date as its midnight.
+     */
+    private static KeyTypeInference.PairType inCommonUnit(PrimitiveType a, PrimitiveType b) {
+        Unit ua = Unit.of(a);
+        Unit ub = Unit.of(b);
+        if (ua == null || ub == null || !ua.kind.equals(ub.kind)) {
+            return null;
+        }
+        int exponent = Math.max(ua.exponent, ub.exponent);
+        String common;
+        if (ua.kind.equals(Unit.NUMBER)) {
+            int precision = Math.max(ua.integerDigits, ub.integerDigits) + exponent;
+            if (precision > ParquetDecimal.LONG_DIGITS) {
+                return null;
+            }
+            common = "DECIMAL(" + precision + "," + exponent + ")";
+        } else {
+            String kind = ua.kind.equals(Unit.TIME) ? "TIME" : "TIMESTAMP";
+            common = kind + " in " + TimeUnit.values()[exponent / 3 - 1];
+        }
+        return new KeyTypeInference.PairType(KeyType.scaled(a, ua.scaleTo(exponent, common)),
+                KeyType.scaled(b, ub.scaleTo(exponent, common)));
+    }
+
+    /**
+     * What a key's held longs count, for {@link #inCommonUnit}: {@code multiplier} × 10^-{@code exponent} of its
+     * kind's unit (a number's 1, a TIMESTAMP's or TIME's second), with at most {@code integerDigits} digits before
+     * the point (numbers) and {@code infinity} its infinite value (0: none).
+     */
+    private record Unit(String kind, int exponent, long multiplier, int integerDigits, long infinity) {
+        static final String NUMBER = "number";
+        static final String TIMESTAMP = "timestamp";
+        static final String TIMESTAMP_UTC = "timestamp adjusted to UTC";
+        static final String TIME = "time";
+        private static final long SECONDS_PER_DAY = 86_400;
+
+        /** {@code type}'s unit, or null when it pairs with no other unit. */
+        static Unit of(PrimitiveType type) {
+            LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+            if (logical instanceof DecimalLogicalTypeAnnotation decimal) {
+                int scale = decimal.getScale();
+                return ParquetDecimal.heldAsLong(type)
+                        ? new Unit(NUMBER, scale, 1, decimal.getPrecision() - scale, 0) : null;
+            }
+            if (logical instanceof TimestampLogicalTypeAnnotation timestamp) {
+                return new Unit(timestamp.isAdjustedToUTC() ? TIMESTAMP_UTC : TIMESTAMP, digits(timestamp.getUnit()), 1,
+                        0, Long.MAX_VALUE);
+            }
+            if (logical instanceof TimeLogicalTypeAnnotation time) {
+                return time.isAdjustedToUTC() ? null : new Unit(TIME, digits(time.getUnit()), 1, 0, 0);
+            }
+            if (logical instanceof DateLogicalTypeAnnotation) {
+                return new Unit(TIMESTAMP, 0, SECONDS_PER_DAY, 0, Integer.MAX_VALUE);
+            }
+            int bits = integerBits(type);
+            // the digits of the largest magnitude, 2^(bits - 1): "-128" less its sign for 8 bits
+            return bits == 0 ? null : new Unit(NUMBER, 0, 1, Long.toString(-(1L << (bits - 1))).length() - 1, 0);
+        }
+
+        /** The width of {@code type}'s integers (an unsigned INT(n) one more than n), or 0 when not an integer. */
+        private static int integerBits(PrimitiveType type) {
+            PrimitiveTypeName physical = type.getPrimitiveTypeName();
+            if (physical != PrimitiveTypeName.INT32 && physical != PrimitiveTypeName.INT64) {
+                return 0;
+            }
+            LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+            if (logical == null) {
+                return physical == PrimitiveTypeName.INT32 ? 32 : 64;
+            }
+            if (logical instanceof IntLogicalTypeAnnotation integer) {
+                int bits = integer.getBitWidth() + (integer.isSigned() ? 0 : 1);
+                return bits > 64 ? 0 : bits;
+            }
+            return 0;
+        }
+
+        private static int digits(TimeUnit unit) {
+            return switch (unit) {
+                case MILLIS -> 3;
+                case MICROS -> 6;
+                case NANOS -> 9;
+            };
+        }
+
+        /** How this unit's longs become the common unit's, 10^-{@code exponent}; null when they already are. */
+        KeyScale scaleTo(int commonExponent, String common) {
+            long factor = multiplier;
+            for (int e = exponent; e < commonExponent; e++) {
+                factor *= 10;
+            }
+            return factor == 1 ? null : new KeyScale(factor, infinity, common);
+        }
+    }
+
     /** The fix for two Parquet keys that do not pair: the type to write both as, where one is clear. */
     private static String twoParquetFix(PrimitiveType a, PrimitiveType b) {
         String prefix = "both are Parquet columns, typed by their files (no flag changes them): ";
@@ -111,14 +233,10 @@ final class LogicalKeyPairing {
                     db.getPrecision() - db.getScale()) + scale);
             return prefix + "write the files again with both keys cast to DECIMAL(" + precision + "," + scale + ")";
         }
-        if (la instanceof TimestampLogicalTypeAnnotation ta && lb instanceof TimestampLogicalTypeAnnotation tb) {
-            if (ta.isAdjustedToUTC() != tb.isAdjustedToUTC()) {
-                return prefix + "write one file again with its key as the other's TIMESTAMP type, with or without"
-                        + " UTC adjustment (which instant a local timestamp is depends on its time zone)";
-            }
-            TimeUnit finer = ta.getUnit().ordinal() > tb.getUnit().ordinal() ? ta.getUnit() : tb.getUnit();
-            return prefix + "write the files again with both keys as TIMESTAMP in " + finer + " (lossless from the"
-                    + " coarser unit)";
+        if (la instanceof TimestampLogicalTypeAnnotation && lb instanceof TimestampLogicalTypeAnnotation) {
+            // of one UTC adjustment they pair in the finer unit (inCommonUnit)
+            return prefix + "write one file again with its key as the other's TIMESTAMP type, with or without"
+                    + " UTC adjustment (which instant a local timestamp is depends on its time zone)";
         }
         if (isUnsigned64(a) || isUnsigned64(b)) {
             return prefix + unsigned64Fix();

@@ -27,7 +27,8 @@ import org.apache.parquet.schema.MessageType;
  *
  * <p>Memory, whatever the row-group size: per projected column one page, compressed and decompressed (each at most
  * {@link ColumnChunkPages#MAX_PAGE_BYTES}), its dictionary and a {@value PositionalInput#BUFFER_BYTES}-byte read
- * buffer, all on the heap; the batch itself is the pipeline's, as for CSV. Its size hints are the footers' total
+ * buffer, all on the heap; the batch itself is the pipeline's, as for CSV. A key compared in its partner's unit is
+ * scaled to it as read ({@link KeyScale}). Its size hints are the footers' total
  * bytes and rows, so the join builds on the smaller input. A page that cannot be decoded is an
  * {@link InputException} naming the file (and the column, {@link ColumnChunkPages}). Positions in messages are "part file row N" (1-based within the part file).
  */
@@ -46,6 +47,8 @@ final class ParquetBatchSource implements InputBatches {
     private String createdBy;
     private ColumnDescriptor[] descriptors;
     private final ColumnChunkReader[] columns;
+    /** Per column, how its values are brought to the key partner's unit as read ({@link KeyScale}), or null. */
+    private final KeyScale[] scales;
     /** Per column, its page buffers, from one row group and part file to the next. */
     private final PageBuffers[] pageBuffers;
     /** Rows left in the current row group, and the part-file row of the next row (0-based). */
@@ -59,6 +62,7 @@ final class ParquetBatchSource implements InputBatches {
         this.progress = progress;
         this.schema = ChunkConverter.schemaOf(input);
         this.columns = new ColumnChunkReader[this.input.names().length];
+        this.scales = input.keys().scales();
         this.pageBuffers = new PageBuffers[columns.length];
         for (int c = 0; c < columns.length; c++) {
             pageBuffers[c] = new PageBuffers();
@@ -93,10 +97,13 @@ final class ParquetBatchSource implements InputBatches {
             try {
                 for (int c = 0; c < columns.length; c++) {
                     columns[c].read(target.column(c), filled, n);
+                    if (scales[c] != null) {
+                        scales[c].normalize(target.column(c), filled, n, input.names()[c]);
+                    }
                 }
             } catch (InputException e) {
                 throw e;
-            } catch (ParquetDecimal.BeyondPrecision e) {
+            } catch (ParquetDecimal.BeyondPrecision | KeyScale.OutOfRange e) {
                 throw new InputException("Parquet file " + input.files().get(fileIndex) + ": " + e.getMessage(), e);
             } catch (RuntimeException e) {
                 throw ParquetInput.unreadable(input.files().get(fileIndex), e);

@@ -20,8 +20,9 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *       byte's top bit repeats, zero as one 0x00), so that equal values are equal bytes whatever their width.</li>
  * </ul>
  * A stored value longer than any value of the precision needs ({@link #maxBytes}) is refused as not that DECIMAL,
- * which also keeps every held value within a FIXED_LEN_BYTE_ARRAY or INT32 column of the same DECIMAL when written
- * back ({@link ColumnChunkWriter}). No object per value.
+ * as is a value stored in INT32 or INT64 that needs more bytes than that
+ * ({@link ColumnChunkReader}), which keeps every held value within a FIXED_LEN_BYTE_ARRAY or INT32 column of the same
+ * DECIMAL when written back ({@link ColumnChunkWriter}). No object per value.
  */
 final class ParquetDecimal {
     /** The most digits a long holds whatever they are. */
@@ -112,16 +113,18 @@ final class ParquetDecimal {
      * {@code width} 0, of the fewest bytes that hold it; returns the length written.
      */
     static int write(long unscaled, byte[] out, int width) {
-        int length = width;
-        if (length == 0) {
-            length = (64 - Long.numberOfLeadingZeros(unscaled < 0 ? ~unscaled : unscaled)) / 8 + 1;
-        }
+        int length = width == 0 ? minimalLength(unscaled) : width;
         long rest = unscaled;
         for (int i = length - 1; i >= 0; i--) {
             out[i] = (byte) rest;
             rest >>= 8; // past 8 bytes: the sign
         }
         return length;
+    }
+
+    /** The fewest bytes of two's complement that hold {@code unscaled}. */
+    static int minimalLength(long unscaled) {
+        return (64 - Long.numberOfLeadingZeros(unscaled < 0 ? ~unscaled : unscaled)) / 8 + 1;
     }
 
     /**

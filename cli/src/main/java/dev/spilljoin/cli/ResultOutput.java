@@ -49,7 +49,16 @@ public final class ResultOutput implements AutoCloseable {
 
     /** The writer of {@code plan}'s result (batches of {@code resultSchema}) in the plan's output format. */
     static WriterFactory writerFor(JoinPlan plan, Schema resultSchema) {
-        return stream -> writer(stream, plan, resultSchema);
+        return stream -> ScaledKeysWriter.around(writer(stream, plan, resultSchema), keyScales(plan));
+    }
+
+    /** Per output column, how its key values were scaled as read ({@link KeyScale}), or null. */
+    private static KeyScale[] keyScales(JoinPlan plan) {
+        KeyScale[] scales = new KeyScale[plan.outputNames().length];
+        for (int c = 0; c < scales.length; c++) {
+            scales[c] = sourceOf(plan, c).keys().scales()[sourceColumn(plan, c)];
+        }
+        return scales;
     }
 
     private static ResultWriter writer(OutputStream stream, JoinPlan plan, Schema resultSchema) throws IOException {

@@ -314,6 +314,33 @@ class ParquetDecimalKeysTest {
         assertThat(run.out()).isEmpty();
     }
 
+    /**
+     * One DECIMAL(9,2) in an INT32 part file and an INT64 one: the output writes it as INT32, the first part's type,
+     * so an INT64 value wider than any value of the precision needs (5 bytes where 4 hold every one) is refused as a
+     * byte value is, naming file and column, rather than cut to its low 32 bits; one within 4 bytes is read.
+     */
+    @Test
+    void anIntegerStoredDecimalWiderThanItsPrecisionAllowsIsRefusedNamingFileAndColumn() throws IOException {
+        Path parts = dir.resolve("parts");
+        ParquetTestFiles.writeWithParquetJava(parts.resolve("part-0.parquet"),
+                schema(decimal("pk", PrimitiveTypeName.INT32, 0, 9, 2), "j"), false, new Object[] {5, 0L});
+        Path wide = ParquetTestFiles.writeWithParquetJava(parts.resolve("part-1.parquet"),
+                schema(decimal("pk", PrimitiveTypeName.INT64, 0, 9, 2), "j"), false,
+                new Object[] {-2_147_483_648L, 1L}, new Object[] {(1L << 32) + 5, 2L});
+        Path csv = CsvTestFiles.write(dir, "c.csv", "ck\n0.05\n");
+        assertThat(join(csv, parts, "ck=pk", "--output", dir.resolve("out.parquet").toString()))
+                .isEqualTo(ExitCodes.INPUT);
+        assertThat(run.err().lines()).hasSize(1);
+        assertThat(run.err()).contains(wide.toString(), "'pk'", "DECIMAL(9,2)", "5 bytes", "not a value of its type");
+        assertThat(Files.exists(dir.resolve("out.parquet"))).isFalse();
+
+        Files.delete(wide);
+        ParquetTestFiles.writeWithParquetJava(wide, schema(decimal("pk", PrimitiveTypeName.INT64, 0, 9, 2), "j"),
+                false, new Object[] {-2_147_483_648L, 1L}, new Object[] {2_147_483_647L, 2L});
+        assertThat(join(csv, parts, "ck=pk", "--type", "right")).as(run.err()).isZero();
+        assertThat(run.sortedRows()).containsExactly(",-21474836.48,1", ",21474836.47,2", "0.05,0.05,0");
+    }
+
     @Test
     void decimalsOfOneScaleHeldDifferentlyAreRefusedWithACastThatPairsThem() throws IOException {
         Path left = ParquetTestFiles.writeWithParquetJava(dir.resolve("l.parquet"),

@@ -4,6 +4,7 @@ import static dev.spilljoin.cli.ParquetTestFiles.column;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MICROS;
 import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MILLIS;
+import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.NANOS;
 import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32;
 import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
 
@@ -313,12 +314,16 @@ class ParquetLogicalTypesTest {
 
     static Stream<Arguments> parquetPairsThatDoNotPair() {
         return Stream.of(
-                Arguments.of(column("k", INT64, decimal(10, 2)), column("k", INT64, decimal(10, 3)),
-                        "write the files again with both keys cast to DECIMAL(11,3)"),
-                Arguments.of(column("k", INT64, timestamp(false, MICROS)), column("k", INT64, timestamp(false, MILLIS)),
-                        "both keys as TIMESTAMP in MICROS"),
+                Arguments.of(column("k", INT64, decimal(12, 2)), column("k", INT64, decimal(18, 10)),
+                        "write the files again with both keys cast to DECIMAL(20,10)"),
                 Arguments.of(column("k", INT64, timestamp(true, MICROS)), column("k", INT64, timestamp(false, MICROS)),
                         "with or without UTC adjustment"),
+                Arguments.of(column("k", INT64, timestamp(true, MILLIS)), column("k", INT64, timestamp(false, NANOS)),
+                        "with or without UTC adjustment"),
+                Arguments.of(column("k", INT32, LogicalTypeAnnotation.dateType()), column("k", INT64,
+                        timestamp(true, MICROS)), "write one file again with its key cast to the other's type"),
+                Arguments.of(column("k", INT32, LogicalTypeAnnotation.timeType(true, MILLIS)), column("k", INT64,
+                        LogicalTypeAnnotation.timeType(true, MICROS)), "write one file again with its key cast"),
                 Arguments.of(column("k", INT32, LogicalTypeAnnotation.dateType()), column("k", INT32, null),
                         "write one file again with its key cast to the other's type"));
     }
@@ -364,5 +369,120 @@ class ParquetLogicalTypesTest {
                 decimal(10, 2))), row(500L));
         assertThat(join(scaled, int64, "k")).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("DECIMAL(10,2)", "write one file again with its key cast to the other's type");
+    }
+
+    // ------------------------------------------------------------------ Parquet keys compared in a common unit
+
+    static Stream<Arguments> pairsInACommonUnit() {
+        LogicalTypeAnnotation date = LogicalTypeAnnotation.dateType();
+        long day = 86_400_000L;
+        return Stream.of(
+                // DECIMAL(10,2) with DECIMAL(10,3): 1.50 = 1.500, -0.05 = -0.050, 0; 1.501 and 0.001 match nothing
+                Arguments.of(column("k", INT64, decimal(10, 2)), column("k", INT64, decimal(10, 3)),
+                        new Object[] {150L, -5L, 0L, 9_999_999_999L, null, 12L},
+                        new Object[] {1_500L, -50L, 0L, 1_501L, 1L, null},
+                        List.of("-0.05,-0.050", "0.00,0.000", "1.50,1.500")),
+                // DECIMAL(9,2) with an INT32: 5.00 = 5, -7.00 = -7; 5.10 and 5.01 are no integer
+                Arguments.of(column("k", INT32, decimal(9, 2)), column("k", INT32, null),
+                        new Object[] {500L, -700L, 510L, 501L, 0L, 999_999_999L},
+                        new Object[] {5L, -7L, 6L, 0L, 2_147_483_647L, -2_147_483_648L},
+                        List.of("-7.00,-7", "0.00,0", "5.00,5")),
+                // an INT(16) with DECIMAL(10,2), the decimal on the right
+                Arguments.of(column("k", INT32, LogicalTypeAnnotation.intType(16, true)),
+                        column("k", INT64, decimal(10, 2)), new Object[] {-32_768L, 32_767L, 3L},
+                        new Object[] {-3_276_800L, 3_276_700L, 301L, 300L},
+                        List.of("-32768,-32768.00", "3,3.00", "32767,32767.00")),
+                // TIMESTAMP in MILLIS with NANOS: equal instants; a nanosecond off matches nothing; infinities
+                Arguments.of(column("k", INT64, timestamp(false, MILLIS)), column("k", INT64, timestamp(false, NANOS)),
+                        new Object[] {1L, -1L, 0L, Long.MAX_VALUE, -Long.MAX_VALUE},
+                        new Object[] {1_000_000L, -1_000_000L, 1L, Long.MAX_VALUE, -Long.MAX_VALUE, -999_999L},
+                        List.of("-infinity,-infinity", "1969-12-31 23:59:59.999,1969-12-31 23:59:59.999",
+                                "1970-01-01 00:00:00.001,1970-01-01 00:00:00.001", "infinity,infinity")),
+                // TIMESTAMP in MICROS, adjusted to UTC, with MILLIS, adjusted too
+                Arguments.of(column("k", INT64, timestamp(true, MICROS)), column("k", INT64, timestamp(true, MILLIS)),
+                        new Object[] {1_000L, 1_001L}, new Object[] {1L, 2L},
+                        List.of("1970-01-01 00:00:00.001+00,1970-01-01 00:00:00.001+00")),
+                // TIME in MILLIS (INT32) with NANOS
+                Arguments.of(column("k", INT32, LogicalTypeAnnotation.timeType(false, MILLIS)),
+                        column("k", INT64, LogicalTypeAnnotation.timeType(false, NANOS)),
+                        new Object[] {3_723_004L, 0L}, new Object[] {3_723_004_000_000L, 3_723_004_000_001L},
+                        List.of("01:02:03.004,01:02:03.004")),
+                // a DATE with a TIMESTAMP in MILLIS: the date's midnight; infinities
+                Arguments.of(column("k", INT32, date), column("k", INT64, timestamp(false, MILLIS)),
+                        new Object[] {0L, -1L, 19_723L, (long) Integer.MAX_VALUE, (long) -Integer.MAX_VALUE},
+                        new Object[] {0L, -day, 19_723L * day + 1, Long.MAX_VALUE, -Long.MAX_VALUE},
+                        List.of("-infinity,-infinity", "1969-12-31,1969-12-31 00:00:00",
+                                "1970-01-01,1970-01-01 00:00:00", "infinity,infinity")));
+    }
+
+    /**
+     * The two keys join by value in every join type, in memory and spilled, built on either side, and each side's key
+     * is written as its own stored value: as text (the expected inner rows, and the outer joins' unmatched rows), and
+     * to Parquet, whose output joined again with the right input on the right key gives the same rows.
+     */
+    @ParameterizedTest(name = "{0} with {1}")
+    @MethodSource("pairsInACommonUnit")
+    void parquetKeysOfOneKindJoinByValueInTheirCommonUnitAndKeepTheirValues(PrimitiveType a, PrimitiveType b,
+            Object[] leftKeys, Object[] rightKeys, List<String> inner) throws IOException {
+        Path left = ParquetTestFiles.write(dir.resolve("a.parquet"), List.of(a), rows(leftKeys));
+        Path right = ParquetTestFiles.write(dir.resolve("b.parquet"), List.of(b), rows(rightKeys));
+        for (String build : List.of("left", "right")) {
+            for (String workMem : List.of("64MB", "64kB")) {
+                assertThat(join(left, right, "k", "--build-side", build, "--work-mem", workMem)).as(err).isZero();
+                assertThat(rows()).as(build + ", " + workMem).isEqualTo(inner);
+            }
+        }
+        assertThat(join(left, right, "k", "--type", "full")).as(err).isZero();
+        List<String> full = rows();
+        assertThat(full).containsAll(inner).hasSize(inner.size() + leftKeys.length + rightKeys.length
+                - 2 * inner.size());
+        assertThat(join(left, right, "k")).as(err).isZero();
+        String[] header = out.lines().findFirst().orElseThrow().split(",");
+        assertThat(join(left, right, "k", "--type", "left")).as(err).isZero();
+        assertThat(rows()).containsAll(inner).hasSize(leftKeys.length);
+        assertThat(join(left, right, "k", "--type", "semi")).as(err).isZero();
+        assertThat(rows()).isEqualTo(inner.stream().map(line -> line.substring(0, line.indexOf(','))).sorted()
+                .toList());
+        assertThat(join(left, right, "k", "--type", "anti")).as(err).isZero();
+        assertThat(rows()).hasSize(leftKeys.length - inner.size());
+        assertThat(join(left, right, "k", "--type", "right")).as(err).isZero();
+        assertThat(rows()).containsAll(inner).hasSize(rightKeys.length);
+
+        Path parquetOut = dir.resolve("out.parquet");
+        assertThat(join(left, right, "k", "--type", "full", "--output", parquetOut.toString())).as(err).isZero();
+        assertThat(join(parquetOut, parquetOut, header[0] + "=" + header[0] + "," + header[1] + "=" + header[1]))
+                .as(err).isZero();
+        assertThat(rows()).as("the Parquet output's keys, read back")
+                .isEqualTo(inner.stream().map(line -> line + "," + line).sorted().toList());
+        assertThat(join(parquetOut, right, header[1] + "=k", "--type", "semi", "--output", "-")).as(err).isZero();
+        assertThat(out.lines().count() - 1).as("the right keys written to Parquet join the right input")
+                .isEqualTo(full.stream().filter(line -> !line.endsWith(",")).count());
+    }
+
+    private static Object[][] rows(Object[] keys) {
+        return Arrays.stream(keys).map(key -> new Object[] {key}).toArray(Object[][]::new);
+    }
+
+    @Test
+    void aValueBeyondTheCommonUnitIsRefusedNamingFileAndColumn() throws IOException {
+        Path millis = ParquetTestFiles.write(dir.resolve("ms.parquet"), List.of(column("k", INT64,
+                timestamp(false, MILLIS))), row(0L), row(32_503_680_000_000L)); // 3000-01-01
+        Path nanos = ParquetTestFiles.write(dir.resolve("ns.parquet"), List.of(column("k", INT64,
+                timestamp(false, NANOS))), row(0L));
+        assertThat(join(millis, nanos, "k")).isEqualTo(ExitCodes.INPUT);
+        assertThat(err.lines()).hasSize(1);
+        assertThat(err).contains(millis.toString(), "'k'", "32503680000000", "TIMESTAMP in NANOS",
+                "beyond a 64-bit integer");
+        assertThat(out).isEmpty();
+    }
+
+    @Test
+    void aKeyColumnInTwoPairsScaledDifferentlyIsRefused() throws IOException {
+        Path left = ParquetTestFiles.write(dir.resolve("a.parquet"), List.of(column("k", INT64, decimal(10, 2))),
+                row(100L));
+        Path right = ParquetTestFiles.write(dir.resolve("b.parquet"), List.of(column("x", INT64, decimal(10, 3)),
+                column("y", INT64, decimal(10, 2))), row(1_000L, 100L));
+        assertThat(join(left, right, "k=x,k=y")).isEqualTo(ExitCodes.USAGE);
+        assertThat(err).contains("'k' is in two key pairs", "DECIMAL(11,3)");
     }
 }

@@ -2,18 +2,12 @@ package dev.spilljoin.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spilljoin.cli.Main;
 import java.io.BufferedWriter;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDate;
@@ -345,17 +339,10 @@ class ParquetLogicalKeysTest {
                     .isEqualTo("DOUBLE");
         }
 
-        Path parquetOut = join(left, right, type, workMem, "out.parquet", replay);
-        assertSameRows("Parquet output, " + replay, "read_parquet('" + parquetOut + "')", expected);
-        assertThat(types("read_parquet('" + parquetOut + "')")).as("Parquet output types, " + replay)
-                .isEqualTo(types(expected));
-
-        Path csvOut = join(left, right, type, workMem, "out.csv", replay);
-        Path duckCsv = dir.resolve("duckdb.csv");
-        try (Statement s = duck.createStatement()) {
-            s.execute("COPY " + expected + " TO '" + duckCsv + "' (FORMAT csv, HEADER true)");
-        }
-        assertSameRows("CSV output, " + replay, text(csvOut), text(duckCsv));
+        boolean spilling = workMem.equals("1MB");
+        List<String> args = List.of("--left", left.toString(), "--right", right.toString(), "--on", "lk=rk", "--type",
+                type, "--work-mem", workMem);
+        ParquetDuckDb.assertJoinsAs(duck, dir, args, spilling, expected, replay);
     }
 
     /**
@@ -421,60 +408,6 @@ class ParquetLogicalKeysTest {
         String k = alias + "." + key;
         return (duckType == null ? "CAST(" + k + " AS " + pairing.csvKeyType + ") AS " + key : k) + ", " + alias + "."
                 + payload;
-    }
-
-    /** A CSV file's rows as text, field by field (empty fields NULL). */
-    private static String text(Path csv) {
-        return "read_csv('" + csv + "', header = true, all_varchar = true)";
-    }
-
-    /** Runs spilljoin's join of the two inputs into {@code output} and checks that it spilled as its budget says. */
-    private Path join(Path left, Path right, String type, String workMem, String output, String replay)
-            throws IOException {
-        Path out = dir.resolve(output);
-        Path stats = dir.resolve("stats.json");
-        Path spill = dir.resolve("spill");
-        Files.createDirectories(spill);
-        String[] args = {"join", "--quiet", "--left", left.toString(), "--right", right.toString(), "--on", "lk=rk",
-            "--type", type, "--work-mem", workMem, "--output", out.toString(), "--spill-dir", spill.toString(),
-            "--stats", stats.toString()};
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(args, new PrintStream(OutputStream.nullOutputStream()),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertThat(code).as("exit code of spilljoin into " + output + ", " + replay + ": "
-                + err.toString(StandardCharsets.UTF_8)).isZero();
-        String spilled = Files.readString(stats).replaceAll("(?s).*\"spilled_bytes_build\":(\\d+).*", "$1");
-        assertThat(Long.parseLong(spilled) > 0).as("spilled into " + output + " (" + replay + ")")
-                .isEqualTo(workMem.equals("1MB"));
-        try (Stream<Path> left0 = Files.list(spill)) {
-            assertThat(left0.toList()).as("spill directory after the join, " + replay).isEmpty();
-        }
-        return out;
-    }
-
-    /** The rows of {@code actual} and {@code expected} are the same multiset; a few of each difference shown. */
-    private void assertSameRows(String what, String actual, String expected) throws SQLException {
-        String extra = "(SELECT * FROM " + actual + " EXCEPT ALL SELECT * FROM " + expected + ")";
-        String missing = "(SELECT * FROM " + expected + " EXCEPT ALL SELECT * FROM " + actual + ")";
-        assertThat(count(extra)).as(what + ": rows DuckDB's join does not have, e.g. " + sample(extra)).isZero();
-        assertThat(count(missing)).as(what + ": DuckDB's rows missing, e.g. " + sample(missing)).isZero();
-        assertThat(count(actual)).as(what + ": rows").isEqualTo(count(expected));
-    }
-
-    private List<String> sample(String relation) throws SQLException {
-        List<String> rows = new ArrayList<>();
-        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + relation
-                + " LIMIT 5")) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> fields = new ArrayList<>();
-                for (int c = 1; c <= n; c++) {
-                    fields.add(rs.getString(c));
-                }
-                rows.add(String.join(",", fields));
-            }
-        }
-        return rows;
     }
 
     private long count(String relation) throws SQLException {
