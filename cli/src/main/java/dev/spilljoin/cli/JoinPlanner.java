@@ -305,7 +305,10 @@ public final class JoinPlanner {
         int c = side.keyColumns[pair];
         if (reads[c] != null && !reads[c].equals(type)) {
             throw new UsageException(side.role + " column '" + side.names[c] + "' is in two key pairs that compare"
-                    + " it as " + reads[c] + " and as " + type + "; declare its type with --schema-" + side.role);
+                    + " it as " + reads[c] + " and as " + type + "; " + (side.parquet == null
+                    ? "declare its type with --schema-" + side.role
+                    : "pair it with keys of one type (a Parquet key's type is its file's: write the partner keys,"
+                    + " or this one, again in one type)"));
         }
         reads[c] = type;
     }

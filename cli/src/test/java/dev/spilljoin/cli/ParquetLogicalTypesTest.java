@@ -483,6 +483,7 @@ class ParquetLogicalTypesTest {
         Path right = ParquetTestFiles.write(dir.resolve("b.parquet"), List.of(column("x", INT64, decimal(10, 3)),
                 column("y", INT64, decimal(10, 2))), row(1_000L, 100L));
         assertThat(join(left, right, "k=x,k=y")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err).contains("'k' is in two key pairs", "DECIMAL(11,3)");
+        assertThat(err).contains("'k' is in two key pairs", "DECIMAL(11,3)", "pair it with keys of one type")
+                .doesNotContain("--schema"); // which a Parquet side refuses
     }
 }
