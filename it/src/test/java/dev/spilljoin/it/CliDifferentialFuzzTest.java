@@ -207,18 +207,7 @@ class CliDifferentialFuzzTest {
                         + t + ") FROM r)";
             }
         };
-        List<List<String>> rows = new ArrayList<>();
-        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> row = new ArrayList<>(n);
-                for (int i = 1; i <= n; i++) {
-                    row.add(rs.getString(i));
-                }
-                rows.add(row);
-            }
-        }
-        return rows;
+        return FuzzRuns.rows(duck, sql);
     }
 
     /**

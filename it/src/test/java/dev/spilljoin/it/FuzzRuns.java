@@ -15,6 +15,10 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -30,8 +34,8 @@ import java.util.zip.GZIPInputStream;
 /**
  * What the CLI fuzz tests ({@link CliDifferentialFuzzTest}, {@link ParquetDifferentialFuzzTest}) share: running
  * {@code spilljoin join} in process, the README's output header, reading a CSV output back by the README's rules,
- * comparing two multisets of rows with a readable difference, reading a stats field, and keeping ({@code
- * -Dfuzz.keep=DIR}) or deleting a case's files.
+ * a query's rows as text, comparing two multisets of rows with a readable difference, reading a stats field, and
+ * keeping ({@code -Dfuzz.keep=DIR}) or deleting a case's files.
  */
 final class FuzzRuns {
     private static final String KEEP = System.getProperty("fuzz.keep");
@@ -74,6 +78,22 @@ final class FuzzRuns {
         Matcher m = Pattern.compile("\"" + field + "\":\\s*(-?\\d+)").matcher(json);
         assertThat(m.find()).as(field + " in " + json).isTrue();
         return Long.parseLong(m.group(1));
+    }
+
+    /** The rows of the query {@code sql}, each value as JDBC's string of it (NULL as null). */
+    static List<List<String>> rows(Connection duck, String sql) throws SQLException {
+        List<List<String>> rows = new ArrayList<>();
+        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> row = new ArrayList<>(n);
+                for (int i = 1; i <= n; i++) {
+                    row.add(rs.getString(i));
+                }
+                rows.add(row);
+            }
+        }
+        return rows;
     }
 
     /** Asserts that both lists hold the same rows as often, showing a few of each side's extra rows. */
