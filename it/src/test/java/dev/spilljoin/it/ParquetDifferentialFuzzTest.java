@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ParquetDifferentialFuzzTest {
     private static final long SEED = Long.getLong("seed", System.nanoTime());
-    private static final int CASES = Integer.getInteger("parquetCases", 50);
+    private static final int CASES = Integer.getInteger("parquetCases", 120);
     private static final String SNAPPY_TEMPDIR = "org.xerial.snappy.tempdir";
     private static final long MOST_ROWS_OUT = 100_000;
 
