@@ -386,7 +386,7 @@ final class ParquetFuzzCase {
         return file.getFileName() + " " + options;
     }
 
-    static String quoted(String name) {
+    private static String quoted(String name) {
         return '"' + name + '"';
     }
 }

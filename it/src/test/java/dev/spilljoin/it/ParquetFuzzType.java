@@ -1,8 +1,11 @@
 package dev.spilljoin.it;
 
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -20,7 +23,7 @@ record ParquetFuzzType(Kind kind, int precision, int scale) {
     }
 
     /** Texts of DuckDB's {@code COPY … TO csv} of a BLOB: a byte as {@code \xHH}. */
-    private static final java.util.regex.Pattern BLOB_ESCAPE = java.util.regex.Pattern.compile("\\\\x([0-9A-F]{2})");
+    private static final Pattern BLOB_ESCAPE = Pattern.compile("\\\\x([0-9A-F]{2})");
 
     /** A random type: DECIMAL of a random precision (to 38) and scale. */
     static ParquetFuzzType draw(SplittableRandom random) {
@@ -168,7 +171,7 @@ record ParquetFuzzType(Kind kind, int precision, int scale) {
     }
 
     private String decimalText(BigInteger unscaled) {
-        return new java.math.BigDecimal(unscaled, scale).toPlainString();
+        return new BigDecimal(unscaled, scale).toPlainString();
     }
 
     /**
@@ -207,7 +210,7 @@ record ParquetFuzzType(Kind kind, int precision, int scale) {
     String csvText(String duck) {
         return switch (kind) {
             case FLOAT, DOUBLE -> FuzzKeyTyping.doubleText(duckDouble(duck));
-            case BLOB -> BLOB_ESCAPE.matcher(duck).replaceAll(m -> java.util.regex.Matcher.quoteReplacement(
+            case BLOB -> BLOB_ESCAPE.matcher(duck).replaceAll(m -> Matcher.quoteReplacement(
                     String.valueOf((char) Integer.parseInt(m.group(1), 16))));
             case DECIMAL -> scale == precision ? duck.replaceFirst("^(-?)\\.", "$10.") : duck;
             default -> duck;
