@@ -139,8 +139,7 @@ record ParquetFuzzType(Kind kind, int precision, int scale) {
             case DATE -> csvSafe ? new String[] {"'0001-01-01'", "'9999-12-31'", "'1969-12-31'", "'2000-02-29'"}
                     : new String[] {"'infinity'", "'-infinity'", "'0001-01-01'", "'0001-12-31 (BC)'", "'9999-12-31'",
                         "'1969-12-31'", "'5881580-07-10'"};
-            case TIME -> csvSafe ? new String[] {"'00:00:00'", "'23:59:59.999999'"}
-                    : new String[] {"'00:00:00'", "'23:59:59.999999'", "'24:00:00'"};
+            case TIME -> new String[] {"'00:00:00'", "'23:59:59.999999'", "'24:00:00'"};
             case TIMESTAMP_MS, TIMESTAMP, TIMESTAMPTZ -> timestamps(csvSafe, kind == Kind.TIMESTAMP_MS ? 3 : 6);
             case TIMESTAMP_NS -> csvSafe ? new String[] {"'1900-01-01 00:00:00.123456789'",
                 "'1969-12-31 23:59:59.999999999'", "'2200-12-31 23:59:59'"}
