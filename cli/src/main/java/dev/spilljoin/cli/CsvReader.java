@@ -230,8 +230,10 @@ public final class CsvReader implements AutoCloseable {
                 } else if (onError == OnError.SKIP) {
                     rowsSkipped++;
                 } else {
+                    // a key value's problem beside a Parquet partner already says to skip such rows
                     throw new InputException(fileName + " line " + problemLine + ": " + problem
-                            + " (or pass --on-error skip to skip and count such rows)");
+                            + (problem.contains("--on-error skip") ? ""
+                            : " (or pass --on-error skip to skip and count such rows)"));
                 }
             }
         } catch (IOException e) {

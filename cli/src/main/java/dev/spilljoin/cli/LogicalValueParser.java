@@ -23,12 +23,12 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *   <li>DECIMAL(p, s) of up to 38 digits in bytes: the same, its unscaled value's minimal two's complement (as
  *       {@link ParquetDecimal} holds it);</li>
  *   <li>DATE: {@code yyyy-mm-dd} (years 0001 to 9999, a day the month has): days since 1970-01-01;</li>
- *   <li>TIMESTAMP(unit): a date, optionally followed by a space or {@code T} and a time of day; adjusted to UTC,
- *       optionally followed by {@code Z}, {@code +00} or {@code +00:00}: the units since 1970-01-01 00:00 (a date
- *       alone is its midnight, as DuckDB casts a DATE);</li>
- *   <li>TIME(unit): {@code hh:mm:ss} (00:00:00 to 23:59:59), optionally {@code .} and up to nine fraction digits,
- *       of which those beyond the unit's (3, 6, 9) must be zeros; adjusted to UTC, optionally with the zone above:
- *       units since midnight;</li>
+ *   <li>TIMESTAMP(unit): a date, optionally followed by a space or {@code T} and a time of day (24:00:00 the next
+ *       day's midnight); adjusted to UTC, optionally followed by {@code Z}, {@code +00} or {@code +00:00}: the
+ *       units since 1970-01-01 00:00 (a date alone is its midnight, as DuckDB casts a DATE);</li>
+ *   <li>TIME(unit): {@code hh:mm:ss} (00:00:00 to 23:59:59, and 24:00:00), optionally {@code .} and up to nine
+ *       fraction digits, of which those beyond the unit's (3, 6, 9) must be zeros; adjusted to UTC, optionally with
+ *       the zone above: units since midnight;</li>
  *   <li>UUID: 32 hex digits in either case, optionally with {@code -} after the 8th, 12th, 16th and 20th and
  *       optionally in {@code {}} (as DuckDB casts text to UUID): its 16 bytes, big-endian.</li>
  * </ul>
@@ -248,7 +248,11 @@ final class LogicalValueParser {
         }
     }
 
-    /** Parses {@code hh:mm:ss[.fraction]} at {@code from} into {@link #value} (units); the index after it, or -1. */
+    /**
+     * Parses {@code hh:mm:ss[.fraction]} at {@code from} into {@link #value} (units); the index after it, or -1.
+     * {@code 24:00:00} too, the end of the day, as DuckDB casts it (a TIME it stores and writes; in a timestamp,
+     * the next day's midnight).
+     */
     private int time(byte[] b, int from, int to) {
         if (from < 0 || to - from < 8 || b[from + 2] != ':' || b[from + 5] != ':') {
             return -1;
@@ -256,7 +260,8 @@ final class LogicalValueParser {
         int hours = number(b, from, 2);
         int minutes = number(b, from + 3, 2);
         int seconds = number(b, from + 6, 2);
-        if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59) {
+        boolean end = hours == 24 && minutes == 0 && seconds == 0;
+        if (!end && (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59)) {
             return -1;
         }
         long units = (hours * 3_600L + minutes * 60L + seconds) * unitsPerSecond;
@@ -271,7 +276,7 @@ final class LogicalValueParser {
                     return -1; // finer than the unit: no value of the column equals it
                 }
             }
-            if (digits == 0) {
+            if (digits == 0 || end && fraction != 0) {
                 return -1;
             }
             for (int d = digits; d < fractionDigits; d++) {

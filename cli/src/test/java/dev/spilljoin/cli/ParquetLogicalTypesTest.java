@@ -276,6 +276,19 @@ class ParquetLogicalTypesTest {
         assertThat(joinCsvWith("12:34:56.1,a\n00:00:00,b\n", column("k", INT32,
                 LogicalTypeAnnotation.timeType(false, MILLIS)), 45_296_100L, 0L)).as(err).isZero();
         assertThat(rows()).containsExactly("00:00:00,b,00:00:00,p1", "12:34:56.1,a,12:34:56.1,p0");
+
+        // the end of the day, which DuckDB stores and writes as 24:00:00 (and spilljoin's CSV output too)
+        assertThat(joinCsvWith("24:00:00,a\n24:00:00.000,b\n", column("k", INT32,
+                LogicalTypeAnnotation.timeType(false, MILLIS)), 86_400_000L)).as(err).isZero();
+        assertThat(rows()).containsExactly("24:00:00,a,24:00:00,p0", "24:00:00,b,24:00:00,p0");
+        for (String beyond : List.of("24:00:00.001", "24:00:01", "24:01:00")) {
+            assertThat(joinCsvWith(beyond + ",a\n", column("k", INT32, LogicalTypeAnnotation.timeType(false, MILLIS)),
+                    86_400_000L)).as(beyond).isEqualTo(ExitCodes.INPUT);
+        }
+        assertThat(joinCsvWith("2024-01-05 24:00:00,a\n", column("k", INT64, timestamp(false, MILLIS)),
+                (day + 1) * 86_400_000L)).as(err).isZero();
+        assertThat(rows()).as("in a timestamp, the next day's midnight")
+                .containsExactly("2024-01-06 00:00:00,a,2024-01-06 00:00:00,p0");
     }
 
     @Test

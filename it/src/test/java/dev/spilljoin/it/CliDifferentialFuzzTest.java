@@ -2,16 +2,10 @@ package dev.spilljoin.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spilljoin.cli.Main;
 import dev.spilljoin.it.FuzzKeyTyping.Pairing;
-import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
+import dev.spilljoin.it.FuzzRuns.Run;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.io.PrintStream;
-import java.io.Reader;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,15 +18,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 import org.junit.jupiter.api.Test;
@@ -56,9 +47,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CliDifferentialFuzzTest {
     private static final long SEED = Long.getLong("seed", System.nanoTime());
     private static final int CASES = Integer.getInteger("cases", 60);
-    private static final String KEEP = System.getProperty("fuzz.keep");
-    private static final int SHOWN_ROWS = 5;
-    private static final int SHOWN_CHARS = 80;
     private static final Pattern SCHEMA_FLAGS = Pattern.compile("--schema-left '([^']*)' --schema-right '([^']*)'");
 
     @TempDir
@@ -77,13 +65,13 @@ class CliDifferentialFuzzTest {
                     check(duck, fuzzCase);
                 } catch (AssertionError | IOException | SQLException | InterruptedException | RuntimeException e) {
                     throw new AssertionError("case " + i + " failed (alone: -Dseed=" + (SEED + i) + " -Dcases=1"
-                            + keep(caseDir) + "): " + fuzzCase + "\n" + e.getMessage(), e);
+                            + FuzzRuns.keep(caseDir) + "): " + fuzzCase + "\n" + e.getMessage(), e);
                 }
                 coverage.merge(fuzzCase.mismatched() ? "usage errors" : fuzzCase.type, 1, Integer::sum);
                 coverage.merge("malformed", fuzzCase.skipped > 0 ? 1 : 0, Integer::sum);
                 coverage.merge("FIFO", fuzzCase.pipe != null ? 1 : 0, Integer::sum);
                 coverage.merge("past the sample", fuzzCase.longSide > 0 ? 1 : 0, Integer::sum);
-                delete(caseDir);
+                FuzzRuns.delete(caseDir);
             }
         }
         System.out.println("CliDifferentialFuzzTest: " + CASES + " cases passed: " + coverage);
@@ -92,26 +80,23 @@ class CliDifferentialFuzzTest {
     private void check(Connection duck, FuzzCase c) throws IOException, SQLException, InterruptedException {
         Run run = run(c, c.args);
         if (c.mismatched()) {
-            assertThat(run.code).as("exit code for key types that do not pair; stderr: " + run.err).isEqualTo(2);
+            assertThat(run.code()).as("exit code for key types that do not pair; stderr: " + run.err()).isEqualTo(2);
             assertThat(c.output).doesNotExist();
             // The flags the message suggests must join those keys as text.
-            Matcher flags = SCHEMA_FLAGS.matcher(run.err);
-            assertThat(flags.find()).as("the schema flags in " + run.err).isTrue();
+            Matcher flags = SCHEMA_FLAGS.matcher(run.err());
+            assertThat(flags.find()).as("the schema flags in " + run.err()).isTrue();
             List<String> args = new ArrayList<>(c.args);
             args.addAll(List.of("--schema-left", flags.group(1), "--schema-right", flags.group(2)));
             Pairing[] asText = c.pairings.clone();
             Arrays.asList(asText).replaceAll(p -> p == null ? Pairing.VARCHAR : p);
             checkJoined(duck, c, run(c, args), asText);
         } else if (c.skipped > 0 && !c.skip) {
-            assertThat(run.code).as("exit code for a malformed record; stderr: " + run.err).isEqualTo(3);
-            assertThat(run.err).contains(c.firstError);
+            assertThat(run.code()).as("exit code for a malformed record; stderr: " + run.err()).isEqualTo(3);
+            assertThat(run.err()).contains(c.firstError);
             assertThat(c.output).doesNotExist();
         } else {
             checkJoined(duck, c, run, c.pairings);
         }
-    }
-
-    private record Run(int code, String err) {
     }
 
     /**
@@ -120,9 +105,7 @@ class CliDifferentialFuzzTest {
      */
     private static Run run(FuzzCase c, List<String> args) throws IOException, InterruptedException {
         Thread feeder = c.pipe == null ? null : feed(c.pipe, c.pipeData);
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(args.toArray(String[]::new), new PrintStream(OutputStream.nullOutputStream()),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        Run run = FuzzRuns.run(args);
         if (feeder != null) {
             // A FIFO the run never opened: opening it read-write (which never blocks) lets the feeder's open return
             // and its writes fail, so that it ends.
@@ -130,7 +113,6 @@ class CliDifferentialFuzzTest {
             feeder.join();
             Files.delete(c.pipe);
         }
-        String stderr = err.toString(StandardCharsets.UTF_8);
         try (Stream<Path> spill = Files.list(c.spillDir)) {
             assertThat(spill).as("spill directory after the run").isEmpty();
         }
@@ -138,8 +120,8 @@ class CliDifferentialFuzzTest {
             assertThat(files.map(p -> p.getFileName().toString()))
                     .as("files beside the output").allMatch(n -> n.matches("left.*|right.*|out.*|stats.json|spill"));
         }
-        assertThat(stderr).doesNotContain("\tat ");
-        return new Run(code, stderr);
+        assertThat(run.err()).doesNotContain("\tat ");
+        return run;
     }
 
     /** Makes the FIFO {@code pipe} and starts a thread writing {@code data} into it. */
@@ -161,25 +143,19 @@ class CliDifferentialFuzzTest {
     /** Asserts a run's success, its output against DuckDB's join with these pairings, and its stats. */
     private void checkJoined(Connection duck, FuzzCase c, Run run, Pairing[] pairings)
             throws IOException, SQLException {
-        assertThat(run.err).as("stderr (exit " + run.code + ")").isEmpty();
-        assertThat(run.code).isZero();
+        assertThat(run.err()).as("stderr (exit " + run.code() + ")").isEmpty();
+        assertThat(run.code()).isZero();
         List<List<String>> records = c.output.toString().endsWith(".parquet") ? parquet(duck, c.output)
-                : parse(c.output, c.delimiter);
+                : FuzzRuns.parseCsv(c.output, c.delimiter, StandardCharsets.UTF_8);
         assertThat(records).as("output records").isNotEmpty();
         assertThat(records.get(0)).as("output header").isEqualTo(c.outputHeader());
-        compare(records.subList(1, records.size()), expected(duck, c, pairings));
+        FuzzRuns.compare(records.subList(1, records.size()), expected(duck, c, pairings));
         String stats = Files.readString(c.stats);
-        assertThat(stat(stats, "rows_out")).as("rows_out in " + stats).isEqualTo(records.size() - 1);
-        assertThat(stat(stats, "rows_skipped")).as("rows_skipped in " + stats).isEqualTo(c.skipped);
-        coverage.merge("spilled", stat(stats, "partitions") > 0 ? 1 : 0, Integer::sum);
-        coverage.merge("re-partitioned", stat(stats, "max_recursion_depth") > 0 ? 1 : 0, Integer::sum);
-        coverage.merge("heavy hitters", stat(stats, "heavy_hitter_keys") > 0 ? 1 : 0, Integer::sum);
-    }
-
-    private static long stat(String json, String field) {
-        Matcher m = Pattern.compile("\"" + field + "\":\\s*(-?\\d+)").matcher(json);
-        assertThat(m.find()).as(field + " in " + json).isTrue();
-        return Long.parseLong(m.group(1));
+        assertThat(FuzzRuns.stat(stats, "rows_out")).as("rows_out in " + stats).isEqualTo(records.size() - 1);
+        assertThat(FuzzRuns.stat(stats, "rows_skipped")).as("rows_skipped in " + stats).isEqualTo(c.skipped);
+        coverage.merge("spilled", FuzzRuns.stat(stats, "partitions") > 0 ? 1 : 0, Integer::sum);
+        coverage.merge("re-partitioned", FuzzRuns.stat(stats, "max_recursion_depth") > 0 ? 1 : 0, Integer::sum);
+        coverage.merge("heavy hitters", FuzzRuns.stat(stats, "heavy_hitter_keys") > 0 ? 1 : 0, Integer::sum);
     }
 
     /** A Parquet output's header and rows, each value as text the way the CSV output writes it. */
@@ -231,18 +207,7 @@ class CliDifferentialFuzzTest {
                         + t + ") FROM r)";
             }
         };
-        List<List<String>> rows = new ArrayList<>();
-        try (Statement s = duck.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> row = new ArrayList<>(n);
-                for (int i = 1; i <= n; i++) {
-                    row.add(rs.getString(i));
-                }
-                rows.add(row);
-            }
-        }
-        return rows;
+        return FuzzRuns.rows(duck, sql);
     }
 
     /**
@@ -292,108 +257,5 @@ class CliDifferentialFuzzTest {
             s.append(c == 0 ? "" : ", ").append(table).append(".o").append(c);
         }
         return s.toString();
-    }
-
-    /** Asserts that both lists hold the same rows as often, showing a few of each side's extra rows. */
-    private static void compare(List<List<String>> actual, List<List<String>> expected) {
-        Map<List<String>, Integer> counts = new HashMap<>();
-        expected.forEach(row -> counts.merge(row, 1, Integer::sum));
-        actual.forEach(row -> counts.merge(row, -1, Integer::sum));
-        List<String> missing = new ArrayList<>();
-        List<String> unexpected = new ArrayList<>();
-        counts.forEach((row, n) -> {
-            if (n > 0 && missing.size() < SHOWN_ROWS) {
-                missing.add(n + " x " + show(row));
-            } else if (n < 0 && unexpected.size() < SHOWN_ROWS) {
-                unexpected.add(-n + " x " + show(row));
-            }
-        });
-        assertThat(missing.isEmpty() && unexpected.isEmpty() && actual.size() == expected.size())
-                .as("rows: spilljoin " + actual.size() + ", DuckDB " + expected.size() + "\n  missing "
-                        + missing + "\n  unexpected " + unexpected)
-                .isTrue();
-    }
-
-    private static String show(List<String> row) {
-        return row.stream().map(v -> v == null ? "NULL" : "'" + shortened(v).replace("\r", "\\r")
-                .replace("\n", "\\n") + "'").toList().toString();
-    }
-
-    private static String shortened(String value) {
-        return value.length() <= SHOWN_CHARS ? value
-                : value.substring(0, SHOWN_CHARS) + "… (" + value.length() + " characters)";
-    }
-
-    /**
-     * The records of spilljoin's CSV output, read as a stream by the README's rules for input (so that an unquoted
-     * line end shows): records end at LF, CR or CRLF; an unquoted empty field is NULL, {@code ""} the empty string.
-     */
-    private static List<List<String>> parse(Path file, char delimiter) throws IOException {
-        try (InputStream in = file.toString().endsWith(".gz")
-                ? new GZIPInputStream(Files.newInputStream(file)) : Files.newInputStream(file);
-             Reader text = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            List<List<String>> records = new ArrayList<>();
-            List<String> record = new ArrayList<>();
-            StringBuilder field = new StringBuilder();
-            boolean quoted = false;
-            int ch = text.read();
-            while (ch >= 0) {
-                if (ch == '"' && field.length() == 0 && !quoted) {
-                    quoted = true;
-                    while (true) {
-                        int q = text.read();
-                        assertThat(q).as("a quoted field closed before the end of the output").isNotNegative();
-                        if (q == '"') {
-                            ch = text.read();
-                            if (ch != '"') {
-                                break;
-                            }
-                        }
-                        field.append((char) q);
-                    }
-                    continue;
-                }
-                if (ch == delimiter || ch == '\n' || ch == '\r') {
-                    record.add(quoted || field.length() > 0 ? field.toString() : null);
-                    field.setLength(0);
-                    quoted = false;
-                    if (ch != delimiter) {
-                        records.add(record);
-                        record = new ArrayList<>();
-                    }
-                    int end = ch;
-                    ch = text.read();
-                    if (end == '\r' && ch == '\n') { // CRLF
-                        ch = text.read();
-                    }
-                } else {
-                    field.append((char) ch);
-                    ch = text.read();
-                }
-            }
-            assertThat(record).as("an output record without its line end").isEmpty();
-            return records;
-        }
-    }
-
-    private static String keep(Path caseDir) throws IOException {
-        if (KEEP == null) {
-            return "; -Dfuzz.keep=DIR keeps its files";
-        }
-        Path target = Files.createDirectories(Path.of(KEEP)).resolve(caseDir.getFileName() + "-" + System.nanoTime());
-        try (Stream<Path> files = Files.walk(caseDir)) {
-            for (Path p : files.toList()) {
-                Files.copy(p, target.resolve(caseDir.relativize(p).toString()));
-            }
-        }
-        return "; files kept in " + target;
-    }
-
-    private static void delete(Path path) throws IOException {
-        try (Stream<Path> files = Files.walk(path)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }

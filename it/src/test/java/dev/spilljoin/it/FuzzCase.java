@@ -9,10 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -193,19 +191,9 @@ final class FuzzCase {
         return Arrays.asList(pairings).contains(null);
     }
 
-    /** The output's column names (README "Output"): a name both sides have is prefixed with its side. */
+    /** The output's column names (README "Output"). */
     List<String> outputHeader() {
-        List<String> leftNames = names(left);
-        if (!type.equals("inner") && !type.equals("left") && !type.equals("right") && !type.equals("full")) {
-            return leftNames;
-        }
-        List<String> rightNames = names(right);
-        Set<String> shared = new LinkedHashSet<>(leftNames);
-        shared.retainAll(rightNames);
-        List<String> header = new ArrayList<>();
-        leftNames.forEach(n -> header.add(shared.contains(n) ? "left." + n : n));
-        rightNames.forEach(n -> header.add(shared.contains(n) ? "right." + n : n));
-        return header;
+        return FuzzRuns.outputHeader(type, names(left), names(right));
     }
 
     private List<String> names(FuzzInput input) {

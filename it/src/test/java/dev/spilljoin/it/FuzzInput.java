@@ -23,7 +23,8 @@ final class FuzzInput {
     /** Values of a key column: how its pool index is spelled (the inferred type follows from the spellings). */
     enum KeyStyle { BIGINT, WIDE_INTEGER, DOUBLE_OF_INTEGERS, DECIMAL, LEADING_ZEROS, BOOLEAN, TEXT, NULL_ONLY }
 
-    private static final String[] PIECES = {
+    /** Pieces of awkward text (delimiters, quotes, line ends, accents, emoji, NULL spellings). */
+    static final String[] PIECES = {
         "a", "Zq", "0", "01", "1.0", "-0", " ", "  lead", "trail  ", ",", ";", "|", "\t", "\"", "\"\"", "\n", "\r\n",
         "\r", "é", "e\u0301", "日本", "\uD83D\uDE00", "x\"y", "NULL", "\\N", "''",
     };
