@@ -66,28 +66,30 @@ class RowTooLargeTest {
     /**
      * On several workers each may hold such rows at once: the budget named is above the one refused, counts every
      * worker's rows, and joins them on that many workers (it had named the budget of one worker, below the one given).
+     * The rows are larger than the budget given, so that it is refused however the workers' turns fall (rows of a
+     * fifth of it joined there now and then, when no two workers held one at once).
      */
     @ParameterizedTest(name = "{0} workers")
     @ValueSource(ints = {2, 4, 8})
     void onSeveralWorkersTheBudgetNamedHoldsEveryWorkersRows(int threads, @TempDir Path spillRoot) {
         List<Object[]> rows = new ArrayList<>();
-        for (long k = 0; k < 24; k++) {
-            rows.add(new Object[] {k, String.valueOf((char) ('a' + k)).repeat(400_000)});
+        for (long k = 0; k < 16; k++) {
+            rows.add(new Object[] {k, String.valueOf((char) ('a' + k)).repeat(2_200_000)});
         }
         JoinConfig config = JoinConfig.builder().threads(threads).spillDirectory(spillRoot).build();
         long given = 2 << 20;
         RowTooLargeException refused;
         try (MemoryReservation root = MemoryReservation.root("given", given)) {
-            refused = catchThrowableOfType(() -> JoinRunner.run(spec(config, root), Rows.toBatches(WIDE, rows, 4),
-                    Rows.toBatches(WIDE, rows, 4), JoinRunner.Mode.ITERATOR, root), RowTooLargeException.class);
+            refused = catchThrowableOfType(() -> JoinRunner.run(spec(config, root), Rows.toBatches(WIDE, rows, 2),
+                    Rows.toBatches(WIDE, rows, 2), JoinRunner.Mode.ITERATOR, root), RowTooLargeException.class);
             JoinRunner.assertMemoryReleased(root);
         }
         assertThat(refused).as("refused at %d bytes on %d workers", given, threads).isNotNull();
         assertThat(refused.neededBudget()).isGreaterThan(given)
                 .isEqualTo(HashJoin.budgetForRow(config, refused.largestRowBytes()));
         try (MemoryReservation root = MemoryReservation.root("needed", refused.neededBudget())) {
-            JoinRunner.Result joined = JoinRunner.run(spec(config, root), Rows.toBatches(WIDE, rows, 4),
-                    Rows.toBatches(WIDE, rows, 4), JoinRunner.Mode.ITERATOR, root);
+            JoinRunner.Result joined = JoinRunner.run(spec(config, root), Rows.toBatches(WIDE, rows, 2),
+                    Rows.toBatches(WIDE, rows, 2), JoinRunner.Mode.ITERATOR, root);
             assertThat(joined.rows()).hasSize(rows.size());
             for (Object[] row : joined.rows()) {
                 assertThat(row[0]).isEqualTo(row[2]);
