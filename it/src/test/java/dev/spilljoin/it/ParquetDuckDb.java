@@ -27,11 +27,12 @@ final class ParquetDuckDb {
     private ParquetDuckDb() {
     }
 
-    /** An in-memory database on one thread, under 512 MB, its temporary files in {@code dir}/duck-tmp. */
+    /** An in-memory database on one thread, in UTC, under 512 MB, its temporary files in {@code dir}/duck-tmp. */
     static Connection open(Path dir) throws SQLException, IOException {
         Connection duck = DriverManager.getConnection("jdbc:duckdb:");
         try (Statement s = duck.createStatement()) {
             s.execute("SET threads = 1");
+            s.execute("SET TimeZone = 'UTC'"); // as spilljoin writes instants adjusted to UTC
             s.execute("SET memory_limit = '512MB'");
             s.execute("SET temp_directory = '" + Files.createDirectory(dir.resolve("duck-tmp")) + "'");
         } catch (SQLException e) {

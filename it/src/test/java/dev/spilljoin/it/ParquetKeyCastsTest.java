@@ -50,9 +50,6 @@ class ParquetKeyCastsTest {
     @BeforeEach
     void openDuckDb() throws SQLException, IOException {
         duck = ParquetDuckDb.open(dir);
-        try (Statement s = duck.createStatement()) {
-            s.execute("SET TimeZone = 'UTC'");
-        }
     }
 
     @AfterEach

@@ -58,9 +58,6 @@ class ParquetLogicalKeysTest {
     @BeforeEach
     void openDuckDb() throws SQLException, IOException {
         duck = ParquetDuckDb.open(dir);
-        try (Statement s = duck.createStatement()) {
-            s.execute("SET TimeZone = 'UTC'");
-        }
     }
 
     @AfterEach
