@@ -80,7 +80,7 @@ final class BatchRing {
     /** Consumer: gives a published batch back to the free ones. */
     void release(Batch batch) {
         long bytes = batch.dataBytes();
-        free.add(holdsLargeValues(batch) ? new Batch(schema, rows) : batch);
+        free.add(BatchSizing.holdsLargeValues(batch) ? new Batch(schema, rows) : batch);
         out.add(-bytes);
     }
 
@@ -91,16 +91,5 @@ final class BatchRing {
      */
     void consumerFailed() {
         out.receiverFailed();
-    }
-
-    /** Whether {@code batch} holds a value array a large row grew: it is given back rather than kept for reuse. */
-    static boolean holdsLargeValues(Batch batch) {
-        for (int c = 0; c < batch.columnCount(); c++) {
-            byte[] values = batch.column(c).bytes();
-            if (values != null && values.length > BatchSizing.MAX_KEPT_VALUE_BYTES) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -1,6 +1,7 @@
 package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.JoinConfig;
+import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.spill.ByteSize;
 import java.io.IOException;
 import java.io.InputStream;
@@ -96,6 +97,20 @@ final class BatchSizing {
      */
     static long ringOutBytes(int batchBytes) {
         return 2L * batchBytes;
+    }
+
+    /**
+     * Whether {@code batch} holds a value array a large row grew (more than {@value #MAX_KEPT_VALUE_BYTES} bytes): a
+     * batch given back is then replaced by a fresh one rather than kept for reuse.
+     */
+    static boolean holdsLargeValues(Batch batch) {
+        for (int c = 0; c < batch.columnCount(); c++) {
+            byte[] values = batch.column(c).bytes();
+            if (values != null && values.length > MAX_KEPT_VALUE_BYTES) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

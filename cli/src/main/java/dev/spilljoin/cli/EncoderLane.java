@@ -21,7 +21,7 @@ import java.util.concurrent.BlockingQueue;
  * exactly once ({@link #await}); at most {@value #COPIES} copies exist, so the writer waits when the lane is that
  * many batches behind (and the heap holds at most that many). The copies submitted and not yet encoded are bounded
  * by bytes too ({@link BytesOut}, {@code copyBytesLimit}), so that copies of rows of megabytes wait for the lane one
- * at a time, and a copy whose arrays such a row grew is dropped once encoded ({@link BatchRing#holdsLargeValues}),
+ * at a time, and a copy whose arrays such a row grew is dropped once encoded ({@link BatchSizing#holdsLargeValues}),
  * not kept for reuse. What the lane wrote
  * is visible to the writer once it took the task's result (the queues order it), and what the writer set up before
  * a submit is visible to the lane.
@@ -142,7 +142,7 @@ final class EncoderLane implements AutoCloseable {
                 } else {
                     long bytes = group.write(task);
                     long copyBytes = task.dataBytes(columns);
-                    free.add(BatchRing.holdsLargeValues(task) ? new Batch(task.schema(), 1) : task);
+                    free.add(BatchSizing.holdsLargeValues(task) ? new Batch(task.schema(), 1) : task);
                     copiesOut.add(-copyBytes);
                     results.add(bytes);
                 }

@@ -12,7 +12,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -37,10 +36,7 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Types;
 import org.xerial.snappy.Snappy;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -56,7 +52,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * one-line errors (exit 3, nothing left behind) for a truncated file, a nested column and a part file without the
  * key column.
  */
-class ParquetJoinTest {
+class ParquetJoinTest extends ParquetDuckDbTest {
     /** Left: 20,000 rows in row groups of 4,096: keys k (INT32, with NULLs) and tag, every supported type. */
     private static final String LEFT = "SELECT i AS id, (i % 997)::INTEGER AS k, 'tag' || (i % 3) AS tag,"
             + " CASE WHEN i % 11 = 0 THEN NULL ELSE 'name' || (i % 50) END AS dict_text,"
@@ -70,20 +66,6 @@ class ParquetJoinTest {
     /** Right: keys rk (INT64, compared with left's INT32 as BIGINT) and rtag; some keys match nothing. */
     private static final String RIGHT = "SELECT (i % 5000)::BIGINT AS rk, 'tag' || (i % 4) AS rtag,"
             + " CASE WHEN i % 5 = 0 THEN NULL ELSE i * 3 END AS rv, 'r' || i AS rname FROM range(30000) t(i)";
-
-    @TempDir
-    Path dir;
-    private Connection duck;
-
-    @BeforeEach
-    void openDuckDb() throws SQLException, IOException {
-        duck = ParquetDuckDb.open(dir);
-    }
-
-    @AfterEach
-    void closeDuckDb() throws SQLException {
-        duck.close();
-    }
 
     @ParameterizedTest(name = "{0} join, {1} compression, --work-mem {2}")
     @CsvSource({

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDateTime;
@@ -17,9 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -36,26 +32,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the largest of the coarser type, DuckDB's infinities where the type has them, and NULLs. Random draws: the seed is
  * printed, replay with {@code -Dseed=}; the spill directory must be left empty.
  */
-class ParquetKeyCastsTest {
+class ParquetKeyCastsTest extends ParquetDuckDbTest {
     private static final long SEED = Long.getLong("seed", System.nanoTime());
     /** Rows per input: enough that 1 MB spills. */
     private static final int ROWS = 30_000;
     /** Values per side: the left draws indices from [0, KEYS), the right from [KEYS / 5, KEYS * 6 / 5). */
     private static final int KEYS = 12_000;
-
-    @TempDir
-    Path dir;
-    private Connection duck;
-
-    @BeforeEach
-    void openDuckDb() throws SQLException, IOException {
-        duck = ParquetDuckDb.open(dir);
-    }
-
-    @AfterEach
-    void closeDuckDb() throws SQLException {
-        duck.close();
-    }
 
     /**
      * A pair of key types: the left's and the right's DuckDB type (written to Parquet by DuckDB), index i's value on

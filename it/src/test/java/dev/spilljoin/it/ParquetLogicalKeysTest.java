@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDate;
@@ -20,9 +19,6 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -43,27 +39,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * CSV key DuckDB reads as DOUBLE, this compares values, see {@link #columns}). The keys are drawn at random: the
  * seed is printed, replay with {@code -Dseed=}; the spill directory must be left empty.
  */
-class ParquetLogicalKeysTest {
+class ParquetLogicalKeysTest extends ParquetDuckDbTest {
     private static final long SEED = Long.getLong("seed", System.nanoTime());
     /** Rows per input: the build side of each pairing is more than 1 MB held, so that 1MB spills. */
     private static final int ROWS = 40_000;
     /** Key values per side: the left draws from [0, KEYS), the right from [KEYS / 5, KEYS * 6 / 5). */
     private static final int KEYS = 16_000;
     private static final long TWO_TO_32 = 1L << 32;
-
-    @TempDir
-    Path dir;
-    private Connection duck;
-
-    @BeforeEach
-    void openDuckDb() throws SQLException, IOException {
-        duck = ParquetDuckDb.open(dir);
-    }
-
-    @AfterEach
-    void closeDuckDb() throws SQLException {
-        duck.close();
-    }
 
     /** The values of a key column: index i's value as DuckDB casts text to it, and as a person may write it. */
     enum Domain {
