@@ -163,6 +163,30 @@ public final class RowArena implements AutoCloseable {
         other.currentUsed = 0;
     }
 
+    /**
+     * Forgets every row but keeps the first page, when it is a regular page, for the rows to come (the others are
+     * freed and their bytes returned): for an arena refilled and emptied batch after batch, which would otherwise
+     * allocate, zero and free a page per batch (a probe worker's staging arena: a tenth of a spilling probe pass).
+     */
+    public void rewind() {
+        if (pages.isEmpty() || used[0] > pageSize) {
+            clear();
+            return;
+        }
+        for (int p = 1; p < pages.size(); p++) {
+            pages.get(p).close();
+        }
+        long kept = pageSize;
+        reservation.shrink(reservedBytes - kept);
+        reservedBytes = kept;
+        pages.subList(1, pages.size()).clear();
+        currentPage = 0;
+        currentAddress = pages.get(0).address();
+        currentUsed = 0;
+        used[0] = 0;
+        rowCount = 0;
+    }
+
     /** Frees every page and returns its bytes; the arena can be used again. */
     public void clear() {
         for (NativePage page : pages) {

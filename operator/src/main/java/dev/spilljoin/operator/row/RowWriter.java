@@ -55,21 +55,34 @@ public final class RowWriter {
         int m = 0;
         int stop = n;
         long bytes = 0;
-        for (int i = from; i < n; i++) {
-            if (exclude != null && Bitmaps.isSet(exclude, i)) {
-                continue;
+        // The rows not excluded, a word of 64 at a time, each found by its bit: no branch per row on whether it is
+        // written (the probe pass spills rows of most partitions and keeps the others: such a branch mispredicted
+        // on every third row).
+        rows:
+        for (int w = from >>> 6, words = (n + 63) >>> 6; w < words; w++) {
+            int base = w << 6;
+            long include = exclude == null ? -1L : ~exclude[w];
+            if (base < from) {
+                include &= -1L << from;
             }
-            boolean nullKey = Bitmaps.isSet(nullKeys, i);
-            long address = arenas[partitionOfRow == null ? 0 : partitionOfRow[i]].tryAllocate(lengths[i]);
-            if (address == 0) {
-                stop = i;
-                break;
+            if (n - base < 64) {
+                include &= (1L << (n - base)) - 1;
             }
-            selected[m] = i;
-            addresses[m] = address;
-            bytes += lengths[i];
-            m++;
-            layout.writeHeader(address, lengths[i], keyLengths[i], hashes[i], nullKey);
+            while (include != 0) {
+                int i = base + Long.numberOfTrailingZeros(include);
+                include &= include - 1;
+                boolean nullKey = Bitmaps.isSet(nullKeys, i);
+                long address = arenas[partitionOfRow == null ? 0 : partitionOfRow[i]].tryAllocate(lengths[i]);
+                if (address == 0) {
+                    stop = i;
+                    break rows;
+                }
+                selected[m] = i;
+                addresses[m] = address;
+                bytes += lengths[i];
+                m++;
+                layout.writeHeader(address, lengths[i], keyLengths[i], hashes[i], nullKey);
+            }
         }
         written = m;
         writtenBytes = bytes;

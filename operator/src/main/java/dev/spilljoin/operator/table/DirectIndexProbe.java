@@ -166,6 +166,10 @@ public final class DirectIndexProbe implements TableProbe {
     }
 
     private boolean fillPairs(OutputWriter out) {
+        if (!marksBuild) {
+            pos = out.appendHits(refs, rowBytes, pos, n);
+            return pos == n;
+        }
         long[] r = refs;
         int[] bytes = rowBytes;
         for (; pos < n; pos++) {

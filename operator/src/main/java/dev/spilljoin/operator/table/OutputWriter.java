@@ -205,6 +205,44 @@ public final class OutputWriter {
         pendingBytes += probeBytes;
     }
 
+    /**
+     * Appends a pair (probe row {@code i}, build row {@code refs[i]}) for each row {@code i} of {@code [from, to)}
+     * whose ref is not 0 (0: no match, no row) while there is room, as {@link #append} after {@link #room()} would;
+     * returns the first row not looked at ({@code to} when every one was). Branch-free per row: every row is written
+     * at the next pending index, which only a hit advances (when a spilled probe pass keeps a third of the rows, a
+     * branch on each row's ref mispredicted on every third row). The bytes are bounded as {@link #room()} bounds them:
+     * a row is looked at only while the pending rows' bytes, their unsized build rows counted at the table's bound, stay
+     * below the limit; at the bound {@link #room()} sizes them and says whether more fit.
+     */
+    public int appendHits(long[] refs, int[] probeBytes, int from, int to) {
+        int i = from;
+        while (i < to) {
+            int room = room();
+            if (room == 0) {
+                return i;
+            }
+            long perRow = countsBuildRows ? maxBuildRowBytes : 0;
+            long free = byteLimit - materialized.bytes - pendingBytes - (pending - sizedBuildRows) * perRow;
+            int p = pending;
+            int end = p + room;
+            long probeSum = 0;
+            long bound = 0;
+            for (; i < to && p < end && bound < free; i++) {
+                long ref = refs[i];
+                probeRows[p] = i;
+                buildRows[p] = ref;
+                int hit = ref != 0 ? 1 : 0;
+                long added = probeBytes[i] & -hit;
+                probeSum += added;
+                bound += added + (perRow & -hit);
+                p += hit;
+            }
+            pending = p;
+            pendingBytes += probeSum;
+        }
+        return i;
+    }
+
     /** Copies the pending rows into the result batch; {@code probe} is the batch the probe indexes refer to. */
     public void materialize(Batch probe) {
         if (pending == 0) {

@@ -37,6 +37,75 @@ class OutputWriterTest {
         long seed = Long.getLong("seed", System.nanoTime());
         System.out.println("OutputWriterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
         SplittableRandom random = new SplittableRandom(seed);
+        withTables(random, (direct, hashed, hashedRefs) -> {
+            int rows = hashedRefs.length;
+            for (long byteLimit : new long[] {1, 200, 1000, 5000, 1 << 20}) {
+                int[] order = random.ints(6000, 0, rows).toArray();
+                long[] directRefs = new long[order.length];
+                long[] refs = new long[order.length];
+                for (int j = 0; j < order.length; j++) {
+                    directRefs[j] = order[j] + 1;
+                    refs[j] = hashedRefs[order[j]];
+                }
+                boolean[] materializeAfter = new boolean[order.length];
+                for (int j = 0; j < order.length; j++) {
+                    materializeAfter[j] = random.nextInt(50) == 0;
+                }
+                assertThat(batches(direct, directRefs, materializeAfter, byteLimit))
+                        .as("direct table, limit %d", byteLimit)
+                        .isEqualTo(modelBatches(direct, directRefs, null, materializeAfter, byteLimit));
+                assertThat(batches(hashed, refs, materializeAfter, byteLimit))
+                        .as("hash table, limit %d", byteLimit)
+                        .isEqualTo(modelBatches(hashed, refs, null, materializeAfter, byteLimit));
+            }
+        });
+    }
+
+    /**
+     * {@link OutputWriter#appendHits} (a probe batch's refs, 0 for a row without a match, each row with bytes of its
+     * own) cuts the batches that appending each hit after asking {@link OutputWriter#room()} would cut.
+     */
+    @Test
+    void appendsTheHitsOfAProbeBatchIntoTheBatchesThatOneAppendAtATimeWouldMake() {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("OutputWriterTest hits seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        withTables(random, (direct, hashed, hashedRefs) -> {
+            int rows = hashedRefs.length;
+            for (long byteLimit : new long[] {1, 200, 1000, 5000, 1 << 20}) {
+                int n = 6000;
+                long[] directRefs = new long[n];
+                long[] refs = new long[n];
+                int[] probeBytes = new int[n];
+                double hits = random.nextDouble();
+                for (int i = 0; i < n; i++) {
+                    if (random.nextDouble() < hits) {
+                        int row = random.nextInt(rows);
+                        directRefs[i] = row + 1;
+                        refs[i] = hashedRefs[row];
+                    }
+                    probeBytes[i] = random.nextInt(4) == 0 ? random.nextInt(400) : 0;
+                }
+                assertThat(hitBatches(direct, directRefs, probeBytes, byteLimit))
+                        .as("direct table, limit %d", byteLimit)
+                        .isEqualTo(modelBatches(direct, directRefs, probeBytes, new boolean[n], byteLimit));
+                assertThat(hitBatches(hashed, refs, probeBytes, byteLimit))
+                        .as("hash table, limit %d", byteLimit)
+                        .isEqualTo(modelBatches(hashed, refs, probeBytes, new boolean[n], byteLimit));
+            }
+        });
+    }
+
+    /** What a test does with the two tables over the same 2,000 rows: the hash table's refs by key. */
+    private interface TablesTest {
+        void run(DirectIndexTable direct, UnchainedTable hashed, long[] hashedRefs);
+    }
+
+    /**
+     * Builds a direct-index table and a hash table over the same rows of keys 0..1999 with text of varied length
+     * (NULLs, short, and a few hundred bytes) and runs {@code test} on them.
+     */
+    private static void withTables(SplittableRandom random, TablesTest test) {
         int rows = 2000;
         List<Object[]> values = new ArrayList<>();
         for (int i = 0; i < rows; i++) {
@@ -62,29 +131,32 @@ class OutputWriterTest {
             for (long row = hashed.firstRow(); row < hashed.endOfRows(); row += hashed.rowBytes(row)) {
                 hashedRefs[(int) keyOf(hashed, row)] = row;
             }
-            for (long byteLimit : new long[] {1, 200, 1000, 5000, 1 << 20}) {
-                int[] order = random.ints(6000, 0, rows).toArray();
-                long[] directRefs = new long[order.length];
-                long[] refs = new long[order.length];
-                for (int j = 0; j < order.length; j++) {
-                    directRefs[j] = order[j] + 1;
-                    refs[j] = hashedRefs[order[j]];
-                }
-                boolean[] materializeAfter = new boolean[order.length];
-                for (int j = 0; j < order.length; j++) {
-                    materializeAfter[j] = random.nextInt(50) == 0;
-                }
-                assertThat(batches(direct, directRefs, materializeAfter, byteLimit))
-                        .as("direct table, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(direct, directRefs, materializeAfter, byteLimit));
-                assertThat(batches(hashed, refs, materializeAfter, byteLimit))
-                        .as("hash table, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(hashed, refs, materializeAfter, byteLimit));
-            }
+            test.run(direct, hashed, hashedRefs);
             direct.close();
             hashed.close();
             arena.close();
         }
+    }
+
+    /** The rows of each non-empty batch the writer hands out (keys), appending the hits of {@code refs}. */
+    private static List<List<Long>> hitBatches(BuildRowReader table, long[] refs, int[] probeBytes, long byteLimit) {
+        OutputWriter out = new OutputWriter(BUILD, PROJECTION, Side.RIGHT, LAYOUT, CAPACITY, byteLimit);
+        List<List<Long>> batches = new ArrayList<>();
+        int i = 0;
+        while (true) {
+            out.readBuildRowsFrom(table);
+            i = out.appendHits(refs, probeBytes, i, refs.length);
+            out.materialize(null);
+            if (i == refs.length) {
+                break;
+            }
+            assertThat(out.isFull()).as("appendHits stops before the last row only at a full batch").isTrue();
+            batches.add(keys(out.batch()));
+            out.clear();
+        }
+        batches.add(keys(out.batch()));
+        batches.removeIf(List::isEmpty);
+        return batches;
     }
 
     /** The rows of each batch the writer hands out (keys), appending {@code refs} in order. */
@@ -114,25 +186,35 @@ class OutputWriterTest {
         return batches;
     }
 
-    /** The same batches as {@link #batches}, from a model that sizes each build row when it is appended. */
-    private static List<List<Long>> modelBatches(BuildRowReader table, long[] refs, boolean[] materializeAfter,
-                                                 long byteLimit) {
+    /**
+     * The same batches as {@link #batches} (or {@link #hitBatches}, given {@code probeBytes}: refs of 0 add no row,
+     * empty batches left out), from a model that sizes each build row when it is appended.
+     */
+    private static List<List<Long>> modelBatches(BuildRowReader table, long[] refs, int[] probeBytes,
+                                                 boolean[] materializeAfter, long byteLimit) {
         List<List<Long>> batches = new ArrayList<>();
         List<Long> batch = new ArrayList<>();
         long bytes = 0;
         int j = 0;
         while (j < refs.length) {
+            if (probeBytes != null && refs[j] == 0) {
+                j++;
+                continue;
+            }
             if (bytes >= byteLimit || batch.size() == CAPACITY) {
                 batches.add(batch);
                 batch = new ArrayList<>();
                 bytes = 0;
                 continue;
             }
-            bytes += table.rowBytes(refs[j]);
+            bytes += table.rowBytes(refs[j]) + (probeBytes == null ? 0 : probeBytes[j]);
             batch.add(keyOf(table, refs[j]));
             j++;
         }
         batches.add(batch);
+        if (probeBytes != null) {
+            batches.removeIf(List::isEmpty);
+        }
         return batches;
     }
 
