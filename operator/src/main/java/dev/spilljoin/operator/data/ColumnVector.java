@@ -103,6 +103,40 @@ public final class ColumnVector {
         }
     }
 
+    /**
+     * Writes rows {@code [from, from + count)} of {@code source} (of the same type) as rows {@code [at, at + count)}
+     * of this vector, values and NULLs, each kind in one array copy (the variable-width offsets shifted one by one):
+     * for a run of consecutive rows. Variable-width rows are written in order, so {@code at} must be the next row.
+     */
+    public void copyRows(ColumnVector source, int from, int count, int at) {
+        switch (type) {
+            case BIGINT -> System.arraycopy(source.longs, from, longs, at, count);
+            case INTEGER -> System.arraycopy(source.ints, from, ints, at, count);
+            case DOUBLE -> System.arraycopy(source.doubles, from, doubles, at, count);
+            case BOOLEAN -> System.arraycopy(source.booleans, from, booleans, at, count);
+            case VARCHAR, VARBINARY -> {
+                int[] sourceOffsets = source.offsets;
+                int first = sourceOffsets[from];
+                int length = sourceOffsets[from + count] - first;
+                int start = offsets[at];
+                ensureByteCapacity(start + length);
+                System.arraycopy(source.bytes, first, bytes, start, length);
+                int shift = start - first;
+                for (int k = 1; k <= count; k++) {
+                    offsets[at + k] = sourceOffsets[from + k] + shift;
+                }
+            }
+        }
+        if (source.mayHaveNulls) {
+            for (int k = 0; k < count; k++) {
+                if (source.isNull(from + k)) {
+                    Bitmaps.set(nulls, at + k);
+                    mayHaveNulls = true;
+                }
+            }
+        }
+    }
+
     public boolean mayHaveNulls() {
         return mayHaveNulls;
     }

@@ -250,10 +250,11 @@ public final class OutputWriter {
         }
         int start = out.rowCount();
         gatherScratch.newRows();
+        boolean probeRun = isRun(probeRows, pending);
         for (int c : fillOrder) {
             ColumnVector target = out.column(c);
             if (fromProbe[c]) {
-                copyProbeColumn(probe, sourceColumn[c], target, start);
+                copyProbeColumn(probe, sourceColumn[c], target, start, probeRun);
             } else {
                 gatherBuildColumn(buildField[c], target, start);
             }
@@ -283,7 +284,8 @@ public final class OutputWriter {
         }
     }
 
-    private void copyProbeColumn(Batch probe, int column, ColumnVector target, int start) {
+    /** The pending rows' values of probe column {@code column}; {@code run}: they are consecutive probe rows. */
+    private void copyProbeColumn(Batch probe, int column, ColumnVector target, int start, boolean run) {
         int n = pending;
         int[] rows = probeRows;
         if (probe == null) {
@@ -293,6 +295,10 @@ public final class OutputWriter {
             return;
         }
         ColumnVector src = probe.column(column);
+        if (run) {
+            target.copyRows(src, rows[0], n, start);
+            return;
+        }
         boolean nulls = src.mayHaveNulls();
         switch (src.type()) {
             case BIGINT -> {
@@ -352,6 +358,20 @@ public final class OutputWriter {
                 }
             }
         }
+    }
+
+    /**
+     * Whether the first {@code n} probe rows are consecutive rows of the probe batch (no -1): then their values are
+     * copied as one run ({@link ColumnVector#copyRows}), as when every probe row matched one build row (a join on a
+     * unique key), instead of value by value.
+     */
+    private static boolean isRun(int[] rows, int n) {
+        int first = rows[0];
+        boolean run = first >= 0;
+        for (int j = 1; j < n; j++) {
+            run &= rows[j] == first + j;
+        }
+        return run;
     }
 
     /**

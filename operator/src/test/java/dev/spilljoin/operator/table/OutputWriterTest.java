@@ -3,6 +3,7 @@ package dev.spilljoin.operator.table;
 import dev.spilljoin.operator.ColumnRef;
 import dev.spilljoin.operator.Side;
 import dev.spilljoin.operator.data.Batch;
+import dev.spilljoin.operator.data.BatchBuilder;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
@@ -94,6 +95,73 @@ class OutputWriterTest {
                         .isEqualTo(modelBatches(hashed, refs, probeBytes, new boolean[n], byteLimit));
             }
         });
+    }
+
+    /**
+     * Probe columns of every type, with NULLs, are copied into the result batch value for value whether the pending
+     * rows are one run of consecutive probe rows (copied as a run) or not, several materializations into one batch.
+     */
+    @Test
+    void copiesProbeValuesAlikeWhetherThePendingRowsAreARunOrNot() {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("OutputWriterTest probe seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom random = new SplittableRandom(seed);
+        Schema probeSchema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("s", ColumnType.VARCHAR),
+                Column.of("i", ColumnType.INTEGER), Column.of("d", ColumnType.DOUBLE), Column.of("b", ColumnType.BOOLEAN));
+        List<ColumnRef> projection = new ArrayList<>();
+        for (int c = 0; c < probeSchema.size(); c++) {
+            projection.add(new ColumnRef(Side.LEFT, c));
+        }
+        int n = 300;
+        BatchBuilder builder = new BatchBuilder(probeSchema, n);
+        for (int i = 0; i < n; i++) {
+            boolean nulls = random.nextInt(8) == 0;
+            builder.addRow(nulls ? null : (long) i, nulls ? null : "v" + "w".repeat(random.nextInt(30)) + i,
+                    nulls ? null : -i, nulls ? null : i / 4.0, nulls ? null : i % 3 == 0);
+        }
+        Batch probe = builder.build().get(0);
+        for (int round = 0; round < 50; round++) {
+            OutputWriter out = new OutputWriter(probeSchema, projection, Side.RIGHT, LAYOUT, 1024, 1 << 30);
+            List<Integer> expected = new ArrayList<>();
+            for (int chunk = 0; chunk < 3; chunk++) {
+                int m = 1 + random.nextInt(100);
+                int first = random.nextInt(n - m + 1);
+                boolean run = random.nextBoolean();
+                for (int j = 0; j < m; j++) {
+                    int row = run ? first + j : random.nextInt(n);
+                    out.append(row, 0, 0);
+                    expected.add(row);
+                }
+                out.materialize(probe);
+            }
+            Batch result = out.batch();
+            assertThat(result.rowCount()).isEqualTo(expected.size());
+            for (int r = 0; r < expected.size(); r++) {
+                int row = expected.get(r);
+                for (int c = 0; c < probeSchema.size(); c++) {
+                    ColumnVector from = probe.column(c);
+                    ColumnVector to = result.column(c);
+                    assertThat(to.isNull(r)).as("round %d row %d column %d NULL", round, r, c).isEqualTo(from.isNull(row));
+                    if (!from.isNull(row)) {
+                        Object value = switch (from.type()) {
+                            case BIGINT -> from.getLong(row);
+                            case VARCHAR -> from.getString(row);
+                            case INTEGER -> from.getInt(row);
+                            case DOUBLE -> from.getDouble(row);
+                            default -> from.getBoolean(row);
+                        };
+                        Object copied = switch (to.type()) {
+                            case BIGINT -> to.getLong(r);
+                            case VARCHAR -> to.getString(r);
+                            case INTEGER -> to.getInt(r);
+                            case DOUBLE -> to.getDouble(r);
+                            default -> to.getBoolean(r);
+                        };
+                        assertThat(copied).as("round %d row %d column %d", round, r, c).isEqualTo(value);
+                    }
+                }
+            }
+        }
     }
 
     /** What a test does with the two tables over the same 2,000 rows: the hash table's refs by key. */
