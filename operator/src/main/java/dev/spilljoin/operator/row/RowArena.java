@@ -11,8 +11,9 @@ import java.util.List;
 /**
  * Off-heap pages holding serialized rows back to back (see {@link RowLayout}: rows with a variable-width key padded
  * to 8 bytes, others unpadded). Rows never span
- * pages; a row larger than the page size gets a page of its own. Rows stay at their address until {@link #clear()}
- * or {@link #close()}.
+ * pages; a row larger than the page size gets a page of its own. Rows stay at their address until {@link #clear()},
+ * {@link #rewind()} or {@link #close()}. A page is zeroed when allocated, not when {@link #rewind()} keeps it: rows
+ * written there afterwards must write every byte they are read by (as {@link RowWriter} does; padding aside).
  *
  * <p>Memory: each page is reserved ({@code tryGrow}) before it is allocated; a refusal makes {@link #tryAllocate}
  * return 0 and changes nothing (the caller decides: fail, or spill). {@link #close()} frees every page and returns

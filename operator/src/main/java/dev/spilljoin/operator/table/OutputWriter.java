@@ -38,7 +38,8 @@ import java.util.stream.IntStream;
  * limit (the usual case) sizes each build row once, after its values were loaded, instead of loading a row of the
  * table (a cache miss with a direct-index table) per append.
  *
- * <p>Protocol: the producer {@link #append}s while {@link #room()} &gt; 0 and calls {@link #materialize} before the
+ * <p>Protocol: the producer {@link #append}s while {@link #room()} &gt; 0 (or appends a probe batch's hits with
+ * {@link #appendHits}, which asks {@link #room()} itself) and calls {@link #materialize} before the
  * probe batch it references goes away; when {@link #isFull()} (or at the end) the batch from {@link #batch()} is
  * handed out, then {@link #clear()}ed for reuse.
  */
