@@ -222,7 +222,7 @@ final class ColumnChunkWriter {
     private void writeBinary(Binary value) {
         definitionLevels.writeInteger(defined);
         values.writeBytes(value);
-        statistics.updateStats(value);
+        bounds.update(statistics, value);
         sizes.add(0, defined, value);
         geospatial.update(value);
     }
