@@ -54,14 +54,21 @@ import org.apache.parquet.schema.Types;
  * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and {@value EncoderLane#LAG}
  * batches, plus one open page per column, each group's compressor's two page buffers and each lane's
  * {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold rows of megabytes: the copies a lane
- * has not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}); the page and row-group buffers are reused ({@link RecyclingAllocator}s,
- * which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds about the same buffers from
- * the first row group to the last. The stream is written front to back (no seek), so it may be a pipe.
+ * has not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}); the
+ * page and row-group buffers are reused ({@link RecyclingAllocator}s, which keep at most twice
+ * {@link #ROW_GROUP_BYTES} free between them, none larger than {@link #MAX_KEPT_BUFFER_BYTES}), so the heap holds
+ * about the same buffers from the first row group to the last. The stream is written front to back (no seek), so it may be a pipe.
  */
 final class ParquetResultWriter implements ResultWriter {
     /** The buffered row group's size at which it is written out (compressed pages plus the open ones). */
     static final long ROW_GROUP_BYTES = 16L << 20;
     private static final int PAGE_BYTES = 1 << 20;
+    /**
+     * The largest buffer (a page's slab or compressed bytes) kept for the next page: twice a page's target, above
+     * what ordinary pages grow theirs to, so that only pages of values of megabytes give theirs back to the garbage
+     * collector.
+     */
+    static final int MAX_KEPT_BUFFER_BYTES = 2 * PAGE_BYTES;
     private static final int COLUMN_INDEX_TRUNCATE_BYTES = 64;
 
     private final ColumnChunk[] columns;
@@ -336,7 +343,7 @@ final class ParquetResultWriter implements ResultWriter {
         final ParquetProperties plain;
 
         EncoderBuffers(CompressionCodecName codec, long maxFreeBytes) {
-            this.buffers = new RecyclingAllocator(maxFreeBytes);
+            this.buffers = new RecyclingAllocator(maxFreeBytes, MAX_KEPT_BUFFER_BYTES);
             this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
             this.dictionaryFirst = properties(true);
             this.plain = properties(false);
