@@ -52,21 +52,24 @@ import org.apache.parquet.schema.Types;
  * in, so the file is the same byte for byte on any number of threads.
  *
  * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and {@value EncoderLane#LAG}
- * batches, plus one open page per column, each group's compressor's two page buffers and each lane's
- * {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold rows of megabytes: the copies a lane
- * has not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}); the
- * page and row-group buffers are reused ({@link RecyclingAllocator}s, which keep at most twice
- * {@link #ROW_GROUP_BYTES} free between them, none larger than {@link #MAX_KEPT_BUFFER_BYTES}), so the heap holds
- * about the same buffers from the first row group to the last. The stream is written front to back (no seek), so it may be a pipe.
+ * batches, plus one open page per column, each group's page array and compressor output array ({@link PageBytes},
+ * {@link ParquetCodecs}), and each lane's {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold
+ * rows of megabytes: the copies a lane has not encoded yet are bounded by twice the largest result batch's target,
+ * {@link BatchSizing#ringOutBytes}). The page and row-group buffers are reused ({@link RecyclingAllocator}s, which
+ * keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds about the same buffers from the
+ * first row group to the last; but none larger than {@link #MAX_KEPT_BUFFER_BYTES}, which only a page of a value of
+ * megabytes grows (a slab, a page array, a compressed page, an output array): it is let go once its page is out, so
+ * that such values leave no buffers of their size behind. A page's statistics hold no copy of such a value either
+ * ({@link PageBounds#update}). The stream is written front to back (no seek), so it may be a pipe.
  */
 final class ParquetResultWriter implements ResultWriter {
     /** The buffered row group's size at which it is written out (compressed pages plus the open ones). */
     static final long ROW_GROUP_BYTES = 16L << 20;
     private static final int PAGE_BYTES = 1 << 20;
     /**
-     * The largest buffer (a page's slab or compressed bytes) kept for the next page: twice a page's target, above
-     * what ordinary pages grow theirs to, so that only pages of values of megabytes give theirs back to the garbage
-     * collector.
+     * The largest buffer (a page's slab or compressed bytes, a compressor's array) kept for the next page: twice a
+     * page's target, above what ordinary pages grow theirs to, so that only pages of values of megabytes give theirs
+     * back to the garbage collector.
      */
     static final int MAX_KEPT_BUFFER_BYTES = 2 * PAGE_BYTES;
     private static final int COLUMN_INDEX_TRUNCATE_BYTES = 64;
@@ -263,6 +266,21 @@ final class ParquetResultWriter implements ResultWriter {
         return columns[c].dictionary;
     }
 
+    /**
+     * The largest buffer any column group keeps for its next pages (a free array of its allocator, its compressor's
+     * output array, its page array), for tests: after {@link #finish()}, when the lanes no longer touch theirs.
+     */
+    int largestKeptBuffer() {
+        int largest = 0;
+        for (int[] group : groupColumns) {
+            EncoderBuffers encoder = columns[group[0]].encoder;
+            largest = Math.max(largest, encoder.buffers.largestFreeArray());
+            largest = Math.max(largest, ((ParquetCodecs.PageCompressor) encoder.compressor).keptBytes());
+            largest = Math.max(largest, encoder.assembled == null ? 0 : encoder.assembled.keptBytes());
+        }
+        return largest;
+    }
+
     /** Encodes group {@code g}'s columns of {@code batch}; returns the group's buffered bytes after it. */
     private long writeGroup(int g, Batch batch) throws IOException {
         int rows = batch.rowCount();
@@ -339,12 +357,15 @@ final class ParquetResultWriter implements ResultWriter {
     private static final class EncoderBuffers {
         final RecyclingAllocator buffers;
         final BytesInputCompressor compressor;
+        /** Where the group's pages are assembled before they are compressed; null when they are not compressed. */
+        final PageBytes assembled;
         final ParquetProperties dictionaryFirst;
         final ParquetProperties plain;
 
         EncoderBuffers(CompressionCodecName codec, long maxFreeBytes) {
             this.buffers = new RecyclingAllocator(maxFreeBytes, MAX_KEPT_BUFFER_BYTES);
             this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
+            this.assembled = codec == CompressionCodecName.UNCOMPRESSED ? null : new PageBytes(MAX_KEPT_BUFFER_BYTES);
             this.dictionaryFirst = properties(true);
             this.plain = properties(false);
         }
@@ -378,7 +399,7 @@ final class ParquetResultWriter implements ResultWriter {
             pages = new ColumnChunkPageWriteStore(encoder.compressor, schema, encoder.buffers,
                     COLUMN_INDEX_TRUNCATE_BYTES);
             chunk = new ColumnChunkWriter(descriptor, pages.getPageWriter(descriptor),
-                    dictionary ? encoder.dictionaryFirst : encoder.plain);
+                    dictionary ? encoder.dictionaryFirst : encoder.plain, encoder.assembled);
         }
     }
 

@@ -81,6 +81,15 @@ final class RecyclingAllocator implements ByteBufferAllocator {
         return freeBytes;
     }
 
+    /** The size of the largest free array (0 with none), for tests. */
+    int largestFreeArray() {
+        int largest = 0;
+        for (Map.Entry<Integer, ArrayDeque<byte[]>> arrays : free.entrySet()) {
+            largest = arrays.getValue().isEmpty() ? largest : Math.max(largest, arrays.getKey());
+        }
+        return largest;
+    }
+
     static int sizeClass(int size) {
         if (size <= LINEAR_FROM) {
             return Math.max(16, Integer.highestOneBit(Math.max(1, size - 1)) << 1);
