@@ -54,8 +54,8 @@ import org.apache.parquet.schema.Types;
  * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and {@value EncoderLane#LAG}
  * batches, plus one open page per column, each group's page array and compressor output array ({@link PageBytes},
  * {@link ParquetCodecs}), and each lane's {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold
- * rows of megabytes: the copies a lane has not encoded yet are bounded by twice the largest result batch's target,
- * {@link BatchSizing#ringOutBytes}). The page and row-group buffers are reused ({@link RecyclingAllocator}s, which
+ * long rows: the copies a lane has not encoded yet are bounded by twice the largest result batch's target,
+ * {@link BatchSizing#ringOutBytes}; a batch of rows of megabytes is lent to the lanes, not copied). The page and row-group buffers are reused ({@link RecyclingAllocator}s, which
  * keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds about the same buffers from the
  * first row group to the last; but none larger than {@link #MAX_KEPT_BUFFER_BYTES}, which only a page of a value of
  * megabytes grows (a slab, a page array, a compressed page, an output array): it is let go once its page is out, so
@@ -212,21 +212,31 @@ final class ParquetResultWriter implements ResultWriter {
     }
 
     /**
-     * Hands the lanes copies of their columns of {@code batch}, encodes group 0's columns, and ends the row group
-     * after {@code batch} when the buffered bytes after the batch {@value EncoderLane#LAG} before it, in the same row
-     * group, reached {@link #ROW_GROUP_BYTES}: a rule every thread count applies alike, which lets a lane be that
-     * many batches behind.
+     * Hands the lanes copies of their columns of {@code batch} (or, when it holds rows of megabytes, lends it to them
+     * and waits for them once group 0 is encoded: no copy of such rows), encodes group 0's columns, and ends the row
+     * group after {@code batch} when the buffered bytes after the batch {@value EncoderLane#LAG} before it, in the
+     * same row group, reached {@link #ROW_GROUP_BYTES}: a rule every thread count applies alike, which lets a lane be
+     * that many batches behind.
      */
     @Override
     public void write(Batch batch) throws IOException {
         if (batch.rowCount() == 0) {
             return;
         }
-        for (int g = 1; g < groupColumns.length; g++) {
-            EncoderLane lane = lanes[g - 1];
-            lane.submit(lane.copyOf(batch));
+        boolean lend = lanes.length > 0 && BatchSizing.holdsLargeValues(batch);
+        for (EncoderLane lane : lanes) {
+            if (lend) {
+                lane.lend(batch);
+            } else {
+                lane.submit(lane.copyOf(batch));
+            }
         }
         ownBytesAfter[groupBatches % ownBytesAfter.length] = writeGroup(0, batch);
+        if (lend) {
+            for (EncoderLane lane : lanes) {
+                lane.awaitLent();
+            }
+        }
         groupBatches++;
         groupRows += batch.rowCount();
         rowsWritten += batch.rowCount();
