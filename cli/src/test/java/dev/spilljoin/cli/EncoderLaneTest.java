@@ -23,21 +23,7 @@ class EncoderLaneTest {
     @Test
     void theWriterWaitsForTheLaneOnlyWhileItsCopiesHoldTheirByteBound() throws Exception {
         CountDownLatch encode = new CountDownLatch(1);
-        EncoderLane lane = new EncoderLane("spilljoin-parquet-test", new EncoderLane.Group() {
-            @Override
-            public long write(Batch batch) throws java.io.IOException {
-                try {
-                    encode.await();
-                } catch (InterruptedException e) {
-                    throw new java.io.InterruptedIOException();
-                }
-                return 0;
-            }
-
-            @Override
-            public void finishRowGroup() {
-            }
-        }, COLUMNS, 1000);
+        EncoderLane lane = lane(encode, new java.util.concurrent.CopyOnWriteArrayList<>());
         try {
             Batch small = batch(100);
             lane.submit(lane.copyOf(small));
@@ -64,22 +50,7 @@ class EncoderLaneTest {
     void aLentBatchIsEncodedInPlaceAndTheWriterWaitsUntilItIs() throws Exception {
         CountDownLatch encode = new CountDownLatch(1);
         java.util.List<Batch> encoded = new java.util.concurrent.CopyOnWriteArrayList<>();
-        EncoderLane lane = new EncoderLane("spilljoin-parquet-test", new EncoderLane.Group() {
-            @Override
-            public long write(Batch batch) throws java.io.IOException {
-                try {
-                    encode.await();
-                } catch (InterruptedException e) {
-                    throw new java.io.InterruptedIOException();
-                }
-                encoded.add(batch);
-                return 0;
-            }
-
-            @Override
-            public void finishRowGroup() {
-            }
-        }, COLUMNS, 1000);
+        EncoderLane lane = lane(encode, encoded);
         try {
             Batch copy = lane.copyOf(batch(100));
             lane.submit(copy);
@@ -106,6 +77,29 @@ class EncoderLaneTest {
         } finally {
             lane.close();
         }
+    }
+
+    /**
+     * A lane whose copies hold their byte bound at 1,000 bytes and whose group, once {@code encode} is open, adds each
+     * batch it encodes to {@code encoded}.
+     */
+    private static EncoderLane lane(CountDownLatch encode, java.util.List<Batch> encoded) {
+        return new EncoderLane("spilljoin-parquet-test", new EncoderLane.Group() {
+            @Override
+            public long write(Batch batch) throws java.io.IOException {
+                try {
+                    encode.await();
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                }
+                encoded.add(batch);
+                return 0;
+            }
+
+            @Override
+            public void finishRowGroup() {
+            }
+        }, COLUMNS, 1000);
     }
 
     /** A batch of one value of {@code bytes} bytes. */
