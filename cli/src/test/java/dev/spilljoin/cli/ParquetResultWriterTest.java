@@ -453,6 +453,47 @@ class ParquetResultWriterTest {
         }
     }
 
+    /**
+     * Rows of megabytes that do not compress end their row group within {@link ParquetResultWriter#ROW_GROUP_BYTES}
+     * and one batch, on two threads as on one (the rule counts the data bytes of the batches a lane may still be
+     * encoding), where {@value EncoderLane#LAG} such batches beyond the bytes known used to be buffered too.
+     */
+    @Test
+    void aRowGroupOfRowsOfMegabytesEndsWithinItsBytesAndOneBatch() throws Exception {
+        int rows = 24;
+        int valueBytes = 3_000_000;
+        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)));
+        byte[] value = new byte[valueBytes];
+        new java.util.SplittableRandom(7).nextBytes(value);
+        Batch batch = new Batch(schema, 1);
+        for (int threads = 1; threads <= 2; threads++) {
+            Path file = dir.resolve("large-rows-" + threads + ".parquet");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+                ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"k", "v"},
+                        new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
+                        CompressionCodecName.UNCOMPRESSED, threads);
+                for (int r = 0; r < rows; r++) {
+                    batch.reset();
+                    batch.column(0).setLong(0, r);
+                    value[0] = (byte) r;
+                    batch.column(1).setBytes(0, value, 0, valueBytes);
+                    batch.setRowCount(1);
+                    writer.write(batch);
+                }
+                writer.finish();
+            }
+            try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file),
+                    ParquetInput.readOptions())) {
+                List<BlockMetaData> groups = reader.getFooter().getBlocks();
+                assertThat(groups).as("row groups").hasSizeGreaterThan(1);
+                for (BlockMetaData group : groups) {
+                    assertThat(group.getCompressedSize()).as(threads + " threads: a row group's bytes")
+                            .isLessThanOrEqualTo(ParquetResultWriter.ROW_GROUP_BYTES + valueBytes + (64 << 10));
+                }
+            }
+        }
+    }
+
     private static byte[] bytes(ByteBuffer buffer) {
         byte[] bytes = new byte[buffer.remaining()];
         buffer.duplicate().get(bytes);
