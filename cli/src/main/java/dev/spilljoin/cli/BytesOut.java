@@ -10,8 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Invariants: {@link #add} counts a batch when it is handed on and uncounts it (by the same bytes) when it comes
  * back, so the count is the bytes out; {@link #awaitBelow} returns once they are fewer than the bound (an empty
- * stage passes any batch: the bound holds up to one batch beyond it) or once the receiving thread failed
- * ({@link #receiverFailed}), which then gives nothing more back. One lock per batch, never per row.
+ * stage passes any batch: the bound holds up to one batch beyond it), {@link #awaitNone} once none are out, either
+ * also once the receiving thread failed ({@link #receiverFailed}), which then gives nothing more back. One lock per
+ * batch, never per row.
  */
 final class BytesOut {
     private final long limit;
@@ -30,6 +31,21 @@ final class BytesOut {
         lock.lockInterruptibly();
         try {
             while (bytes >= limit && !receiverFailed) {
+                changed.await();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Handing thread: waits until nothing is out (every batch handed on has come back; a batch of at least one row
+     * counts more than 0 bytes), or the receiving thread failed.
+     */
+    void awaitNone() throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            while (bytes > 0 && !receiverFailed) {
                 changed.await();
             }
         } finally {

@@ -5,6 +5,7 @@ import dev.spilljoin.operator.data.ColumnVector;
 import java.io.IOException;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageWriter;
@@ -37,6 +38,10 @@ import org.apache.parquet.schema.PrimitiveType;
  *
  * <p>A byte-array page's statistics are handed over with short bounds ({@link PageBounds}): the file writer keeps
  * every column chunk's statistics until the footer is written.
+ *
+ * <p>A page to be compressed is first assembled in one array ({@link PageBytes}) and the level and value writers
+ * reset before it is handed over, so their buffers go back to the allocator before the compressor runs (an
+ * uncompressed page is handed over in its pieces, which the page store copies once anyway).
  */
 final class ColumnChunkWriter {
     /** Values written between two checks of the page's size. */
@@ -51,6 +56,8 @@ final class ColumnChunkWriter {
     private final ValuesWriter definitionLevels;
     private final ValuesWriter values;
     private final PageBounds bounds;
+    /** Where a page is assembled before it is compressed; null when pages are not compressed. */
+    private final PageBytes assembled;
     private Statistics<?> statistics;
     private SizeStatistics.Builder sizes;
     private GeospatialStatistics.Builder geospatial;
@@ -60,8 +67,12 @@ final class ColumnChunkWriter {
     private int pageValues;
     private boolean keptDictionary;
 
-    /** A chunk of column {@code descriptor} written to {@code pages} with the encoders of {@code properties}. */
-    ColumnChunkWriter(ColumnDescriptor descriptor, PageWriter pages, ParquetProperties properties) {
+    /**
+     * A chunk of column {@code descriptor} written to {@code pages} with the encoders of {@code properties}, each
+     * page assembled in {@code assembled} (null: handed over in pieces, for a page writer that does not compress).
+     */
+    ColumnChunkWriter(ColumnDescriptor descriptor, PageWriter pages, ParquetProperties properties,
+                      PageBytes assembled) {
         if (descriptor.getMaxRepetitionLevel() != 0) {
             throw new IllegalArgumentException("a repeated column: " + descriptor);
         }
@@ -78,6 +89,7 @@ final class ColumnChunkWriter {
         this.definitionLevels = properties.newDefinitionLevelWriter(descriptor);
         this.values = properties.newValuesWriter(descriptor);
         this.bounds = new PageBounds(type);
+        this.assembled = assembled;
         newPageStatistics();
     }
 
@@ -222,7 +234,7 @@ final class ColumnChunkWriter {
     private void writeBinary(Binary value) {
         definitionLevels.writeInteger(defined);
         values.writeBytes(value);
-        statistics.updateStats(value);
+        bounds.update(statistics, value);
         sizes.add(0, defined, value);
         geospatial.update(value);
     }
@@ -233,16 +245,35 @@ final class ColumnChunkWriter {
         sizes.add(0, 0);
     }
 
-    /** Hands the open page to the page writer (compressed and buffered there) and opens the next. */
+    /**
+     * Hands the open page to the page writer (compressed and buffered there) and opens the next. The encodings are
+     * asked for after the bytes, as parquet-java's own column writer does (a dictionary writer may fall back then).
+     */
     private void writePage() throws IOException {
-        pages.writePage(BytesInput.concat(repetitionLevels.getBytes(), definitionLevels.getBytes(), values.getBytes()),
-                pageValues, pageValues, bounds.shortened(statistics), sizes.build(), geospatial.build(),
-                repetitionLevels.getEncoding(), definitionLevels.getEncoding(), values.getEncoding());
+        BytesInput page = BytesInput.concat(repetitionLevels.getBytes(), definitionLevels.getBytes(),
+                values.getBytes());
+        Encoding repetitionEncoding = repetitionLevels.getEncoding();
+        Encoding definitionEncoding = definitionLevels.getEncoding();
+        Encoding valuesEncoding = values.getEncoding();
+        if (assembled != null) {
+            page = assembled.assemble(page);
+            resetWriters();
+        }
+        pages.writePage(page, pageValues, pageValues, bounds.shortened(statistics), sizes.build(), geospatial.build(),
+                repetitionEncoding, definitionEncoding, valuesEncoding);
+        if (assembled != null) {
+            assembled.releaseLarge();
+        } else {
+            resetWriters();
+        }
+        pageValues = 0;
+        newPageStatistics();
+    }
+
+    private void resetWriters() {
         repetitionLevels.reset();
         definitionLevels.reset();
         values.reset();
-        pageValues = 0;
-        newPageStatistics();
     }
 
     private void newPageStatistics() {

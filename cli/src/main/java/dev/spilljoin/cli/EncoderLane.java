@@ -22,7 +22,9 @@ import java.util.concurrent.BlockingQueue;
  * many batches behind (and the heap holds at most that many). The copies submitted and not yet encoded are bounded
  * by bytes too ({@link BytesOut}, {@code copyBytesLimit}), so that copies of rows of megabytes wait for the lane one
  * at a time, and a copy whose arrays such a row grew is dropped once encoded ({@link BatchSizing#holdsLargeValues}),
- * not kept for reuse. What the lane wrote
+ * not kept for reuse. A batch of such rows is not copied at all but lent ({@link #lend}): the lane encodes it in place
+ * while the writer encodes its own columns of it, and the writer waits for the lane ({@link #awaitLent}) before it
+ * gives the batch back (it would wait for it at the next batch's copy anyway). What the lane wrote
  * is visible to the writer once it took the task's result (the queues order it), and what the writer set up before
  * a submit is visible to the lane.
  *
@@ -58,6 +60,8 @@ final class EncoderLane implements AutoCloseable {
     private final StageThread thread;
     /** The bytes of the copies submitted and not yet encoded. */
     private final BytesOut copiesOut;
+    /** The writer's batch last lent to the lane (encoded in place, not one of its copies). */
+    private volatile Batch lent;
     private int copiesMade;
     private volatile Throwable failure;
 
@@ -107,6 +111,29 @@ final class EncoderLane implements AutoCloseable {
     }
 
     /**
+     * Writer: hands the lane {@code batch} itself to encode (no copy: for a batch of rows of megabytes), after the
+     * copies submitted before it; the writer reads but does not change or give back the batch before
+     * {@link #awaitLent} returns.
+     */
+    void lend(Batch batch) throws IOException {
+        throwIfFailed();
+        lent = batch;
+        thread.startOnce();
+        copiesOut.add(batch.dataBytes(columns));
+        tasks.add(batch);
+    }
+
+    /** Writer: waits until the lane has encoded every batch handed to it, the one lent last among them. */
+    void awaitLent() throws IOException {
+        try {
+            copiesOut.awaitNone();
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+        throwIfFailed();
+    }
+
+    /**
      * Writer, once it submitted every batch of the row group: has the lane end the group's row group after them
      * (without waiting; its result follows theirs).
      */
@@ -141,9 +168,11 @@ final class EncoderLane implements AutoCloseable {
                     results.add(0L);
                 } else {
                     long bytes = group.write(task);
-                    long copyBytes = task.dataBytes(columns);
-                    free.add(BatchSizing.holdsLargeValues(task) ? new Batch(task.schema(), 1) : task);
-                    copiesOut.add(-copyBytes);
+                    long taskBytes = task.dataBytes(columns);
+                    if (task != lent) {
+                        free.add(BatchSizing.holdsLargeValues(task) ? new Batch(task.schema(), 1) : task);
+                    }
+                    copiesOut.add(-taskBytes);
                     results.add(bytes);
                 }
             }

@@ -19,10 +19,24 @@ import org.apache.parquet.schema.PrimitiveType;
  * for bytes that are not UTF-8) incremented. A maximum that has no shorter value above it (0xFF bytes up to the
  * bound) stays whole, and parquet-java's file writer leaves out a column chunk's statistics of 4 kB or more. Values
  * of other types (numbers, and byte arrays of at most 16 bytes: DECIMAL, UUID, INT96) are never that long.
+ *
+ * <p>A value of {@value #VALUE_BOUNDS_FROM} bytes or more enters its page's statistics as its own two bounds
+ * ({@link #update}) rather than whole: the statistics copy a value that becomes their minimum or maximum, so each
+ * page of values of megabytes held two more copies of one until it was written. A value's bounds are at or below
+ * and above it, so the page's minimum and maximum still bound its values; and both truncations are monotone among
+ * values that are all text or all not (a value's at or below a larger value's), so they come out as the bounds of
+ * its true minimum and maximum, the same bytes {@link #shortened} makes of them (a page of text mixed with bytes
+ * that are not UTF-8 may get a wider maximum).
  */
 final class PageBounds {
     /** The longest minimum or maximum of a byte-array page kept whole in its statistics. */
     static final int BOUND_BYTES = 1024;
+    /**
+     * The shortest value entered into a page's statistics as its bounds: far above {@value #BOUND_BYTES}, so that
+     * pages of ordinary values do not check each one's UTF-8 as the truncation does, and a page's own copies of its
+     * minimum and maximum stay small.
+     */
+    static final int VALUE_BOUNDS_FROM = 64 << 10;
 
     private final PrimitiveType type;
     /** parquet-java's truncator for {@code type}; null for a type without byte-array statistics. */
@@ -32,6 +46,19 @@ final class PageBounds {
         this.type = type;
         this.truncator = Statistics.createStats(type) instanceof BinaryStatistics ? BinaryTruncator.getTruncator(type)
                 : null;
+    }
+
+    /**
+     * Enters {@code value} into {@code page}'s statistics (of this column): as its two bounds if it is a byte array
+     * of {@value #VALUE_BOUNDS_FROM} bytes or more, else whole.
+     */
+    void update(Statistics<?> page, Binary value) {
+        if (truncator == null || value.length() < VALUE_BOUNDS_FROM) {
+            page.updateStats(value);
+        } else {
+            page.updateStats(truncator.truncateMin(value, BOUND_BYTES));
+            page.updateStats(truncator.truncateMax(value, BOUND_BYTES));
+        }
     }
 
     /** {@code page}'s statistics with a minimum or maximum longer than {@value #BOUND_BYTES} shortened; else itself. */

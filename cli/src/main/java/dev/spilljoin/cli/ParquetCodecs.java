@@ -5,9 +5,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.parquet.bytes.BytesInput;
@@ -21,13 +19,17 @@ import org.xerial.snappy.Snappy;
  * libraries (a page is compressed or decompressed whole, as Parquet stores it): UNCOMPRESSED, SNAPPY (snappy-java, raw
  * blocks; its native library loaded by {@link SnappyLibrary}), GZIP (java.util.zip, a gzip stream) and ZSTD (zstd-jni,
  * one frame). Any other codec (LZ4, LZ4_RAW, LZO, BROTLI) is refused with a message naming it. The factory is stateless
- * and serves every file; a compressor it makes keeps its buffers, for one writer ({@link #getCompressor}).
+ * and serves every file; a compressor it makes keeps its output array, for one writer ({@link #getCompressor}), up to
+ * {@link ParquetResultWriter#MAX_KEPT_BUFFER_BYTES}: a page of a value of megabytes has an array of its own, let go
+ * once the page store has copied the page out.
  */
 final class ParquetCodecs implements CompressionCodecFactory {
     /** The zstd level of written pages: zstd's default, and DuckDB's for its zstd pages. */
     static final int ZSTD_LEVEL = 3;
 
     static final ParquetCodecs INSTANCE = new ParquetCodecs();
+
+    private static final byte[] NONE = new byte[0];
 
     private ParquetCodecs() {
     }
@@ -41,10 +43,11 @@ final class ParquetCodecs implements CompressionCodecFactory {
     }
 
     /**
-     * A new compressor of {@code codec} that reuses its input and output arrays from page to page: the bytes it
+     * A new compressor of {@code codec} that reuses its output array from page to page: the bytes it
      * returns are valid until its next call, which is how parquet-java's page writer uses them (it copies each
-     * compressed page, and the dictionary page, into its row-group buffer before it compresses the next). One
-     * thread, one output file.
+     * compressed page, and the dictionary page, into its row-group buffer before it compresses the next). An output
+     * array a page grew beyond {@link ParquetResultWriter#MAX_KEPT_BUFFER_BYTES} is not kept for the next page (the
+     * bytes returned stay valid over it). A page held in one array is read in place. One thread, one output file.
      */
     @Override
     public BytesInputCompressor getCompressor(CompressionCodecName codec) {
@@ -140,20 +143,22 @@ final class ParquetCodecs implements CompressionCodecFactory {
         }
     }
 
-    private static byte[] gzip(byte[] input, int length) throws IOException {
+    private static byte[] gzip(byte[] input, int offset, int length) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(length / 2 + 64);
         try (GZIPOutputStream gzip = new GZIPOutputStream(out)) {
-            gzip.write(input, 0, length);
+            gzip.write(input, offset, length);
         }
         return out.toByteArray();
     }
 
 
-    /** Compresses pages into a reused output array from a reused copy of the page (see {@link #getCompressor}). */
-    private static final class PageCompressor implements BytesInputCompressor {
+    /**
+     * Compresses pages into a reused output array, reading a page held in one array in place (as
+     * {@link ColumnChunkWriter} hands them over, {@link PageBytes}) and any other (a dictionary page) from a copy.
+     */
+    static final class PageCompressor implements BytesInputCompressor {
         private final CompressionCodecName codec;
-        private final ArraySink page = new ArraySink();
-        private byte[] compressed = new byte[0];
+        private byte[] compressed = NONE;
 
         PageCompressor(CompressionCodecName codec) {
             this.codec = codec;
@@ -167,30 +172,40 @@ final class ParquetCodecs implements CompressionCodecFactory {
             if (codec == CompressionCodecName.UNCOMPRESSED) {
                 return bytes;
             }
-            page.reset();
-            bytes.writeAllTo(page);
-            int length = page.length;
-            byte[] input = page.bytes;
+            ByteBuffer page = bytes.toByteBuffer(); // an array-backed input's own array, any other's copy
+            byte[] input = page.hasArray() ? page.array() : bytes.toByteArray();
+            int offset = page.hasArray() ? page.arrayOffset() + page.position() : 0;
+            int length = page.remaining();
             int written = switch (codec) {
                 case SNAPPY -> {
                     compressed = atLeast(compressed, Snappy.maxCompressedLength(length));
-                    yield Snappy.rawCompress(input, 0, length, compressed, 0);
+                    yield Snappy.rawCompress(input, offset, length, compressed, 0);
                 }
                 case ZSTD -> {
                     compressed = atLeast(compressed, (int) Zstd.compressBound(length));
-                    long n = Zstd.compressByteArray(compressed, 0, compressed.length, input, 0, length, ZSTD_LEVEL);
+                    long n = Zstd.compressByteArray(compressed, 0, compressed.length, input, offset, length,
+                            ZSTD_LEVEL);
                     if (Zstd.isError(n)) {
                         throw new IOException("zstd could not compress a page: " + Zstd.getErrorName(n));
                     }
                     yield (int) n;
                 }
                 case GZIP -> {
-                    compressed = gzip(input, length);
+                    compressed = gzip(input, offset, length);
                     yield compressed.length;
                 }
                 default -> throw new IllegalStateException(codec.name());
             };
-            return BytesInput.from(compressed, 0, written);
+            BytesInput result = BytesInput.from(compressed, 0, written);
+            if (compressed.length > ParquetResultWriter.MAX_KEPT_BUFFER_BYTES) {
+                compressed = NONE;
+            }
+            return result;
+        }
+
+        /** The bytes of the output array kept for the next page, for tests. */
+        int keptBytes() {
+            return compressed.length;
         }
 
         @Override
@@ -204,35 +219,6 @@ final class ParquetCodecs implements CompressionCodecFactory {
 
         private static byte[] atLeast(byte[] array, int length) {
             return array.length >= length ? array : new byte[Math.max(length, array.length + (array.length >> 1))];
-        }
-    }
-
-    /** An output stream into a growing array that is kept across {@link #reset()}s. */
-    private static final class ArraySink extends OutputStream {
-        byte[] bytes = new byte[0];
-        int length;
-
-        void reset() {
-            length = 0;
-        }
-
-        @Override
-        public void write(int b) {
-            ensure(1);
-            bytes[length++] = (byte) b;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            ensure(len);
-            System.arraycopy(b, off, bytes, length, len);
-            length += len;
-        }
-
-        private void ensure(int more) {
-            if (length + more > bytes.length) {
-                bytes = Arrays.copyOf(bytes, Math.max(length + more, bytes.length + (bytes.length >> 1)));
-            }
         }
     }
 }

@@ -38,8 +38,9 @@ import org.apache.parquet.schema.Types;
  * column that fell back in one row group is written plain in the next ones (the attempt costs a hash lookup per
  * value, for nothing when the values are mostly distinct), and a column whose Parquet input's writer did not
  * dictionary-encode it is written plain from the start. A row group ends after a batch when the bytes it held
- * after the batch {@value EncoderLane#LAG} before (in the same row group) reached {@link #ROW_GROUP_BYTES}: its
- * column chunks go to the file in schema order; {@link #finish()} flushes the last one and writes the footer.
+ * after the batch {@value EncoderLane#LAG} before (in the same row group), plus the data bytes of the batches since,
+ * reached {@link #ROW_GROUP_BYTES} ({@link #write}): its column chunks go to the file in schema order;
+ * {@link #finish()} flushes the last one and writes the footer.
  *
  * <p>Threads: the columns are dealt into up to {@code encoders} groups of about equal weight (a byte column weighs
  * two fixed-width ones), each with its own buffers and compressor. Group 0 is encoded on the caller's thread, each
@@ -51,17 +52,28 @@ import org.apache.parquet.schema.Types;
  * to the file on the caller's thread alone. A column's values, pages and row groups do not depend on the group it is
  * in, so the file is the same byte for byte on any number of threads.
  *
- * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and {@value EncoderLane#LAG}
- * batches, plus one open page per column, each group's compressor's two page buffers and each lane's
- * {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold rows of megabytes: the copies a lane
- * has not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}); the page and row-group buffers are reused ({@link RecyclingAllocator}s,
- * which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds about the same buffers from
- * the first row group to the last. The stream is written front to back (no seek), so it may be a pipe.
+ * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and one batch, plus one open page
+ * per column, each group's page array and compressor output array ({@link PageBytes}, {@link ParquetCodecs}), and each
+ * lane's {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold long rows: the copies a lane has
+ * not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}; a batch of
+ * rows of megabytes is lent to the lanes, not copied). The page and row-group buffers are reused
+ * ({@link RecyclingAllocator}s, which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds
+ * about the same buffers from the first row group to the last; but none larger than {@link #MAX_KEPT_BUFFER_BYTES},
+ * which only a page of a value of megabytes grows (a slab, a page array, a compressed page, an output array): it is let
+ * go once its page is out, so that such values leave no buffers of their size behind. A page's statistics hold no copy
+ * of such a value either ({@link PageBounds#update}). The stream is written front to back (no seek), so it may be a
+ * pipe.
  */
 final class ParquetResultWriter implements ResultWriter {
     /** The buffered row group's size at which it is written out (compressed pages plus the open ones). */
     static final long ROW_GROUP_BYTES = 16L << 20;
     private static final int PAGE_BYTES = 1 << 20;
+    /**
+     * The largest buffer (a page's slab or compressed bytes, a compressor's array) kept for the next page: twice a
+     * page's target, above what ordinary pages grow theirs to, so that only pages of values of megabytes give theirs
+     * back to the garbage collector.
+     */
+    static final int MAX_KEPT_BUFFER_BYTES = 2 * PAGE_BYTES;
     private static final int COLUMN_INDEX_TRUNCATE_BYTES = 64;
 
     private final ColumnChunk[] columns;
@@ -77,6 +89,8 @@ final class ParquetResultWriter implements ResultWriter {
     private int groupBatches;
     /** Group 0's bytes after each of the last {@code LAG + 1} batches of the row group, by batch index. */
     private final long[] ownBytesAfter = new long[EncoderLane.LAG + 1];
+    /** The data bytes ({@link Batch#dataBytes()}) of each of the last {@code LAG + 1} batches, by batch index. */
+    private final long[] dataBytesOf = new long[EncoderLane.LAG + 1];
 
     /** A writer that encodes on the caller's thread alone (see the next constructor). */
     ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
@@ -202,33 +216,53 @@ final class ParquetResultWriter implements ResultWriter {
     }
 
     /**
-     * Hands the lanes copies of their columns of {@code batch}, encodes group 0's columns, and ends the row group
-     * after {@code batch} when the buffered bytes after the batch {@value EncoderLane#LAG} before it, in the same row
-     * group, reached {@link #ROW_GROUP_BYTES}: a rule every thread count applies alike, which lets a lane be that
-     * many batches behind.
+     * Hands the lanes copies of their columns of {@code batch} (or, when it holds rows of megabytes, lends it to them
+     * and waits for them once group 0 is encoded: no copy of such rows), encodes group 0's columns, and ends the row
+     * group after {@code batch} when the buffered bytes after the batch {@value EncoderLane#LAG} before it (none
+     * before the row group's first), plus the data bytes of the batches since, reach {@link #ROW_GROUP_BYTES}: a
+     * rule every thread count applies alike, which lets a lane be that many batches behind. The data bytes, the
+     * values as they stand before encoding, are about the most those batches can add to the pages (for
+     * incompressible values), so a row group holds at most about {@link #ROW_GROUP_BYTES} and one batch, however
+     * large its rows: with only the bytes known, {@value EncoderLane#LAG} batches of rows of megabytes beyond them
+     * were buffered too.
      */
     @Override
     public void write(Batch batch) throws IOException {
         if (batch.rowCount() == 0) {
             return;
         }
-        for (int g = 1; g < groupColumns.length; g++) {
-            EncoderLane lane = lanes[g - 1];
-            lane.submit(lane.copyOf(batch));
+        boolean lend = lanes.length > 0 && BatchSizing.holdsLargeValues(batch);
+        for (EncoderLane lane : lanes) {
+            if (lend) {
+                lane.lend(batch);
+            } else {
+                lane.submit(lane.copyOf(batch));
+            }
         }
+        dataBytesOf[groupBatches % dataBytesOf.length] = batch.dataBytes();
         ownBytesAfter[groupBatches % ownBytesAfter.length] = writeGroup(0, batch);
+        if (lend) {
+            for (EncoderLane lane : lanes) {
+                lane.awaitLent();
+            }
+        }
         groupBatches++;
         groupRows += batch.rowCount();
         rowsWritten += batch.rowCount();
-        if (groupBatches > EncoderLane.LAG) {
-            long buffered = ownBytesAfter[(groupBatches - 1 - EncoderLane.LAG) % ownBytesAfter.length];
+        int known = groupBatches - 1 - EncoderLane.LAG; // the last batch whose bytes after it are taken now
+        long buffered = 0;
+        if (known >= 0) {
+            buffered = ownBytesAfter[known % ownBytesAfter.length];
             for (EncoderLane lane : lanes) {
                 buffered += lane.await();
             }
-            if (buffered >= ROW_GROUP_BYTES) {
-                flushRowGroup();
-                newRowGroup();
-            }
+        }
+        for (int b = Math.max(0, known + 1); b < groupBatches; b++) {
+            buffered += dataBytesOf[b % dataBytesOf.length];
+        }
+        if (buffered >= ROW_GROUP_BYTES) {
+            flushRowGroup();
+            newRowGroup();
         }
     }
 
@@ -254,6 +288,21 @@ final class ParquetResultWriter implements ResultWriter {
     /** Whether column {@code c}'s next row group tries dictionary encoding (no row group of it has fallen back). */
     boolean triesDictionary(int c) {
         return columns[c].dictionary;
+    }
+
+    /**
+     * The largest buffer any column group keeps for its next pages (a free array of its allocator, its compressor's
+     * output array, its page array), for tests: after {@link #finish()}, when the lanes no longer touch theirs.
+     */
+    int largestKeptBuffer() {
+        int largest = 0;
+        for (int[] group : groupColumns) {
+            EncoderBuffers encoder = columns[group[0]].encoder;
+            largest = Math.max(largest, encoder.buffers.largestFreeArray());
+            largest = Math.max(largest, ((ParquetCodecs.PageCompressor) encoder.compressor).keptBytes());
+            largest = Math.max(largest, encoder.assembled == null ? 0 : encoder.assembled.keptBytes());
+        }
+        return largest;
     }
 
     /** Encodes group {@code g}'s columns of {@code batch}; returns the group's buffered bytes after it. */
@@ -332,12 +381,15 @@ final class ParquetResultWriter implements ResultWriter {
     private static final class EncoderBuffers {
         final RecyclingAllocator buffers;
         final BytesInputCompressor compressor;
+        /** Where the group's pages are assembled before they are compressed; null when they are not compressed. */
+        final PageBytes assembled;
         final ParquetProperties dictionaryFirst;
         final ParquetProperties plain;
 
         EncoderBuffers(CompressionCodecName codec, long maxFreeBytes) {
-            this.buffers = new RecyclingAllocator(maxFreeBytes);
+            this.buffers = new RecyclingAllocator(maxFreeBytes, MAX_KEPT_BUFFER_BYTES);
             this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
+            this.assembled = codec == CompressionCodecName.UNCOMPRESSED ? null : new PageBytes(MAX_KEPT_BUFFER_BYTES);
             this.dictionaryFirst = properties(true);
             this.plain = properties(false);
         }
@@ -371,7 +423,7 @@ final class ParquetResultWriter implements ResultWriter {
             pages = new ColumnChunkPageWriteStore(encoder.compressor, schema, encoder.buffers,
                     COLUMN_INDEX_TRUNCATE_BYTES);
             chunk = new ColumnChunkWriter(descriptor, pages.getPageWriter(descriptor),
-                    dictionary ? encoder.dictionaryFirst : encoder.plain);
+                    dictionary ? encoder.dictionaryFirst : encoder.plain, encoder.assembled);
         }
     }
 

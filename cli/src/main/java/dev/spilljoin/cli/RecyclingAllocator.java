@@ -20,20 +20,27 @@ import org.apache.parquet.bytes.ByteBufferAllocator;
  * caller gets a buffer of exactly the size asked for over that array ({@link ByteBuffer#slice}: capacity = size,
  * array offset 0). {@link #release} puts the buffer's array back in its class. Invariants: an array is either handed
  * out or free, never both (a second release of the same buffer is ignored, so a double release cannot hand one array
- * to two users); the free arrays total at most {@code maxFreeBytes} (above that a released array is left to the
- * garbage collector). Used by one thread, as its writer is.
+ * to two users); the free arrays total at most {@code maxFreeBytes}, and none is larger than
+ * {@code maxKeptArrayBytes} (any other released array is left to the garbage collector: an array a page of one value
+ * of megabytes grew is not kept for the next such value, which a run of them would otherwise keep, one free array per
+ * value, up to the whole bound). Used by one thread, as its writer is.
  */
 final class RecyclingAllocator implements ByteBufferAllocator {
     static final int LINEAR_FROM = 64 << 10;
 
     private final long maxFreeBytes;
+    private final int maxKeptArrayBytes;
     private final Map<Integer, ArrayDeque<byte[]>> free = new HashMap<>();
     private final Set<byte[]> freeArrays = Collections.newSetFromMap(new IdentityHashMap<>());
     private long freeBytes;
 
-    /** An allocator keeping at most {@code maxFreeBytes} of released arrays for reuse. */
-    RecyclingAllocator(long maxFreeBytes) {
+    /**
+     * An allocator keeping at most {@code maxFreeBytes} of released arrays for reuse, each of at most
+     * {@code maxKeptArrayBytes}.
+     */
+    RecyclingAllocator(long maxFreeBytes, int maxKeptArrayBytes) {
         this.maxFreeBytes = maxFreeBytes;
+        this.maxKeptArrayBytes = maxKeptArrayBytes;
     }
 
     @Override
@@ -56,8 +63,8 @@ final class RecyclingAllocator implements ByteBufferAllocator {
             return;
         }
         byte[] array = buffer.array();
-        if (array.length != sizeClass(array.length) || freeBytes + array.length > maxFreeBytes
-                || !freeArrays.add(array)) {
+        if (array.length != sizeClass(array.length) || array.length > maxKeptArrayBytes
+                || freeBytes + array.length > maxFreeBytes || !freeArrays.add(array)) {
             return;
         }
         free.computeIfAbsent(array.length, c -> new ArrayDeque<>()).push(array);
@@ -72,6 +79,15 @@ final class RecyclingAllocator implements ByteBufferAllocator {
     /** Bytes held in free arrays, for tests. */
     long freeBytes() {
         return freeBytes;
+    }
+
+    /** The size of the largest free array (0 with none), for tests. */
+    int largestFreeArray() {
+        int largest = 0;
+        for (Map.Entry<Integer, ArrayDeque<byte[]>> arrays : free.entrySet()) {
+            largest = arrays.getValue().isEmpty() ? largest : Math.max(largest, arrays.getKey());
+        }
+        return largest;
     }
 
     static int sizeClass(int size) {

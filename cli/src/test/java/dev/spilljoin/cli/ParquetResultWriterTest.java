@@ -380,6 +380,120 @@ class ParquetResultWriterTest {
         }
     }
 
+    /**
+     * Values of megabytes (compressible and not, beside short values and NULLs, one row a batch as the join hands such
+     * rows over), encoded on two threads, read back as written; and once the file is written no column group keeps
+     * a buffer past {@link ParquetResultWriter#MAX_KEPT_BUFFER_BYTES} for its next pages (free arrays, compressor
+     * output, page array), each of which such a value grew.
+     */
+    @Test
+    void valuesOfMegabytesReadBackAndNoBufferPastTheKeptSizeIsKept() throws Exception {
+        int rows = 24;
+        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("a", ColumnType.VARCHAR),
+                Column.of("b", ColumnType.VARCHAR)));
+        java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+        byte[][][] values = new byte[2][rows][];
+        for (int r = 0; r < rows; r++) {
+            values[0][r] = r % 5 == 4 ? null : ("row " + r + " ").repeat(350_000).getBytes(UTF_8);
+            values[1][r] = r % 3 == 0 ? ("short " + r).getBytes(UTF_8) : new byte[3_000_000 + r];
+            if (r % 3 != 0) {
+                for (int i = 0; i < values[1][r].length; i++) {
+                    values[1][r][i] = (byte) ('a' + random.nextInt(26));
+                }
+            }
+        }
+        Path file = dir.resolve("megabytes.parquet");
+        Batch batch = new Batch(schema, 1);
+        ParquetResultWriter writer;
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            writer = new ParquetResultWriter(out, new String[] {"k", "a", "b"},
+                    new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR, ColumnType.VARCHAR}, new PrimitiveType[3],
+                    CompressionCodecName.SNAPPY, 2);
+            for (int r = 0; r < rows; r++) {
+                batch.reset();
+                batch.column(0).setLong(0, r);
+                for (int c = 0; c < 2; c++) {
+                    if (values[c][r] == null) {
+                        batch.column(c + 1).setNull(0);
+                    } else {
+                        batch.column(c + 1).setBytes(0, values[c][r], 0, values[c][r].length);
+                    }
+                }
+                batch.setRowCount(1);
+                writer.write(batch);
+            }
+            writer.finish();
+        }
+        assertThat(writer.largestKeptBuffer()).as("the largest buffer kept")
+                .isLessThanOrEqualTo(ParquetResultWriter.MAX_KEPT_BUFFER_BYTES);
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
+            String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
+            List<org.apache.parquet.column.ColumnDescriptor> descriptors = reader.getFileMetaData().getSchema()
+                    .getColumns();
+            dev.spilljoin.operator.data.ColumnVector vector = new dev.spilljoin.operator.data.ColumnVector(
+                    ColumnType.VARCHAR, 1);
+            int row = 0;
+            for (org.apache.parquet.column.page.PageReadStore group; (group = reader.readNextRowGroup()) != null; ) {
+                ColumnChunkReader[] readers = new ColumnChunkReader[2];
+                for (int c = 0; c < 2; c++) {
+                    readers[c] = new ColumnChunkReader(descriptors.get(c + 1),
+                            group.getPageReader(descriptors.get(c + 1)), createdBy);
+                }
+                for (long r = 0; r < group.getRowCount(); r++, row++) {
+                    for (int c = 0; c < 2; c++) {
+                        vector.reset(1);
+                        readers[c].read(vector, 0, 1);
+                        byte[] read = vector.isNull(0) ? null : java.util.Arrays.copyOfRange(vector.bytes(),
+                                vector.offsets()[0], vector.offsets()[1]);
+                        assertThat(read).as("column %d row %d", c, row).isEqualTo(values[c][row]);
+                    }
+                }
+            }
+            assertThat(row).isEqualTo(rows);
+        }
+    }
+
+    /**
+     * Rows of megabytes that do not compress end their row group within {@link ParquetResultWriter#ROW_GROUP_BYTES}
+     * and one batch, on two threads as on one (the rule counts the data bytes of the batches a lane may still be
+     * encoding), where {@value EncoderLane#LAG} such batches beyond the bytes known used to be buffered too.
+     */
+    @Test
+    void aRowGroupOfRowsOfMegabytesEndsWithinItsBytesAndOneBatch() throws Exception {
+        int rows = 24;
+        int valueBytes = 3_000_000;
+        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)));
+        byte[] value = new byte[valueBytes];
+        new java.util.SplittableRandom(7).nextBytes(value);
+        Batch batch = new Batch(schema, 1);
+        for (int threads = 1; threads <= 2; threads++) {
+            Path file = dir.resolve("large-rows-" + threads + ".parquet");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+                ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"k", "v"},
+                        new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
+                        CompressionCodecName.UNCOMPRESSED, threads);
+                for (int r = 0; r < rows; r++) {
+                    batch.reset();
+                    batch.column(0).setLong(0, r);
+                    value[0] = (byte) r;
+                    batch.column(1).setBytes(0, value, 0, valueBytes);
+                    batch.setRowCount(1);
+                    writer.write(batch);
+                }
+                writer.finish();
+            }
+            try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file),
+                    ParquetInput.readOptions())) {
+                List<BlockMetaData> groups = reader.getFooter().getBlocks();
+                assertThat(groups).as("row groups").hasSizeGreaterThan(1);
+                for (BlockMetaData group : groups) {
+                    assertThat(group.getCompressedSize()).as(threads + " threads: a row group's bytes")
+                            .isLessThanOrEqualTo(ParquetResultWriter.ROW_GROUP_BYTES + valueBytes + (64 << 10));
+                }
+            }
+        }
+    }
+
     private static byte[] bytes(ByteBuffer buffer) {
         byte[] bytes = new byte[buffer.remaining()];
         buffer.duplicate().get(bytes);

@@ -8,12 +8,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The Parquet writer's buffer pool: a buffer is exactly the size asked for over an array of its size class, a
  * released array serves the next request of its class, a second release of one buffer never hands its array out
- * twice, and the free arrays stay within the bound.
+ * twice, the free arrays stay within the bound, and an array larger than the kept size is not kept at all.
  */
 class RecyclingAllocatorTest {
     @Test
     void buffersHaveTheSizeAskedForOverArraysOfTheirClass() {
-        RecyclingAllocator allocator = new RecyclingAllocator(1 << 20);
+        RecyclingAllocator allocator = new RecyclingAllocator(1 << 20, 1 << 20);
         ByteBuffer small = allocator.allocate(100);
         assertThat(small.capacity()).isEqualTo(100);
         assertThat(small.remaining()).isEqualTo(100);
@@ -33,7 +33,7 @@ class RecyclingAllocatorTest {
 
     @Test
     void aReleasedArrayServesTheNextRequestOfItsClassOnce() {
-        RecyclingAllocator allocator = new RecyclingAllocator(1 << 20);
+        RecyclingAllocator allocator = new RecyclingAllocator(1 << 20, 1 << 20);
         ByteBuffer first = allocator.allocate(100);
         allocator.release(first);
         allocator.release(first); // a second release of the same buffer is ignored
@@ -50,7 +50,7 @@ class RecyclingAllocatorTest {
 
     @Test
     void freeArraysStayWithinTheBound() {
-        RecyclingAllocator allocator = new RecyclingAllocator(256);
+        RecyclingAllocator allocator = new RecyclingAllocator(256, 256);
         ByteBuffer a = allocator.allocate(128);
         ByteBuffer b = allocator.allocate(128);
         ByteBuffer c = allocator.allocate(128);
@@ -68,8 +68,21 @@ class RecyclingAllocatorTest {
     }
 
     @Test
+    void arraysAboveTheKeptSizeAreLeftToTheCollector() {
+        RecyclingAllocator allocator = new RecyclingAllocator(1 << 20, 256);
+        ByteBuffer large = allocator.allocate(300); // an array of 512 bytes: above the kept size
+        ByteBuffer small = allocator.allocate(200); // 256 bytes: kept
+        allocator.release(large);
+        assertThat(allocator.freeBytes()).as("the large array is not kept").isZero();
+        allocator.release(small);
+        assertThat(allocator.freeBytes()).isEqualTo(256);
+        assertThat(allocator.allocate(300).array()).as("a new large array").isNotSameAs(large.array());
+        assertThat(allocator.allocate(200).array()).as("the small one reused").isSameAs(small.array());
+    }
+
+    @Test
     void buffersNotBackedByAnArrayAreNotKept() {
-        RecyclingAllocator allocator = new RecyclingAllocator(1 << 20);
+        RecyclingAllocator allocator = new RecyclingAllocator(1 << 20, 1 << 20);
         allocator.release(ByteBuffer.allocateDirect(128));
         assertThat(allocator.freeBytes()).isZero();
     }
