@@ -35,9 +35,7 @@ class OutputWriterTest {
 
     @Test
     void cutsTheBatchesThatSizingEveryRowAtItsAppendWouldCut() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("OutputWriterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = seeded("OutputWriterTest");
         withTables(random, (direct, hashed, hashedRefs) -> {
             int rows = hashedRefs.length;
             for (long byteLimit : new long[] {1, 200, 1000, 5000, 1 << 20}) {
@@ -68,9 +66,7 @@ class OutputWriterTest {
      */
     @Test
     void appendsTheHitsOfAProbeBatchIntoTheBatchesThatOneAppendAtATimeWouldMake() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("OutputWriterTest hits seed=" + seed + " (replay with -Dseed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = seeded("OutputWriterTest hits");
         withTables(random, (direct, hashed, hashedRefs) -> {
             int rows = hashedRefs.length;
             for (long byteLimit : new long[] {1, 200, 1000, 5000, 1 << 20}) {
@@ -103,9 +99,7 @@ class OutputWriterTest {
      */
     @Test
     void copiesProbeValuesAlikeWhetherThePendingRowsAreARunOrNot() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("OutputWriterTest probe seed=" + seed + " (replay with -Dseed=" + seed + ")");
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = seeded("OutputWriterTest probe");
         Schema probeSchema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("s", ColumnType.VARCHAR),
                 Column.of("i", ColumnType.INTEGER), Column.of("d", ColumnType.DOUBLE), Column.of("b", ColumnType.BOOLEAN));
         List<ColumnRef> projection = new ArrayList<>();
@@ -162,6 +156,13 @@ class OutputWriterTest {
                 }
             }
         }
+    }
+
+    /** A random sequence from {@code -Dseed} or the clock, its seed logged under {@code label} for replay. */
+    private static SplittableRandom seeded(String label) {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println(label + " seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        return new SplittableRandom(seed);
     }
 
     /** What a test does with the two tables over the same 2,000 rows: the hash table's refs by key. */
