@@ -28,14 +28,7 @@ final class BytesOut {
 
     /** Handing thread: waits until the bytes out are below the bound, or the receiving thread failed. */
     void awaitBelow() throws InterruptedException {
-        lock.lockInterruptibly();
-        try {
-            while (bytes >= limit && !receiverFailed) {
-                changed.await();
-            }
-        } finally {
-            lock.unlock();
-        }
+        awaitFewerThan(limit);
     }
 
     /**
@@ -43,9 +36,13 @@ final class BytesOut {
      * counts more than 0 bytes), or the receiving thread failed.
      */
     void awaitNone() throws InterruptedException {
+        awaitFewerThan(1);
+    }
+
+    private void awaitFewerThan(long bound) throws InterruptedException {
         lock.lockInterruptibly();
         try {
-            while (bytes > 0 && !receiverFailed) {
+            while (bytes >= bound && !receiverFailed) {
                 changed.await();
             }
         } finally {

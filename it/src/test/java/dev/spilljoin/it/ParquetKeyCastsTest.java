@@ -11,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -149,23 +148,14 @@ class ParquetKeyCastsTest extends ParquetDuckDbTest {
     }
 
     static Stream<Arguments> pairingsJoinTypesAndBudgets() {
-        List<Arguments> cases = new ArrayList<>();
-        for (Pairing pairing : Pairing.values()) {
-            for (String type : List.of("inner", "left", "right", "full", "semi", "anti")) {
-                for (String workMem : List.of("64MB", "1MB")) {
-                    cases.add(Arguments.of(pairing, type, workMem));
-                }
-            }
-        }
-        return cases.stream();
+        return casesOf(Pairing.values(), List.of("inner", "left", "right", "full", "semi", "anti"));
     }
 
     @ParameterizedTest(name = "{0}, {1} join, --work-mem {2}")
     @MethodSource("pairingsJoinTypesAndBudgets")
     void joinEqualsDuckDbsJoin(Pairing pairing, String type, String workMem) throws Exception {
         long seed = SEED ^ mix(pairing.ordinal() * 16L + type.hashCode() * 2L + (workMem.equals("1MB") ? 1 : 0));
-        String replay = pairing + " " + type + " " + workMem + ": seed " + SEED + " (replay with -Dseed=" + SEED + ")";
-        System.out.println(getClass().getSimpleName() + " " + replay);
+        String replay = announce(pairing, type, workMem, SEED);
         SplittableRandom random = new SplittableRandom(seed);
         Path left = input("l", pairing.leftType, pairing, 0, random);
         Path right = input("r", pairing.rightType, pairing, KEYS / 5, random);

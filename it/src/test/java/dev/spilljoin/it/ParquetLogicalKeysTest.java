@@ -287,15 +287,7 @@ class ParquetLogicalKeysTest extends ParquetDuckDbTest {
     }
 
     static Stream<Arguments> pairingsJoinTypesAndBudgets() {
-        List<Arguments> cases = new ArrayList<>();
-        for (Pairing pairing : Pairing.values()) {
-            for (String type : List.of("inner", "left")) {
-                for (String workMem : List.of("64MB", "1MB")) {
-                    cases.add(Arguments.of(pairing, type, workMem));
-                }
-            }
-        }
-        return cases.stream();
+        return casesOf(Pairing.values(), List.of("inner", "left"));
     }
 
     @ParameterizedTest(name = "{0}, {1} join, --work-mem {2}")
@@ -303,8 +295,7 @@ class ParquetLogicalKeysTest extends ParquetDuckDbTest {
     void joinEqualsDuckDbsJoin(Pairing pairing, String type, String workMem) throws Exception {
         long seed = SEED ^ mix(pairing.ordinal() * 4L + (type.equals("left") ? 2 : 0)
                 + (workMem.equals("1MB") ? 1 : 0));
-        String replay = pairing + " " + type + " " + workMem + ": seed " + SEED + " (replay with -Dseed=" + SEED + ")";
-        System.out.println(getClass().getSimpleName() + " " + replay);
+        String replay = announce(pairing, type, workMem, SEED);
         SplittableRandom random = new SplittableRandom(seed);
         Path left = input("left", pairing.leftType, pairing, 0, random);
         Path right = input("right", pairing.rightType, pairing, KEYS / 5, random);

@@ -54,6 +54,8 @@ public final class OutputWriter {
     /** The projected variable-width probe columns, whose values a probe row counts. */
     private final int[] probeVariableColumns;
     private final boolean[] fromProbe;
+    /** Whether some output column comes from the probe side. */
+    private final boolean projectsProbe;
     private final int[] sourceColumn;
     private final int[] buildField;
     /** The table whose refs are pending; set by the producer ({@link #readBuildRowsFrom}). */
@@ -104,10 +106,12 @@ public final class OutputWriter {
         sourceColumn = new int[n];
         buildField = new int[n];
         boolean buildVariable = false;
+        boolean anyProbe = false;
         int probeVariable = 0;
         for (int c = 0; c < n; c++) {
             ColumnRef ref = projection.get(c);
             fromProbe[c] = ref.side() != buildSide;
+            anyProbe |= fromProbe[c];
             sourceColumn[c] = ref.column();
             buildField[c] = fromProbe[c] ? -1 : buildLayout.fieldOfColumn(ref.column());
             boolean variable = out.schema().type(c).isVariableWidth();
@@ -115,6 +119,7 @@ public final class OutputWriter {
             probeVariable += variable && fromProbe[c] ? 1 : 0;
         }
         this.countsBuildRows = buildVariable;
+        this.projectsProbe = anyProbe;
         this.probeVariableColumns = new int[probeVariable];
         for (int c = 0, k = 0; c < n; c++) {
             if (fromProbe[c] && out.schema().type(c).isVariableWidth()) {
@@ -251,7 +256,7 @@ public final class OutputWriter {
         }
         int start = out.rowCount();
         gatherScratch.newRows();
-        boolean probeRun = isRun(probeRows, pending);
+        boolean probeRun = probe != null && projectsProbe && isRun(probeRows, pending);
         for (int c : fillOrder) {
             ColumnVector target = out.column(c);
             if (fromProbe[c]) {
