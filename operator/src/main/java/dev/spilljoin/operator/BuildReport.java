@@ -16,10 +16,11 @@ package dev.spilljoin.operator;
  * @param spilledBytes         bytes of level-0 build spill files
  * @param heavyKeysFromSketch  heavy keys the sketch found and routed
  * @param heavyKeysFromCache   heavy keys known from the statistics cache and routed
+ * @param heavyKeysFromDuplicates heavy keys routed because the resident direct-index table met them more than once
  * @param heavyRowsFromSketch  build rows routed to the heavy keys' partition
  */
 record BuildReport(long rows, int fanout, int residentPartitions, long spilledPartitions, long residentRows,
-                   long residentBytes, String tableKind, long tableBuckets, long tableBytes, long spilledBytes, long heavyKeysFromSketch,
-                   long heavyKeysFromCache, long heavyRowsFromSketch, int workerSpillBuffers,
-                   int workerSpillBuffersRefused) {
+                   long residentBytes, String tableKind, long tableBuckets, long tableBytes, long spilledBytes,
+                   long heavyKeysFromSketch, long heavyKeysFromCache, long heavyKeysFromDuplicates,
+                   long heavyRowsFromSketch, int workerSpillBuffers, int workerSpillBuffersRefused) {
 }

@@ -55,6 +55,7 @@ public final class JoinStats {
     private long roleReversals;
     private long heavyHitterKeysFromSketch;
     private long heavyHitterKeysFromCache;
+    private long heavyHitterKeysFromDuplicates;
     private long statisticsCacheHits;
     private long statisticsCacheMisses;
     private long heavyHitterRowsFromSketch;
@@ -310,6 +311,14 @@ public final class JoinStats {
         return heavyHitterKeysFromCache;
     }
 
+    /**
+     * Heavy keys routed to their own pair because the resident direct-index table met them more than once (the
+     * table is then kept for the other keys instead of the hash table).
+     */
+    public synchronized long heavyHitterKeysFromDuplicates() {
+        return heavyHitterKeysFromDuplicates;
+    }
+
     /** Inputs whose statistics this join found in its statistics cache. */
     public synchronized long statisticsCacheHits() {
         return statisticsCacheHits;
@@ -436,6 +445,7 @@ public final class JoinStats {
         heavyHitterRowsFromSketch = r.heavyRowsFromSketch();
         heavyHitterKeysFromSketch = r.heavyKeysFromSketch();
         heavyHitterKeysFromCache = r.heavyKeysFromCache();
+        heavyHitterKeysFromDuplicates = r.heavyKeysFromDuplicates();
         spilledBytesBuild += r.spilledBytes();
         spillWorkerBuffers += r.workerSpillBuffers();
         spillWorkerBuffersRefused += r.workerSpillBuffersRefused();
@@ -561,6 +571,7 @@ public final class JoinStats {
                 + ",\"role_reversals\":" + roleReversals
                 + ",\"heavy_hitter_keys_from_sketch\":" + heavyHitterKeysFromSketch
                 + ",\"heavy_hitter_keys_from_cache\":" + heavyHitterKeysFromCache
+                + ",\"heavy_hitter_keys_from_duplicates\":" + heavyHitterKeysFromDuplicates
                 + ",\"heavy_hitter_rows_from_sketch\":" + heavyHitterRowsFromSketch
                 + ",\"statistics_cache_hits\":" + statisticsCacheHits
                 + ",\"statistics_cache_misses\":" + statisticsCacheMisses

@@ -11,6 +11,7 @@ import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.DirectIndexTable;
+import dev.spilljoin.operator.table.DuplicateKeys;
 import dev.spilljoin.operator.table.ParallelTasks;
 import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
@@ -38,8 +39,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * not fit, more partitions spill. The table is the direct-index table ({@link DirectIndexTable}) when the resident
  * rows allow it (one integer key, a dense enough range: their key statistics are taken by one
  * pass over each resident partition, kept while it stays resident), it fits, and it costs no more than the hash
- * table; else the unchained hash table ({@link UnchainedTable#tryBuild}). A duplicate key abandons the direct-index
- * table for the hash table over the same rows.
+ * table; else the unchained hash table ({@link UnchainedTable#tryBuild}). Duplicate keys abandon the direct-index
+ * table; when they are few (at most the heavy keys left of {@value #MAX_HEAVY_KEYS}, repeating in at most one keyed
+ * row in {@value #DUPLICATE_ROWS_ONE_IN}: a dense key with a few heavy values, W2's build side) their rows are
+ * routed to the heavy partition as a heavy key's are (below) and the table is built again without them; more, and
+ * the hash table is built over the same rows.
  *
  * <p>Heavy keys: every build batch's hashes also feed the join's {@link KeySketches} (a worker's own, or the one
  * shared). Every {@value #HEAVY_CHECK_EVERY_BATCHES} batches, before routing the next batch, the frequent-items
@@ -97,6 +101,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 final class PartitionedBuild implements JoinPhase {
     static final int HEAVY_CHECK_EVERY_BATCHES = 4;
     static final int MAX_HEAVY_KEYS = 64;
+    /**
+     * The direct-index table is kept, its duplicate keys' rows routed to the heavy partition, while those keys repeat
+     * in at most one keyed row in this many: moving such rows out costs a spill write and read each, the hash table
+     * instead would cost every probe row about twice the direct-index table's probe.
+     */
+    static final long DUPLICATE_ROWS_ONE_IN = 8;
     private final JoinContext ctx;
     private final int bits;
     private final int fanout;
@@ -140,6 +150,8 @@ final class PartitionedBuild implements JoinPhase {
     private boolean heavyRoutingOff;
     /** Heavy keys routed from the first row because the statistics cache knew them. */
     private long heavyKeysFromCache;
+    /** Heavy keys routed because the resident direct-index table met them more than once ({@link DuplicateKeys}). */
+    private long heavyKeysFromDuplicates;
     private long batches;
     /** Each worker's batches so far (for its own checks for heavy keys, with a sketch per worker). */
     private final long[] workerBatches;
@@ -370,7 +382,7 @@ final class PartitionedBuild implements JoinPhase {
             int p = HashFunctions.partitionOf(h, 0, bits);
             if (!spilled[p] && addHeavyKey(h)) {
                 feedKeyFilter();
-                moveResidentRowsOf(h, p);
+                moveResidentRowsOf(new long[] {h}, p);
             }
         }
     }
@@ -382,6 +394,38 @@ final class PartitionedBuild implements JoinPhase {
                 heavyKeysFromCache++;
             }
         }
+    }
+
+    /**
+     * Routes {@code keys} (a resident direct-index table's duplicate key values, ascending) to the heavy partition,
+     * their resident rows moved out, one pass per partition holding any; false (nothing moved) when the heavy
+     * partition's writer share is refused. A key filter not yet fed is dropped first: the build has not spilled, so
+     * the probe pass would ask it only for rows of these keys, which it sends to the heavy partition by their hash.
+     */
+    private boolean routeDuplicateKeys(long[] keys, DirectIndexTable.KeyRange[] keyRanges) throws IOException {
+        if (keyFilter != null && !keyFilterFed) {
+            keyFilter.close();
+            keyFilter = null;
+        }
+        long[] hashes = new long[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            hashes[i] = HashFunctions.combine(HashFunctions.KEY_SEED, keys[i]);
+            if (!addHeavyKey(hashes[i])) {
+                return false;
+            }
+            heavyKeysFromDuplicates++;
+        }
+        Arrays.sort(hashes);
+        for (int p = 0; p < fanout; p++) {
+            for (long h : hashes) {
+                if (HashFunctions.partitionOf(h, 0, bits) == p) {
+                    moveResidentRowsOf(hashes, p);
+                    keyRanges[p] = null;
+                    break;
+                }
+            }
+        }
+        return true;
     }
 
     /** Rows above a partition's fair share of the build so far: the heavy-key candidates' threshold. */
@@ -413,17 +457,17 @@ final class PartitionedBuild implements JoinPhase {
     }
 
     /**
-     * Moves the rows with hash {@code h} (not NULL-key) of resident partition {@code p} to the heavy partition's
-     * spill file, compacting each page in place (a row only moves towards its page's start; the table does not exist
-     * yet, so no pointer refers to a row).
+     * Moves the rows (not NULL-key) of resident partition {@code p} whose hash is one of {@code hashes} (ascending) to
+     * the heavy partition's spill file, compacting each page in place (a row only moves towards its page's start;
+     * the table does not exist yet, so no pointer refers to a row).
      */
-    private void moveResidentRowsOf(long h, int p) throws IOException {
+    private void moveResidentRowsOf(long[] hashes, int p) throws IOException {
         for (BuildWorker worker : workers) {
-            moveRowsOf(h, worker.arenas[p]);
+            moveRowsOf(hashes, worker.arenas[p]);
         }
     }
 
-    private void moveRowsOf(long h, RowArena arena) throws IOException {
+    private void moveRowsOf(long[] hashes, RowArena arena) throws IOException {
         for (int page = 0; page < arena.pageCount(); page++) {
             long start = arena.pageAddress(page);
             long end = start + arena.pageUsed(page);
@@ -431,7 +475,7 @@ final class PartitionedBuild implements JoinPhase {
             long removed = 0;
             for (long row = start; row < end; ) {
                 int length = ctx.buildLayout.rowLength(row);
-                if (ctx.buildLayout.hash(row) == h && !ctx.buildLayout.hasNullKey(row)) {
+                if (!ctx.buildLayout.hasNullKey(row) && Arrays.binarySearch(hashes, ctx.buildLayout.hash(row)) >= 0) {
                     spill.spill(fanout, row);
                     removed++;
                 } else {
@@ -594,8 +638,10 @@ final class PartitionedBuild implements JoinPhase {
                     for (int p = 0; p < fanout; p++) {
                         arenas[p] = spilled[p] ? null : resident[p];
                     }
+                    DuplicateKeys duplicates = heavyRoutingOff ? null : new DuplicateKeys(
+                            MAX_HEAVY_KEYS - heavyKeyCount, keys.keyedRows() / DUPLICATE_ROWS_ONE_IN);
                     direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas, tableBytes,
-                            workers.length);
+                            workers.length, duplicates);
                     if (direct != null) {
                         for (RowArena arena : arenas) {
                             if (arena != null) {
@@ -604,7 +650,10 @@ final class PartitionedBuild implements JoinPhase {
                         }
                         break;
                     }
-                    directPossible = false; // a duplicate key, or dearer than the hash table: the hash table
+                    // A few duplicate keys: their rows go to the heavy partition and the table is tried again;
+                    // more, or dearer than the hash table: the hash table.
+                    directPossible = duplicates != null && !duplicates.exceeded() && duplicates.keys().length > 0
+                            && routeDuplicateKeys(duplicates.keys(), keyRanges);
                     continue;
                 }
             }
@@ -678,7 +727,8 @@ final class PartitionedBuild implements JoinPhase {
         BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
                 residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.slotCount(),
                 table == null ? direct.bytes() : table.reservedBytes(), spilledBytes,
-                heavyKeyCount - heavyKeysFromCache, heavyKeysFromCache, heavyRows, spill.workerBuffers(),
+                heavyKeyCount - heavyKeysFromCache - heavyKeysFromDuplicates, heavyKeysFromCache,
+                heavyKeysFromDuplicates, heavyRows, spill.workerBuffers(),
                 spill.workerBuffersRefused());
         long rowBytes = 0;
         for (BuildWorker worker : workers) {

@@ -39,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DirectIndexJoinTest {
     private static final int CASES = Integer.getInteger("cases", 6);
+    /** One more than the heavy keys a build routes. */
+    private static final int DUPLICATE_KEYS_AT_MOST = PartitionedBuild.MAX_HEAVY_KEYS + 1;
 
     @TempDir
     Path spillRoot;
@@ -92,14 +94,21 @@ class DirectIndexJoinTest {
         return p;
     }
 
-    /** Runs one join and compares it with the oracle; returns its stats. */
+    /** Runs one join on one worker and compares it with the oracle; returns its stats. */
     private JoinStats check(List<Object[]> leftRows, List<Object[]> rightRows, ColumnType keyType, JoinType type,
                             Side build, Where where, boolean withVarchar, SplittableRandom r, String what)
             throws IOException {
+        return check(leftRows, rightRows, keyType, type, build, where, withVarchar, 1, r, what);
+    }
+
+    /** Runs one join on {@code threads} workers and compares it with the oracle; returns its stats. */
+    private JoinStats check(List<Object[]> leftRows, List<Object[]> rightRows, ColumnType keyType, JoinType type,
+                            Side build, Where where, boolean withVarchar, int threads, SplittableRandom r,
+                            String what) throws IOException {
         Schema left = schema("l", keyType);
         Schema right = schema("r", keyType);
         List<ColumnRef> projection = projection(type, withVarchar);
-        JoinConfig.Builder config = JoinConfig.builder().buildSide(build).spillDirectory(spillRoot)
+        JoinConfig.Builder config = JoinConfig.builder().buildSide(build).spillDirectory(spillRoot).threads(threads)
                 .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 4 : 500));
         if (where == Where.SPILLED_PAIRS) {
             config.forceSpill(true).roleReversal(r.nextBoolean()).fanoutLog2(1 + r.nextInt(2)).pageSize(4096).spillBufferBytes(512)
@@ -115,8 +124,8 @@ class DirectIndexJoinTest {
                     .reservation(root).config(c).build();
             JoinRunner.Result result = JoinRunner.run(spec, Rows.toBatches(left, leftRows, 1 + r.nextInt(300)),
                     Rows.toBatches(right, rightRows, 1 + r.nextInt(300)), mode, root);
-            String context = what + " " + type + " build=" + build + " " + where + " mode=" + mode + " stats="
-                    + result.stats().toJson();
+            String context = what + " " + type + " build=" + build + " " + where + " mode=" + mode + " threads="
+                    + threads + " stats=" + result.stats().toJson();
             assertThat(Rows.multiset(result.rows())).as(context).isEqualTo(Rows.multiset(expected));
             assertThat(result.stats().peakReservedBytes()).as(context).isLessThanOrEqualTo(budget);
             if (where == Where.SPILLED_PAIRS) {
@@ -277,6 +286,67 @@ class DirectIndexJoinTest {
                 "no varchar").directTables()).isEqualTo(1);
     }
 
+    /**
+     * A dense unique key but for three keys that repeat (one of them the range's maximum, so the range shrinks when
+     * its rows move), at most one keyed row in eight: the build moves those keys' rows to the heavy partition and
+     * keeps the direct-index table for the rest, in memory, on one worker and on two, both key types, for every join
+     * type with either side as the build side (the probe rows of those keys are joined in the heavy pair, the other
+     * rows against the table); equal to the oracle. Over 64 such keys, or one keyed row in eight, the hash table.
+     */
+    @Test
+    void aFewDuplicateKeysGoToTheHeavyPairAndTheDirectTableHoldsTheRest() throws IOException {
+        long seed = seed("duplicates routed");
+        SplittableRandom r = new SplittableRandom(seed);
+        int rows = 2000;
+        long[] repeated = {7, 1000, rows - 1};
+        for (ColumnType keyType : new ColumnType[] {ColumnType.BIGINT, ColumnType.INTEGER}) {
+            List<Long> keys = new ArrayList<>();
+            for (long k = 0; k < rows; k++) {
+                keys.add(k);
+            }
+            java.util.Collections.shuffle(keys, new java.util.Random(r.nextLong()));
+            keys.addAll(java.util.Collections.nCopies(60, 7L)); // 60 + 9 + 1 extra rows of 2,070: below 1 in 8
+            keys.addAll(java.util.Collections.nCopies(9, 1000L));
+            keys.add(rows - 1L);
+            List<Object[]> build = side(r, keyType, keys.size() + 100, () -> 0, false); // the payloads
+            for (int i = 0; i < build.size(); i++) { // the keys, then NULL keys
+                Long key = i < keys.size() ? keys.get(i) : null;
+                build.get(i)[0] = key == null ? null : keyType == ColumnType.INTEGER ? (Object) key.intValue() : key;
+            }
+            List<Object[]> probe = side(r, keyType, 3000, () -> r.nextInt(4) == 0 ? repeated[r.nextInt(3)]
+                    : r.nextInt(rows + 40) - 20, false);
+            for (JoinType type : JoinType.values()) {
+                for (Side side : Side.values()) {
+                    int threads = 1 + r.nextInt(2);
+                    JoinStats stats = check(side == Side.LEFT ? build : probe, side == Side.RIGHT ? build : probe,
+                            keyType, type, side, Where.IN_MEMORY, true, threads, r,
+                            "seed=" + seed + " duplicates routed key=" + keyType);
+                    String what = "seed=" + seed + " " + keyType + " " + type + " build=" + side + " threads="
+                            + threads + " " + stats.toJson();
+                    assertThat(stats.heavyHitterKeysFromDuplicates()).as(what).isEqualTo(repeated.length);
+                    assertThat(stats.directTables()).as(what).isPositive();
+                    assertThat(stats.spilledBytesBuild()).as(what).isPositive();
+                }
+            }
+            List<Object[]> tooMany = new ArrayList<>(build);
+            for (int k = 0; k < DUPLICATE_KEYS_AT_MOST; k++) { // 65 keys repeated
+                tooMany.add(new Object[] {keyType == ColumnType.INTEGER ? (Object) (100 + k) : (Object) (100L + k),
+                        1L, 1.0, true, 1, "m"});
+            }
+            List<Object[]> tooManyRows = new ArrayList<>(build);
+            for (int k = 0; k < rows / 8; k++) { // 70 + 250 extra rows: above 1 in 8
+                tooManyRows.add(new Object[] {keyType == ColumnType.INTEGER ? (Object) 5 : (Object) 5L, 1L, 1.0,
+                        true, 1, "m"});
+            }
+            for (List<Object[]> hashBuild : List.of(tooMany, tooManyRows)) {
+                JoinStats stats = check(probe, hashBuild, keyType, JoinType.INNER, Side.RIGHT, Where.IN_MEMORY,
+                        false, r, "seed=" + seed + " too many duplicates");
+                assertThat(stats.directTables()).as(stats.toJson()).isZero();
+                assertThat(stats.heavyHitterKeysFromDuplicates()).as(stats.toJson()).isZero();
+            }
+        }
+    }
+
     @Test
     void emptyAndOneRowBuildSides() throws IOException {
         SplittableRandom r = new SplittableRandom(seed("empty and one row"));
@@ -374,8 +444,9 @@ class DirectIndexJoinTest {
      * The planner's side of the table: W1's shape (a BIGINT key and one BIGINT payload column, 8.19 bytes per row in
      * the direct table, 16 to 32 in the hash table's directory). At a budget a little above what the join with the
      * direct table reserves at its peak in a large budget (256 KiB for what a smaller budget plans differently, such
-     * as the writer shares it sets aside while it builds), every partition stays resident; the same rows with one duplicate key need
-     * the hash table, which does not fit there, so partitions spill.
+     * as the writer shares it sets aside while it builds), every partition stays resident; the same rows with
+     * duplicate keys in more than one keyed row in eight need the hash table, which does not fit there, so partitions
+     * spill.
      */
     @Test
     void theDirectTablesSmallerSizeKeepsPartitionsResidentWhereTheHashTableWouldSpill() throws IOException {
@@ -392,9 +463,11 @@ class DirectIndexJoinTest {
         JoinStats direct = runAt(budget, probe, build);
         assertThat(direct.tableKind()).as(direct.toJson()).isEqualTo("direct");
         assertThat(direct.partitions()).as(direct.toJson()).isZero();
-        List<Object[]> withDuplicate = new ArrayList<>(build);
-        withDuplicate.add(new Object[] {0L, -1L, -1.0, true, -1, "d"});
-        JoinStats hash = runAt(budget, probe, withDuplicate);
+        List<Object[]> withDuplicates = new ArrayList<>(build);
+        for (int i = 0; i < rows / 4; i++) {
+            withDuplicates.add(new Object[] {(long) i - 30_000, -1L, -1.0, true, -1, "d"});
+        }
+        JoinStats hash = runAt(budget, probe, withDuplicates);
         assertThat(hash.directTables()).as(hash.toJson()).isZero();
         assertThat(hash.partitions()).as(hash.toJson()).isPositive();
     }

@@ -54,8 +54,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, rows, fields with NULLs); then the
  * occupancy bits are set from every row, and a bit already set is a duplicate: the build is abandoned (null; the
  * caller builds the hash table over the same rows, which is why the rows are freed by the caller only after a
- * success). A duplicate means the key is not unique, so the hash table's cost per row is the better bet than an
- * overflow area, which would put a second lookup and a branch behind every hit; then the ranks are summed, then
+ * success). No overflow area: it would put a second lookup and a branch behind every hit. A caller that gives a
+ * {@link DuplicateKeys} learns the duplicate keys instead, when they are few, and may move their rows elsewhere (the
+ * build pass: to the heavy keys' pair) and build again; more, and the key is not unique, so the hash table's cost
+ * per row is the better bet. Then the ranks are summed, then
  * the payload is copied to the rows' ranks (a row page's long variable-width values to its share of the heap, whose
  * start a count per page gave). Each of these passes reads a row's variable-width values in field order, each found
  * after the one before it, so a row costs O(fields), however many of them are variable-width. On several threads
@@ -194,6 +196,11 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
         }
 
+        /** The rows with a non-NULL key. */
+        public long keyedRows() {
+            return keyedRows;
+        }
+
         /** {@code max - min + 1}, or -1 when there is no keyed row or it does not fit a long. */
         long range() {
             long span = max - min;
@@ -213,7 +220,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         this.full = keyedRows == range; // a duplicate, the only other way to get as many rows, fails the build
         this.nullKeyRows = keys.nullKeyRows;
         this.blocks = (range + 63) >>> 6;
-        long rows = keyedRows + nullKeyRows;
+        long rows = Math.min(keyedRows, range) + nullKeyRows; // more keyed rows: duplicates, the build fails
         long bitmapBytes = ((rows + 63) >>> 6) << 3;
         int fields = layout.fieldCount();
         column = new long[fields];
@@ -302,14 +309,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
 
     /**
      * The bytes of a table over rows with key statistics {@code keys} ({@code marks}: with a MATCHED bitmap), or -1
-     * when it cannot be built (no keyed row, a range too large or too sparse, or surely duplicate keys).
+     * when it cannot be built (no keyed row, a range too large or too sparse). More keyed rows than range values
+     * are surely duplicates, which a build fails on (or finds: {@link DuplicateKeys}); its size is then that of
+     * a row per range value.
      */
     public static long bytes(RowLayout layout, KeyRange keys, boolean marks) {
         long range = keys.range();
-        if (range < 0 || range > MAX_RANGE || range > MAX_RANGE_PER_ROW * keys.keyedRows || keys.keyedRows > range) {
+        if (range < 0 || range > MAX_RANGE || range > MAX_RANGE_PER_ROW * keys.keyedRows) {
             return -1;
         }
-        long rows = keys.keyedRows + keys.nullKeyRows;
+        long rows = Math.min(keys.keyedRows, range) + keys.nullKeyRows;
         long bitmapBytes = ((rows + 63) >>> 6) << 3;
         long blocks = (range + 63) >>> 6;
         long total = blocks * Long.BYTES + rankBytes(blocks);
@@ -339,8 +348,22 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      */
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
                                             boolean marks, RowArena[] arenas, long alternativeBytes, int threads) {
+        return tryBuild(reservation, layout, keys, marks, arenas, alternativeBytes, threads, null);
+    }
+
+    /**
+     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long, int)}; at a duplicate
+     * key the occupancy pass goes on, recording every duplicate key in {@code duplicates} (when not null) until its
+     * bounds are exceeded, and the table is then dropped (null) all the same: the caller may move those keys' rows
+     * out and try again.
+     */
+    public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
+                                            boolean marks, RowArena[] arenas, long alternativeBytes, int threads,
+                                            DuplicateKeys duplicates) {
         long bytes = supports(layout) ? bytes(layout, keys, marks) : -1;
-        if (bytes < 0 || bytes > alternativeBytes || !reservation.tryGrow(bytes)) {
+        boolean surelyDuplicates = keys.keyedRows > keys.range();
+        if (bytes < 0 || surelyDuplicates && duplicates == null || bytes > alternativeBytes
+                || !reservation.tryGrow(bytes)) {
             return null;
         }
         DirectIndexTable table;
@@ -354,7 +377,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         try {
             Pages pages = new Pages(arenas); // the table's page is zeroed: no bit set, no NULL, nothing MATCHED
             long[] nullKeyRowsOfPage = new long[pages.count];
-            if (!table.setOccupancy(pages, nullKeyRowsOfPage, threads)) {
+            if (!table.setOccupancy(pages, nullKeyRowsOfPage, threads, duplicates)) {
                 table.close();
                 return null;
             }
@@ -399,13 +422,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
 
     /**
      * Sets every keyed row's occupancy bit and counts each page's NULL-key rows into {@code nullKeyRowsOfPage};
-     * false when a key turned up twice. On several threads, each helper thread sets its bits in an occupancy bitmap
-     * of its own (reserved for the moment, when the budget grants it), merged into the table's at the end: two
+     * false when a key turned up twice (each such key recorded in {@code duplicates}, when given, until its bounds are
+     * exceeded, the pass going on meanwhile). On several threads, each helper thread sets its bits in an occupancy
+     * bitmap of its own (reserved for the moment, when the budget grants it), merged into the table's at the end: two
      * threads setting bits in the same words had to do so atomically, and their cache lines then moved between the
-     * cores at almost every row (more CPU on two threads than on one). Without the
-     * memory they set the table's bits atomically.
+     * cores at almost every row (more CPU on two threads than on one). Without the memory they set the table's bits
+     * atomically.
      */
-    private boolean setOccupancy(Pages pages, long[] nullKeyRowsOfPage, int threads) {
+    private boolean setOccupancy(Pages pages, long[] nullKeyRowsOfPage, int threads, DuplicateKeys duplicates) {
         int helpers = ParallelTasks.threadsFor(threads, pages.count) - 1;
         long bitmapBytes = blocks * Long.BYTES;
         boolean ownBitmaps = helpers > 0 && reservation.tryGrow(helpers * bitmapBytes);
@@ -421,13 +445,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     return; // the table is dropped: no page needs visiting any more
                 }
                 long bits = thread == 0 || atomic ? occupancy : bitmaps[thread - 1].address();
-                long nullKeyRows = setBits(pages.start[p], pages.end[p], bits, atomic);
+                long nullKeyRows = setBits(pages.start[p], pages.end[p], bits, atomic, duplicates);
                 if (nullKeyRows < 0) {
                     duplicate.set(true);
                 }
                 nullKeyRowsOfPage[p] = nullKeyRows;
             });
-            return !duplicate.get() && mergeOccupancy(bitmaps);
+            return !duplicate.get() && mergeOccupancy(bitmaps, duplicates)
+                    && (duplicates == null || duplicates.keys().length == 0);
         } finally {
             for (NativePage bitmap : bitmaps) {
                 if (bitmap != null) {
@@ -443,9 +468,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /**
      * Sets the occupancy bits of the rows in {@code [row, end)} in the bitmap at {@code bits} (the table's, or a
      * thread's own), atomically or not; returns the NULL-key rows among them, or -1 at a key whose bit was set
-     * already.
+     * already, unless {@code duplicates} records it.
      */
-    private long setBits(long row, long end, long bits, boolean atomic) {
+    private long setBits(long row, long end, long bits, boolean atomic, DuplicateKeys duplicates) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyAt = layout.keyOffset();
         long nullKeyRows = 0;
@@ -457,7 +482,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 long bit = 1L << index;
                 long at = bits + ((index >>> 6) << 3);
                 long was = atomic ? NativeMemory.getAndOrLongAtomic(at, bit) : NativeMemory.getLong(at);
-                if ((was & bit) != 0) {
+                if ((was & bit) != 0 && (duplicates == null || !duplicates.add(min + index))) {
                     return -1;
                 }
                 if (!atomic) {
@@ -469,15 +494,20 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return nullKeyRows;
     }
 
-    /** ORs the helper threads' own bitmaps into the table's; false when a bit was set in two of them (a duplicate). */
-    private boolean mergeOccupancy(NativePage[] bitmaps) {
+    /**
+     * ORs the helper threads' own bitmaps into the table's; false when a bit was set in two of them (a duplicate),
+     * unless {@code duplicates} records every such key.
+     */
+    private boolean mergeOccupancy(NativePage[] bitmaps, DuplicateKeys duplicates) {
         for (NativePage bitmap : bitmaps) {
             long from = bitmap.address();
             for (long at = 0, end = blocks << 3; at < end; at += Long.BYTES) {
                 long own = NativeMemory.getLong(from + at);
                 long bits = NativeMemory.getLong(occupancy + at);
-                if ((bits & own) != 0) {
-                    return false;
+                for (long twice = bits & own; twice != 0; twice &= twice - 1) {
+                    if (duplicates == null || !duplicates.add(min + (at << 3) + Long.numberOfTrailingZeros(twice))) {
+                        return false;
+                    }
                 }
                 NativeMemory.putLong(occupancy + at, bits | own);
             }

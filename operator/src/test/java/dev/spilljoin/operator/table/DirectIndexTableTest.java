@@ -336,4 +336,55 @@ class DirectIndexTableTest {
             assertThat(memory.reserved()).isZero();
         }
     }
+
+    /**
+     * A build meeting duplicate keys records each of them once, with every extra occurrence counted, whichever thread
+     * or merge of the threads' bitmaps finds it (rows over many pages, the duplicates in different pages), and the
+     * table is dropped all the same, nothing left reserved; past either bound the collector says it was exceeded.
+     */
+    @Test
+    void duplicateKeysAreRecordedOnEveryThreadUntilTheirBoundsAndTheTableIsDroppedAllTheSame() {
+        try (MemoryReservation memory = MemoryReservation.root("test", 64 << 20)) {
+            List<Long[]> rows = new ArrayList<>();
+            int last = 100_000 - 1;
+            for (long k = 0; k <= last; k++) {
+                rows.add(new Long[] {k, k});
+                if (k % 7000 == 5) { // key 5 16 times in all, in pages far apart (and so on different threads)
+                    rows.add(new Long[] {5L, -k});
+                }
+            }
+            rows.add(new Long[] {0L, 1L}); // key 0 three times, the last two at the end
+            rows.add(new Long[] {0L, 2L});
+            rows.add(new Long[] {(long) last, 3L}); // twice
+            int extraRows = 15 + 2 + 1;
+            RowArena arena = arena(memory, rows);
+            assertThat(arena.pageCount()).as("rows over many pages").isGreaterThan(400);
+            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(LAYOUT, arena);
+            long tableBytes = DirectIndexTable.bytes(LAYOUT, keys, false);
+            long before = memory.reserved();
+            MemoryReservation noBitmaps = memory.newChild("no bitmaps", tableBytes);
+            for (int threads : new int[] {1, 4, -4}) {
+                MemoryReservation reservation = threads < 0 ? noBitmaps : memory;
+                String what = threads < 0 ? "4 threads setting the table's bits atomically" : threads + " threads";
+                long reservedBefore = reservation.reserved();
+                DuplicateKeys found = new DuplicateKeys(3, extraRows);
+                assertThat(DirectIndexTable.tryBuild(reservation, LAYOUT, keys, false, new RowArena[] {arena},
+                        Long.MAX_VALUE, Math.abs(threads), found)).as(what).isNull();
+                assertThat(found.keys()).as(what).containsExactly(0L, 5L, last);
+                assertThat(found.exceeded()).as(what).isFalse();
+                DuplicateKeys fewerKeys = new DuplicateKeys(2, extraRows);
+                assertThat(DirectIndexTable.tryBuild(reservation, LAYOUT, keys, false, new RowArena[] {arena},
+                        Long.MAX_VALUE, Math.abs(threads), fewerKeys)).as(what).isNull();
+                assertThat(fewerKeys.exceeded()).as(what + ": 3 keys, 2 allowed").isTrue();
+                DuplicateKeys fewerRows = new DuplicateKeys(3, extraRows - 1);
+                assertThat(DirectIndexTable.tryBuild(reservation, LAYOUT, keys, false, new RowArena[] {arena},
+                        Long.MAX_VALUE, Math.abs(threads), fewerRows)).as(what).isNull();
+                assertThat(fewerRows.exceeded()).as(what + ": one extra row more than allowed").isTrue();
+                assertThat(reservation.reserved()).as(what).isEqualTo(reservedBefore);
+            }
+            noBitmaps.close();
+            assertThat(memory.reserved()).isEqualTo(before);
+            arena.close();
+        }
+    }
 }
