@@ -147,6 +147,8 @@ final class PartitionedBuild implements JoinPhase {
     private final KeySketches[] buildSketches;
     private long[] heavyKeys = new long[0];
     private int heavyKeyCount;
+    /** The heavy keys' hashes, asked before {@link #heavyKeys} is searched (changed as they are). */
+    private final HeavyKeyFilter heavyFilter = new HeavyKeyFilter();
     private boolean heavyRoutingOff;
     /** Heavy keys routed from the first row because the statistics cache knew them. */
     private long heavyKeysFromCache;
@@ -325,7 +327,9 @@ final class PartitionedBuild implements JoinPhase {
             long[] keys = heavyKeys;
             int count = heavyKeyCount;
             for (int i = 0; i < n; i++) {
-                if (!Bitmaps.isSet(nullKeys, i) && Arrays.binarySearch(keys, 0, count, hashes[i]) >= 0) {
+                long h = hashes[i];
+                if (heavyFilter.mayContain(h) && !Bitmaps.isSet(nullKeys, i)
+                        && Arrays.binarySearch(keys, 0, count, h) >= 0) {
                     partitionOfRow[i] = fanout;
                 }
             }
@@ -453,6 +457,7 @@ final class PartitionedBuild implements JoinPhase {
         System.arraycopy(heavyKeys, at, heavyKeys, at + 1, heavyKeyCount - at);
         heavyKeys[at] = h;
         heavyKeyCount++;
+        heavyFilter.add(h);
         return true;
     }
 

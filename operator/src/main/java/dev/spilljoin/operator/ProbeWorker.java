@@ -52,6 +52,8 @@ final class ProbeWorker implements AutoCloseable {
     private long[] deferred = new long[0];
     /** Per partition (the heavy keys' last): 1 when it spilled, else 0. */
     private final long[] spilledBit;
+    /** The heavy keys' hashes, asked before {@link BuildOutput#heavyKeys} is searched. */
+    private final HeavyKeyFilter heavyFilter = new HeavyKeyFilter();
     private long[] notDeferred = new long[0];
     private int[] partitionOfRow = new int[0];
     private long[] candidates = new long[0];
@@ -79,6 +81,9 @@ final class ProbeWorker implements AutoCloseable {
         this.rowWriter = new RowWriter(ctx.probeLayout);
         this.staging[0] = new RowArena(memory, ctx.sizing.pageSize());
         this.spillOrder = pass.spillOrder(index);
+        for (int k = 0; k < build.heavyKeyCount(); k++) {
+            heavyFilter.add(build.heavyKeys()[k]);
+        }
         boolean[] spilled = build.spilled();
         this.spilledBit = new long[spilled.length];
         for (int p = 0; p < spilled.length; p++) {
@@ -127,7 +132,8 @@ final class ProbeWorker implements AutoCloseable {
     /**
      * Marks in {@link #deferred} the rows bound for a spill file (those of a spilled partition or a heavy key, less
      * the NULL-key rows and the sure misses) and sets their partitions in {@link #partitionOfRow}; whether any is.
-     * Branch-free per row but for the heavy-key search (taken only with heavy keys): a word of 64 rows' bits is
+     * Branch-free per row but for the heavy-key search (taken only with heavy keys, and then only for the rows
+     * {@link HeavyKeyFilter} passes): a word of 64 rows' bits is
      * gathered from the partitions' spilled bits, then masked (a branch per row mispredicted on every third row
      * when most partitions spilled, and a bit set in memory per row, took a sixth of a spilling probe pass).
      */
@@ -144,7 +150,8 @@ final class ProbeWorker implements AutoCloseable {
             for (int i = base; i < end; i++) {
                 long hash = hashes[i];
                 int p = HashFunctions.partitionOf(hash, 0, bits);
-                if (heavyCount > 0 && Arrays.binarySearch(heavyKeys, 0, heavyCount, hash) >= 0) {
+                if (heavyCount > 0 && heavyFilter.mayContain(hash)
+                        && Arrays.binarySearch(heavyKeys, 0, heavyCount, hash) >= 0) {
                     p = heavy;
                 }
                 partitionOfRow[i] = p;
