@@ -23,6 +23,8 @@ public final class NativeMemory {
     private static final Unsafe UNSAFE = UnsafeMemory.UNSAFE;
     private static final long BYTE_ARRAY_BASE = Unsafe.ARRAY_BYTE_BASE_OFFSET;
     private static final long LONG_ARRAY_BASE = Unsafe.ARRAY_LONG_BASE_OFFSET;
+    /** What {@link #getLongOrZero} and its narrower forms read instead of address 0. */
+    private static final long[] ZERO = new long[1];
     private static final long INT_ARRAY_BASE = Unsafe.ARRAY_INT_BASE_OFFSET;
     /** Array copies shorter than this go by longs ({@link #copyShort}), longer ones through Unsafe.copyMemory. */
     private static final int WORD_COPY_BELOW = 64;
@@ -220,6 +222,28 @@ public final class NativeMemory {
 
     public static long getLong(long address) {
         return UNSAFE.getLong(address);
+    }
+
+    /**
+     * The long at {@code address}, or 0 when {@code address} is 0, without a branch: that read goes to a zero long
+     * on the heap instead, so that a loop reading values of which some are missing (address 0: a NULL, an unmatched
+     * row) keeps its loads, each a likely cache miss, in flight together instead of behind a mispredicted branch.
+     */
+    public static long getLongOrZero(long address) {
+        boolean none = address == 0;
+        return UNSAFE.getLong(none ? ZERO : null, none ? LONG_ARRAY_BASE : address);
+    }
+
+    /** The int at {@code address}, or 0 when {@code address} is 0, as {@link #getLongOrZero} reads. */
+    public static int getIntOrZero(long address) {
+        boolean none = address == 0;
+        return UNSAFE.getInt(none ? ZERO : null, none ? LONG_ARRAY_BASE : address);
+    }
+
+    /** The double at {@code address}, or 0.0 when {@code address} is 0, as {@link #getLongOrZero} reads. */
+    public static double getDoubleOrZero(long address) {
+        boolean none = address == 0;
+        return UNSAFE.getDouble(none ? ZERO : null, none ? LONG_ARRAY_BASE : address);
     }
 
     public static void putLong(long address, long value) {

@@ -158,6 +158,14 @@ public final class ColumnVector {
         return nulls;
     }
 
+    /**
+     * Records that NULL bits of fixed-width rows were set in {@link #nullBitmap()} directly (by a caller filling rows
+     * in bulk, as {@link #setNull} would have set them one by one).
+     */
+    public void nullsWritten() {
+        mayHaveNulls = true;
+    }
+
     public long[] longs() {
         return longs;
     }

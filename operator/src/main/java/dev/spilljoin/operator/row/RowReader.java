@@ -21,31 +21,25 @@ public final class RowReader {
         out.ensureCapacity(outStart + count);
         switch (type) {
             case BIGINT -> {
+                long[] values = out.longs();
                 for (int j = 0; j < count; j++) {
-                    if (at[j] == 0) {
-                        out.setNull(outStart + j);
-                    } else {
-                        out.setLong(outStart + j, NativeMemory.getLong(at[j]));
-                    }
+                    values[outStart + j] = NativeMemory.getLongOrZero(at[j]);
                 }
+                setNulls(at, count, out, outStart);
             }
             case INTEGER -> {
+                int[] values = out.ints();
                 for (int j = 0; j < count; j++) {
-                    if (at[j] == 0) {
-                        out.setNull(outStart + j);
-                    } else {
-                        out.setInt(outStart + j, NativeMemory.getInt(at[j]));
-                    }
+                    values[outStart + j] = NativeMemory.getIntOrZero(at[j]);
                 }
+                setNulls(at, count, out, outStart);
             }
             case DOUBLE -> {
+                double[] values = out.doubles();
                 for (int j = 0; j < count; j++) {
-                    if (at[j] == 0) {
-                        out.setNull(outStart + j);
-                    } else {
-                        out.setDouble(outStart + j, NativeMemory.getDouble(at[j]));
-                    }
+                    values[outStart + j] = NativeMemory.getDoubleOrZero(at[j]);
                 }
+                setNulls(at, count, out, outStart);
             }
             case BOOLEAN -> {
                 for (int j = 0; j < count; j++) {
@@ -67,6 +61,27 @@ public final class RowReader {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * Sets the NULL bit of each row {@code outStart + j} whose {@code at[j]} is 0, by arithmetic instead of a branch
+     * per row (an address is positive, so {@code (at - 1) >>> 63} is 1 exactly for 0): the fixed-width gathers above
+     * read every value without a branch (a NULL's from a zero, {@link NativeMemory#getLongOrZero}), so that their
+     * loads, mostly cache misses in a large table, are in flight together; a branch per row on the NULL, mispredicted
+     * whenever NULLs are common (an outer join's unmatched rows), held each behind it.
+     */
+    private static void setNulls(long[] at, int count, ColumnVector out, int outStart) {
+        long[] nulls = out.nullBitmap();
+        long any = 0;
+        for (int j = 0; j < count; j++) {
+            int row = outStart + j;
+            long isNull = (at[j] - 1) >>> 63;
+            nulls[row >>> 6] |= isNull << row;
+            any |= isNull;
+        }
+        if (any != 0) {
+            out.nullsWritten();
         }
     }
 }

@@ -188,6 +188,10 @@ public final class DirectIndexProbe implements TableProbe {
     }
 
     private boolean fillPairsOrPad(OutputWriter out) {
+        if (!marksBuild) {
+            pos = out.appendHitsOrPadded(refs, noEmit, rowBytes, pos, n);
+            return pos == n;
+        }
         long[] r = refs;
         int[] bytes = rowBytes;
         long[] quiet = noEmit;

@@ -221,6 +221,16 @@ public final class OutputWriter {
      * below the limit; at the bound {@link #room()} sizes them and says whether more fit.
      */
     public int appendHits(long[] refs, int[] probeBytes, int from, int to) {
+        return appendHitsOrPadded(refs, null, probeBytes, from, to);
+    }
+
+    /**
+     * As {@link #appendHits}, and also each row without a match whose bit in {@code quiet} is 0, padded (build row 0):
+     * a probe-side outer join's rows, unmatched ones included but for those {@code quiet} holds back (rows deferred
+     * to a spill file); {@code quiet} null holds every unmatched row back. Branch-free per row alike (an outer join
+     * whose probe rows mostly miss, W3L's, mispredicted a branch per row on whether it matched).
+     */
+    public int appendHitsOrPadded(long[] refs, long[] quiet, int[] probeBytes, int from, int to) {
         int i = from;
         while (i < to) {
             int room = room();
@@ -237,11 +247,12 @@ public final class OutputWriter {
                 long ref = refs[i];
                 probeRows[p] = i;
                 buildRows[p] = ref;
-                int hit = ref != 0 ? 1 : 0;
-                long added = probeBytes[i] & -hit;
+                long padded = quiet == null ? 0 : ~quiet[i >>> 6] >>> i & 1L;
+                int emit = (int) ((ref | -ref) >>> 63 | padded); // refs are never negative
+                long added = probeBytes[i] & -emit;
                 probeSum += added;
-                bound += added + (perRow & -hit);
-                p += hit;
+                bound += added + (perRow & -emit);
+                p += emit;
             }
             pending = p;
             pendingBytes += probeSum;

@@ -52,17 +52,19 @@ class OutputWriterTest {
                 }
                 assertThat(batches(direct, directRefs, materializeAfter, byteLimit))
                         .as("direct table, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(direct, directRefs, null, materializeAfter, byteLimit));
+                        .isEqualTo(modelBatches(direct, directRefs, null, null, materializeAfter, byteLimit));
                 assertThat(batches(hashed, refs, materializeAfter, byteLimit))
                         .as("hash table, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(hashed, refs, null, materializeAfter, byteLimit));
+                        .isEqualTo(modelBatches(hashed, refs, null, null, materializeAfter, byteLimit));
             }
         });
     }
 
     /**
      * {@link OutputWriter#appendHits} (a probe batch's refs, 0 for a row without a match, each row with bytes of its
-     * own) cuts the batches that appending each hit after asking {@link OutputWriter#room()} would cut.
+     * own) cuts the batches that appending each hit after asking {@link OutputWriter#room()} would cut; so does
+     * {@link OutputWriter#appendHitsOrPadded}, whose rows without a match are appended too (padded, build key NULL)
+     * unless their bit in its mask holds them back.
      */
     @Test
     void appendsTheHitsOfAProbeBatchIntoTheBatchesThatOneAppendAtATimeWouldMake() {
@@ -83,12 +85,23 @@ class OutputWriterTest {
                     }
                     probeBytes[i] = random.nextInt(4) == 0 ? random.nextInt(400) : 0;
                 }
-                assertThat(hitBatches(direct, directRefs, probeBytes, byteLimit))
+                assertThat(hitBatches(direct, directRefs, null, probeBytes, byteLimit))
                         .as("direct table, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(direct, directRefs, probeBytes, new boolean[n], byteLimit));
-                assertThat(hitBatches(hashed, refs, probeBytes, byteLimit))
+                        .isEqualTo(modelBatches(direct, directRefs, probeBytes, null, new boolean[n], byteLimit));
+                assertThat(hitBatches(hashed, refs, null, probeBytes, byteLimit))
                         .as("hash table, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(hashed, refs, probeBytes, new boolean[n], byteLimit));
+                        .isEqualTo(modelBatches(hashed, refs, probeBytes, null, new boolean[n], byteLimit));
+                long[] quiet = new long[(n + 63) >>> 6];
+                double quietShare = random.nextDouble();
+                for (int i = 0; i < n; i++) {
+                    quiet[i >>> 6] |= (random.nextDouble() < quietShare ? 1L : 0L) << i;
+                }
+                assertThat(hitBatches(direct, directRefs, quiet, probeBytes, byteLimit))
+                        .as("direct table, padded, limit %d", byteLimit)
+                        .isEqualTo(modelBatches(direct, directRefs, probeBytes, quiet, new boolean[n], byteLimit));
+                assertThat(hitBatches(hashed, refs, quiet, probeBytes, byteLimit))
+                        .as("hash table, padded, limit %d", byteLimit)
+                        .isEqualTo(modelBatches(hashed, refs, probeBytes, quiet, new boolean[n], byteLimit));
             }
         });
     }
@@ -207,14 +220,19 @@ class OutputWriterTest {
         }
     }
 
-    /** The rows of each non-empty batch the writer hands out (keys), appending the hits of {@code refs}. */
-    private static List<List<Long>> hitBatches(BuildRowReader table, long[] refs, int[] probeBytes, long byteLimit) {
+    /**
+     * The rows of each non-empty batch the writer hands out (keys), appending the hits of {@code refs}, and their
+     * misses padded unless {@code quiet} (when not null) holds them back.
+     */
+    private static List<List<Long>> hitBatches(BuildRowReader table, long[] refs, long[] quiet, int[] probeBytes,
+                                               long byteLimit) {
         OutputWriter out = new OutputWriter(BUILD, PROJECTION, Side.RIGHT, LAYOUT, CAPACITY, byteLimit);
         List<List<Long>> batches = new ArrayList<>();
         int i = 0;
         while (true) {
             out.readBuildRowsFrom(table);
-            i = out.appendHits(refs, probeBytes, i, refs.length);
+            i = quiet == null ? out.appendHits(refs, probeBytes, i, refs.length)
+                    : out.appendHitsOrPadded(refs, quiet, probeBytes, i, refs.length);
             out.materialize(null);
             if (i == refs.length) {
                 break;
@@ -259,14 +277,15 @@ class OutputWriterTest {
      * The same batches as {@link #batches} (or {@link #hitBatches}, given {@code probeBytes}: refs of 0 add no row,
      * empty batches left out), from a model that sizes each build row when it is appended.
      */
-    private static List<List<Long>> modelBatches(BuildRowReader table, long[] refs, int[] probeBytes,
+    private static List<List<Long>> modelBatches(BuildRowReader table, long[] refs, int[] probeBytes, long[] quiet,
                                                  boolean[] materializeAfter, long byteLimit) {
         List<List<Long>> batches = new ArrayList<>();
         List<Long> batch = new ArrayList<>();
         long bytes = 0;
         int j = 0;
         while (j < refs.length) {
-            if (probeBytes != null && refs[j] == 0) {
+            boolean padded = quiet != null && (quiet[j >>> 6] >>> j & 1L) == 0;
+            if (probeBytes != null && refs[j] == 0 && !padded) {
                 j++;
                 continue;
             }
@@ -276,8 +295,8 @@ class OutputWriterTest {
                 bytes = 0;
                 continue;
             }
-            bytes += table.rowBytes(refs[j]) + (probeBytes == null ? 0 : probeBytes[j]);
-            batch.add(keyOf(table, refs[j]));
+            bytes += (refs[j] == 0 ? 0 : table.rowBytes(refs[j])) + (probeBytes == null ? 0 : probeBytes[j]);
+            batch.add(refs[j] == 0 ? null : keyOf(table, refs[j]));
             j++;
         }
         batches.add(batch);
@@ -290,7 +309,7 @@ class OutputWriterTest {
     private static List<Long> keys(Batch batch) {
         List<Long> keys = new ArrayList<>();
         for (int r = 0; r < batch.rowCount(); r++) {
-            keys.add(batch.column(0).getLong(r));
+            keys.add(batch.column(0).isNull(r) ? null : batch.column(0).getLong(r));
         }
         return keys;
     }
