@@ -125,7 +125,7 @@ final class PairProbeLane implements OutputTask {
                 }
             } else if (blockOffset < blockLength) {
                 ctx.checkCancelled();
-                blockOffset = decoder.decode(block, blockLength, blockOffset);
+                blockOffset = decoder.decode(block, blockLength, blockOffset, probe.readsKeyHashes());
                 probe.start(decoder.batch(), decoder.hashes(), decoder.nullKeys(), masks());
                 probing = true;
             } else if (!ended && pass.next(this)) {

@@ -186,7 +186,7 @@ class SpillRowFormatTest {
                 }
 
                 SpilledRowDecoder decoder = new SpilledRowDecoder(format, schema, 64);
-                assertThat(decoder.decode(block.address(), (int) total, 0)).isEqualTo((int) total);
+                assertThat(decoder.decode(block.address(), (int) total, 0, true)).isEqualTo((int) total);
                 Batch decoded = decoder.batch();
                 assertThat(decoded.rowCount()).isEqualTo(n);
                 for (int i = 0; i < n; i++) {

@@ -49,9 +49,11 @@ public final class SpilledRowDecoder {
 
     /**
      * Decodes rows from {@code offset} of the block at {@code block} ({@code length} bytes) into the batch, up to its
-     * capacity; returns the offset after the last row decoded.
+     * capacity, with their key hashes when {@code withHashes} (else {@link #hashes} is left as it was: a row of a
+     * fixed-width key recomputes its hash, a tenth of a spilled pair's probe with the direct-index table, which
+     * reads keys); returns the offset after the last row decoded.
      */
-    public int decode(long block, int length, int offset) {
+    public int decode(long block, int length, int offset, boolean withHashes) {
         batch.reset();
         int n = 0;
         Arrays.fill(nullKeys, 0L);
@@ -59,7 +61,9 @@ public final class SpilledRowDecoder {
         while (offset < length && n < capacity) {
             long row = block + offset;
             rows[n] = row;
-            hashes[n] = format.hash(row);
+            if (withHashes) {
+                hashes[n] = format.hash(row);
+            }
             byte flags = format.flags(row);
             if ((flags & RowLayout.NULL_KEY) != 0) {
                 Bitmaps.set(nullKeys, n);

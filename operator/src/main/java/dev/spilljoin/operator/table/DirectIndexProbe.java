@@ -72,6 +72,11 @@ public final class DirectIndexProbe implements TableProbe {
         start(probe, null, ownNullKeys, RowMasks.NONE);
     }
 
+    @Override
+    public boolean readsKeyHashes() {
+        return false;
+    }
+
     /** The key hashes are not read: the table is indexed by the key itself. */
     @Override
     public void start(Batch probe, long[] keyHashes, long[] keyNulls, RowMasks masks) {

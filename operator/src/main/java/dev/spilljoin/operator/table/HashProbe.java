@@ -139,6 +139,11 @@ public final class HashProbe implements TableProbe {
         }
     }
 
+    @Override
+    public boolean readsKeyHashes() {
+        return true;
+    }
+
     /**
      * Starts probing {@code probe} whose key hashes and NULL-key bitmap are given (rows reloaded from a spill file
      * carry their stored hash; nothing is re-hashed), with some rows treated apart as {@code masks} say. All arrays
@@ -468,3 +473,4 @@ public final class HashProbe implements TableProbe {
         return probeNullKeyRows;
     }
 }
+

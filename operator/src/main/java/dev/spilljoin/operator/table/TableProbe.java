@@ -19,6 +19,12 @@ public interface TableProbe {
      */
     void start(Batch probe, long[] keyHashes, long[] keyNulls, RowMasks masks);
 
+    /**
+     * Whether {@link #start(Batch, long[], long[], RowMasks)} reads the key hashes it is given (the direct-index
+     * table's probe reads the keys themselves), so that a caller may leave them uncomputed.
+     */
+    boolean readsKeyHashes();
+
     /** Continues the current batch: true when it is done, false when {@code out} is full (call again after). */
     boolean fill(OutputWriter out);
 
