@@ -15,6 +15,7 @@ import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -85,23 +86,20 @@ class OutputWriterTest {
                     }
                     probeBytes[i] = random.nextInt(4) == 0 ? random.nextInt(400) : 0;
                 }
-                assertThat(hitBatches(direct, directRefs, null, probeBytes, byteLimit))
-                        .as("direct table, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(direct, directRefs, probeBytes, null, new boolean[n], byteLimit));
-                assertThat(hitBatches(hashed, refs, null, probeBytes, byteLimit))
-                        .as("hash table, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(hashed, refs, probeBytes, null, new boolean[n], byteLimit));
                 long[] quiet = new long[(n + 63) >>> 6];
                 double quietShare = random.nextDouble();
                 for (int i = 0; i < n; i++) {
                     quiet[i >>> 6] |= (random.nextDouble() < quietShare ? 1L : 0L) << i;
                 }
-                assertThat(hitBatches(direct, directRefs, quiet, probeBytes, byteLimit))
-                        .as("direct table, padded, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(direct, directRefs, probeBytes, quiet, new boolean[n], byteLimit));
-                assertThat(hitBatches(hashed, refs, quiet, probeBytes, byteLimit))
-                        .as("hash table, padded, limit %d", byteLimit)
-                        .isEqualTo(modelBatches(hashed, refs, probeBytes, quiet, new boolean[n], byteLimit));
+                for (long[] padUnlessQuiet : Arrays.asList(null, quiet)) {
+                    String what = (padUnlessQuiet == null ? "hits" : "hits and padded rows") + ", limit " + byteLimit;
+                    assertThat(hitBatches(direct, directRefs, padUnlessQuiet, probeBytes, byteLimit))
+                            .as("direct table, %s", what).isEqualTo(modelBatches(direct, directRefs, probeBytes,
+                                    padUnlessQuiet, new boolean[n], byteLimit));
+                    assertThat(hitBatches(hashed, refs, padUnlessQuiet, probeBytes, byteLimit))
+                            .as("hash table, %s", what).isEqualTo(modelBatches(hashed, refs, probeBytes,
+                                    padUnlessQuiet, new boolean[n], byteLimit));
+                }
             }
         });
     }
