@@ -381,7 +381,7 @@ final class ParquetResultWriter implements ResultWriter {
     private static final class EncoderBuffers {
         final RecyclingAllocator buffers;
         final BytesInputCompressor compressor;
-        /** Where the group's pages are assembled before they are compressed; null when they are not compressed. */
+        /** Where the group's pages are assembled before they are compressed; null when the compressor reads pieces. */
         final PageBytes assembled;
         final ParquetProperties dictionaryFirst;
         final ParquetProperties plain;
@@ -389,7 +389,7 @@ final class ParquetResultWriter implements ResultWriter {
         EncoderBuffers(CompressionCodecName codec, long maxFreeBytes) {
             this.buffers = new RecyclingAllocator(maxFreeBytes, MAX_KEPT_BUFFER_BYTES);
             this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
-            this.assembled = codec == CompressionCodecName.UNCOMPRESSED ? null : new PageBytes(MAX_KEPT_BUFFER_BYTES);
+            this.assembled = ParquetCodecs.compressesOneArray(codec) ? new PageBytes(MAX_KEPT_BUFFER_BYTES) : null;
             this.dictionaryFirst = properties(true);
             this.plain = properties(false);
         }
