@@ -494,6 +494,51 @@ class ParquetResultWriterTest {
         }
     }
 
+    /**
+     * A batch holding rows of megabytes ends its row group, however well they compress (three batches of 3 MB that
+     * compress to a few kB stay far below {@link ParquetResultWriter#ROW_GROUP_BYTES}), on one thread as on two; the
+     * batches of ordinary rows around them share row groups.
+     */
+    @Test
+    void aBatchOfRowsOfMegabytesEndsItsRowGroup() throws Exception {
+        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)));
+        byte[] large = "x".repeat(3_000_000).getBytes(UTF_8);
+        for (int threads = 1; threads <= 2; threads++) {
+            Path file = dir.resolve("large-batches-" + threads + ".parquet");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+                ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"k", "v"},
+                        new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
+                        CompressionCodecName.SNAPPY, threads);
+                long k = 0;
+                for (int round = 0; round < 3; round++) {
+                    for (int b = 0; b < 5; b++) {
+                        Batch small = new Batch(schema, 10);
+                        for (int r = 0; r < 10; r++, k++) {
+                            small.column(0).setLong(r, k);
+                            byte[] value = ("row " + k).getBytes(UTF_8);
+                            small.column(1).setBytes(r, value, 0, value.length);
+                        }
+                        small.setRowCount(10);
+                        writer.write(small);
+                    }
+                    if (round < 2) {
+                        Batch batch = new Batch(schema, 1);
+                        batch.column(0).setLong(0, k++);
+                        batch.column(1).setBytes(0, large, 0, large.length);
+                        batch.setRowCount(1);
+                        writer.write(batch);
+                    }
+                }
+                writer.finish();
+            }
+            try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file),
+                    ParquetInput.readOptions())) {
+                assertThat(reader.getFooter().getBlocks().stream().map(BlockMetaData::getRowCount))
+                        .as(threads + " threads: the rows of each row group").containsExactly(51L, 51L, 50L);
+            }
+        }
+    }
+
     private static byte[] bytes(ByteBuffer buffer) {
         byte[] bytes = new byte[buffer.remaining()];
         buffer.duplicate().get(bytes);
