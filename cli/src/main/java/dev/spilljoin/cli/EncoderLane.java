@@ -123,7 +123,10 @@ final class EncoderLane implements AutoCloseable {
         tasks.add(batch);
     }
 
-    /** Writer: waits until the lane has encoded every batch handed to it, the one lent last among them. */
+    /**
+     * Writer: waits until the lane has encoded every batch handed to it, the one lent last among them, and forgets
+     * that one (a batch of rows of megabytes the writer's caller may drop).
+     */
     void awaitLent() throws IOException {
         try {
             copiesOut.awaitNone();
@@ -131,6 +134,7 @@ final class EncoderLane implements AutoCloseable {
             throw interrupted(e);
         }
         throwIfFailed();
+        lent = null;
     }
 
     /**

@@ -539,6 +539,36 @@ class ParquetResultWriterTest {
         }
     }
 
+    /**
+     * A batch of rows of megabytes lent to the encoder lanes is not held by them once written: the caller drops such
+     * a batch rather than reuse it, and a lane that kept its last lent batch kept one such batch alive.
+     */
+    @Test
+    void aLentBatchIsNotHeldOnceWritten() throws Exception {
+        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)));
+        Path file = dir.resolve("lent.parquet");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"k", "v"},
+                    new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
+                    CompressionCodecName.SNAPPY, 2);
+            Batch batch = new Batch(schema, 1);
+            byte[] large = "x".repeat(3_000_000).getBytes(UTF_8);
+            batch.column(0).setLong(0, 1);
+            batch.column(1).setBytes(0, large, 0, large.length);
+            batch.setRowCount(1);
+            assertThat(BatchSizing.holdsLargeValues(batch)).as("a batch the writer lends").isTrue();
+            writer.write(batch);
+            java.lang.ref.WeakReference<Batch> written = new java.lang.ref.WeakReference<>(batch);
+            batch = null;
+            for (int i = 0; i < 10 && written.get() != null; i++) {
+                System.gc();
+                Thread.sleep(10);
+            }
+            assertThat(written.get()).as("the lent batch, once written and dropped").isNull();
+            writer.finish();
+        }
+    }
+
     private static byte[] bytes(ByteBuffer buffer) {
         byte[] bytes = new byte[buffer.remaining()];
         buffer.duplicate().get(bytes);
