@@ -57,7 +57,7 @@ import org.apache.parquet.schema.Types;
  * per column, each group's page array and compressor output array ({@link PageBytes}, {@link ParquetCodecs}), and each
  * lane's {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold long rows: the copies a lane has
  * not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}; a batch of
- * rows of megabytes is lent to the lanes, not copied). The page and row-group buffers are reused
+ * rows of megabytes is lent to the lanes one at a time, not copied). The page and row-group buffers are reused
  * ({@link RecyclingAllocator}s, which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds
  * about the same buffers from the first row group to the last; but none larger than {@link #MAX_KEPT_BUFFER_BYTES},
  * which only a page of a value of megabytes grows (a slab, a page array, a compressed page, an output array): it is let
@@ -217,8 +217,9 @@ final class ParquetResultWriter implements ResultWriter {
     }
 
     /**
-     * Hands the lanes copies of their columns of {@code batch} (or, when it holds rows of megabytes, lends it to them
-     * and waits for them once group 0 is encoded: no copy of such rows), encodes group 0's columns, and ends the row
+     * Hands the lanes copies of their columns of {@code batch} (or, when it holds rows of megabytes, lends it to each
+     * in turn and waits for it: no copy of such rows, and one group's page at a time, whose value, page and
+     * compressed copies are megabytes each), encodes group 0's columns, and ends the row
      * group after {@code batch} when the buffered bytes after the batch {@value EncoderLane#LAG} before it (none
      * before the row group's first), plus the data bytes of the batches since, reach {@link #ROW_GROUP_BYTES}: a
      * rule every thread count applies alike, which lets a lane be that many batches behind. The data bytes, the
@@ -239,17 +240,13 @@ final class ParquetResultWriter implements ResultWriter {
         for (EncoderLane lane : lanes) {
             if (lend) {
                 lane.lend(batch);
+                lane.awaitLent();
             } else {
                 lane.submit(lane.copyOf(batch));
             }
         }
         dataBytesOf[groupBatches % dataBytesOf.length] = batch.dataBytes();
         ownBytesAfter[groupBatches % ownBytesAfter.length] = writeGroup(0, batch);
-        if (lend) {
-            for (EncoderLane lane : lanes) {
-                lane.awaitLent();
-            }
-        }
         groupBatches++;
         groupRows += batch.rowCount();
         rowsWritten += batch.rowCount();
