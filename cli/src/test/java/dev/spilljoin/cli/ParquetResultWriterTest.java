@@ -36,6 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * written, and so are every page's. Columns encoded on several threads make the same file, and a failure on one of them reaches the writer.
  */
 class ParquetResultWriterTest {
+    private static final Schema KEY_VALUE = new Schema(List.of(Column.of("k", ColumnType.BIGINT),
+            Column.of("v", ColumnType.VARCHAR)));
+
     @TempDir
     Path dir;
 
@@ -462,16 +465,13 @@ class ParquetResultWriterTest {
     void aRowGroupOfRowsOfMegabytesEndsWithinItsBytesAndOneBatch() throws Exception {
         int rows = 24;
         int valueBytes = 3_000_000;
-        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)));
         byte[] value = new byte[valueBytes];
         new java.util.SplittableRandom(7).nextBytes(value);
-        Batch batch = new Batch(schema, 1);
+        Batch batch = new Batch(KEY_VALUE, 1);
         for (int threads = 1; threads <= 2; threads++) {
             Path file = dir.resolve("large-rows-" + threads + ".parquet");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-                ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"k", "v"},
-                        new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
-                        CompressionCodecName.UNCOMPRESSED, threads);
+                ParquetResultWriter writer = keyValueWriter(out, CompressionCodecName.UNCOMPRESSED, threads);
                 for (int r = 0; r < rows; r++) {
                     batch.reset();
                     batch.column(0).setLong(0, r);
@@ -501,18 +501,15 @@ class ParquetResultWriterTest {
      */
     @Test
     void aBatchOfRowsOfMegabytesEndsItsRowGroup() throws Exception {
-        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)));
         byte[] large = "x".repeat(3_000_000).getBytes(UTF_8);
         for (int threads = 1; threads <= 2; threads++) {
             Path file = dir.resolve("large-batches-" + threads + ".parquet");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-                ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"k", "v"},
-                        new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
-                        CompressionCodecName.SNAPPY, threads);
+                ParquetResultWriter writer = keyValueWriter(out, CompressionCodecName.SNAPPY, threads);
                 long k = 0;
                 for (int round = 0; round < 3; round++) {
                     for (int b = 0; b < 5; b++) {
-                        Batch small = new Batch(schema, 10);
+                        Batch small = new Batch(KEY_VALUE, 10);
                         for (int r = 0; r < 10; r++, k++) {
                             small.column(0).setLong(r, k);
                             byte[] value = ("row " + k).getBytes(UTF_8);
@@ -522,7 +519,7 @@ class ParquetResultWriterTest {
                         writer.write(small);
                     }
                     if (round < 2) {
-                        Batch batch = new Batch(schema, 1);
+                        Batch batch = new Batch(KEY_VALUE, 1);
                         batch.column(0).setLong(0, k++);
                         batch.column(1).setBytes(0, large, 0, large.length);
                         batch.setRowCount(1);
@@ -545,13 +542,10 @@ class ParquetResultWriterTest {
      */
     @Test
     void aLentBatchIsNotHeldOnceWritten() throws Exception {
-        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)));
         Path file = dir.resolve("lent.parquet");
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-            ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"k", "v"},
-                    new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
-                    CompressionCodecName.SNAPPY, 2);
-            Batch batch = new Batch(schema, 1);
+            ParquetResultWriter writer = keyValueWriter(out, CompressionCodecName.SNAPPY, 2);
+            Batch batch = new Batch(KEY_VALUE, 1);
             byte[] large = "x".repeat(3_000_000).getBytes(UTF_8);
             batch.column(0).setLong(0, 1);
             batch.column(1).setBytes(0, large, 0, large.length);
@@ -567,6 +561,13 @@ class ParquetResultWriterTest {
             assertThat(written.get()).as("the lent batch, once written and dropped").isNull();
             writer.finish();
         }
+    }
+
+    /** A writer of {@link #KEY_VALUE}'s rows (a BIGINT {@code k} and a VARCHAR {@code v}). */
+    private static ParquetResultWriter keyValueWriter(OutputStream out, CompressionCodecName codec, int threads)
+            throws java.io.IOException {
+        return new ParquetResultWriter(out, new String[] {"k", "v"},
+                new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2], codec, threads);
     }
 
     private static byte[] bytes(ByteBuffer buffer) {
