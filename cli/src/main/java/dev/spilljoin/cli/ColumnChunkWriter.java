@@ -39,9 +39,10 @@ import org.apache.parquet.schema.PrimitiveType;
  * <p>A byte-array page's statistics are handed over with short bounds ({@link PageBounds}): the file writer keeps
  * every column chunk's statistics until the footer is written.
  *
- * <p>A page to be compressed is first assembled in one array ({@link PageBytes}) and the level and value writers
- * reset before it is handed over, so their buffers go back to the allocator before the compressor runs (an
- * uncompressed page is handed over in its pieces, which the page store copies once anyway).
+ * <p>A page whose compressor reads one array (GZIP, ZSTD: {@link ParquetCodecs#compressesOneArray}) is first
+ * assembled in one array ({@link PageBytes}) and the level and value writers reset before it is handed over, so their
+ * buffers go back to the allocator before the compressor runs; any other page is handed over in its pieces (SNAPPY's
+ * compressor reads them 64 KB at a time, {@link SnappyFragments}; an uncompressed page the page store copies once).
  */
 final class ColumnChunkWriter {
     /** Values written between two checks of the page's size. */
@@ -56,7 +57,7 @@ final class ColumnChunkWriter {
     private final ValuesWriter definitionLevels;
     private final ValuesWriter values;
     private final PageBounds bounds;
-    /** Where a page is assembled before it is compressed; null when pages are not compressed. */
+    /** Where a page is assembled before it is compressed; null when it is handed over in its pieces. */
     private final PageBytes assembled;
     private Statistics<?> statistics;
     private SizeStatistics.Builder sizes;
@@ -69,7 +70,7 @@ final class ColumnChunkWriter {
 
     /**
      * A chunk of column {@code descriptor} written to {@code pages} with the encoders of {@code properties}, each
-     * page assembled in {@code assembled} (null: handed over in pieces, for a page writer that does not compress).
+     * page assembled in {@code assembled} (null: handed over in pieces, for a compressor that reads them so).
      */
     ColumnChunkWriter(ColumnDescriptor descriptor, PageWriter pages, ParquetProperties properties,
                       PageBytes assembled) {

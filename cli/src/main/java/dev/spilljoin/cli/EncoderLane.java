@@ -23,10 +23,9 @@ import java.util.concurrent.BlockingQueue;
  * by bytes too ({@link BytesOut}, {@code copyBytesLimit}), so that copies of rows of megabytes wait for the lane one
  * at a time, and a copy whose arrays such a row grew is dropped once encoded ({@link BatchSizing#holdsLargeValues}),
  * not kept for reuse. A batch of such rows is not copied at all but lent ({@link #lend}): the lane encodes it in place
- * while the writer encodes its own columns of it, and the writer waits for the lane ({@link #awaitLent}) before it
- * gives the batch back (it would wait for it at the next batch's copy anyway). What the lane wrote
- * is visible to the writer once it took the task's result (the queues order it), and what the writer set up before
- * a submit is visible to the lane.
+ * while the writer waits for it ({@link #awaitLent}), and the writer gives the batch back only after that. What the
+ * lane wrote is visible to the writer once it took the task's result (the queues order it), and what the writer set
+ * up before a submit is visible to the lane.
  *
  * <p>Failures: a failure ends the lane; the writer gets it, as it was raised, at its next wait for a result or a
  * copy. {@link #close()} interrupts and joins the thread (an interrupted wait of the writer, Ctrl-C, is an
@@ -123,7 +122,10 @@ final class EncoderLane implements AutoCloseable {
         tasks.add(batch);
     }
 
-    /** Writer: waits until the lane has encoded every batch handed to it, the one lent last among them. */
+    /**
+     * Writer: waits until the lane has encoded every batch handed to it, the one lent last among them, and forgets
+     * that one (a batch of rows of megabytes the writer's caller may drop).
+     */
     void awaitLent() throws IOException {
         try {
             copiesOut.awaitNone();
@@ -131,6 +133,7 @@ final class EncoderLane implements AutoCloseable {
             throw interrupted(e);
         }
         throwIfFailed();
+        lent = null;
     }
 
     /**

@@ -47,7 +47,8 @@ final class ParquetCodecs implements CompressionCodecFactory {
      * returns are valid until its next call, which is how parquet-java's page writer uses them (it copies each
      * compressed page, and the dictionary page, into its row-group buffer before it compresses the next). An output
      * array a page grew beyond {@link ParquetResultWriter#MAX_KEPT_BUFFER_BYTES} is not kept for the next page (the
-     * bytes returned stay valid over it). A page held in one array is read in place. One thread, one output file.
+     * bytes returned stay valid over it). A GZIP or ZSTD page held in one array is read in place; a SNAPPY page is read
+     * from its pieces 64 KB at a time ({@link SnappyFragments}). One thread, one output file.
      */
     @Override
     public BytesInputCompressor getCompressor(CompressionCodecName codec) {
@@ -153,18 +154,28 @@ final class ParquetCodecs implements CompressionCodecFactory {
 
 
     /**
-     * Compresses pages into a reused output array, reading a page held in one array in place (as
-     * {@link ColumnChunkWriter} hands them over, {@link PageBytes}) and any other (a dictionary page) from a copy.
+     * Whether {@code codec}'s compressor reads a page from one array ({@link PageBytes}: GZIP, ZSTD), so the column
+     * writer assembles each page before it is compressed; the others read a page in its pieces.
+     */
+    static boolean compressesOneArray(CompressionCodecName codec) {
+        return codec == CompressionCodecName.GZIP || codec == CompressionCodecName.ZSTD;
+    }
+
+    /**
+     * Compresses pages into a reused output array: SNAPPY pages from their pieces ({@link SnappyFragments}), the
+     * others reading a page held in one array in place (as {@link ColumnChunkWriter} hands them over,
+     * {@link PageBytes}) and any other (a dictionary page) from a copy.
      */
     static final class PageCompressor implements BytesInputCompressor {
         private final CompressionCodecName codec;
+        /** SNAPPY's compressor; null for any other codec. */
+        private final SnappyFragments snappy;
         private byte[] compressed = NONE;
 
         PageCompressor(CompressionCodecName codec) {
             this.codec = codec;
-            if (codec == CompressionCodecName.SNAPPY) {
-                SnappyLibrary.load();
-            }
+            this.snappy = codec == CompressionCodecName.SNAPPY
+                    ? new SnappyFragments(ParquetResultWriter.MAX_KEPT_BUFFER_BYTES) : null;
         }
 
         @Override
@@ -172,15 +183,14 @@ final class ParquetCodecs implements CompressionCodecFactory {
             if (codec == CompressionCodecName.UNCOMPRESSED) {
                 return bytes;
             }
+            if (snappy != null) {
+                return snappy.compress(bytes);
+            }
             ByteBuffer page = bytes.toByteBuffer(); // an array-backed input's own array, any other's copy
             byte[] input = page.hasArray() ? page.array() : bytes.toByteArray();
             int offset = page.hasArray() ? page.arrayOffset() + page.position() : 0;
             int length = page.remaining();
             int written = switch (codec) {
-                case SNAPPY -> {
-                    compressed = atLeast(compressed, Snappy.maxCompressedLength(length));
-                    yield Snappy.rawCompress(input, offset, length, compressed, 0);
-                }
                 case ZSTD -> {
                     compressed = atLeast(compressed, (int) Zstd.compressBound(length));
                     long n = Zstd.compressByteArray(compressed, 0, compressed.length, input, offset, length,
@@ -205,7 +215,7 @@ final class ParquetCodecs implements CompressionCodecFactory {
 
         /** The bytes of the output array kept for the next page, for tests. */
         int keptBytes() {
-            return compressed.length;
+            return snappy != null ? snappy.keptBytes() : compressed.length;
         }
 
         @Override

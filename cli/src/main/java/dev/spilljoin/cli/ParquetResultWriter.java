@@ -39,8 +39,8 @@ import org.apache.parquet.schema.Types;
  * value, for nothing when the values are mostly distinct), and a column whose Parquet input's writer did not
  * dictionary-encode it is written plain from the start. A row group ends after a batch when the bytes it held
  * after the batch {@value EncoderLane#LAG} before (in the same row group), plus the data bytes of the batches since,
- * reached {@link #ROW_GROUP_BYTES} ({@link #write}): its column chunks go to the file in schema order;
- * {@link #finish()} flushes the last one and writes the footer.
+ * reached {@link #ROW_GROUP_BYTES}, or when the batch holds rows of megabytes ({@link #write}): its column chunks go
+ * to the file in schema order; {@link #finish()} flushes the last one and writes the footer.
  *
  * <p>Threads: the columns are dealt into up to {@code encoders} groups of about equal weight (a byte column weighs
  * two fixed-width ones), each with its own buffers and compressor. Group 0 is encoded on the caller's thread, each
@@ -52,11 +52,12 @@ import org.apache.parquet.schema.Types;
  * to the file on the caller's thread alone. A column's values, pages and row groups do not depend on the group it is
  * in, so the file is the same byte for byte on any number of threads.
  *
- * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and one batch, plus one open page
+ * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and one batch (one batch's alone
+ * when it holds rows of megabytes), plus one open page
  * per column, each group's page array and compressor output array ({@link PageBytes}, {@link ParquetCodecs}), and each
  * lane's {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold long rows: the copies a lane has
  * not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}; a batch of
- * rows of megabytes is lent to the lanes, not copied). The page and row-group buffers are reused
+ * rows of megabytes is lent to the lanes one at a time, not copied). The page and row-group buffers are reused
  * ({@link RecyclingAllocator}s, which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds
  * about the same buffers from the first row group to the last; but none larger than {@link #MAX_KEPT_BUFFER_BYTES},
  * which only a page of a value of megabytes grows (a slab, a page array, a compressed page, an output array): it is let
@@ -216,36 +217,36 @@ final class ParquetResultWriter implements ResultWriter {
     }
 
     /**
-     * Hands the lanes copies of their columns of {@code batch} (or, when it holds rows of megabytes, lends it to them
-     * and waits for them once group 0 is encoded: no copy of such rows), encodes group 0's columns, and ends the row
+     * Hands the lanes copies of their columns of {@code batch} (or, when it holds rows of megabytes, lends it to each
+     * in turn and waits for it: no copy of such rows, and one group's page at a time, whose value, page and
+     * compressed copies are megabytes each), encodes group 0's columns, and ends the row
      * group after {@code batch} when the buffered bytes after the batch {@value EncoderLane#LAG} before it (none
      * before the row group's first), plus the data bytes of the batches since, reach {@link #ROW_GROUP_BYTES}: a
      * rule every thread count applies alike, which lets a lane be that many batches behind. The data bytes, the
      * values as they stand before encoding, are about the most those batches can add to the pages (for
      * incompressible values), so a row group holds at most about {@link #ROW_GROUP_BYTES} and one batch, however
      * large its rows: with only the bytes known, {@value EncoderLane#LAG} batches of rows of megabytes beyond them
-     * were buffered too.
+     * were buffered too. A batch holding rows of megabytes ({@link BatchSizing#holdsLargeValues}) also ends its row
+     * group: such rows fill every batch in flight on the heap, and a row group of two of them beside those took the
+     * heap past its bound (docs/PERFORMANCE.md, fifteenth session).
      */
     @Override
     public void write(Batch batch) throws IOException {
         if (batch.rowCount() == 0) {
             return;
         }
-        boolean lend = lanes.length > 0 && BatchSizing.holdsLargeValues(batch);
+        boolean large = BatchSizing.holdsLargeValues(batch);
+        boolean lend = lanes.length > 0 && large;
         for (EncoderLane lane : lanes) {
             if (lend) {
                 lane.lend(batch);
+                lane.awaitLent();
             } else {
                 lane.submit(lane.copyOf(batch));
             }
         }
         dataBytesOf[groupBatches % dataBytesOf.length] = batch.dataBytes();
         ownBytesAfter[groupBatches % ownBytesAfter.length] = writeGroup(0, batch);
-        if (lend) {
-            for (EncoderLane lane : lanes) {
-                lane.awaitLent();
-            }
-        }
         groupBatches++;
         groupRows += batch.rowCount();
         rowsWritten += batch.rowCount();
@@ -260,7 +261,7 @@ final class ParquetResultWriter implements ResultWriter {
         for (int b = Math.max(0, known + 1); b < groupBatches; b++) {
             buffered += dataBytesOf[b % dataBytesOf.length];
         }
-        if (buffered >= ROW_GROUP_BYTES) {
+        if (buffered >= ROW_GROUP_BYTES || large) {
             flushRowGroup();
             newRowGroup();
         }
@@ -381,7 +382,7 @@ final class ParquetResultWriter implements ResultWriter {
     private static final class EncoderBuffers {
         final RecyclingAllocator buffers;
         final BytesInputCompressor compressor;
-        /** Where the group's pages are assembled before they are compressed; null when they are not compressed. */
+        /** Where the group's pages are assembled before they are compressed; null when the compressor reads pieces. */
         final PageBytes assembled;
         final ParquetProperties dictionaryFirst;
         final ParquetProperties plain;
@@ -389,7 +390,7 @@ final class ParquetResultWriter implements ResultWriter {
         EncoderBuffers(CompressionCodecName codec, long maxFreeBytes) {
             this.buffers = new RecyclingAllocator(maxFreeBytes, MAX_KEPT_BUFFER_BYTES);
             this.compressor = ParquetCodecs.INSTANCE.getCompressor(codec);
-            this.assembled = codec == CompressionCodecName.UNCOMPRESSED ? null : new PageBytes(MAX_KEPT_BUFFER_BYTES);
+            this.assembled = ParquetCodecs.compressesOneArray(codec) ? new PageBytes(MAX_KEPT_BUFFER_BYTES) : null;
             this.dictionaryFirst = properties(true);
             this.plain = properties(false);
         }

@@ -36,6 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * written, and so are every page's. Columns encoded on several threads make the same file, and a failure on one of them reaches the writer.
  */
 class ParquetResultWriterTest {
+    private static final Schema KEY_VALUE = new Schema(List.of(Column.of("k", ColumnType.BIGINT),
+            Column.of("v", ColumnType.VARCHAR)));
+
     @TempDir
     Path dir;
 
@@ -462,16 +465,13 @@ class ParquetResultWriterTest {
     void aRowGroupOfRowsOfMegabytesEndsWithinItsBytesAndOneBatch() throws Exception {
         int rows = 24;
         int valueBytes = 3_000_000;
-        Schema schema = new Schema(List.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.VARCHAR)));
         byte[] value = new byte[valueBytes];
         new java.util.SplittableRandom(7).nextBytes(value);
-        Batch batch = new Batch(schema, 1);
+        Batch batch = new Batch(KEY_VALUE, 1);
         for (int threads = 1; threads <= 2; threads++) {
             Path file = dir.resolve("large-rows-" + threads + ".parquet");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-                ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"k", "v"},
-                        new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
-                        CompressionCodecName.UNCOMPRESSED, threads);
+                ParquetResultWriter writer = keyValueWriter(out, CompressionCodecName.UNCOMPRESSED, threads);
                 for (int r = 0; r < rows; r++) {
                     batch.reset();
                     batch.column(0).setLong(0, r);
@@ -492,6 +492,82 @@ class ParquetResultWriterTest {
                 }
             }
         }
+    }
+
+    /**
+     * A batch holding rows of megabytes ends its row group, however well they compress (three batches of 3 MB that
+     * compress to a few kB stay far below {@link ParquetResultWriter#ROW_GROUP_BYTES}), on one thread as on two; the
+     * batches of ordinary rows around them share row groups.
+     */
+    @Test
+    void aBatchOfRowsOfMegabytesEndsItsRowGroup() throws Exception {
+        byte[] large = "x".repeat(3_000_000).getBytes(UTF_8);
+        for (int threads = 1; threads <= 2; threads++) {
+            Path file = dir.resolve("large-batches-" + threads + ".parquet");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+                ParquetResultWriter writer = keyValueWriter(out, CompressionCodecName.SNAPPY, threads);
+                long k = 0;
+                for (int round = 0; round < 3; round++) {
+                    for (int b = 0; b < 5; b++) {
+                        Batch small = new Batch(KEY_VALUE, 10);
+                        for (int r = 0; r < 10; r++, k++) {
+                            small.column(0).setLong(r, k);
+                            byte[] value = ("row " + k).getBytes(UTF_8);
+                            small.column(1).setBytes(r, value, 0, value.length);
+                        }
+                        small.setRowCount(10);
+                        writer.write(small);
+                    }
+                    if (round < 2) {
+                        Batch batch = new Batch(KEY_VALUE, 1);
+                        batch.column(0).setLong(0, k++);
+                        batch.column(1).setBytes(0, large, 0, large.length);
+                        batch.setRowCount(1);
+                        writer.write(batch);
+                    }
+                }
+                writer.finish();
+            }
+            try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file),
+                    ParquetInput.readOptions())) {
+                assertThat(reader.getFooter().getBlocks().stream().map(BlockMetaData::getRowCount))
+                        .as(threads + " threads: the rows of each row group").containsExactly(51L, 51L, 50L);
+            }
+        }
+    }
+
+    /**
+     * A batch of rows of megabytes lent to the encoder lanes is not held by them once written: the caller drops such
+     * a batch rather than reuse it, and a lane that kept its last lent batch kept one such batch alive.
+     */
+    @Test
+    void aLentBatchIsNotHeldOnceWritten() throws Exception {
+        Path file = dir.resolve("lent.parquet");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            ParquetResultWriter writer = keyValueWriter(out, CompressionCodecName.SNAPPY, 2);
+            Batch batch = new Batch(KEY_VALUE, 1);
+            byte[] large = "x".repeat(3_000_000).getBytes(UTF_8);
+            batch.column(0).setLong(0, 1);
+            batch.column(1).setBytes(0, large, 0, large.length);
+            batch.setRowCount(1);
+            assertThat(BatchSizing.holdsLargeValues(batch)).as("a batch the writer lends").isTrue();
+            writer.write(batch);
+            java.lang.ref.WeakReference<Batch> written = new java.lang.ref.WeakReference<>(batch);
+            batch = null;
+            for (int i = 0; i < 10 && written.get() != null; i++) {
+                System.gc();
+                Thread.sleep(10);
+            }
+            assertThat(written.get()).as("the lent batch, once written and dropped").isNull();
+            writer.finish();
+        }
+    }
+
+    /** A writer of {@link #KEY_VALUE}'s rows (a BIGINT {@code k} and a VARCHAR {@code v}). */
+    private static ParquetResultWriter keyValueWriter(OutputStream out, CompressionCodecName codec, int threads)
+            throws java.io.IOException {
+        return new ParquetResultWriter(out, new String[] {"k", "v"},
+                new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2], codec, threads);
     }
 
     private static byte[] bytes(ByteBuffer buffer) {
