@@ -321,16 +321,6 @@ public final class NativeMemory {
         }
     }
 
-    /**
-     * Copies the 12 bytes at {@code from} to {@code to[offset .. offset + 12)} as a long and an int, with no branch on
-     * a length: for values of up to 12 bytes that lie in 12 readable bytes, the caller counting only their own length
-     * (the rest is overwritten by the next value or lies beyond the last); {@code to} must hold the 12 bytes.
-     */
-    public static void copyTwelveToArray(long from, byte[] to, int offset) {
-        UNSAFE.putLong(to, BYTE_ARRAY_BASE + offset, UNSAFE.getLong(from));
-        UNSAFE.putInt(to, BYTE_ARRAY_BASE + offset + Long.BYTES, UNSAFE.getInt(from + Long.BYTES));
-    }
-
     /** Copies {@code length} bytes at {@code from} to {@code to[offset ..]}, as {@link #copyFromArray} does. */
     public static void copyToArray(long from, byte[] to, int offset, int length) {
         if (length < WORD_COPY_BELOW) {

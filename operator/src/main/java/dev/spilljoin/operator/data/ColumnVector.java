@@ -159,9 +159,8 @@ public final class ColumnVector {
     }
 
     /**
-     * Records that NULL bits were set in {@link #nullBitmap()} directly (by a caller filling rows in bulk, as
-     * {@link #setNull} would have set them one by one; a variable-width NULL row's offsets written as an empty
-     * value's).
+     * Records that NULL bits of fixed-width rows were set in {@link #nullBitmap()} directly (by a caller filling rows
+     * in bulk, as {@link #setNull} would have set them one by one).
      */
     public void nullsWritten() {
         mayHaveNulls = true;
@@ -256,15 +255,6 @@ public final class ColumnVector {
         ensureByteCapacity(start + length);
         offsets[row + 1] = start + length;
         return start;
-    }
-
-    /**
-     * Makes room for {@code length} bytes from row {@code row}'s start (rows in order) and returns the byte array,
-     * for a caller that writes several rows' values and their {@link #offsets()} itself.
-     */
-    public byte[] bytesWithRoom(int row, long length) {
-        ensureByteCapacity(Math.toIntExact(offsets[row] + length));
-        return bytes;
     }
 
     private void ensureByteCapacity(int needed) {

@@ -714,61 +714,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long[] at = scratch.addresses();
         long nullBitmap = nulls[field];
         long base = column[field];
-        if (type.isVariableWidth()) {
-            gatherVariable(refs, count, at, base, nullBitmap, out, outStart);
-            return;
-        }
-        int width = type.fixedWidth();
+        boolean variable = type.isVariableWidth();
+        int width = variable ? ENTRY_BYTES : type.fixedWidth();
         for (int j = 0; j < count; j++) {
             long rank = refs[j] == 0 ? -1 : rankOf(refs[j] - 1);
-            at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0 : base + rank * width;
+            long value = base + rank * width;
+            at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0
+                    : variable && NativeMemory.getInt(value) > INLINE_BYTES
+                    ? NativeMemory.getLong(value + ADDRESS_OFFSET) : value;
         }
         RowReader.gatherValues(type, at, count, out, outStart);
-    }
-
-    /**
-     * The gather of a variable-width field whose entries start at {@code base}: first each row's entry (a row
-     * without a value reads the first entry, its length taken as 0) and the bytes of all values, then the values
-     * into one reservation of the result's bytes, a value of up to 12 bytes copied from its entry as 12 bytes with no
-     * branch on its length ({@link NativeMemory#copyTwelveToArray}; one loop per value, whose trip count varied with
-     * the length, mispredicted), a longer one from the heap; NULL bits by arithmetic. {@code at}: scratch, a long
-     * per row.
-     */
-    private void gatherVariable(long[] refs, int count, long[] at, long base, long nullBitmap, ColumnVector out,
-                                int outStart) {
-        long total = 0;
-        for (int j = 0; j < count; j++) {
-            long rank = refs[j] == 0 ? -1 : rankOf(refs[j] - 1);
-            boolean none = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank);
-            long entry = none ? 0 : base + rank * ENTRY_BYTES;
-            at[j] = entry;
-            total += NativeMemory.getIntOrZero(entry);
-        }
-        out.ensureCapacity(outStart + count);
-        byte[] bytes = out.bytesWithRoom(outStart, total + INLINE_BYTES);
-        int[] offsets = out.offsets();
-        long[] nullBits = out.nullBitmap();
-        long anyNull = 0;
-        int end = offsets[outStart];
-        for (int j = 0; j < count; j++) {
-            long entry = at[j];
-            int row = outStart + j;
-            long none = (entry - 1) >>> 63; // entries lie at positive addresses
-            int length = NativeMemory.getIntOrZero(entry);
-            if (length <= INLINE_BYTES) {
-                NativeMemory.copyTwelveToArray((entry | -none & base) + Integer.BYTES, bytes, end);
-            } else {
-                NativeMemory.copyToArray(NativeMemory.getLong(entry + ADDRESS_OFFSET) + Integer.BYTES, bytes, end,
-                        length);
-            }
-            end += length;
-            offsets[row + 1] = end;
-            nullBits[row >>> 6] |= none << row;
-            anyNull |= none;
-        }
-        if (anyNull != 0) {
-            out.nullsWritten();
-        }
     }
 
     /**
