@@ -47,8 +47,19 @@ interface TableKindJoinCases extends OracleTest {
         /** Unique keys 997 apart: far sparser than the direct-index table's 64 values a row, so the hash table. */
         SPARSE,
         /** Every key exactly twice (both rows in the same pair at every level): the hash table. */
-        TWICE
+        TWICE,
+        /**
+         * As {@link #DENSE}, with {@value #REPEATED_KEYS} of its keys {@value #REPEATS} times more each (W2's build
+         * side in small): the build routes them to the heavy pair and keeps the direct-index table for the rest.
+         * Joined in memory only (in spilled pairs such keys go to a pair's hash table, as {@link #TWICE}'s do).
+         */
+        DENSE_FEW_REPEATED
     }
+
+    /** Keys repeated in {@link Spread#DENSE_FEW_REPEATED}. */
+    int REPEATED_KEYS = 3;
+    /** Extra rows of each repeated key. */
+    int REPEATS = 5;
 
     /** Where the build rows are joined, and how the join is made to get there. */
     enum Where {
@@ -100,6 +111,9 @@ interface TableKindJoinCases extends OracleTest {
         List<Arguments> out = new ArrayList<>();
         for (Where where : Where.values()) {
             for (Spread spread : Spread.values()) {
+                if (spread == Spread.DENSE_FEW_REPEATED && where != Where.IN_MEMORY) {
+                    continue;
+                }
                 int cell = where.ordinal() + spread.ordinal();
                 out.add(Arguments.of(where, spread, KeyTypes.values()[cell % 3], cell % 2 == 0));
             }
@@ -176,10 +190,19 @@ interface TableKindJoinCases extends OracleTest {
      * The path and the tables the stats must show. Direct (DENSE): every table direct, except the heavy pair's built
      * on the hot side, which holds the hot key many times and so is a hash table (or nested-loop chunks): "mixed".
      * Hash (SPARSE, TWICE): no direct table anywhere, except the reversed heavy pair's one-row table: "mixed".
+     * DENSE_FEW_REPEATED: its repeated keys routed to the heavy pair, the level-0 table direct.
      */
     private static void assertTables(Where where, Spread spread, JoinType type, Side build, JoinStats stats,
                                      long hotBuildRows) {
         String what = where + " " + spread + " " + type + " build=" + build + ": " + stats.toJson();
+        if (spread == Spread.DENSE_FEW_REPEATED) {
+            assertThat(stats.heavyHitterKeysFromDuplicates()).as("repeated keys routed, %s", what)
+                    .isEqualTo(REPEATED_KEYS);
+            assertThat(stats.directTables()).as("the level-0 table, %s", what).isPositive();
+            assertThat(stats.spilledBytesBuild()).as("the repeated keys' rows in the heavy pair, %s", what)
+                    .isPositive();
+            return;
+        }
         switch (where) {
             case IN_MEMORY -> {
                 assertThat(stats.partitions()).as("spilled partitions, %s", what).isZero();
@@ -244,10 +267,15 @@ interface TableKindJoinCases extends OracleTest {
         List<Long> keys = new ArrayList<>();
         int range = n + n / 4;
         switch (spread) {
-            case DENSE, SPARSE -> {
+            case DENSE, SPARSE, DENSE_FEW_REPEATED -> {
                 int[] ids = permutation(r, range);
                 for (int i = 0; i < n; i++) {
                     keys.add(base + (spread == Spread.SPARSE ? 997L : 1L) * ids[i]);
+                }
+                for (int k = 0; spread == Spread.DENSE_FEW_REPEATED && k < REPEATED_KEYS; k++) {
+                    for (int i = 0; i < REPEATS; i++) {
+                        keys.add(base + ids[k]);
+                    }
                 }
             }
             case TWICE -> {
