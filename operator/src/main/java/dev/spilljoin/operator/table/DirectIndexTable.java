@@ -361,9 +361,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                                             boolean marks, RowArena[] arenas, long alternativeBytes, int threads,
                                             DuplicateKeys duplicates) {
         long bytes = supports(layout) ? bytes(layout, keys, marks) : -1;
-        boolean surelyDuplicates = keys.keyedRows > keys.range();
-        if (bytes < 0 || surelyDuplicates && duplicates == null || bytes > alternativeBytes
-                || !reservation.tryGrow(bytes)) {
+        long surelyExtra = keys.keyedRows - keys.range(); // above 0: that many keyed rows surely repeat a key
+        if (bytes < 0 || surelyExtra > 0 && (duplicates == null || !duplicates.fits(surelyExtra))
+                || bytes > alternativeBytes || !reservation.tryGrow(bytes)) {
             return null;
         }
         DirectIndexTable table;

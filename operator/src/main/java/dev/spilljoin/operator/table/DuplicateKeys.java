@@ -51,6 +51,17 @@ public final class DuplicateKeys {
         return true;
     }
 
+    /**
+     * Whether {@code extraRows} occurrences beyond the keys' first (as many as are certain before the build looks:
+     * more keyed rows than range values) fit the bound; when not, the collector is exceeded.
+     */
+    synchronized boolean fits(long extraRows) {
+        if (extraRows > maxExtraRows) {
+            exceeded = true;
+        }
+        return !exceeded;
+    }
+
     /** Whether the bounds were exceeded (the keys recorded are then only some of the duplicates). */
     public synchronized boolean exceeded() {
         return exceeded;

@@ -383,6 +383,13 @@ class DirectIndexTableTest {
                 assertThat(reservation.reserved()).as(what).isEqualTo(reservedBefore);
             }
             noBitmaps.close();
+            // more keyed rows than range values beyond the bound: refused before any memory is asked for
+            MemoryReservation tiny = memory.newChild("tiny", 1);
+            DuplicateKeys surelyTooMany = new DuplicateKeys(3, extraRows - 1);
+            assertThat(DirectIndexTable.tryBuild(tiny, LAYOUT, keys, false, new RowArena[] {arena}, Long.MAX_VALUE, 1,
+                    surelyTooMany)).isNull();
+            assertThat(surelyTooMany.exceeded()).as("refused by the count of keyed rows alone").isTrue();
+            tiny.close();
             assertThat(memory.reserved()).isEqualTo(before);
             arena.close();
         }
