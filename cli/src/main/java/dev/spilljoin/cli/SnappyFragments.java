@@ -40,7 +40,8 @@ final class SnappyFragments extends OutputStream {
 
     private final int maxKeptBytes;
     private final ByteBuffer fragment = ByteBuffer.allocateDirect(FRAGMENT_BYTES);
-    private final ByteBuffer compressed = ByteBuffer.allocateDirect(Snappy.maxCompressedLength(FRAGMENT_BYTES));
+    /** Sized by {@link Snappy}, so made once {@link SnappyLibrary#load} has loaded it (see the constructor). */
+    private final ByteBuffer compressed;
     /** The output array kept from page to page (at most {@code maxKeptBytes}). */
     private byte[] kept = NONE;
     private byte[] out = NONE;
@@ -50,7 +51,8 @@ final class SnappyFragments extends OutputStream {
 
     /** Compresses into an output array kept from page to page while it is at most {@code maxKeptBytes}. */
     SnappyFragments(int maxKeptBytes) {
-        SnappyLibrary.load();
+        SnappyLibrary.load(); // first: Snappy's first use would extract its library where no signal's hook removes it
+        this.compressed = ByteBuffer.allocateDirect(Snappy.maxCompressedLength(FRAGMENT_BYTES));
         this.maxKeptBytes = maxKeptBytes;
     }
 
