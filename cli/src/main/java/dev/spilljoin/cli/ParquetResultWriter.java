@@ -236,9 +236,8 @@ final class ParquetResultWriter implements ResultWriter {
             return;
         }
         boolean large = BatchSizing.holdsLargeValues(batch);
-        boolean lend = lanes.length > 0 && large;
         for (EncoderLane lane : lanes) {
-            if (lend) {
+            if (large) {
                 lane.lend(batch);
                 lane.awaitLent();
             } else {

@@ -18,6 +18,7 @@ import dev.spilljoin.spill.SpillFile;
  * @param files              the sealed build files of spilled partitions (null: no file was written)
  * @param heavyKeys          the accepted heavy key hashes, ascending, in {@code [0, heavyKeyCount)}
  * @param heavyKeyCount      how many heavy keys were accepted
+ * @param heavyFilter        the heavy keys' filter, asked per row before {@code heavyKeys} is searched
  * @param rows               build rows read (NULL keys included)
  * @param rowBytes           their bytes in the build side's row layout (those of dropped NULL-key rows included)
  * @param nullKeyRows        build rows with a NULL key
@@ -28,7 +29,7 @@ import dev.spilljoin.spill.SpillFile;
  * @param report             what the build pass did, for the stats
  */
 record BuildOutput(int fanoutLog2, UnchainedTable table, DirectIndexTable direct, boolean[] spilled, SpillFile[] files,
-                   long[] heavyKeys, int heavyKeyCount, long rows, long rowBytes, long nullKeyRows,
+                   long[] heavyKeys, int heavyKeyCount, HeavyKeyFilter heavyFilter, long rows, long rowBytes, long nullKeyRows,
                    long heavyCandidateRows,
                    ReservedSpillWriter probeWriter, BuildKeyFilter keyFilter, JoinSketches sketches,
                    BuildReport report) {

@@ -327,9 +327,7 @@ final class PartitionedBuild implements JoinPhase {
             long[] keys = heavyKeys;
             int count = heavyKeyCount;
             for (int i = 0; i < n; i++) {
-                long h = hashes[i];
-                if (heavyFilter.mayContain(h) && !Bitmaps.isSet(nullKeys, i)
-                        && Arrays.binarySearch(keys, 0, count, h) >= 0) {
+                if (!Bitmaps.isSet(nullKeys, i) && heavyFilter.contains(hashes[i], keys, count)) {
                     partitionOfRow[i] = fanout;
                 }
             }
@@ -657,7 +655,7 @@ final class PartitionedBuild implements JoinPhase {
                     }
                     // A few duplicate keys: their rows go to the heavy partition and the table is tried again;
                     // more, or dearer than the hash table: the hash table.
-                    directPossible = duplicates != null && !duplicates.exceeded() && duplicates.keys().length > 0
+                    directPossible = duplicates != null && !duplicates.exceeded() && !duplicates.isEmpty()
                             && routeDuplicateKeys(duplicates.keys(), keyRanges);
                     continue;
                 }
@@ -740,7 +738,8 @@ final class PartitionedBuild implements JoinPhase {
             rowBytes += worker.rowBytes();
             worker.close();
         }
-        BuildOutput out = new BuildOutput(bits, table, direct, spilled, files, heavyKeys, heavyKeyCount, rowsIn,
+        BuildOutput out = new BuildOutput(bits, table, direct, spilled, files, heavyKeys, heavyKeyCount, heavyFilter,
+                rowsIn,
                 rowBytes, nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
         PartitionedProbe probe;
         try {

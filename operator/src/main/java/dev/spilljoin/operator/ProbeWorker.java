@@ -12,7 +12,6 @@ import dev.spilljoin.operator.table.TableProbe;
 import dev.spilljoin.spill.MemoryReservation;
 
 import java.io.IOException;
-import java.util.Arrays;
 
 /**
  * One worker of the probe pass ({@link PartitionedProbe}): takes a probe batch (a morsel) at a time and does for it
@@ -52,8 +51,6 @@ final class ProbeWorker implements AutoCloseable {
     private long[] deferred = new long[0];
     /** Per partition (the heavy keys' last): 1 when it spilled, else 0. */
     private final long[] spilledBit;
-    /** The heavy keys' hashes, asked before {@link BuildOutput#heavyKeys} is searched. */
-    private final HeavyKeyFilter heavyFilter = new HeavyKeyFilter();
     private long[] notDeferred = new long[0];
     private int[] partitionOfRow = new int[0];
     private long[] candidates = new long[0];
@@ -81,9 +78,6 @@ final class ProbeWorker implements AutoCloseable {
         this.rowWriter = new RowWriter(ctx.probeLayout);
         this.staging[0] = new RowArena(memory, ctx.sizing.pageSize());
         this.spillOrder = pass.spillOrder(index);
-        for (int k = 0; k < build.heavyKeyCount(); k++) {
-            heavyFilter.add(build.heavyKeys()[k]);
-        }
         boolean[] spilled = build.spilled();
         this.spilledBit = new long[spilled.length];
         for (int p = 0; p < spilled.length; p++) {
@@ -140,6 +134,7 @@ final class ProbeWorker implements AutoCloseable {
     private boolean markDeferred(int n, int words, long[] misses) {
         long[] heavyKeys = build.heavyKeys();
         int heavyCount = build.heavyKeyCount();
+        HeavyKeyFilter heavyFilter = build.heavyFilter();
         int heavy = build.heavyPartition();
         int bits = build.fanoutLog2();
         long any = 0;
@@ -150,8 +145,7 @@ final class ProbeWorker implements AutoCloseable {
             for (int i = base; i < end; i++) {
                 long hash = hashes[i];
                 int p = HashFunctions.partitionOf(hash, 0, bits);
-                if (heavyCount > 0 && heavyFilter.mayContain(hash)
-                        && Arrays.binarySearch(heavyKeys, 0, heavyCount, hash) >= 0) {
+                if (heavyCount > 0 && heavyFilter.contains(hash, heavyKeys, heavyCount)) {
                     p = heavy;
                 }
                 partitionOfRow[i] = p;

@@ -452,7 +452,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 nullKeyRowsOfPage[p] = nullKeyRows;
             });
             return !duplicate.get() && mergeOccupancy(bitmaps, duplicates)
-                    && (duplicates == null || duplicates.keys().length == 0);
+                    && (duplicates == null || duplicates.isEmpty());
         } finally {
             for (NativePage bitmap : bitmaps) {
                 if (bitmap != null) {

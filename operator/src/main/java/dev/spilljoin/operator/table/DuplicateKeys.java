@@ -67,6 +67,11 @@ public final class DuplicateKeys {
         return exceeded;
     }
 
+    /** Whether no duplicate key was recorded. */
+    public synchronized boolean isEmpty() {
+        return count == 0;
+    }
+
     /** The distinct duplicate keys recorded, ascending. */
     public synchronized long[] keys() {
         return Arrays.copyOf(keys, count);
