@@ -249,6 +249,55 @@ class DirectIndexJoinTest {
         }
     }
 
+    /**
+     * Build keys on a stride far too wide for a table over every value between them (a day in microseconds for
+     * BIGINT, in seconds for INTEGER): the table spans their quotients, which only the stride makes possible, every
+     * quotient a key (full) or with holes; probe keys on the stride, next to it, beyond the build's, NULL and
+     * extreme: every join type, both orientations, in memory and in spilled pairs, equal to the oracle.
+     */
+    @Test
+    void keysOnAStrideAreJoinedWithTheDirectTable() throws IOException {
+        long seed = seed("stride");
+        SplittableRandom r = new SplittableRandom(seed);
+        for (ColumnType keyType : new ColumnType[] {ColumnType.BIGINT, ColumnType.INTEGER}) {
+            for (boolean full : new boolean[] {true, false}) {
+                long stride = keyType == ColumnType.BIGINT ? 86_400_000_000L : 86_400;
+                int rows = 200 + r.nextInt(200);
+                long base = (r.nextInt(41) - 20) * stride + r.nextInt(1000);
+                List<Long> quotients = new ArrayList<>();
+                for (long q = 0; q < (full ? rows : 2L * rows); q++) {
+                    quotients.add(q);
+                }
+                java.util.Collections.shuffle(quotients, new java.util.Random(r.nextLong()));
+                List<Object[]> build = side(r, keyType, rows + rows / 9, () -> 0, false); // the payloads
+                for (int i = 0; i < build.size(); i++) { // distinct quotients, then NULL keys
+                    Long key = i < rows ? base + stride * quotients.get(i) : null;
+                    build.get(i)[0] = key == null ? null : keyType == ColumnType.INTEGER ? (Object) key.intValue() : key;
+                }
+                List<Object[]> probe = withExtremeKeys(side(r, keyType, 2 * rows, () -> base
+                        + stride * (r.nextInt(3 * rows) - rows / 2) + (r.nextInt(4) == 0 ? r.nextInt(5) - 2 : 0),
+                        false), keyType);
+                String what = "seed=" + seed + " stride key=" + keyType + " full=" + full;
+                for (JoinType type : JoinType.values()) {
+                    for (Side buildSide : Side.values()) {
+                        JoinStats stats = check(buildSide == Side.LEFT ? build : probe,
+                                buildSide == Side.RIGHT ? build : probe, keyType, type, buildSide, Where.IN_MEMORY,
+                                false, r, what);
+                        assertThat(stats.tableKind()).as("%s %s build=%s", what, type, buildSide)
+                                .isEqualTo("direct");
+                    }
+                }
+                // inside the build's range, so that the key filter leaves the probe side the larger one (no pair's
+                // roles reversed)
+                List<Object[]> inRange = side(r, keyType, 4 * rows, () -> base + stride * r.nextInt(rows)
+                        + (r.nextInt(4) == 0 ? r.nextInt(5) - 2 : 0), false);
+                JoinStats spilled = check(inRange, build, keyType, JoinType.FULL_OUTER, Side.RIGHT,
+                        Where.SPILLED_PAIRS, true, r, what + " spilled");
+                assertThat(spilled.directTables()).as(what + " spilled " + spilled.toJson()).isPositive();
+            }
+        }
+    }
+
     @Test
     void fallbacksUseTheHashTableAndStayCorrect() throws IOException {
         SplittableRandom r = new SplittableRandom(seed("fallbacks"));
@@ -264,8 +313,8 @@ class DirectIndexJoinTest {
         // a range above 2^31
         List<Object[]> wide = side(r, ColumnType.BIGINT, 300, () -> r.nextInt(600), true);
         wide.add(new Object[] {(1L << 31) + 5, 1L, 1.0, true, 1, "a"});
-        // too sparse: 100 values per row
-        List<Object[]> sparse = side(r, ColumnType.BIGINT, 300, () -> 100L * r.nextInt(600), true);
+        // too sparse: 100 values per row (and not on a stride: some keys odd, some even)
+        List<Object[]> sparse = side(r, ColumnType.BIGINT, 300, () -> 100L * r.nextInt(600) + r.nextInt(2), true);
         // only NULL keys
         List<Object[]> nullKeys = new ArrayList<>();
         for (int i = 0; i < 20; i++) {

@@ -12,9 +12,10 @@ import dev.spilljoin.spill.NativeMemory;
  * resumable like {@link HashProbe}, with the same masks and the same results for every {@link ProbeAction}.
  *
  * <p>Algorithm: {@link #start} reads the batch's key column (INTEGER widened to long) and finds every row's build
- * row in one branch-free loop of independent loads: {@code index = key - min} compared unsigned with the range (so
- * a key below {@code min}, or one whose difference overflows, is out of range), then the index's occupancy bit (one
- * load from the small, cached occupancy bitmap). A hit's reference is {@code index + 1}, a miss's or a skipped row's 0.
+ * row in one branch-free loop of independent loads: {@code index = (key - min) / stride} by a shift and a multiply
+ * ({@link KeyStride}), compared unsigned with the range and the difference's low bits checked (so a key below
+ * {@code min}, one whose difference overflows, or one off the stride is out of range), then the index's occupancy bit
+ * (one load from the small, cached occupancy bitmap). A hit's reference is {@code index + 1}, a miss's or a skipped row's 0.
  * Keys are unique in the table, so a probe row has at most one match: {@link #fill} then walks the rows once, in
  * a loop specialised per action, emitting each row's result in row order (the pair, the padded miss, the SEMI or
  * ANTI row) and marking MATCHED bits; it stops before a row that needs room when the writer is full.
@@ -123,18 +124,24 @@ public final class DirectIndexProbe implements TableProbe {
         long[] s = skip;
         long min = table.min();
         long range = table.range();
+        int shift = table.stride().shift();
+        long inverse = table.stride().inverse();
+        long lowBits = table.stride().lowBits();
         if (table.full()) {
             for (int i = 0; i < n; i++) {
-                long index = k[i] - min;
-                boolean hit = Long.compareUnsigned(index, range) < 0 & (~(s[i >>> 6] >>> i) & 1L) != 0;
+                long difference = k[i] - min;
+                long index = (difference >>> shift) * inverse;
+                boolean hit = Long.compareUnsigned(index, range) < 0 & (difference & lowBits) == 0
+                        & (~(s[i >>> 6] >>> i) & 1L) != 0;
                 r[i] = hit ? index + 1 : 0L;
             }
             return;
         }
         long occupancy = table.occupancy();
         for (int i = 0; i < n; i++) {
-            long index = k[i] - min;
-            boolean inRange = Long.compareUnsigned(index, range) < 0;
+            long difference = k[i] - min;
+            long index = (difference >>> shift) * inverse;
+            boolean inRange = Long.compareUnsigned(index, range) < 0 & (difference & lowBits) == 0;
             long at = inRange ? index : 0;
             long bits = NativeMemory.getLong(occupancy + ((at >>> 6) << 3));
             boolean hit = inRange & (bits >>> at & 1L & ~(s[i >>> 6] >>> i)) != 0;

@@ -13,16 +13,19 @@ import dev.spilljoin.spill.NativeMemory.NativePage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A build table for a single BIGINT or INTEGER key without duplicate non-NULL keys, indexed by {@code key - min}
- * instead of a hash: a rank bitmap over the key range plus columnar payload (the concise hash table's layout,
- * Barber et al., "Memory-Efficient Hash Joins", VLDB 2014, without its overflow table). Off-heap, in one page:
+ * A build table for a single BIGINT or INTEGER key without duplicate non-NULL keys, indexed by
+ * {@code (key - min) / stride} instead of a hash: a rank bitmap over the key range plus columnar payload (the concise
+ * hash table's layout, Barber et al., "Memory-Efficient Hash Joins", VLDB 2014, without its overflow table). The
+ * stride is the greatest common divisor of the keys' differences ({@link KeyStride}; 1 for most keys): keys that
+ * are all a multiple of some step apart (timestamps at day precision, ids times 10) take a table over
+ * {@code (max - min) / stride + 1} values, the range below. Off-heap, in one page:
  *
  * <pre>
- * occupancy: ceil(range / 64) x 8 B  block b's long: bit i set when key min+64b+i is a row's
+ * occupancy: ceil(range / 64) x 8 B  block b's long: bit i set when key min+(64b+i)*stride is a row's
  * ranks:     ceil(range / 64) x 4 B  block b's int: the rank of its first set bit (the set bits before the block);
  *                                    padded to 8 bytes
  * payload:  one column per payload field of the layout, rows x width B, at the row's rank (BIGINT/DOUBLE 8,
- *           INTEGER 4, BOOLEAN 1; VARCHAR/VARBINARY 16, see below; the key itself is not stored: key = min + index)
+ *           INTEGER 4, BOOLEAN 1; VARCHAR/VARBINARY 16, see below; the key is not stored: min + index * stride)
  * nulls:    one bitmap (rows bits) per payload field that held a NULL, by rank
  * matched:  one bitmap (rows bits) by rank, when the join type marks build rows
  * heap:     the variable-width values longer than 12 bytes, each [int length][bytes] (as in a serialized row), a
@@ -33,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   longer           [int length][4 unused][long address in heap]    the heap holds [int length][bytes]
  * </pre>
  *
- * <p>A build row is referred to by {@code ref = index + 1} (0 = no row): index {@code key - min} in
+ * <p>A build row is referred to by {@code ref = index + 1} (0 = no row): index {@code (key - min) / stride} in
  * {@code [0, range)} for a non-NULL key; NULL-key build rows (kept only when the finish pass may emit them) take the
  * indexes {@code [range, range + nullKeyRows)} after the range, and the ranks after the keyed rows'. A probe costs
  * one occupancy load per probe row (the occupancy is a bit per range value, small and cached) and, per projected
@@ -51,7 +54,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * VARCHAR) row takes 16 bytes here and 34-42 there. Not chosen for a join with an extra condition
  * ({@link dev.spilljoin.operator.PairCondition}): its candidate pairs mark MATCHED flags in serialized rows.
  *
- * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, rows, fields with NULLs); then the
+ * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, stride, rows, fields with NULLs); then the
  * occupancy bits are set from every row, and a bit already set is a duplicate: the build is abandoned (null; the
  * caller builds the hash table over the same rows, which is why the rows are freed by the caller only after a
  * success). No overflow area: it would put a second lookup and a branch behind every hit. A caller that gives a
@@ -87,6 +90,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private final long bytes;
     private final RowLayout layout;
     private final long min;
+    /** The keys' stride: a key's index is {@code (key - min) / stride}. */
+    private final KeyStride stride;
     private final long range;
     private final long keyedRows;
     /**
@@ -125,6 +130,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     public static final class KeyRange {
         private long min = Long.MAX_VALUE;
         private long max = Long.MIN_VALUE;
+        /** The first keyed row's key: every key differs from it by a multiple of {@link #stride}. */
+        private long anyKey;
+        /** The greatest common divisor of the keys' differences, unsigned (0: a single key value). */
+        private long stride;
         private long keyedRows;
         private long nullKeyRows;
         /** The heap's bytes: every variable-width payload value longer than an entry holds, with its length. */
@@ -145,6 +154,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             int[] variable = variableFields(layout);
             long bitsAt = layout.bitsOffset();
             byte[] bitsSeen = new byte[layout.bitBytes()]; // every row's bits ORed: which fields held a NULL
+            KeyStride step = KeyStride.of(0);
             for (int p = 0; p < arena.pageCount(); p++) {
                 long row = arena.pageAddress(p);
                 long end = row + arena.pageUsed(p);
@@ -153,6 +163,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         r.nullKeyRows++;
                     } else {
                         long key = intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt);
+                        if (r.keyedRows == 0) {
+                            r.anyKey = key;
+                        }
+                        long difference = Math.abs(key - r.anyKey); // wrong only past a span no table takes
+                        if (!step.divides(difference)) { // rare: the stride at most halves each time
+                            r.stride = KeyStride.gcd(r.stride, difference);
+                            step = KeyStride.of(r.stride);
+                        }
                         r.min = Math.min(r.min, key);
                         r.max = Math.max(r.max, key);
                         r.keyedRows++;
@@ -185,6 +203,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
 
         /** Adds {@code other}'s rows to this range. */
         public void add(KeyRange other) {
+            if (keyedRows == 0) {
+                anyKey = other.anyKey;
+                stride = other.stride;
+            } else if (other.keyedRows > 0) {
+                stride = KeyStride.gcd(KeyStride.gcd(stride, other.stride), Math.abs(other.anyKey - anyKey));
+            }
             min = Math.min(min, other.min);
             max = Math.max(max, other.max);
             keyedRows += other.keyedRows;
@@ -201,10 +225,21 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             return keyedRows;
         }
 
-        /** {@code max - min + 1}, or -1 when there is no keyed row or it does not fit a long. */
+        /**
+         * The values a table over these keys indexes, {@code (max - min) / stride + 1}, or -1 when there is no keyed
+         * row or {@code max - min} does not fit a long.
+         */
         long range() {
             long span = max - min;
-            return keyedRows == 0 || span < 0 || span == Long.MAX_VALUE ? -1 : span + 1;
+            if (keyedRows == 0 || span < 0 || span == Long.MAX_VALUE) {
+                return -1;
+            }
+            return stride == 0 ? 1 : Long.divideUnsigned(span, stride) + 1;
+        }
+
+        /** The keys' stride (1 for a single key value). */
+        KeyStride stride() {
+            return stride == 0 ? KeyStride.ONE : KeyStride.of(stride);
         }
     }
 
@@ -215,6 +250,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         this.bytes = bytes;
         this.layout = layout;
         this.min = keys.min;
+        this.stride = keys.stride();
         this.range = keys.range();
         this.keyedRows = keys.keyedRows;
         this.full = keyedRows == range; // a duplicate, the only other way to get as many rows, fails the build
@@ -478,11 +514,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             if (layout.hasNullKey(row)) {
                 nullKeyRows++;
             } else {
-                long index = (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min;
+                long index = stride.quotientOf(
+                        (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min);
                 long bit = 1L << index;
                 long at = bits + ((index >>> 6) << 3);
                 long was = atomic ? NativeMemory.getAndOrLongAtomic(at, bit) : NativeMemory.getLong(at);
-                if ((was & bit) != 0 && (duplicates == null || !duplicates.add(min + index))) {
+                if ((was & bit) != 0 && (duplicates == null || !duplicates.add(keyOf(index)))) {
                     return -1;
                 }
                 if (!atomic) {
@@ -505,7 +542,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 long own = NativeMemory.getLong(from + at);
                 long bits = NativeMemory.getLong(occupancy + at);
                 for (long twice = bits & own; twice != 0; twice &= twice - 1) {
-                    if (duplicates == null || !duplicates.add(min + (at << 3) + Long.numberOfTrailingZeros(twice))) {
+                    if (duplicates == null || !duplicates.add(keyOf((at << 3) + Long.numberOfTrailingZeros(twice)))) {
                         return false;
                     }
                 }
@@ -577,8 +614,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 int n = 0;
                 for (; n < COPY_RUN && row < end; n++) {
                     runRows[n] = row;
-                    runRanks[n] = layout.hasNullKey(row) ? nullRank++ : rankOf(
-                            (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min);
+                    runRanks[n] = layout.hasNullKey(row) ? nullRank++ : rankOf(stride.quotientOf(
+                            (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min));
                     row += layout.rowLength(row);
                 }
                 for (int j = 0; j < n; j++) {
@@ -634,6 +671,11 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return (NativeMemory.getLong(bitmap + ((bit >>> 6) << 3)) & 1L << bit) != 0;
     }
 
+    /** The key at {@code index} in the range. */
+    private long keyOf(long index) {
+        return min + index * stride.stride();
+    }
+
     /** The rank (payload position) of the row at {@code index}: keyed ranks first, then the NULL-key rows'. */
     private long rankOf(long index) {
         if (full) {
@@ -654,12 +696,17 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return min;
     }
 
+    /** The keys' stride: key {@code min + index * stride} lies at {@code index}. */
+    KeyStride stride() {
+        return stride;
+    }
+
     /** Whether every value of the range is a key (see {@link #full}). */
     boolean full() {
         return full;
     }
 
-    /** {@code max - min + 1}: the indexes of keyed rows. */
+    /** {@code (max - min) / stride + 1}: the indexes of keyed rows. */
     long range() {
         return range;
     }
@@ -704,9 +751,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 if (refs[j] == 0 || index >= range) {
                     out.setNull(outStart + j);
                 } else if (type == ColumnType.INTEGER) {
-                    out.setInt(outStart + j, (int) (min + index));
+                    out.setInt(outStart + j, (int) keyOf(index));
                 } else {
-                    out.setLong(outStart + j, min + index);
+                    out.setLong(outStart + j, keyOf(index));
                 }
             }
             return;

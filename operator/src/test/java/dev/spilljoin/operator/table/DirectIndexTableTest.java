@@ -251,19 +251,72 @@ class DirectIndexTableTest {
             RowArena extremes = arena(memory, List.of(new Long[] {Long.MIN_VALUE, 1L}, new Long[] {Long.MAX_VALUE, 2L}));
             assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, extremes), false))
                     .isEqualTo(-1);
-            RowArena wide = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L << 31, 2L}));
+            RowArena wide = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L, 1L}, new Long[] {1L << 31, 2L}));
             assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, wide), false))
                     .isEqualTo(-1);
-            RowArena sparse = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {128L, 2L}));
+            RowArena sparse = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L, 1L}, new Long[] {192L, 2L}));
             assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, sparse), false))
-                    .as("129 values for 2 rows").isEqualTo(-1);
-            RowArena dense = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {127L, 2L}));
+                    .as("193 values for 3 rows").isEqualTo(-1);
+            RowArena dense = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L, 1L}, new Long[] {191L, 2L}));
             assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, dense), false))
-                    .as("128 values for 2 rows").isPositive();
+                    .as("192 values for 3 rows").isPositive();
+            RowArena strided = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L << 31, 2L}));
+            assertThat(DirectIndexTable.KeyRange.scan(LAYOUT, strided).range())
+                    .as("two values on a stride of 2^31").isEqualTo(2);
             extremes.close();
             wide.close();
             sparse.close();
             dense.close();
+            strided.close();
+        }
+    }
+
+    /**
+     * Keys a common stride apart (negative and positive, in two arenas whose statistics are added, plus NULL keys):
+     * the table spans {@code (max - min) / stride + 1} values, a key's row lies at its quotient, and gathering the key
+     * field gives the keys back; a key off the stride (in one arena only) brings the stride down to the common one.
+     */
+    @Test
+    void keysOnAStrideTakeATableOverTheirQuotients() {
+        long stride = 86_400_000_000L; // a day in microseconds
+        long first = -40 * stride + 17;
+        try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
+            List<Long[]> even = new ArrayList<>();
+            List<Long[]> odd = new ArrayList<>();
+            for (long i = 0; i < 100; i++) {
+                (i % 2 == 0 ? even : odd).add(new Long[] {i % 7 == 3 ? null : first + i * stride, i});
+            }
+            RowArena a = arena(memory, even);
+            RowArena b = arena(memory, odd);
+            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(LAYOUT, a);
+            assertThat(keys.stride().stride()).as("one arena's keys: every other day").isEqualTo(2 * stride);
+            keys.add(DirectIndexTable.KeyRange.scan(LAYOUT, b));
+            assertThat(keys.stride().stride()).isEqualTo(stride);
+            assertThat(keys.range()).isEqualTo(100); // days 0 and 99 are keys (3, 10, ... are NULL keys)
+            DirectIndexTable table = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {a, b},
+                    Long.MAX_VALUE, 2);
+            assertThat(table).isNotNull();
+            long[] refs = new long[100];
+            for (int i = 0; i < 100; i++) {
+                refs[i] = i + 1;
+            }
+            ColumnVector keyValues = new ColumnVector(ColumnType.BIGINT, refs.length);
+            ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);
+            table.gather(0, refs, refs.length, new GatherScratch(refs.length), keyValues, 0);
+            table.gather(1, refs, refs.length, new GatherScratch(refs.length), values, 0);
+            for (int i = 0; i < 100; i++) {
+                if (i % 7 != 3) {
+                    assertThat(keyValues.getLong(i)).as("key at %d", i).isEqualTo(first + i * stride);
+                    assertThat(values.getLong(i)).as("value at %d", i).isEqualTo(i);
+                }
+            }
+            table.close();
+            RowArena offStride = arena(memory, List.<Long[]>of(new Long[] {first + 3 * stride + 6, 0L}));
+            keys.add(DirectIndexTable.KeyRange.scan(LAYOUT, offStride));
+            assertThat(keys.stride().stride()).as("gcd(day, 6)").isEqualTo(6);
+            a.close();
+            b.close();
+            offStride.close();
         }
     }
 
