@@ -15,7 +15,8 @@ import dev.spilljoin.spill.NativeMemory;
  * row in one branch-free loop of independent loads: {@code index = (key - min) / stride} by a shift and a multiply
  * ({@link KeyStride}), compared unsigned with the range and the difference's low bits checked (so a key below
  * {@code min}, one whose difference overflows, or one off the stride is out of range), then the index's occupancy bit
- * (one load from the small, cached occupancy bitmap). A hit's reference is {@code index + 1}, a miss's or a skipped row's 0.
+ * (one load from the small, cached occupancy bitmap). A hit's reference carries its index and its rank ({@link DirectIndexTable#refOf}, the rank found in a second loop
+ * over the hits only), a miss's or a skipped row's is 0.
  * Keys are unique in the table, so a probe row has at most one match: {@link #fill} then walks the rows once, in
  * a loop specialised per action, emitting each row's result in row order (the pair, the padded miss, the SEMI or
  * ANTI row) and marking MATCHED bits; it stops before a row that needs room when the writer is full.
@@ -115,8 +116,9 @@ public final class DirectIndexProbe implements TableProbe {
     }
 
     /**
-     * Each row's reference (index + 1) or 0, branch-free: one occupancy load per row, all independent; none when every
-     * value of the range is a key (a full table: a key in the range is a hit).
+     * Each row's reference ({@link DirectIndexTable#refOf}) or 0, branch-free: one occupancy load per row, all
+     * independent, then a rank per hit; none when every value of the range is a key (a full table: a key in the range
+     * is a hit, and its rank is its index).
      */
     private void lookUp() {
         long[] k = keys;
@@ -133,7 +135,7 @@ public final class DirectIndexProbe implements TableProbe {
                 long index = (difference >>> shift) * inverse;
                 boolean hit = Long.compareUnsigned(index, range) < 0 & (difference & lowBits) == 0
                         & (~(s[i >>> 6] >>> i) & 1L) != 0;
-                r[i] = hit ? index + 1 : 0L;
+                r[i] = hit ? index << 32 | index + 1 : 0L; // a full table's rank is its index: table.refOf(index)
             }
             return;
         }
@@ -146,6 +148,11 @@ public final class DirectIndexProbe implements TableProbe {
             long bits = NativeMemory.getLong(occupancy + ((at >>> 6) << 3));
             boolean hit = inRange & (bits >>> at & 1L & ~(s[i >>> 6] >>> i)) != 0;
             r[i] = hit ? index + 1 : 0L;
+        }
+        for (int i = 0; i < n; i++) { // the hits' ranks, apart: a miss loads no rank
+            if (r[i] != 0) {
+                r[i] = table.refOf(r[i] - 1);
+            }
         }
     }
 

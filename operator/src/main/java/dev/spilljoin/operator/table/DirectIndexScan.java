@@ -56,7 +56,7 @@ public final class DirectIndexScan implements FinishScan {
                 blockLoaded = true;
             }
             while (bits != 0) {
-                long ref = (block << 6) + Long.numberOfTrailingZeros(bits) + 1;
+                long ref = table.refOf((block << 6) + Long.numberOfTrailingZeros(bits));
                 if (selects(table.isMatched(ref), false)) {
                     if (out.room() == 0) {
                         return false;
@@ -74,7 +74,7 @@ public final class DirectIndexScan implements FinishScan {
                 if (out.room() == 0) {
                     return false;
                 }
-                out.append(range + nullKeyRow + 1);
+                out.append(table.refOf(range + nullKeyRow));
             }
         }
         return true;

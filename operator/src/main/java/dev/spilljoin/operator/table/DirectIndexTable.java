@@ -36,12 +36,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   longer           [int length][4 unused][long address in heap]    the heap holds [int length][bytes]
  * </pre>
  *
- * <p>A build row is referred to by {@code ref = index + 1} (0 = no row): index {@code (key - min) / stride} in
- * {@code [0, range)} for a non-NULL key; NULL-key build rows (kept only when the finish pass may emit them) take the
- * indexes {@code [range, range + nullKeyRows)} after the range, and the ranks after the keyed rows'. A probe costs
- * one occupancy load per probe row (the occupancy is a bit per range value, small and cached) and, per projected
- * payload column of a hit, the occupancy word again and its block's rank (a row's rank: its block's rank plus the set
- * bits before it in the word) and one value load. The ranks lie apart from the occupancy so that a probe, which needs
+ * <p>A build row is referred to by {@code ref = rank << 32 | index + 1} ({@link #refOf}; 0 = no row): index
+ * {@code (key - min) / stride} in {@code [0, range)} for a non-NULL key; NULL-key build rows (kept only when the
+ * finish pass may emit them) take the indexes {@code [range, range + nullKeyRows)} after the range, and the ranks
+ * after the keyed rows'. A probe costs one occupancy load per probe row (the occupancy is a bit per range value,
+ * small and cached) and, per hit, its block's rank (a row's rank: its block's rank plus the set bits before it in
+ * the word), found once and carried in the reference, so that each projected payload column of the hit, its size
+ * and its MATCHED bit cost one load each. The ranks lie apart from the occupancy so that a probe, which needs
  * only the bits, has half the bytes to keep cached (a range of 100M keys: 12.5 MB of occupancy, where occupancy and
  * ranks side by side took 25 MB, more than a 32 MB cache keeps beside the probe's other data). A full table (every
  * value of the range a key, {@link #full}) needs neither load: a key in the range is a hit, and its rank is its index.
@@ -351,7 +352,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      */
     public static long bytes(RowLayout layout, KeyRange keys, boolean marks) {
         long range = keys.range();
-        if (range < 0 || range > MAX_RANGE || range > MAX_RANGE_PER_ROW * keys.keyedRows) {
+        if (range < 0 || range > MAX_RANGE || range > MAX_RANGE_PER_ROW * keys.keyedRows
+                || keys.nullKeyRows >= MAX_RANGE) { // a reference's index and rank fit 32 bits each
             return -1;
         }
         long rows = Math.min(keys.keyedRows, range) + keys.nullKeyRows;
@@ -676,6 +678,24 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return min + index * stride.stride();
     }
 
+    /**
+     * The reference to the row at {@code index} (in the range, or a NULL-key row's after it): its rank in the high 32
+     * bits, {@code index + 1} in the low 32, so that a reader of its payload finds the rank without the occupancy.
+     */
+    long refOf(long index) {
+        return rankOf(index) << 32 | index + 1;
+    }
+
+    /** The index of the row {@code ref}. */
+    private static long indexOf(long ref) {
+        return (ref & 0xFFFF_FFFFL) - 1;
+    }
+
+    /** The rank (payload position) of the row {@code ref}. */
+    private static long rankOfRef(long ref) {
+        return ref >>> 32;
+    }
+
     /** The rank (payload position) of the row at {@code index}: keyed ranks first, then the NULL-key rows'. */
     private long rankOf(long index) {
         if (full) {
@@ -730,13 +750,13 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * workers setting bits of the same word (an atomic OR, skipped when the bit is set already).
      */
     void setMatched(long ref) {
-        long bit = rankOf(ref - 1);
+        long bit = rankOfRef(ref);
         NativeMemory.orLongAtomic(matched + ((bit >>> 6) << 3), 1L << bit);
     }
 
     /** Whether the row {@code ref} is MATCHED (false when the table does not mark rows). */
     boolean isMatched(long ref) {
-        return matched != 0 && isBit(matched, rankOf(ref - 1));
+        return matched != 0 && isBit(matched, rankOfRef(ref));
     }
 
     // ---- BuildRowReader
@@ -747,7 +767,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         ColumnType type = layout.fieldType(field);
         if (field == 0) {
             for (int j = 0; j < count; j++) {
-                long index = refs[j] - 1;
+                long index = indexOf(refs[j]);
                 if (refs[j] == 0 || index >= range) {
                     out.setNull(outStart + j);
                 } else if (type == ColumnType.INTEGER) {
@@ -764,9 +784,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         boolean variable = type.isVariableWidth();
         int width = variable ? ENTRY_BYTES : type.fixedWidth();
         for (int j = 0; j < count; j++) {
-            long rank = refs[j] == 0 ? -1 : rankOf(refs[j] - 1);
+            long ref = refs[j];
+            long rank = rankOfRef(ref);
             long value = base + rank * width;
-            at[j] = rank < 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0
+            at[j] = ref == 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0
                     : variable && NativeMemory.getInt(value) > INLINE_BYTES
                     ? NativeMemory.getLong(value + ADDRESS_OFFSET) : value;
         }
@@ -782,7 +803,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         if (variableFields.length == 0) {
             return fixedRowBytes;
         }
-        long rank = rankOf(ref - 1);
+        long rank = rankOfRef(ref);
         int bytes = fixedRowBytes;
         for (int f : variableFields) {
             bytes += Integer.BYTES + NativeMemory.getInt(column[f] + rank * ENTRY_BYTES);

@@ -77,7 +77,7 @@ class DirectIndexTableTest {
             assertThat(table).isNotNull();
             assertThat(table.range()).isEqualTo(68);
             assertThat(table.rows()).isEqualTo(4);
-            long[] refs = {1, 5, 68, 69, 0};
+            long[] refs = {table.refOf(0), table.refOf(4), table.refOf(67), table.refOf(68), 0};
             ColumnVector keys = new ColumnVector(ColumnType.BIGINT, refs.length);
             ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);
             table.gather(0, refs, refs.length, new GatherScratch(refs.length), keys, 0);
@@ -92,9 +92,9 @@ class DirectIndexTableTest {
             assertThat(values.getLong(3)).isEqualTo(5);
             assertThat(keys.isNull(4)).isTrue();
             assertThat(values.isNull(4)).isTrue();
-            table.setMatched(68);
-            assertThat(table.isMatched(68)).isTrue();
-            assertThat(table.isMatched(1)).isFalse();
+            table.setMatched(refs[2]);
+            assertThat(table.isMatched(refs[2])).isTrue();
+            assertThat(table.isMatched(refs[0])).isFalse();
             table.close();
             assertThat(memory.reserved()).isEqualTo(before);
             arena.close();
@@ -143,7 +143,7 @@ class DirectIndexTableTest {
             assertThat(table).as("a dense unique INTEGER key with VARCHAR and VARBINARY payloads").isNotNull();
             long[] refs = new long[rows];
             for (int i = 0; i < rows; i++) {
-                refs[i] = ((Integer) expected.get(i)[0]) - table.min() + 1;
+                refs[i] = table.refOf(((Integer) expected.get(i)[0]) - table.min());
             }
             ColumnVector[] columns = new ColumnVector[4];
             for (int f = 0; f < 4; f++) {
@@ -188,7 +188,10 @@ class DirectIndexTableTest {
                 DirectIndexTable table = build(memory, arena, true);
                 assertThat(table.full()).as("full, one value missing: %s", oneMissing).isEqualTo(!oneMissing);
                 assertThat(table.range()).isEqualTo(5000);
-                long[] refs = java.util.stream.LongStream.rangeClosed(0, 5002).toArray(); // 0: no row
+                long[] refs = new long[5003]; // refs[0]: no row; refs[j]: the row at index j - 1
+                for (int j = 1; j < refs.length; j++) {
+                    refs[j] = table.refOf(j - 1);
+                }
                 ColumnVector keys = new ColumnVector(ColumnType.BIGINT, refs.length);
                 ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);
                 table.gather(0, refs, refs.length, new GatherScratch(refs.length), keys, 0);
@@ -210,12 +213,12 @@ class DirectIndexTableTest {
                 assertThat(keys.isNull(5001)).as("the NULL-key rows after the range").isTrue();
                 assertThat(values.getLong(5001)).isEqualTo(7);
                 assertThat(values.isNull(5002)).isTrue();
-                table.setMatched(5001);
-                table.setMatched(10);
-                assertThat(table.isMatched(5001)).isTrue();
-                assertThat(table.isMatched(10)).isTrue();
-                assertThat(table.isMatched(11)).isFalse();
-                assertThat(table.isMatched(5002)).isFalse();
+                table.setMatched(refs[5001]);
+                table.setMatched(refs[10]);
+                assertThat(table.isMatched(refs[5001])).isTrue();
+                assertThat(table.isMatched(refs[10])).isTrue();
+                assertThat(table.isMatched(refs[11])).isFalse();
+                assertThat(table.isMatched(refs[5002])).isFalse();
                 table.close();
                 arena.close();
             }
@@ -298,7 +301,7 @@ class DirectIndexTableTest {
             assertThat(table).isNotNull();
             long[] refs = new long[100];
             for (int i = 0; i < 100; i++) {
-                refs[i] = i + 1;
+                refs[i] = table.refOf(i);
             }
             ColumnVector keyValues = new ColumnVector(ColumnType.BIGINT, refs.length);
             ColumnVector values = new ColumnVector(ColumnType.BIGINT, refs.length);

@@ -107,7 +107,7 @@ class FinishRangesTest {
                     long bits = NativeMemory.getLong(occupancy + (block << 3));
                     for (; bits != 0; bits &= bits - 1) {
                         if (r.nextInt(3) == 0) {
-                            table.setMatched((block << 6) + Long.numberOfTrailingZeros(bits) + 1);
+                            table.setMatched(table.refOf((block << 6) + Long.numberOfTrailingZeros(bits)));
                         }
                     }
                 }

@@ -44,7 +44,7 @@ class OutputWriterTest {
                 long[] directRefs = new long[order.length];
                 long[] refs = new long[order.length];
                 for (int j = 0; j < order.length; j++) {
-                    directRefs[j] = order[j] + 1;
+                    directRefs[j] = direct.refOf(order[j]);
                     refs[j] = hashedRefs[order[j]];
                 }
                 boolean[] materializeAfter = new boolean[order.length];
@@ -81,7 +81,7 @@ class OutputWriterTest {
                 for (int i = 0; i < n; i++) {
                     if (random.nextDouble() < hits) {
                         int row = random.nextInt(rows);
-                        directRefs[i] = row + 1;
+                        directRefs[i] = direct.refOf(row);
                         refs[i] = hashedRefs[row];
                     }
                     probeBytes[i] = random.nextInt(4) == 0 ? random.nextInt(400) : 0;
@@ -202,7 +202,7 @@ class OutputWriterTest {
             assertThat(direct).isNotNull();
             int longest = 0;
             for (int i = 0; i < rows; i++) {
-                longest = Math.max(longest, direct.rowBytes(i + 1));
+                longest = Math.max(longest, direct.rowBytes(direct.refOf(i)));
             }
             assertThat(direct.maxRowBytes()).as("the direct table's longest row").isEqualTo(longest);
             UnchainedTable hashed = UnchainedTable.tryBuild(memory, LAYOUT, false, false, arena);
