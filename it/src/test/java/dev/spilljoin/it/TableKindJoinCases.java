@@ -44,7 +44,10 @@ interface TableKindJoinCases extends OracleTest {
          * (40 range values a row, under its limit of 64).
          */
         DENSE,
-        /** Unique keys 997 apart: far sparser than the direct-index table's 64 values a row, so the hash table. */
+        /**
+         * Unique keys about 997 apart and on no common stride: far sparser than the direct-index table's 64 values a
+         * row, so the hash table.
+         */
         SPARSE,
         /** Every key exactly twice (both rows in the same pair at every level): the hash table. */
         TWICE,
@@ -53,7 +56,13 @@ interface TableKindJoinCases extends OracleTest {
          * side in small): the build routes them to the heavy pair and keeps the direct-index table for the rest.
          * Joined in memory only (in spilled pairs such keys go to a pair's hash table, as {@link #TWICE}'s do).
          */
-        DENSE_FEW_REPEATED
+        DENSE_FEW_REPEATED,
+        /**
+         * Unique keys on a stride of 997, 4 of every 5 multiples of a range: as sparse as {@link #SPARSE}, but the
+         * direct-index table spans their quotients (key - min) / 997, in memory and in spilled pairs (whose keys are
+         * on a stride of 997 or a multiple of it). Not on the heavy paths, whose hot keys are off the stride.
+         */
+        STRIDED
     }
 
     /** Keys repeated in {@link Spread#DENSE_FEW_REPEATED}. */
@@ -111,7 +120,8 @@ interface TableKindJoinCases extends OracleTest {
         List<Arguments> out = new ArrayList<>();
         for (Where where : Where.values()) {
             for (Spread spread : Spread.values()) {
-                if (spread == Spread.DENSE_FEW_REPEATED && where != Where.IN_MEMORY) {
+                if (spread == Spread.DENSE_FEW_REPEATED && where != Where.IN_MEMORY
+                        || spread == Spread.STRIDED && where != Where.IN_MEMORY && where != Where.SPILLED_PAIRS) {
                     continue;
                 }
                 int cell = where.ordinal() + spread.ordinal();
@@ -190,6 +200,7 @@ interface TableKindJoinCases extends OracleTest {
      * The path and the tables the stats must show. Direct (DENSE): every table direct, except the heavy pair's built
      * on the hot side, which holds the hot key many times and so is a hash table (or nested-loop chunks): "mixed".
      * Hash (SPARSE, TWICE): no direct table anywhere, except the reversed heavy pair's one-row table: "mixed".
+     * STRIDED: every table direct and indexed by the stride.
      * DENSE_FEW_REPEATED: its repeated keys routed to the heavy pair, the level-0 table direct.
      */
     private static void assertTables(Where where, Spread spread, JoinType type, Side build, JoinStats stats,
@@ -241,6 +252,10 @@ interface TableKindJoinCases extends OracleTest {
             if (!dense) {
                 assertThat(stats.directTables()).as("the heavy pair's table only, %s", what).isEqualTo(1);
             }
+        } else if (spread == Spread.STRIDED) {
+            assertThat(stats.tableKind()).as("table kind, %s", what).isEqualTo("direct");
+            assertThat(stats.directTablesStrided()).as("strided tables, %s", what).isPositive()
+                    .isEqualTo(stats.directTables());
         } else if (spread == Spread.DENSE) {
             assertThat(stats.directTables()).as("direct tables, %s", what).isPositive();
             assertThat(stats.tableKind()).as("table kind, %s", what)
@@ -267,10 +282,11 @@ interface TableKindJoinCases extends OracleTest {
         List<Long> keys = new ArrayList<>();
         int range = n + n / 4;
         switch (spread) {
-            case DENSE, SPARSE, DENSE_FEW_REPEATED -> {
+            case DENSE, SPARSE, DENSE_FEW_REPEATED, STRIDED -> {
                 int[] ids = permutation(r, range);
                 for (int i = 0; i < n; i++) {
-                    keys.add(base + (spread == Spread.SPARSE ? 997L : 1L) * ids[i]);
+                    long step = spread == Spread.SPARSE || spread == Spread.STRIDED ? 997L : 1L;
+                    keys.add(base + step * ids[i] + (spread == Spread.SPARSE ? ids[i] % 7 : 0)); // SPARSE: no stride
                 }
                 for (int k = 0; spread == Spread.DENSE_FEW_REPEATED && k < REPEATED_KEYS; k++) {
                     for (int i = 0; i < REPEATS; i++) {

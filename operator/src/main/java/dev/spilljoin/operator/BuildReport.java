@@ -13,6 +13,7 @@ package dev.spilljoin.operator;
  * @param tableKind            the resident table: "direct" (direct-index table) or "hash"
  * @param tableBuckets         the resident hash table's directory slots (0 for the direct-index table)
  * @param tableBytes           the resident table's bytes (directory and compact rows, or the direct-index table)
+ * @param tableKeyStride       the resident direct-index table's key stride (1 for any other table)
  * @param spilledBytes         bytes of level-0 build spill files
  * @param heavyKeysFromSketch  heavy keys the sketch found and routed
  * @param heavyKeysFromCache   heavy keys known from the statistics cache and routed
@@ -20,7 +21,8 @@ package dev.spilljoin.operator;
  * @param heavyRowsFromSketch  build rows routed to the heavy keys' partition
  */
 record BuildReport(long rows, int fanout, int residentPartitions, long spilledPartitions, long residentRows,
-                   long residentBytes, String tableKind, long tableBuckets, long tableBytes, long spilledBytes,
+                   long residentBytes, String tableKind, long tableBuckets, long tableBytes, long tableKeyStride,
+                   long spilledBytes,
                    long heavyKeysFromSketch, long heavyKeysFromCache, long heavyKeysFromDuplicates,
                    long heavyRowsFromSketch, int workerSpillBuffers, int workerSpillBuffersRefused) {
 }

@@ -165,6 +165,11 @@ final class InMemoryPairJoin implements OutputTask {
         return direct != null;
     }
 
+    /** Whether the pair's direct-index table is indexed by a key stride above 1. */
+    boolean usesStridedTable() {
+        return direct != null && direct.keyStride() > 1;
+    }
+
     /**
      * Memory the pair needs when the rows of {@code reversed ? probe : build} are loaded: their pages (bounded: the
      * rows expanded to in-memory rows), their table (built while the pages are still held), the larger of the two

@@ -34,6 +34,7 @@ public final class JoinStats {
     private long tableBytes;
     /** Tables that held build rows and were direct-index tables (level 0's and the spilled pairs'). */
     private long directTables;
+    private long directTablesStrided;
     /** Tables that held build rows and were hash tables (level 0's, the spilled pairs', the nested-loop chunks'). */
     private long hashTables;
     private long peakReservedBytes;
@@ -126,6 +127,14 @@ public final class JoinStats {
     /** Direct-index tables built: level 0's (when it held rows) and the spilled pairs'. */
     public synchronized long directTables() {
         return directTables;
+    }
+
+    /**
+     * Of the {@link #directTables}, those indexed by a key stride above 1 (keys all a multiple of some step apart:
+     * timestamps at day precision, ids in steps), whose table spans {@code (max - min) / stride + 1} values.
+     */
+    public synchronized long directTablesStrided() {
+        return directTablesStrided;
     }
 
     /** Hash tables that held build rows: level 0's, the spilled pairs' and the nested-loop chunks'. */
@@ -460,6 +469,7 @@ public final class JoinStats {
         if (r.residentRows() > 0) {
             if (r.tableKind().equals("direct")) {
                 directTables++;
+                directTablesStrided += r.tableKeyStride() > 1 ? 1 : 0;
             } else {
                 hashTables++;
             }
@@ -500,6 +510,7 @@ public final class JoinStats {
         nestedLoopChunks += c.nestedLoopChunks;
         roleReversals += c.roleReversals;
         directTables += c.directTables;
+        directTablesStrided += c.directTablesStrided;
         hashTables += c.hashTables + c.nestedLoopChunks;
         heavyHitterKeysFromRepartitioning += c.heavyHitterKeysFromRepartitioning;
         sharedPairBlocks += c.sharedPairBlocks;
@@ -555,6 +566,7 @@ public final class JoinStats {
                 + ",\"resident_row_bytes\":" + rowBytes
                 + ",\"table_kind\":\"" + tableKind() + "\""
                 + ",\"direct_tables\":" + directTables
+                + ",\"direct_tables_strided\":" + directTablesStrided
                 + ",\"hash_tables\":" + hashTables
                 + ",\"table_buckets\":" + tableBuckets
                 + ",\"table_bytes\":" + tableBytes

@@ -23,6 +23,8 @@ final class PairCounters {
     long roleReversals;
     /** Spilled pairs joined in memory with a direct-index table. */
     long directTables;
+    /** Of those, the tables indexed by a key stride above 1. */
+    long directTablesStrided;
     /** Spilled pairs joined in memory with a hash table (the nested-loop chunks are counted apart). */
     long hashTables;
     long heavyHitterKeysFromRepartitioning;
@@ -45,6 +47,7 @@ final class PairCounters {
         nestedLoopChunks += other.nestedLoopChunks;
         roleReversals += other.roleReversals;
         directTables += other.directTables;
+        directTablesStrided += other.directTablesStrided;
         hashTables += other.hashTables;
         heavyHitterKeysFromRepartitioning += other.heavyHitterKeysFromRepartitioning;
         sharedPairBlocks += other.sharedPairBlocks;

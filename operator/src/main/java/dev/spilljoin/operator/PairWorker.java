@@ -160,6 +160,7 @@ final class PairWorker implements OutputTask {
     private InMemoryPairJoin counted(InMemoryPairJoin join) {
         if (join.usesDirectTable()) {
             counters.directTables++;
+            counters.directTablesStrided += join.usesStridedTable() ? 1 : 0;
         } else {
             counters.hashTables++;
         }

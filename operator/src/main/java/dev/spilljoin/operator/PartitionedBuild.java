@@ -729,7 +729,8 @@ final class PartitionedBuild implements JoinPhase {
         spill.close();
         BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
                 residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.slotCount(),
-                table == null ? direct.bytes() : table.reservedBytes(), spilledBytes,
+                table == null ? direct.bytes() : table.reservedBytes(), direct == null ? 1 : direct.keyStride(),
+                spilledBytes,
                 heavyKeyCount - heavyKeysFromCache - heavyKeysFromDuplicates, heavyKeysFromCache,
                 heavyKeysFromDuplicates, heavyRows, spill.workerBuffers(),
                 spill.workerBuffersRefused());

@@ -285,6 +285,7 @@ class DirectIndexJoinTest {
                                 false, r, what);
                         assertThat(stats.tableKind()).as("%s %s build=%s", what, type, buildSide)
                                 .isEqualTo("direct");
+                        assertThat(stats.directTablesStrided()).as("%s %s", what, stats.toJson()).isEqualTo(1);
                     }
                 }
                 // inside the build's range, so that the key filter leaves the probe side the larger one (no pair's
@@ -294,6 +295,9 @@ class DirectIndexJoinTest {
                 JoinStats spilled = check(inRange, build, keyType, JoinType.FULL_OUTER, Side.RIGHT,
                         Where.SPILLED_PAIRS, true, r, what + " spilled");
                 assertThat(spilled.directTables()).as(what + " spilled " + spilled.toJson()).isPositive();
+                assertThat(spilled.directTablesStrided()).as(what + " spilled " + spilled.toJson())
+                        .isEqualTo(spilled.directTables());
+                assertThat(spilled.toJson()).contains("\"direct_tables_strided\":" + spilled.directTables());
             }
         }
     }

@@ -816,6 +816,11 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return maxRowBytes;
     }
 
+    /** The keys' stride (1 unless every key is a multiple of a larger step from the smallest). */
+    public long keyStride() {
+        return stride.stride();
+    }
+
     /** Build rows held: keyed and NULL-key. */
     public long rows() {
         return keyedRows + nullKeyRows;
