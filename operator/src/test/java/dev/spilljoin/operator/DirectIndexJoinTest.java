@@ -272,7 +272,8 @@ class DirectIndexJoinTest {
                 List<Object[]> build = side(r, keyType, rows + rows / 9, () -> 0, false); // the payloads
                 for (int i = 0; i < build.size(); i++) { // distinct quotients, then NULL keys
                     Long key = i < rows ? base + stride * quotients.get(i) : null;
-                    build.get(i)[0] = key == null ? null : keyType == ColumnType.INTEGER ? (Object) key.intValue() : key;
+                    build.get(i)[0] = key == null ? null
+                            : keyType == ColumnType.INTEGER ? (Object) key.intValue() : key;
                 }
                 List<Object[]> probe = withExtremeKeys(side(r, keyType, 2 * rows, () -> base
                         + stride * (r.nextInt(3 * rows) - rows / 2) + (r.nextInt(4) == 0 ? r.nextInt(5) - 2 : 0),

@@ -12,11 +12,12 @@ import dev.spilljoin.spill.NativeMemory;
  * resumable like {@link HashProbe}, with the same masks and the same results for every {@link ProbeAction}.
  *
  * <p>Algorithm: {@link #start} reads the batch's key column (INTEGER widened to long) and finds every row's build
- * row in one branch-free loop of independent loads: {@code index = (key - min) / stride} by a shift and a multiply
- * ({@link KeyStride}), compared unsigned with the range and the difference's low bits checked (so a key below
- * {@code min}, one whose difference overflows, or one off the stride is out of range), then the index's occupancy bit
- * (one load from the small, cached occupancy bitmap). A hit's reference carries its index and its rank ({@link DirectIndexTable#refOf}, the rank found in a second loop
- * over the hits only), a miss's or a skipped row's is 0.
+ * row in one branch-free loop of independent loads: {@code index = (key - min) / stride} (for a stride above 1 by a
+ * shift and a multiply, {@link KeyStride}; a key off the stride gets -1), compared unsigned with the range (so a key
+ * below {@code min}, one whose difference overflows, or one off the stride is out of range), then the index's
+ * occupancy bit (one load from the small, cached occupancy bitmap). A hit's reference carries its index and its rank
+ * ({@link DirectIndexTable#refOf}, the rank found in a second loop over the hits only), a miss's or a skipped row's
+ * is 0.
  * Keys are unique in the table, so a probe row has at most one match: {@link #fill} then walks the rows once, in
  * a loop specialised per action, emitting each row's result in row order (the pair, the padded miss, the SEMI or
  * ANTI row) and marking MATCHED bits; it stops before a row that needs room when the writer is full.
@@ -31,7 +32,8 @@ public final class DirectIndexProbe implements TableProbe {
 
     private Batch batch;
     private int n;
-    private long[] keys = new long[0];
+    /** The batch's keys as indexes in the table ({@link #toIndexes}). */
+    private long[] indexes = new long[0];
     private long[] refs = new long[0];
     private long[] ownNullKeys = new long[0];
     private long[] skip = new long[0];
@@ -103,8 +105,9 @@ public final class DirectIndexProbe implements TableProbe {
         lookUp();
     }
 
+    /** Reads the batch's keys (INTEGER widened) as their indexes in the table ({@link #toIndexes}). */
     private void readKeys(ColumnVector key) {
-        long[] k = keys;
+        long[] k = indexes;
         if (key.type() == ColumnType.INTEGER) {
             int[] v = key.ints();
             for (int i = 0; i < n; i++) {
@@ -113,37 +116,56 @@ public final class DirectIndexProbe implements TableProbe {
         } else {
             System.arraycopy(key.longs(), 0, k, 0, n);
         }
+        toIndexes();
     }
 
     /**
-     * Each row's reference ({@link DirectIndexTable#refOf}) or 0, branch-free: one occupancy load per row, all
-     * independent, then a rank per hit; none when every value of the range is a key (a full table: a key in the range
-     * is a hit, and its rank is its index).
+     * Turns each key into its index {@code (key - min) / stride}, compared unsigned with the range by the lookup: a
+     * key below {@code min} or whose difference overflows lands above it, and so does a key off the stride (-1). A
+     * loop of its own, apart from the lookup, so that keys on no stride (most) pay one subtraction for it.
+     */
+    private void toIndexes() {
+        long[] k = indexes;
+        long min = table.min();
+        KeyStride stride = table.stride();
+        if (stride.stride() == 1) {
+            for (int i = 0; i < n; i++) {
+                k[i] -= min;
+            }
+            return;
+        }
+        int shift = stride.shift();
+        long inverse = stride.inverse();
+        long lowBits = stride.lowBits();
+        for (int i = 0; i < n; i++) {
+            long difference = k[i] - min;
+            long off = difference & lowBits; // not 0: off the stride
+            k[i] = (difference >>> shift) * inverse | (off | -off) >> 63;
+        }
+    }
+
+    /**
+     * Each row's reference ({@link DirectIndexTable#refOf}) or 0 from its index, branch-free: one occupancy load per
+     * row, all independent, then a rank per hit; none when every value of the range is a key (a full table: a key in
+     * the range is a hit, and its rank is its index).
      */
     private void lookUp() {
-        long[] k = keys;
+        long[] k = indexes;
         long[] r = refs;
         long[] s = skip;
-        long min = table.min();
         long range = table.range();
-        int shift = table.stride().shift();
-        long inverse = table.stride().inverse();
-        long lowBits = table.stride().lowBits();
         if (table.full()) {
             for (int i = 0; i < n; i++) {
-                long difference = k[i] - min;
-                long index = (difference >>> shift) * inverse;
-                boolean hit = Long.compareUnsigned(index, range) < 0 & (difference & lowBits) == 0
-                        & (~(s[i >>> 6] >>> i) & 1L) != 0;
+                long index = k[i];
+                boolean hit = Long.compareUnsigned(index, range) < 0 & (~(s[i >>> 6] >>> i) & 1L) != 0;
                 r[i] = hit ? index << 32 | index + 1 : 0L; // a full table's rank is its index: table.refOf(index)
             }
             return;
         }
         long occupancy = table.occupancy();
         for (int i = 0; i < n; i++) {
-            long difference = k[i] - min;
-            long index = (difference >>> shift) * inverse;
-            boolean inRange = Long.compareUnsigned(index, range) < 0 & (difference & lowBits) == 0;
+            long index = k[i];
+            boolean inRange = Long.compareUnsigned(index, range) < 0;
             long at = inRange ? index : 0;
             long bits = NativeMemory.getLong(occupancy + ((at >>> 6) << 3));
             boolean hit = inRange & (bits >>> at & 1L & ~(s[i >>> 6] >>> i)) != 0;
@@ -158,7 +180,7 @@ public final class DirectIndexProbe implements TableProbe {
 
     private void ensureCapacity(int rows) {
         if (refs.length < rows) {
-            keys = new long[rows];
+            indexes = new long[rows];
             refs = new long[rows];
             int words = (rows + 63) >>> 6;
             ownNullKeys = new long[words];
