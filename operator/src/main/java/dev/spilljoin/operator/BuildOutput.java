@@ -29,8 +29,8 @@ import dev.spilljoin.spill.SpillFile;
  * @param report             what the build pass did, for the stats
  */
 record BuildOutput(int fanoutLog2, UnchainedTable table, DirectIndexTable direct, boolean[] spilled, SpillFile[] files,
-                   long[] heavyKeys, int heavyKeyCount, HeavyKeyFilter heavyFilter, long rows, long rowBytes, long nullKeyRows,
-                   long heavyCandidateRows,
+                   long[] heavyKeys, int heavyKeyCount, HeavyKeyFilter heavyFilter, long rows, long rowBytes,
+                   long nullKeyRows, long heavyCandidateRows,
                    ReservedSpillWriter probeWriter, BuildKeyFilter keyFilter, JoinSketches sketches,
                    BuildReport report) {
     /** The index of the extra, always spilled partition holding the rows of the heavy keys. */

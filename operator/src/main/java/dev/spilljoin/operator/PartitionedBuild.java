@@ -411,7 +411,7 @@ final class PartitionedBuild implements JoinPhase {
         }
         long[] hashes = new long[keys.length];
         for (int i = 0; i < keys.length; i++) {
-            hashes[i] = HashFunctions.combine(HashFunctions.KEY_SEED, keys[i]);
+            hashes[i] = HashFunctions.singleKeyHash(keys[i]);
             if (!addHeavyKey(hashes[i])) {
                 return false;
             }
@@ -740,8 +740,7 @@ final class PartitionedBuild implements JoinPhase {
             worker.close();
         }
         BuildOutput out = new BuildOutput(bits, table, direct, spilled, files, heavyKeys, heavyKeyCount, heavyFilter,
-                rowsIn,
-                rowBytes, nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
+                rowsIn, rowBytes, nullKeyRows, heavyCandidateRows(), probeWriter, keyFilter, sketches, report);
         PartitionedProbe probe;
         try {
             probe = new PartitionedProbe(ctx, out, probeWorkers);

@@ -171,7 +171,7 @@ public final class MicroBenchmarkAccess {
 
     /** Reference: the key hash H of a single BIGINT key {@code value}. */
     public static long keyHash(long value) {
-        return HashFunctions.combine(HashFunctions.KEY_SEED, value);
+        return HashFunctions.singleKeyHash(value);
     }
 
     /** Reference: the key hash H of a single VARCHAR or VARBINARY key of bytes {@code value}. */

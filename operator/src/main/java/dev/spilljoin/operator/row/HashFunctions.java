@@ -51,6 +51,14 @@ public final class HashFunctions {
         return k;
     }
 
+    /**
+     * The key hash H of a single integer key {@code value} (an INTEGER sign-extended), as {@link KeyHasher} folds a
+     * one-column key.
+     */
+    public static long singleKeyHash(long value) {
+        return combine(KEY_SEED, value);
+    }
+
     /** Folds one key column's value (or its byte hash) into the running key hash. */
     public static long combine(long hash, long value) {
         return fmix64(hash ^ (value * GOLDEN));

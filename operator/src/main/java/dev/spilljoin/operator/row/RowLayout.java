@@ -283,7 +283,7 @@ public final class RowLayout {
      */
     long keyHash(long key) {
         if (singleLongKey) {
-            return HashFunctions.combine(HashFunctions.KEY_SEED, NativeMemory.getLong(key + position[0]));
+            return HashFunctions.singleKeyHash(NativeMemory.getLong(key + position[0]));
         }
         long h = HashFunctions.KEY_SEED;
         for (int f = 0; f < keyCount; f++) {

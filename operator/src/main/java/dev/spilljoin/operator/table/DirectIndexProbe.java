@@ -158,7 +158,7 @@ public final class DirectIndexProbe implements TableProbe {
             for (int i = 0; i < n; i++) {
                 long index = k[i];
                 boolean hit = Long.compareUnsigned(index, range) < 0 & (~(s[i >>> 6] >>> i) & 1L) != 0;
-                r[i] = hit ? index << 32 | index + 1 : 0L; // a full table's rank is its index: table.refOf(index)
+                r[i] = hit ? DirectIndexTable.ref(index, index) : 0L; // a full table's rank is its index
             }
             return;
         }

@@ -151,7 +151,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         public static KeyRange scan(RowLayout layout, RowArena arena) {
             KeyRange r = new KeyRange(layout.fieldCount());
             boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
-            long keyAt = layout.keyOffset();
+            long keyOffset = layout.keyOffset();
             int[] variable = variableFields(layout);
             long bitsAt = layout.bitsOffset();
             byte[] bitsSeen = new byte[layout.bitBytes()]; // every row's bits ORed: which fields held a NULL
@@ -163,7 +163,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     if (layout.hasNullKey(row)) {
                         r.nullKeyRows++;
                     } else {
-                        long key = intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt);
+                        long key = keyAt(row, intKey, keyOffset);
                         if (r.keyedRows == 0) {
                             r.anyKey = key;
                         }
@@ -510,14 +510,13 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      */
     private long setBits(long row, long end, long bits, boolean atomic, DuplicateKeys duplicates) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
-        long keyAt = layout.keyOffset();
+        long keyOffset = layout.keyOffset();
         long nullKeyRows = 0;
         while (row < end) {
             if (layout.hasNullKey(row)) {
                 nullKeyRows++;
             } else {
-                long index = stride.quotientOf(
-                        (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min);
+                long index = indexOfRow(row, intKey, keyOffset);
                 long bit = 1L << index;
                 long at = bits + ((index >>> 6) << 3);
                 long was = atomic ? NativeMemory.getAndOrLongAtomic(at, bit) : NativeMemory.getLong(at);
@@ -601,7 +600,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      */
     private void copyPayload(Pages pages, long[] firstNullRank, long[] heapStart, int threads) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
-        long keyAt = layout.keyOffset();
+        long keyOffset = layout.keyOffset();
         int fields = layout.fieldCount();
         ColumnType[] types = new ColumnType[fields];
         for (int f = 1; f < fields; f++) {
@@ -616,8 +615,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 int n = 0;
                 for (; n < COPY_RUN && row < end; n++) {
                     runRows[n] = row;
-                    runRanks[n] = layout.hasNullKey(row) ? nullRank++ : rankOf(stride.quotientOf(
-                            (intKey ? NativeMemory.getInt(row + keyAt) : NativeMemory.getLong(row + keyAt)) - min));
+                    runRanks[n] = layout.hasNullKey(row) ? nullRank++ : rankOf(indexOfRow(row, intKey, keyOffset));
                     row += layout.rowLength(row);
                 }
                 for (int j = 0; j < n; j++) {
@@ -673,17 +671,32 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return (NativeMemory.getLong(bitmap + ((bit >>> 6) << 3)) & 1L << bit) != 0;
     }
 
+    /** The key of the keyed row at {@code row}: its field at {@code keyOffset}, an INTEGER one widened. */
+    private static long keyAt(long row, boolean intKey, long keyOffset) {
+        return intKey ? NativeMemory.getInt(row + keyOffset) : NativeMemory.getLong(row + keyOffset);
+    }
+
+    /** The index of the keyed row at {@code row} (its key in this table's range). */
+    private long indexOfRow(long row, boolean intKey, long keyOffset) {
+        return stride.quotientOf(keyAt(row, intKey, keyOffset) - min);
+    }
+
     /** The key at {@code index} in the range. */
     private long keyOf(long index) {
         return min + index * stride.stride();
     }
 
     /**
-     * The reference to the row at {@code index} (in the range, or a NULL-key row's after it): its rank in the high 32
-     * bits, {@code index + 1} in the low 32, so that a reader of its payload finds the rank without the occupancy.
+     * The reference to the row at {@code index} (in the range, or a NULL-key row's after it): {@link #ref} of its
+     * rank and index, so that a reader of its payload finds the rank without the occupancy.
      */
     long refOf(long index) {
-        return rankOf(index) << 32 | index + 1;
+        return ref(rankOf(index), index);
+    }
+
+    /** A reference: {@code rank} in the high 32 bits, {@code index + 1} in the low 32 (never 0: 0 is no row). */
+    static long ref(long rank, long index) {
+        return rank << 32 | index + 1;
     }
 
     /** The index of the row {@code ref}. */

@@ -473,4 +473,3 @@ public final class HashProbe implements TableProbe {
         return probeNullKeyRows;
     }
 }
-

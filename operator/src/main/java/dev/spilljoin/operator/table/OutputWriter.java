@@ -248,7 +248,7 @@ public final class OutputWriter {
                 probeRows[p] = i;
                 buildRows[p] = ref;
                 long padded = quiet == null ? 0 : ~quiet[i >>> 6] >>> i & 1L;
-                int emit = (int) ((ref | -ref) >>> 63 | padded); // refs are never negative
+                int emit = (int) ((ref | -ref) >>> 63 | padded); // 1 for any ref but 0 (a negative one included)
                 long added = probeBytes[i] & -emit;
                 probeSum += added;
                 bound += added + (perRow & -emit);
