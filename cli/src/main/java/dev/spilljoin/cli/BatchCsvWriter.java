@@ -4,7 +4,11 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.ColumnVector;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.parquet.schema.PrimitiveType;
 
 /**
@@ -13,18 +17,32 @@ import org.apache.parquet.schema.PrimitiveType;
  * object per field. NULL is written as an empty field and an empty text value as {@code ""}. A column that came
  * from a Parquet input is written by its logical type ({@link ParquetValueText}: a DATE as {@code 2024-01-05}, a
  * DECIMAL as {@code 123.45}, ...), the rendering chosen once per column at opening; any other as held.
+ *
+ * <p>Lanes ({@link #lanes}): writers of the same output for threads that format batches at the same time, each
+ * into a buffer of its own that goes to the stream as whole rows ({@link CsvWriter}'s {@code wholeRows}) by one
+ * atomic write ({@link AtomicWrites}), so rows never interleave; a batch's rows stay together within a write, the
+ * batches' order is the order their lanes write them in. The compressor, if any, compresses those writes one at a
+ * time as they come.
  */
 final class BatchCsvWriter implements ResultWriter {
     private final CsvWriter writer;
+    /** The stream the rows go to: the compressor, else the output's stream. */
+    private final OutputStream target;
     /** The compressor beneath the writer, closed (ending its stream, not the file's) by {@link #finish()}; or null. */
     private final OutputStream compressor;
+    private final byte delimiter;
     /** Per output column: how its Parquet logical type is written, or null when written as held. */
     private final ParquetValueText[] texts;
+    /** The lanes made by {@link #lanes}, whose rows this writer counts too. */
+    private final List<BatchCsvWriter> lanes = new ArrayList<>();
     private ColumnVector[] columns = new ColumnVector[0];
 
-    private BatchCsvWriter(CsvWriter writer, OutputStream compressor, ParquetValueText[] texts) {
+    private BatchCsvWriter(CsvWriter writer, OutputStream target, OutputStream compressor, byte delimiter,
+                           ParquetValueText[] texts) {
         this.writer = writer;
+        this.target = target;
         this.compressor = compressor;
+        this.delimiter = delimiter;
         this.texts = texts;
     }
 
@@ -40,9 +58,29 @@ final class BatchCsvWriter implements ResultWriter {
         }
         OutputStream compressor = compression == CsvCompression.NONE ? null
                 : compression.compress(new UnclosedOutputStream(stream));
-        CsvWriter csv = new CsvWriter(compressor == null ? stream : compressor, delimiter);
+        OutputStream target = compressor == null ? stream : compressor;
+        CsvWriter csv = new CsvWriter(target, delimiter);
         csv.writeHeader(header);
-        return new BatchCsvWriter(csv, compressor, texts);
+        return new BatchCsvWriter(csv, target, compressor, delimiter, texts);
+    }
+
+    /**
+     * {@code count} lanes (see the class comment), after writing out what this writer holds (the header): each
+     * lane's {@link #finish()} writes out its own rows; this writer's, after every lane's, ends the compressed stream.
+     * This writer writes no batch meanwhile.
+     */
+    @Override
+    public List<ResultWriter> lanes(int count) throws IOException {
+        writer.flush();
+        OutputStream shared = new AtomicWrites(target);
+        List<ResultWriter> made = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            BatchCsvWriter lane = new BatchCsvWriter(new CsvWriter(shared, delimiter, CsvWriter.DEFAULT_BUFFER_BYTES,
+                    true), shared, null, delimiter, texts);
+            lanes.add(lane);
+            made.add(lane);
+        }
+        return made;
     }
 
     @Override
@@ -55,7 +93,11 @@ final class BatchCsvWriter implements ResultWriter {
 
     @Override
     public long rowsWritten() {
-        return writer.rowsWritten();
+        long rows = writer.rowsWritten();
+        for (BatchCsvWriter lane : lanes) {
+            rows += lane.rowsWritten();
+        }
+        return rows;
     }
 
     @Override
@@ -93,6 +135,53 @@ final class BatchCsvWriter implements ResultWriter {
                 }
             }
             w.endRow();
+        }
+    }
+
+    /**
+     * A stream whose writes, from any thread, reach the stream beneath one whole write after the other; a thread
+     * waiting for another's write to end leaves on an interrupt ({@link InterruptedIOException}).
+     */
+    private static final class AtomicWrites extends OutputStream {
+        private final OutputStream out;
+        private final ReentrantLock lock = new ReentrantLock();
+
+        AtomicWrites(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] bytes, int from, int length) throws IOException {
+            lock();
+            try {
+                out.write(bytes, from, length);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            lock();
+            try {
+                out.flush();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private void lock() throws InterruptedIOException {
+            try {
+                lock.lockInterruptibly();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while writing CSV");
+            }
         }
     }
 }

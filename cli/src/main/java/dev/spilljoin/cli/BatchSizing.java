@@ -120,8 +120,8 @@ final class BatchSizing {
      * {@value EncoderLane#COPIES} batches over all the lanes); and the join's ({@link JoinConfig#heapBatches}).
      */
     static int batchesInFlight(int threads) {
-        int cli = threads == 1 ? 2 * 2
-                : 2 * (1 + PrefetchingBatchSource.BATCHES) + BackgroundBatchWriter.BATCHES + EncoderLane.COPIES;
+        int cli = threads == 1 ? 2 * 2 : 2 * (1 + PrefetchingBatchSource.BATCHES)
+                + BackgroundBatchWriter.batches(threads) + EncoderLane.COPIES;
         return cli + JoinConfig.heapBatches(joinThreads(threads));
     }
 

@@ -15,12 +15,13 @@ import java.io.IOException;
  *       {@link InputBatches} are the join's sources and the {@link ResultWriter} writes each result batch.</li>
  *   <li>N ≥ 2: each input file is parsed ahead on a thread of its own ({@link PrefetchingBatchSource}; the join
  *       reads the build file to its end before the probe file, so one of them works at a time) and the results are
- *       formatted and written on another ({@link BackgroundBatchWriter}; Parquet output encodes its columns on up
- *       to N threads, {@link ParquetResultWriter}), so parsing, joining and writing overlap. The join runs on the
- *       caller's thread and its own workers (up to N).</li>
+ *       formatted and written on others ({@link BackgroundBatchWriter}: CSV on up to N, each formatting whole
+ *       batches; Parquet on one, which encodes its columns on up to N threads, {@link ParquetResultWriter}), so
+ *       parsing, joining and writing overlap. The join runs on the caller's thread and its own workers (up to N).</li>
  * </ul>
  *
- * <p>Either way the rows, their order and every failure's exit code and message are the same. {@link #finish()}
+ * <p>Either way the rows and every failure's exit code and message are the same; the rows' order is the join's with
+ * N = 1, and with N ≥ 2 as its workers and the output's lanes finish their batches. {@link #finish()}
  * returns when every row is flushed to the output, which the caller commits only then; {@link #close()} stops
  * every stage thread on every path (it does not close the files or the output: their owner does, after it).
  * Progress is reported on the join's thread: rows read as batches reach the join, rows written as result batches
@@ -54,7 +55,7 @@ final class CsvPipeline implements AutoCloseable {
         } else {
             this.leftAhead = new PrefetchingBatchSource(left, progress, batchBytes);
             this.rightAhead = new PrefetchingBatchSource(right, progress, batchBytes);
-            this.writeBehind = new BackgroundBatchWriter(output, resultSchema, batchBytes);
+            this.writeBehind = new BackgroundBatchWriter(output, resultSchema, batchBytes, threads);
             this.left = leftAhead;
             this.right = rightAhead;
             this.direct = null;

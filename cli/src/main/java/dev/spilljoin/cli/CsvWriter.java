@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A buffered RFC 4180 CSV writer over bytes: no String per text field.
@@ -17,6 +18,11 @@ import java.nio.charset.StandardCharsets;
  * below 10^15 in magnitude as its digits plus {@code .0} (e.g. {@code 42.0}, {@code -0.0}), anything else as
  * {@link Double#toString} (e.g. {@code 0.1}, {@code 1.0E20}); every rendering parses back to the same double
  * in Java, DuckDB and PostgreSQL. BOOLEAN as {@code true}/{@code false}.
+ *
+ * <p>Writes: the buffer goes to the stream when full, whatever it ends with; or, made with {@code wholeRows},
+ * only at a row's end once it holds {@code bufferBytes} or more (and at {@link #flush()}), the buffer growing for a
+ * longer row and shrinking back after it: each write is then whole rows, so that writers on several threads may
+ * share one stream whose {@code write} is atomic ({@link CsvLanes}).
  */
 public final class CsvWriter {
     public static final int DEFAULT_BUFFER_BYTES = 1 << 20;
@@ -28,6 +34,8 @@ public final class CsvWriter {
     private static final byte[] MINUS_INFINITY = {'-', 'I', 'n', 'f', 'i', 'n', 'i', 't', 'y'};
     private static final byte[] MIN_LONG = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
     private static final double PLAIN_LIMIT = 1e15;
+    /** The largest array the JVM allocates. */
+    private static final int MAX_ARRAY_BYTES = Integer.MAX_VALUE - 8;
     /** Every byte a number or a boolean is written with. */
     private static final String RENDERING_BYTES = "0123456789-.ENaIfintyruels";
     /** The longest number or boolean written: {@code Double.toString}'s, e.g. {@code -1.2345678901234567E-300}. */
@@ -54,7 +62,10 @@ public final class CsvWriter {
     private final byte delimiter;
     /** The delimiter in every byte of a long. */
     private final long delimiters;
-    private final byte[] buffer;
+    /** The buffer's size and, with {@link #wholeRows}, the bytes at which a row's end writes it out. */
+    private final int bufferBytes;
+    private final boolean wholeRows;
+    private byte[] buffer;
     /**
      * Whether the delimiter is a byte numbers or booleans are written with (a digit, '-', '.', a letter of E, NaN,
      * Infinity, true or false): such fields are then checked and quoted as text is; otherwise they never need it.
@@ -69,11 +80,18 @@ public final class CsvWriter {
     }
 
     public CsvWriter(OutputStream out, byte delimiter, int bufferBytes) {
+        this(out, delimiter, bufferBytes, false);
+    }
+
+    /** A writer whose writes to {@code out} are whole rows when {@code wholeRows} says so (see the class comment). */
+    public CsvWriter(OutputStream out, byte delimiter, int bufferBytes, boolean wholeRows) {
         this.out = out;
         this.delimiter = delimiter;
         this.delimiters = ByteWords.repeated(delimiter);
         this.renderingsMayHoldDelimiter = RENDERING_BYTES.indexOf(delimiter) >= 0;
-        this.buffer = new byte[Math.max(bufferBytes, 64)];
+        this.bufferBytes = Math.max(bufferBytes, 64);
+        this.wholeRows = wholeRows;
+        this.buffer = new byte[this.bufferBytes];
     }
 
     /**
@@ -208,6 +226,9 @@ public final class CsvWriter {
     public void endRow() throws IOException {
         endLine();
         rowsWritten++;
+        if (wholeRows && size >= bufferBytes) {
+            drain();
+        }
     }
 
     /** Data rows written so far. */
@@ -295,7 +316,9 @@ public final class CsvWriter {
     }
 
     private void writeRaw(byte[] bytes, int from, int length) throws IOException {
-        if (length > buffer.length - size) {
+        if (wholeRows) {
+            ensure(length);
+        } else if (length > buffer.length - size) {
             drain();
             if (length > buffer.length) {
                 out.write(bytes, from, length);
@@ -307,7 +330,16 @@ public final class CsvWriter {
     }
 
     private void ensure(int bytes) throws IOException {
-        if (buffer.length - size < bytes) {
+        if (buffer.length - size >= bytes) {
+            return;
+        }
+        if (wholeRows) {
+            long needed = (long) size + bytes;
+            if (needed > MAX_ARRAY_BYTES) {
+                throw new IOException("a result row takes more than " + MAX_ARRAY_BYTES + " bytes as CSV");
+            }
+            buffer = Arrays.copyOf(buffer, (int) Math.min(MAX_ARRAY_BYTES, Math.max(2L * buffer.length, needed)));
+        } else {
             drain();
         }
     }
@@ -323,6 +355,9 @@ public final class CsvWriter {
         if (size > 0) {
             out.write(buffer, 0, size);
             size = 0;
+        }
+        if (buffer.length > 2 * bufferBytes) {
+            buffer = new byte[bufferBytes]; // a long row grew it; the next rows need no more than before
         }
     }
 }

@@ -2,6 +2,8 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.Batch;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The output's writer for a join whose keys were scaled to their partner's unit as read ({@link KeyScale}): before
@@ -38,6 +40,15 @@ final class ScaledKeysWriter implements ResultWriter {
             }
         }
         output.write(batch);
+    }
+
+    @Override
+    public List<ResultWriter> lanes(int count) throws IOException {
+        List<ResultWriter> lanes = new ArrayList<>(count);
+        for (ResultWriter lane : output.lanes(count)) {
+            lanes.add(new ScaledKeysWriter(lane, scales));
+        }
+        return lanes;
     }
 
     @Override

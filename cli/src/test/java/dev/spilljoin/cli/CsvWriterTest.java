@@ -215,6 +215,49 @@ class CsvWriterTest {
     }
 
     /**
+     * With {@code wholeRows}, each write to the stream is whole rows, once the buffer holds its size or more: rows of
+     * every length (numbers, texts up to 40x the 64-byte buffer, quotes doubled, NULLs) give the same bytes as a
+     * writer that drains whenever it is full, and a row longer than the buffer is written whole (the buffer grows for
+     * it), the rows after it again in writes of about the buffer's size.
+     */
+    @Test
+    void wholeRowsWritesOnlyWholeRowsAndTheSameBytes() throws IOException {
+        SplittableRandom random = SeededRandom.create("CsvWriterTest whole rows");
+        List<Integer> writes = new ArrayList<>();
+        ByteArrayOutputStream whole = new ByteArrayOutputStream() {
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                assertThat(b[off + len - 1]).as("a write ends with a row's end").isEqualTo((byte) '\n');
+                writes.add(len);
+                super.write(b, off, len);
+            }
+        };
+        ByteArrayOutputStream drained = new ByteArrayOutputStream();
+        CsvWriter wholeRows = new CsvWriter(whole, (byte) ',', 64, true);
+        CsvWriter plain = new CsvWriter(drained, (byte) ',', 64);
+        int longRow = 150;
+        for (int row = 0; row < 300; row++) {
+            long number = random.nextLong() >> random.nextInt(64);
+            String value = row == longRow ? "\"x".repeat(1_300)
+                    : random.nextInt(10) == 0 ? null : "t\"".repeat(random.nextInt(12));
+            for (CsvWriter writer : List.of(wholeRows, plain)) {
+                writer.writeLong(number);
+                text(writer, value);
+                writer.endRow();
+            }
+            if (row == longRow) {
+                assertThat(writes.get(writes.size() - 1)).as("the long row went out with the rows before it")
+                        .isGreaterThan(2_600);
+            }
+        }
+        wholeRows.flush();
+        plain.flush();
+        assertThat(whole.toByteArray()).isEqualTo(drained.toByteArray());
+        assertThat(writes.subList(writes.indexOf(writes.stream().filter(w -> w > 2_600).findFirst().orElseThrow()) + 1,
+                writes.size() - 1)).as("writes after the long row").isNotEmpty().allMatch(w -> w >= 64 && w < 64 + 80);
+    }
+
+    /**
      * Text values of 0 to 20 bytes (a word at a time and the tail), with a byte that needs quoting (delimiter, quote,
      * CR, LF) at each position or none, lying at the start, the middle or the very end of their array, written into a
      * small buffer at every fill level: each comes out as a byte-at-a-time rendering of the same rules writes it.

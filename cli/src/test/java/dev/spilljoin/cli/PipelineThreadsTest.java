@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.spilljoin.spill.ByteSize;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -25,13 +26,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code --threads}: the join end to end on one thread and with the reader and writer threads of
- * {@link CsvPipeline} and the join's workers gives the same records (each byte for byte; their order is free); a failure in the reader thread (malformed input) or the writer thread
- * (a failing output) and Ctrl-C while the writer thread is blocked give the documented exit codes and leave no
- * output and no spill file; {@code --threads 0} is a usage error. After each test no stage thread is alive and
- * the spill directory is empty.
+ * {@link CsvPipeline} and the join's workers gives the same records (each byte for byte; their order is free), with
+ * one writer thread (N = 3) and with three formatting CSV at once (N = 6), plain and compressed; a failure in the
+ * reader thread (malformed input) or the writer threads (a failing output) and Ctrl-C while the writer threads are
+ * blocked give the documented exit codes and leave no output and no spill file; {@code --threads 0} is a usage
+ * error. After each test no stage thread is alive and the spill directory is empty.
  */
 class PipelineThreadsTest {
     private static final String[] PAYLOADS = {"plain", "", null, "with,comma", "quote\"inside", "new\nline",
@@ -57,7 +60,7 @@ class PipelineThreadsTest {
 
     private static List<String> stageThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .filter(name -> name.startsWith("spilljoin-read-") || name.equals("spilljoin-write")).toList();
+                .filter(name -> name.startsWith("spilljoin-read-") || name.startsWith("spilljoin-write")).toList();
     }
 
     /** Runs the command with the joined rows (without --output) going to {@code rows}; returns the exit code. */
@@ -81,21 +84,65 @@ class PipelineThreadsTest {
 
     @ParameterizedTest
     @EnumSource(JoinKind.class)
-    void oneThreadAndThreeThreadsWriteTheSameRecordsInMemoryAndSpilled(JoinKind kind) throws IOException {
+    void oneThreeAndSixThreadsWriteTheSameRecordsInMemoryAndSpilled(JoinKind kind) throws IOException {
         long seed = SeededRandom.seed("PipelineThreadsTest " + kind);
         SplittableRandom random = new SplittableRandom(seed);
         // More rows than a batch (4,096) on both sides, so that batches cycle through the queues several times.
         Path left = write(dir, "l.csv", JoinEndToEndTest.csv("id,lp", rows(random, 30_000, kind != JoinKind.NOT_IN)));
         Path right = write(dir, "r.csv", JoinEndToEndTest.csv("id,rp", rows(random, 12_000, false)));
         for (String workMem : List.of("64MB", ByteSize.format(JoinPlanner.MINIMUM_WORK_MEM))) {
-            byte[] one = joinToFile(left, right, kind, workMem, "1");
-            byte[] three = joinToFile(left, right, kind, workMem, "3");
+            byte[] one = joinToFile(left, right, kind, workMem, "1", ".csv");
             assertThat(new String(one, StandardCharsets.UTF_8).lines().count()).as("seed %d", seed)
                     .isGreaterThan(kind == JoinKind.NOT_IN ? 1 : 4_096);
             // the join's workers hand result batches out in no particular order: the same records, byte for byte
-            assertThat(sortedRecords(three)).as("seed %d, %s join, --work-mem %s: --threads 3 as --threads 1", seed,
-                    kind, workMem).isEqualTo(sortedRecords(one));
+            for (String threads : List.of("3", "6")) {
+                assertThat(sortedRecords(joinToFile(left, right, kind, workMem, threads, ".csv")))
+                        .as("seed %d, %s join, --work-mem %s: --threads %s as --threads 1", seed, kind, workMem,
+                                threads).isEqualTo(sortedRecords(one));
+            }
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {".csv.gz", ".csv.zst"})
+    void threeWriterThreadsCompressTheSameRecordsAsOne(String extension) throws IOException {
+        long seed = SeededRandom.seed("PipelineThreadsTest compressed " + extension);
+        SplittableRandom random = new SplittableRandom(seed);
+        Path left = write(dir, "l.csv", JoinEndToEndTest.csv("id,lp", rows(random, 30_000, true)));
+        Path right = write(dir, "r.csv", JoinEndToEndTest.csv("id,rp", rows(random, 12_000, false)));
+        byte[] one = joinToFile(left, right, JoinKind.FULL, "64MB", "1", extension);
+        byte[] six = joinToFile(left, right, JoinKind.FULL, "64MB", "6", extension);
+        assertThat(sortedRecords(six)).as("seed %d: --threads 6 as --threads 1", seed).isEqualTo(sortedRecords(one));
+    }
+
+    @Test
+    void rowsLongerThanAWriterBufferStayWholeWithThreeWriterThreads() throws IOException {
+        // Values of 1.5 MB: each row outgrows a writer thread's 1 MB buffer, which then goes out as that row alone.
+        List<List<String>> leftRows = new ArrayList<>();
+        List<List<String>> rightRows = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            leftRows.add(List.of(Integer.toString(i), (char) ('a' + i % 26) + ",\"".repeat(500_000)));
+            rightRows.add(List.of(Integer.toString(i), "r" + i));
+        }
+        Path left = write(dir, "l.csv", JoinEndToEndTest.csv("id,lp", leftRows));
+        Path right = write(dir, "r.csv", JoinEndToEndTest.csv("id,rp", rightRows));
+        byte[] one = joinToFile(left, right, JoinKind.INNER, "64MB", "1", ".csv");
+        assertThat(one.length).isGreaterThan(40 * 1_500_000);
+        // Every write reaching the output ends at a record's end: the threads' writes may come in any order.
+        ByteArrayOutputStream six = new ByteArrayOutputStream() {
+            private boolean quoted;
+
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                for (int i = off; i < off + len; i++) {
+                    quoted ^= b[i] == '"';
+                }
+                assertThat(quoted || b[off + len - 1] != '\n').as("a write ending inside a record").isFalse();
+                super.write(b, off, len);
+            }
+        };
+        assertThat(run(six, Cancellation.NONE, joinArgs(left, right, "--threads", "6"))).as(() -> err).isZero();
+        assertThat(sortedRecords(six.toByteArray())).isEqualTo(sortedRecords(one));
     }
 
     /** The CSV records of {@code csv} (a quoted field may hold line ends), the header first and the rest sorted. */
@@ -120,10 +167,13 @@ class PipelineThreadsTest {
         return body;
     }
 
-    /** The output of the join with {@code --threads threads}, after checking the stats name that count. */
-    private byte[] joinToFile(Path left, Path right, JoinKind kind, String workMem, String threads)
+    /**
+     * The output of the join with {@code --threads threads} (decompressed), written to a file named with
+     * {@code extension}, after checking the stats name that count.
+     */
+    private byte[] joinToFile(Path left, Path right, JoinKind kind, String workMem, String threads, String extension)
             throws IOException {
-        Path out = dir.resolve("out-" + threads + ".csv");
+        Path out = dir.resolve("out-" + threads + extension);
         Path stats = dir.resolve("stats-" + threads + ".json");
         List<String> args = joinArgs(left, right, "--type", kind.spelling(), "--schema-left", "id:bigint",
                 "--schema-right", "id:bigint", "--work-mem", workMem, "--threads", threads, "--output",
@@ -131,7 +181,10 @@ class PipelineThreadsTest {
         assertThat(run(new ByteArrayOutputStream(), Cancellation.NONE, args)).as(err).isZero();
         String json = Files.readString(stats);
         assertThat(JoinEndToEndTest.field(json, "threads")).isEqualTo(threads);
-        byte[] bytes = Files.readAllBytes(out);
+        byte[] bytes;
+        try (InputStream in = CsvCompression.of(out).decompress(Files.newInputStream(out))) {
+            bytes = in.readAllBytes();
+        }
         Files.delete(out);
         Files.delete(stats);
         return bytes;
@@ -192,17 +245,15 @@ class PipelineThreadsTest {
         // About 4 MB of output: the first write fails while the join goes on.
         CsvTestFiles.numbered(dir, "l.csv", 60_000, "");
         CsvTestFiles.numbered(dir, "r.csv", 60_000, "");
-        String[] messages = new String[2];
-        for (int threads = 1; threads <= 2; threads++) {
+        for (String threads : List.of("1", "2", "6")) {
             List<String> args = joinArgs(dir.resolve("l.csv"), dir.resolve("r.csv"), "--work-mem", "256kB",
-                    "--threads", Integer.toString(threads));
+                    "--threads", threads);
             assertThat(run(failingOutput(), Cancellation.NONE, args)).as(() -> err).isEqualTo(ExitCodes.RESOURCES);
-            assertThat(err).isEqualTo("spilljoin: cannot write standard output: No space left on device; the disk"
-                    + " is full or the pipe's reader went away (use --output FILE to write a file)\n");
+            assertThat(err).as("--threads %s", threads).isEqualTo("spilljoin: cannot write standard output: No space"
+                    + " left on device; the disk is full or the pipe's reader went away (use --output FILE to write"
+                    + " a file)\n");
             assertOnlyInputsLeft("l.csv", "r.csv");
-            messages[threads - 1] = err;
         }
-        assertThat(messages[1]).as("--threads 2 as --threads 1").isEqualTo(messages[0]);
     }
 
     /** Standard output on a full disk: every write fails (the first comes when 1 MiB of CSV is buffered). */
@@ -220,15 +271,16 @@ class PipelineThreadsTest {
         };
     }
 
-    @Test
-    void ctrlCWhileTheWriterThreadIsBlockedStopsEveryThreadAndDeletesEverything() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"2", "6"})
+    void ctrlCWhileTheWriterThreadsAreBlockedStopsEveryThreadAndDeletesEverything(String threads) throws Exception {
         Path left = CsvTestFiles.numbered(dir, "l.csv", 60_000, "");
         Path right = CsvTestFiles.numbered(dir, "r.csv", 60_000, "");
         CountDownLatch firstRowsWritten = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
         AtomicInteger writes = new AtomicInteger();
         // A pipe whose reader stops after the first 1 MiB of CSV: the writer thread blocks in its second write until
-        // it is interrupted.
+        // it is interrupted (with three, the others wait for it to finish that write).
         OutputStream stalled = new OutputStream() {
             @Override
             public void write(int b) throws IOException {
@@ -251,7 +303,7 @@ class PipelineThreadsTest {
         int[] code = new int[1];
         AtomicReference<Cancellation> cancellation = new AtomicReference<>();
         Thread command = new Thread(() -> code[0] = run(stalled, cancellation.get(),
-                joinArgs(left, right, "--work-mem", "1MB", "--threads", "2")), "command");
+                joinArgs(left, right, "--work-mem", "1MB", "--threads", threads)), "command");
         cancellation.set(new Cancellation(command));
         command.start();
         firstRowsWritten.await();
