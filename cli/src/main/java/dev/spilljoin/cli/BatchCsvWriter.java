@@ -67,10 +67,13 @@ final class BatchCsvWriter implements ResultWriter {
     /**
      * {@code count} lanes (see the class comment), after writing out what this writer holds (the header): each
      * lane's {@link #finish()} writes out its own rows; this writer's, after every lane's, ends the compressed stream.
-     * This writer writes no batch meanwhile.
+     * This writer writes no batch meanwhile. One lane writes into this writer (no second buffer, no lock).
      */
     @Override
     public List<ResultWriter> lanes(int count) throws IOException {
+        if (count == 1) {
+            return ResultWriter.super.lanes(1);
+        }
         writer.flush();
         OutputStream shared = new AtomicWrites(target);
         List<ResultWriter> made = new ArrayList<>(count);
