@@ -11,7 +11,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Keys of Parquet logical types (README, "Key types", Parquet keys) against DuckDB: for each pairing spilljoin
  * accepts — a CSV key with a Parquet DECIMAL(10,2) (INT64), DATE, TIMESTAMP (micros) or UUID key, a Parquet UINT32
  * key with an INT64 key and with a CSV key (values at and above 2^31, and 64-bit decoys whose low 32 bits equal a
- * UINT32 value), and DECIMAL(18,2) (INT64) with DECIMAL(9,2) (INT32) — an inner and a left join, in memory (64 MB)
+ * UINT32 value), DECIMAL(18,2) (INT64) with DECIMAL(9,2) (INT32), UINT64 with UINT64 (values at and above 2^63) and
+ * TIME adjusted to UTC (DuckDB's TIMETZ) with the same — an inner and a left join, in memory (64 MB)
  * and spilled (1 MB; the stats must show it), with NULL keys on both sides, each written to CSV and to Parquet,
  * give exactly DuckDB's join of the same files: DuckDB reads the CSV side itself (its own type detection) and joins
  * on {@code l.lk = r.rk}; the rows are compared as multisets (EXCEPT ALL both ways and the counts), the Parquet
@@ -226,6 +229,62 @@ class ParquetLogicalKeysTest extends ParquetDuckDbTest {
                             : Math.floorMod(mix(i), TWO_TO_32);
                 };
             }
+        },
+        /**
+         * UINT64 values (held by their 64 bits): 0, 2^63 - 1, 2^63, 2^64 - 1, small ones and any bits, half of them
+         * 2^63 or more, which a signed reading orders below zero.
+         */
+        UINT64 {
+            @Override
+            String canonical(long i) {
+                return Long.toUnsignedString(bits(i));
+            }
+
+            @Override
+            long[] notable() {
+                return new long[] {4000, 4001, 4002, 4003};
+            }
+
+            private long bits(long i) {
+                return switch ((int) (i % 1000)) {
+                    case 0 -> 0;
+                    case 1 -> Long.MAX_VALUE;
+                    case 2 -> Long.MIN_VALUE;
+                    case 3 -> -1;
+                    default -> i % 2 == 0 ? i * 7 : mix(i);
+                };
+            }
+        },
+        /**
+         * TIME WITH TIME ZONE (DuckDB writes it as a Parquet TIME adjusted to UTC, in microseconds, each value moved
+         * to UTC): times of day in whole seconds, milliseconds or microseconds, midnight and the last microsecond,
+         * at offsets +00, +05:30 and -08 (so that some wrap past midnight as they move to UTC).
+         */
+        TIMETZ {
+            private static final long DAY_MICROS = 86_400_000_000L;
+
+            @Override
+            String canonical(long i) {
+                long micros = switch ((int) (i % 1000)) {
+                    case 0 -> 0;
+                    case 1 -> DAY_MICROS - 1;
+                    default -> Math.floorMod(i % 4 == 3 ? mix(i) : i * 1_234_567_891L, DAY_MICROS);
+                };
+                long unit = i % 5 == 0 ? 1_000_000L : i % 5 == 1 ? 1_000L : 1L;
+                micros = micros / unit * unit;
+                String offset = switch ((int) (i % 3)) {
+                    case 0 -> "+00";
+                    case 1 -> "+05:30";
+                    default -> "-08";
+                };
+                return LocalTime.ofNanoOfDay(micros * 1000).format(DateTimeFormatter.ofPattern("HH:mm:ss.SSSSSS",
+                        Locale.ROOT)) + offset;
+            }
+
+            @Override
+            long[] notable() {
+                return new long[] {3000, 4001, 4000 + 2 * 3, 4000 + 5}; // midnight, the last microsecond, any
+            }
         };
 
         /** Index {@code i}'s value as text DuckDB casts to the column's type (one text per value). */
@@ -269,7 +328,9 @@ class ParquetLogicalKeysTest extends ParquetDuckDbTest {
         UINT32_WITH_INT64("UINTEGER", "BIGINT", null, Domain.UINT32, "right"),
         /** The CSV key is an inferred BIGINT and written as read. */
         CSV_WITH_UINT32(null, "UINTEGER", "BIGINT", Domain.UINT32, "left"),
-        DECIMAL_18_2_WITH_DECIMAL_9_2("DECIMAL(18,2)", "DECIMAL(9,2)", null, Domain.DECIMAL_9_2, "left");
+        DECIMAL_18_2_WITH_DECIMAL_9_2("DECIMAL(18,2)", "DECIMAL(9,2)", null, Domain.DECIMAL_9_2, "left"),
+        UINT64_WITH_UINT64("UBIGINT", "UBIGINT", null, Domain.UINT64, null),
+        TIMETZ_WITH_TIMETZ("TIMETZ", "TIMETZ", null, Domain.TIMETZ, null);
 
         final String leftType;
         final String rightType;
