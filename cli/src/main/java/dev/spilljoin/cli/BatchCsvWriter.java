@@ -16,7 +16,10 @@ import org.apache.parquet.schema.PrimitiveType;
  * field straight from its column's array (text from the bytes and offsets, typed keys as numbers or booleans), no
  * object per field. NULL is written as an empty field and an empty text value as {@code ""}. A column that came
  * from a Parquet input is written by its logical type ({@link ParquetValueText}: a DATE as {@code 2024-01-05}, a
- * DECIMAL as {@code 123.45}, ...), the rendering chosen once per column at opening; any other as held.
+ * DECIMAL as {@code 123.45}, ...), the rendering chosen once per column at opening; any other as held. A batch
+ * whose columns are all integers and bytes written as held (the CSV case's) is written into room reserved for its
+ * most bytes at once ({@link CsvWriter#reserveRows}), without a check for room per field: the same bytes, about a
+ * tenth less CPU for W1's rows.
  *
  * <p>Lanes ({@link #lanes}): writers of the same output for threads that format batches at the same time, each
  * into a buffer of its own that goes to the stream as whole rows ({@link CsvWriter}'s {@code wholeRows}) by one
@@ -112,6 +115,11 @@ final class BatchCsvWriter implements ResultWriter {
         for (int c = 0; c < width; c++) {
             columns[c] = batch.column(c);
         }
+        long reserve = reservableBytes(batch.rowCount());
+        if (reserve >= 0 && writer.reserveRows(reserve)) {
+            writeReserved(batch.rowCount());
+            return;
+        }
         CsvWriter w = writer;
         for (int r = 0, rows = batch.rowCount(); r < rows; r++) {
             for (int c = 0; c < width; c++) {
@@ -138,6 +146,61 @@ final class BatchCsvWriter implements ResultWriter {
                 }
             }
             w.endRow();
+        }
+    }
+
+    /**
+     * The most bytes {@code rows} rows of {@link #columns} take as CSV, when every column is an integer or bytes
+     * written as held and numbers need no quotes; else -1 (such rows are written field by field).
+     */
+    private long reservableBytes(int rows) {
+        if (!writer.numbersNeedNoQuotes()) {
+            return -1;
+        }
+        long bytes = (long) rows * (columns.length + 1); // delimiters and line ends
+        for (int c = 0; c < columns.length; c++) {
+            ColumnVector v = columns[c];
+            if (texts[c] != null) {
+                return -1;
+            }
+            switch (v.type()) {
+                case BIGINT, INTEGER -> bytes += (long) rows * CsvWriter.maxLongBytes();
+                case VARCHAR, VARBINARY -> bytes += rows * CsvWriter.maxTextBytes(0)
+                        + CsvWriter.maxTextBytes(v.offsets()[rows] - v.offsets()[0]) - CsvWriter.maxTextBytes(0);
+                default -> {
+                    return -1;
+                }
+            }
+        }
+        return bytes;
+    }
+
+    /**
+     * Writes {@code rows} rows of {@link #columns} into the room {@link CsvWriter#reserveRows} made for them: a loop
+     * per row and field without a check for room or a rendering's quotes, which the field-by-field path has.
+     */
+    private void writeReserved(int rows) {
+        CsvWriter w = writer;
+        ColumnVector[] vectors = columns;
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < vectors.length; c++) {
+                if (c > 0) {
+                    w.putDelimiter();
+                }
+                ColumnVector v = vectors[c];
+                if (v.isNull(r)) {
+                    continue;
+                }
+                switch (v.type()) {
+                    case BIGINT -> w.putLong(v.longs()[r]);
+                    case INTEGER -> w.putLong(v.ints()[r]);
+                    default -> {
+                        int[] offsets = v.offsets();
+                        w.putText(v.bytes(), offsets[r], offsets[r + 1] - offsets[r]);
+                    }
+                }
+            }
+            w.putRowEnd();
         }
     }
 

@@ -222,6 +222,77 @@ public final class CsvWriter {
         size = end;
     }
 
+    /**
+     * Rows written by the unchecked {@code put…} methods ({@link #putDelimiter}, {@link #putLong}, {@link #putText},
+     * {@link #putRowEnd}) instead of the {@code write…} ones, which check for room field by field: makes room for
+     * {@code bytes}, at most, of such rows, writing out what the buffer holds if it must (so call it only where a row
+     * ends). False when the buffer is too small for them: write those rows with the {@code write…} methods then.
+     * Numbers go unquoted, so only when {@link #numbersNeedNoQuotes()}.
+     */
+    boolean reserveRows(long bytes) throws IOException {
+        if (buffer.length - size >= bytes) {
+            return true;
+        }
+        drain();
+        return buffer.length >= bytes;
+    }
+
+    /** Whether no number holds the delimiter, so that {@link #putLong} needs no quotes. */
+    boolean numbersNeedNoQuotes() {
+        return !renderingsMayHoldDelimiter;
+    }
+
+    /** The most bytes {@link #putLong} writes. */
+    static int maxLongBytes() {
+        return MIN_LONG.length;
+    }
+
+    /** The most bytes {@link #putText} writes for a value of {@code length} bytes: every byte a quote, doubled. */
+    static long maxTextBytes(long length) {
+        return 2 * length + 2;
+    }
+
+    /** Writes the delimiter before a field other than a row's first, into room {@link #reserveRows} made. */
+    void putDelimiter() {
+        buffer[size++] = delimiter;
+    }
+
+    /** Writes a BIGINT's digits into room {@link #reserveRows} made (the delimiter must need no quotes). */
+    void putLong(long value) {
+        appendLong(value);
+    }
+
+    /** Writes a text value as {@link #writeText} does, into room {@link #reserveRows} made. */
+    void putText(byte[] bytes, int from, int length) {
+        byte[] out = buffer;
+        int at = size;
+        int to = from + length;
+        if (length == 0) {
+            out[at++] = QUOTE;
+            out[at++] = QUOTE;
+        } else if (!needsQuotes(bytes, from, to)) {
+            ByteWords.copy(bytes, from, out, at, length);
+            at += length;
+        } else {
+            out[at++] = QUOTE;
+            for (int i = from; i < to; i++) {
+                byte b = bytes[i];
+                out[at++] = b;
+                if (b == QUOTE) {
+                    out[at++] = QUOTE;
+                }
+            }
+            out[at++] = QUOTE;
+        }
+        size = at;
+    }
+
+    /** Ends a row written into room {@link #reserveRows} made. */
+    void putRowEnd() {
+        buffer[size++] = '\n';
+        rowsWritten++;
+    }
+
     /** Ends the current row. */
     public void endRow() throws IOException {
         endLine();
@@ -288,11 +359,7 @@ public final class CsvWriter {
             buffer[size++] = '-';
             value = -value;
         }
-        int digits = 1;
-        while (digits < 19 && value >= POWERS_OF_TEN[digits]) {
-            digits++;
-        }
-        int i = size + digits;
+        int i = size + digitCount(value);
         size = i;
         while (value >= 100) {
             int pair = (int) (value % 100) * 2;
@@ -307,6 +374,16 @@ public final class CsvWriter {
         } else {
             buffer[--i] = (byte) ('0' + value);
         }
+    }
+
+    /**
+     * The decimal digits of the non-negative {@code value}: its bit length times log10(2) (1233 / 4096) is the digit
+     * count or one less, which one comparison tells.
+     */
+    private static int digitCount(long value) {
+        long v = value | 1;
+        int estimate = ((Long.SIZE - Long.numberOfLeadingZeros(v)) * 1233) >>> 12;
+        return estimate + (v >= POWERS_OF_TEN[estimate] ? 1 : 0);
     }
 
     /** Copies a rendering's {@code bytes} into room {@link #startRendering} made. */
