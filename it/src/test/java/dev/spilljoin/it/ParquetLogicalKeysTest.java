@@ -216,18 +216,13 @@ class ParquetLogicalKeysTest extends ParquetDuckDbTest {
 
             @Override
             long[] notable() {
-                return new long[] {4000, 4001, 4002, 4003};
+                return extremes();
             }
 
             private long value(long i) {
-                return switch ((int) (i % 1000)) {
-                    case 0 -> 0;
-                    case 1 -> Integer.MAX_VALUE;
-                    case 2 -> 1L << 31;
-                    case 3 -> TWO_TO_32 - 1;
-                    default -> i % 3 == 0 ? i * 5 : i % 3 == 1 ? (1L << 31) + Math.floorMod(mix(i), 1L << 31)
-                            : Math.floorMod(mix(i), TWO_TO_32);
-                };
+                return extremeOr(i, new long[] {0, Integer.MAX_VALUE, 1L << 31, TWO_TO_32 - 1},
+                        i % 3 == 0 ? i * 5 : i % 3 == 1 ? (1L << 31) + Math.floorMod(mix(i), 1L << 31)
+                                : Math.floorMod(mix(i), TWO_TO_32));
             }
         },
         /**
@@ -242,17 +237,11 @@ class ParquetLogicalKeysTest extends ParquetDuckDbTest {
 
             @Override
             long[] notable() {
-                return new long[] {4000, 4001, 4002, 4003};
+                return extremes();
             }
 
             private long bits(long i) {
-                return switch ((int) (i % 1000)) {
-                    case 0 -> 0;
-                    case 1 -> Long.MAX_VALUE;
-                    case 2 -> Long.MIN_VALUE;
-                    case 3 -> -1;
-                    default -> i % 2 == 0 ? i * 7 : mix(i);
-                };
+                return extremeOr(i, new long[] {0, Long.MAX_VALUE, Long.MIN_VALUE, -1}, i % 2 == 0 ? i * 7 : mix(i));
             }
         },
         /**
@@ -308,6 +297,17 @@ class ParquetLogicalKeysTest extends ParquetDuckDbTest {
         /** A value that must match no value of the domain, though a key read with the wrong width may; or null. */
         String decoy(long i) {
             return null;
+        }
+
+        /** Indices 4000 … 4003: those whose values are an integer domain's extremes ({@link #extremeOr}). */
+        private static long[] extremes() {
+            return new long[] {4000, 4001, 4002, 4003};
+        }
+
+        /** Index {@code i}'s value: {@code extremes[i % 1000]} when there is one, else {@code other}. */
+        private static long extremeOr(long i, long[] extremes, long other) {
+            int at = (int) (i % 1000);
+            return at < extremes.length ? extremes[at] : other;
         }
 
         /** Indices {@code KEYS / 2 + offset}. */
