@@ -68,21 +68,18 @@ final class BatchCsvWriter implements ResultWriter {
     }
 
     /**
-     * {@code count} lanes (see the class comment), after writing out what this writer holds (the header): each
-     * lane's {@link #finish()} writes out its own rows; this writer's, after every lane's, ends the compressed stream.
-     * This writer writes no batch meanwhile. One lane writes into this writer (no second buffer, no lock).
+     * {@code count} lanes (see the class comment) with buffers of {@code bufferBytes}; what this writer holds (the
+     * header) goes out before the lanes' first rows, or at {@link #finish()} if none come, so that a join that fails
+     * first has written nothing. Each lane's {@link #finish()} writes out its own rows; this writer's, after every
+     * lane's, ends the compressed stream. This writer writes no batch meanwhile.
      */
     @Override
-    public List<ResultWriter> lanes(int count) throws IOException {
-        if (count == 1) {
-            return ResultWriter.super.lanes(1);
-        }
-        writer.flush();
-        OutputStream shared = new AtomicWrites(target);
+    public List<ResultWriter> lanes(int count, int bufferBytes) {
+        OutputStream shared = new AtomicWrites(target, writer);
         List<ResultWriter> made = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            BatchCsvWriter lane = new BatchCsvWriter(new CsvWriter(shared, delimiter, CsvWriter.DEFAULT_BUFFER_BYTES,
-                    true), shared, null, delimiter, texts);
+            BatchCsvWriter lane = new BatchCsvWriter(new CsvWriter(shared, delimiter, bufferBytes, true), shared,
+                    null, delimiter, texts);
             lanes.add(lane);
             made.add(lane);
         }
@@ -205,15 +202,19 @@ final class BatchCsvWriter implements ResultWriter {
     }
 
     /**
-     * A stream whose writes, from any thread, reach the stream beneath one whole write after the other; a thread
-     * waiting for another's write to end leaves on an interrupt ({@link InterruptedIOException}).
+     * A stream whose writes, from any thread, reach the stream beneath one whole write after the other, the first
+     * after what a writer before them held; a thread waiting for another's write to end leaves on an interrupt
+     * ({@link InterruptedIOException}).
      */
     private static final class AtomicWrites extends OutputStream {
         private final OutputStream out;
         private final ReentrantLock lock = new ReentrantLock();
+        /** The writer whose bytes go out before the first write (then null). */
+        private CsvWriter before;
 
-        AtomicWrites(OutputStream out) {
+        AtomicWrites(OutputStream out, CsvWriter before) {
             this.out = out;
+            this.before = before;
         }
 
         @Override
@@ -225,6 +226,10 @@ final class BatchCsvWriter implements ResultWriter {
         public void write(byte[] bytes, int from, int length) throws IOException {
             lock();
             try {
+                if (before != null) {
+                    before.flush();
+                    before = null;
+                }
                 out.write(bytes, from, length);
             } finally {
                 lock.unlock();

@@ -58,6 +58,10 @@ final class BatchSizing {
     /** The fixed heap share of one field of one row, over a chunk and the batch it is converted into. */
     static final int FIELD_BYTES_PER_ROW = 24;
     static final int HEAP_SHARE_PER_ROW = 64;
+    /** The CSV lanes' buffers take at most this fraction (1/n) of the heap together ({@link #laneBufferBytes}). */
+    static final int LANE_HEAP_SHARE = 20;
+    /** The least buffer a CSV lane has, however many there are. */
+    static final int MIN_LANE_BUFFER_BYTES = 64 << 10;
     /** Rows are never refused below this, nor allowed above the other bound (about PostgreSQL's 1 GB per field). */
     private static final long MIN_ROW_LIMIT = 1 << 20;
     private static final long MAX_ROW_LIMIT = 1 << 30;
@@ -120,9 +124,20 @@ final class BatchSizing {
      * {@value EncoderLane#COPIES} batches over all the lanes); and the join's ({@link JoinConfig#heapBatches}).
      */
     static int batchesInFlight(int threads) {
-        int cli = threads == 1 ? 2 * 2 : 2 * (1 + PrefetchingBatchSource.BATCHES)
-                + BackgroundBatchWriter.batches(threads) + EncoderLane.COPIES;
+        int cli = threads == 1 ? 2 * 2
+                : 2 * (1 + PrefetchingBatchSource.BATCHES) + BackgroundBatchWriter.BATCHES + EncoderLane.COPIES;
         return cli + JoinConfig.heapBatches(joinThreads(threads));
+    }
+
+    /**
+     * The buffer of each of {@code lanes} CSV lanes the join's workers write into ({@link LaneSink}) under a heap of
+     * {@code heapBytes}: {@link CsvWriter#DEFAULT_BUFFER_BYTES}, less when that many would take more than
+     * 1/{@value #LANE_HEAP_SHARE} of the heap, never below {@value #MIN_LANE_BUFFER_BYTES} (a lane grows for a
+     * longer row).
+     */
+    static int laneBufferBytes(int lanes, long heapBytes) {
+        long share = heapBytes / LANE_HEAP_SHARE / Math.max(1, lanes);
+        return (int) Math.max(MIN_LANE_BUFFER_BYTES, Math.min(CsvWriter.DEFAULT_BUFFER_BYTES, share));
     }
 
     /** The join's workers for {@code --threads} {@code threads}: as many, up to the operator's maximum. */

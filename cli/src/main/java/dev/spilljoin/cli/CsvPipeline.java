@@ -14,18 +14,19 @@ import java.io.IOException;
  *   <li>N = 1: everything on the join's (the caller's) thread, one stage after the other: the
  *       {@link InputBatches} are the join's sources and the {@link ResultWriter} writes each result batch.</li>
  *   <li>N ≥ 2: each input file is parsed ahead on a thread of its own ({@link PrefetchingBatchSource}; the join
- *       reads the build file to its end before the probe file, so one of them works at a time) and the results are
- *       formatted and written on others ({@link BackgroundBatchWriter}: CSV on up to N, each formatting whole
- *       batches; Parquet on one, which encodes its columns on up to N threads, {@link ParquetResultWriter}), so
- *       parsing, joining and writing overlap. The join runs on the caller's thread and its own workers (up to N).</li>
+ *       reads the build file to its end before the probe file, so one of them works at a time), and the join runs
+ *       on the caller's thread and its own workers (up to N). CSV results are formatted and written by the worker
+ *       that made them, in place, each worker into a lane of the output of its own ({@link #workerSink()},
+ *       {@link LaneSink}); Parquet results are copied to a thread of their own that encodes them (on up to N
+ *       threads, {@link ParquetResultWriter}) and writes them ({@link BackgroundBatchWriter}). So parsing, joining
+ *       and writing overlap.</li>
  * </ul>
  *
  * <p>Either way the rows and every failure's exit code and message are the same; the rows' order is the join's with
- * N = 1, and with N ≥ 2 as its workers and the output's lanes finish their batches. {@link #finish()}
+ * N = 1, and with N ≥ 2 as its workers finish their batches. {@link #finish()}
  * returns when every row is flushed to the output, which the caller commits only then; {@link #close()} stops
  * every stage thread on every path (it does not close the files or the output: their owner does, after it).
- * Progress is reported on the join's thread: rows read as batches reach the join, rows written as result batches
- * leave it.
+ * Progress is reported as batches reach the join and as result batches leave it, or as a worker wrote them.
  */
 final class CsvPipeline implements AutoCloseable {
     private final BatchSource left;
@@ -38,28 +39,58 @@ final class CsvPipeline implements AutoCloseable {
     /** N ≥ 2: the stage threads; else null. */
     private final PrefetchingBatchSource leftAhead;
     private final PrefetchingBatchSource rightAhead;
-    private final BackgroundBatchWriter writeBehind;
+    /** N ≥ 2: the output, written by the join's workers if it has lanes, else behind the join; else null. */
+    private final ResultWriter output;
+    private final int threads;
+    /** N ≥ 2: the sink of the join's workers ({@link #workerSink()}, made at the first call), or null. */
+    private LaneSink workerSink;
+    /** N ≥ 2 and an output without lanes: the writer thread (started at its first use), else null. */
+    private BackgroundBatchWriter writeBehind;
+    private boolean sinkAsked;
+    private final Schema resultSchema;
+    private final int batchBytes;
 
     private CsvPipeline(InputBatches left, InputBatches right, ResultWriter output, Schema resultSchema,
                         int threads, int batchBytes, ProgressLine progress) {
         this.progress = progress;
         this.leftFile = left;
         this.rightFile = right;
+        this.threads = threads;
+        this.resultSchema = resultSchema;
+        this.batchBytes = batchBytes;
         if (threads == 1) {
             this.left = left;
             this.right = right;
             this.direct = output;
+            this.output = null;
             this.leftAhead = null;
             this.rightAhead = null;
-            this.writeBehind = null;
         } else {
             this.leftAhead = new PrefetchingBatchSource(left, progress, batchBytes);
             this.rightAhead = new PrefetchingBatchSource(right, progress, batchBytes);
-            this.writeBehind = new BackgroundBatchWriter(output, resultSchema, batchBytes, threads);
+            this.output = output;
             this.left = leftAhead;
             this.right = rightAhead;
             this.direct = null;
         }
+    }
+
+    /**
+     * N ≥ 2 and an output with lanes (CSV): the thread-safe sink the join's workers write their result batches to
+     * ({@link dev.spilljoin.operator.HashJoin#run}); else null, and the caller hands each result batch to
+     * {@link #write}. Made at the first call.
+     */
+    LaneSink workerSink() {
+        if (!sinkAsked && output != null) {
+            sinkAsked = true;
+            int lanes = BatchSizing.joinThreads(threads);
+            workerSink = LaneSink.open(output, lanes,
+                    BatchSizing.laneBufferBytes(lanes, Runtime.getRuntime().maxMemory()), progress);
+            if (workerSink == null) {
+                writeBehind = new BackgroundBatchWriter(output, resultSchema, batchBytes);
+            }
+        }
+        return workerSink;
     }
 
     /**
@@ -95,8 +126,14 @@ final class CsvPipeline implements AutoCloseable {
         return file.where(ahead != null ? ahead.positionOf(row) : file.positionOf(row));
     }
 
-    /** Writes (or hands on to be written) one result batch; the join may reuse it afterwards. */
+    /**
+     * Writes (or hands on to be written) one result batch; the join may reuse it afterwards. Not with a
+     * {@link #workerSink()}.
+     */
     void write(Batch result) throws IOException {
+        if (output != null && workerSink() != null) {
+            throw new IllegalStateException("the join's workers write the results (workerSink)");
+        }
         if (writeBehind != null) {
             writeBehind.write(result);
         } else {
@@ -110,7 +147,9 @@ final class CsvPipeline implements AutoCloseable {
      * behind: by the writer thread, which has ended), so that the output may be committed.
      */
     void finish() throws IOException {
-        if (writeBehind != null) {
+        if (output != null && workerSink() != null) {
+            workerSink.finish();
+        } else if (writeBehind != null) {
             writeBehind.finish();
         } else {
             direct.finish();
@@ -122,6 +161,8 @@ final class CsvPipeline implements AutoCloseable {
     public void close() {
         if (writeBehind != null) {
             writeBehind.close();
+        }
+        if (leftAhead != null) {
             leftAhead.close();
             rightAhead.close();
         }

@@ -70,14 +70,23 @@ final class JoinRunner {
              CsvPipeline pipeline = CsvPipeline.open(plan.threads(), batchBytes, left, right, output.writer(),
                      join.outputSchema(), progress)) {
             progress.watch(join::spillProgress);
-            Iterator<Batch> results = join.iterator(pipeline.left(), pipeline.right());
             try {
-                while (results.hasNext()) {
-                    pipeline.write(results.next());
+                LaneSink workers = pipeline.workerSink();
+                if (workers != null) {
+                    try (Cancellation.Registration interruptWriters = cancellation.onCancel(workers::interruptWriters)) {
+                        join.run(pipeline.left(), pipeline.right(), workers);
+                    }
+                } else {
+                    Iterator<Batch> results = join.iterator(pipeline.left(), pipeline.right());
+                    while (results.hasNext()) {
+                        pipeline.write(results.next());
+                    }
                 }
                 pipeline.finish();
             } catch (IOException e) {
                 throw output.writeFailed(e);
+            } catch (LaneSink.WriteFailure e) {
+                throw output.writeFailed(e.getCause());
             } catch (RowTooLargeException e) {
                 throw rowTooLarge(plan, e.batchRow() < 0 ? null : pipeline.whereIs(e.side(), e.batchRow()), e);
             }

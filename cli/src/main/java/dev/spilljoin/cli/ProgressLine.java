@@ -11,10 +11,10 @@ import java.util.function.Supplier;
  * The progress bar on stderr: one line redrawn in place with {@code \r}, showing rows read per side, rows out,
  * bytes spilled and spill files made so far (read live from the join, {@link HashJoin#spillProgress()}, once
  * something spilled) and the elapsed time. It is redrawn from the
- * thread that runs the join, at most every {@value #REDRAW_MILLIS} ms, when that thread reports progress (per
- * input batch handed to the join, per result batch written or handed to the writer thread; see
- * {@link CsvPipeline}): no extra thread, nothing to stop, and only that thread calls it. {@link #finish()} erases
- * the line.
+ * threads that report progress, at most every {@value #REDRAW_MILLIS} ms (per input batch handed to the join, per
+ * result batch written or handed to the writer thread, on the join's thread; per result batch a worker wrote, on
+ * that worker's: see {@link CsvPipeline}): no extra thread and nothing to stop; one lock per batch keeps the counts
+ * and the line whole. {@link #finish()} erases the line.
  *
  * <p>Shown only when stderr is a terminal and not {@code --quiet} ({@link #stderrIsTerminal()}); otherwise
  * {@link #DISABLED} ignores every call.
@@ -53,7 +53,7 @@ final class ProgressLine {
         return told != null ? Boolean.parseBoolean(told) : System.console() != null;
     }
 
-    void rowsRead(Side side, int rows) {
+    synchronized void rowsRead(Side side, int rows) {
         if (err == null) {
             return;
         }
@@ -65,7 +65,7 @@ final class ProgressLine {
         maybeRedraw();
     }
 
-    void rowsWritten(int rows) {
+    synchronized void rowsWritten(int rows) {
         if (err == null) {
             return;
         }
@@ -83,7 +83,7 @@ final class ProgressLine {
     }
 
     /** Erases the line (the command's own output, if any, follows on a clean line). */
-    void finish() {
+    synchronized void finish() {
         if (err == null || lastLength == 0) {
             return;
         }

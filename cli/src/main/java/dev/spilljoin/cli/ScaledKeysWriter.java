@@ -43,9 +43,9 @@ final class ScaledKeysWriter implements ResultWriter {
     }
 
     @Override
-    public List<ResultWriter> lanes(int count) throws IOException {
+    public List<ResultWriter> lanes(int count, int bufferBytes) {
         List<ResultWriter> lanes = new ArrayList<>(count);
-        for (ResultWriter lane : output.lanes(count)) {
+        for (ResultWriter lane : output.lanes(count, bufferBytes)) {
             lanes.add(new ScaledKeysWriter(lane, scales));
         }
         return lanes;

@@ -49,14 +49,22 @@ class BatchSizingTest {
     }
 
     @Test
+    void csvLanesTakeAMegabyteEachUpToATwentiethOfTheHeapAndNeverBelow64kB() {
+        long heap = 256L << 20;
+        assertThat(BatchSizing.laneBufferBytes(2, heap)).isEqualTo(CsvWriter.DEFAULT_BUFFER_BYTES);
+        assertThat(BatchSizing.laneBufferBytes(12, heap)).isEqualTo(CsvWriter.DEFAULT_BUFFER_BYTES);
+        assertThat(BatchSizing.laneBufferBytes(64, heap)).isEqualTo((int) (heap / 20 / 64));
+        assertThat(64L * BatchSizing.laneBufferBytes(64, heap)).isLessThanOrEqualTo(heap / 20);
+        assertThat(BatchSizing.laneBufferBytes(256, heap)).isEqualTo(BatchSizing.MIN_LANE_BUFFER_BYTES);
+    }
+
+    @Test
     void theJoinsBatchesInFlightAreItsRecycledBatchesAndFourPerWorker() {
         assertThat(JoinConfig.heapBatches(1)).isEqualTo(4);
         assertThat(JoinConfig.heapBatches(2)).isEqualTo(16 + 6 + 2 * 4);
         assertThat(JoinConfig.heapBatches(8)).isEqualTo(7 * 2 + 7 + 8 * 4);
         assertThat(BatchSizing.batchesInFlight(1)).isEqualTo(4 + 4);
-        assertThat(BatchSizing.batchesInFlight(2)).isEqualTo(2 * 5 + (1 + 3) + 5 + JoinConfig.heapBatches(2));
-        // four writer lanes at 8 threads, each with a batch, and the join's 3 ahead of them
-        assertThat(BatchSizing.batchesInFlight(8)).isEqualTo(2 * 5 + (4 + 3) + 5 + JoinConfig.heapBatches(8));
+        assertThat(BatchSizing.batchesInFlight(8)).isEqualTo(2 * 5 + 4 + 5 + JoinConfig.heapBatches(8));
         assertThat(BatchSizing.batchesInFlight(1000)).isEqualTo(BatchSizing.batchesInFlight(JoinConfig.MAX_THREADS));
     }
 

@@ -30,11 +30,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code --threads}: the join end to end on one thread and with the reader and writer threads of
- * {@link CsvPipeline} and the join's workers gives the same records (each byte for byte; their order is free), with
- * one writer thread (N = 3) and with three formatting CSV at once (N = 6), plain and compressed; a failure in the
- * reader thread (malformed input) or the writer threads (a failing output) and Ctrl-C while the writer threads are
- * blocked give the documented exit codes and leave no output and no spill file; {@code --threads 0} is a usage
- * error. After each test no stage thread is alive and the spill directory is empty.
+ * {@link CsvPipeline} and the join's workers gives the same records (each byte for byte; their order is free), the
+ * workers formatting CSV into lanes of their own (N = 3 and 6), plain and compressed, rows longer than a lane's
+ * buffer too; a failure in the reader thread (malformed input) or in a worker writing (a failing output) and Ctrl-C
+ * while the workers are blocked on the output give the documented exit codes and leave no output and no spill file;
+ * {@code --threads 0} is a usage error. After each test no stage thread is alive and the spill directory is empty.
  */
 class PipelineThreadsTest {
     private static final String[] PAYLOADS = {"plain", "", null, "with,comma", "quote\"inside", "new\nline",
@@ -105,7 +105,7 @@ class PipelineThreadsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {".csv.gz", ".csv.zst"})
-    void threeWriterThreadsCompressTheSameRecordsAsOne(String extension) throws IOException {
+    void workersCompressTheSameRecordsAsOneThread(String extension) throws IOException {
         long seed = SeededRandom.seed("PipelineThreadsTest compressed " + extension);
         SplittableRandom random = new SplittableRandom(seed);
         Path left = write(dir, "l.csv", JoinEndToEndTest.csv("id,lp", rows(random, 30_000, true)));
@@ -116,8 +116,8 @@ class PipelineThreadsTest {
     }
 
     @Test
-    void rowsLongerThanAWriterBufferStayWholeWithThreeWriterThreads() throws IOException {
-        // Values of 1.5 MB: each row outgrows a writer thread's 1 MB buffer, which then goes out as that row alone.
+    void rowsLongerThanALaneBufferStayWholeWithSixWorkers() throws IOException {
+        // Values of 1.5 MB: each row outgrows a lane's buffer (1 MB at most), which then goes out as that row alone.
         List<List<String>> leftRows = new ArrayList<>();
         List<List<String>> rightRows = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
@@ -273,14 +273,14 @@ class PipelineThreadsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"2", "6"})
-    void ctrlCWhileTheWriterThreadsAreBlockedStopsEveryThreadAndDeletesEverything(String threads) throws Exception {
+    void ctrlCWhileWritersAreBlockedStopsEveryThreadAndDeletesEverything(String threads) throws Exception {
         Path left = CsvTestFiles.numbered(dir, "l.csv", 60_000, "");
         Path right = CsvTestFiles.numbered(dir, "r.csv", 60_000, "");
         CountDownLatch firstRowsWritten = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
         AtomicInteger writes = new AtomicInteger();
-        // A pipe whose reader stops after the first 1 MiB of CSV: the writer thread blocks in its second write until
-        // it is interrupted (with three, the others wait for it to finish that write).
+        // A pipe whose reader stops after the first write of CSV: the worker writing next blocks in its write until
+        // it is interrupted (the others wait for it to finish that write, or for a lane).
         OutputStream stalled = new OutputStream() {
             @Override
             public void write(int b) throws IOException {
