@@ -23,9 +23,13 @@ import org.apache.parquet.schema.PrimitiveType;
  * <p>A value of {@value #VALUE_BOUNDS_FROM} bytes or more enters its page's statistics as its own two bounds
  * ({@link #update}) rather than whole: the statistics copy a value that becomes their minimum or maximum, so each
  * page of values of megabytes held two more copies of one until it was written. A value's bounds are at or below
- * and above it, so the page's minimum and maximum still bound its values; and both truncations are monotone among
- * values that are all text or all not (a value's at or below a larger value's), so they come out as the bounds of
- * its true minimum and maximum, the same bytes {@link #shortened} makes of them (a page of text mixed with bytes
+ * and above it, so the page's minimum and maximum still bound its values. They are cut at
+ * {@value #ENTERED_BOUND_BYTES} bytes, twice the final bound: a text is cut between characters, so bounds cut at
+ * {@value #BOUND_BYTES} itself can order unlike their values (two values alike up to byte 1,023, the larger with a
+ * character of four bytes there, cut before it, the smaller with a letter, cut after it: the larger's bound is a
+ * prefix of the smaller's), and the page's minimum came out shorter than its true minimum's; cut further on, two
+ * values whose bounds order unlike them are alike far beyond {@value #BOUND_BYTES} bytes, so {@link #shortened}
+ * makes the same bytes of either: the bounds of the page's true minimum and maximum (a page of text mixed with bytes
  * that are not UTF-8 may get a wider maximum).
  */
 final class PageBounds {
@@ -37,6 +41,8 @@ final class PageBounds {
      * minimum and maximum stay small.
      */
     static final int VALUE_BOUNDS_FROM = 64 << 10;
+    /** Where a long value's bounds are cut as it enters its page's statistics (see the class comment). */
+    static final int ENTERED_BOUND_BYTES = 2 * BOUND_BYTES;
 
     private final PrimitiveType type;
     /** parquet-java's truncator for {@code type}; null for a type without byte-array statistics. */
@@ -56,8 +62,8 @@ final class PageBounds {
         if (truncator == null || value.length() < VALUE_BOUNDS_FROM) {
             page.updateStats(value);
         } else {
-            page.updateStats(truncator.truncateMin(value, BOUND_BYTES));
-            page.updateStats(truncator.truncateMax(value, BOUND_BYTES));
+            page.updateStats(truncator.truncateMin(value, ENTERED_BOUND_BYTES));
+            page.updateStats(truncator.truncateMax(value, ENTERED_BOUND_BYTES));
         }
     }
 

@@ -60,6 +60,30 @@ class PageBoundsTest {
     }
 
     /**
+     * Two long texts alike up to byte 1,023, where the larger has a character of four bytes (its bound cut before
+     * it) and the smaller a letter (its bound cut after it): the page's minimum shortens to the smaller's 1,024-byte
+     * bound, not to the larger's 1,023 bytes, which bounds cut at the final length gave (one page in some
+     * thousands of the random test's).
+     */
+    @Test
+    void boundsCutBetweenCharactersKeepTheirValuesOrder() {
+        String alike = "a".repeat(PageBounds.BOUND_BYTES - 1);
+        String pad = "z".repeat(PageBounds.VALUE_BOUNDS_FROM);
+        byte[] larger = (alike + "\uD83D\uDE00" + pad).getBytes(UTF_8); // U+1F600, four bytes
+        byte[] smaller = (alike + "b" + pad).getBytes(UTF_8);
+        PageBounds bounds = new PageBounds(TEXT);
+        Statistics<?> entered = Statistics.createStats(TEXT);
+        Statistics<?> whole = Statistics.createStats(TEXT);
+        for (byte[] value : List.of(larger, smaller)) {
+            bounds.update(entered, Binary.fromConstantByteArray(value));
+            whole.updateStats(Binary.fromConstantByteArray(value));
+        }
+        byte[] expected = Arrays.copyOf(smaller, PageBounds.BOUND_BYTES);
+        assertThat(bounds.shortened(whole).getMinBytes()).isEqualTo(expected);
+        assertThat(bounds.shortened(entered).getMinBytes()).isEqualTo(expected);
+    }
+
+    /**
      * A page's values: a few long ones (text of characters of 1 to 4 bytes, or bytes that are not text), some short,
      * sharing a prefix now and then (so that their bounds meet), and with {@code onesAbove} one long value of 0xFF
      * bytes.
