@@ -39,57 +39,43 @@ final class CsvPipeline implements AutoCloseable {
     /** N ≥ 2: the stage threads; else null. */
     private final PrefetchingBatchSource leftAhead;
     private final PrefetchingBatchSource rightAhead;
-    /** N ≥ 2: the output, written by the join's workers if it has lanes, else behind the join; else null. */
-    private final ResultWriter output;
-    private final int threads;
-    /** N ≥ 2: the sink of the join's workers ({@link #workerSink()}, made at the first call), or null. */
-    private LaneSink workerSink;
-    /** N ≥ 2 and an output without lanes: the writer thread (started at its first use), else null. */
-    private BackgroundBatchWriter writeBehind;
-    private boolean sinkAsked;
-    private final Schema resultSchema;
-    private final int batchBytes;
+    /** N ≥ 2 and an output with lanes: the sink the join's workers write into ({@link #workerSink()}); else null. */
+    private final LaneSink workerSink;
+    /** N ≥ 2 and an output without lanes: the writer thread (started at its first use); else null. */
+    private final BackgroundBatchWriter writeBehind;
 
     private CsvPipeline(InputBatches left, InputBatches right, ResultWriter output, Schema resultSchema,
                         int threads, int batchBytes, ProgressLine progress) {
         this.progress = progress;
         this.leftFile = left;
         this.rightFile = right;
-        this.threads = threads;
-        this.resultSchema = resultSchema;
-        this.batchBytes = batchBytes;
         if (threads == 1) {
             this.left = left;
             this.right = right;
             this.direct = output;
-            this.output = null;
             this.leftAhead = null;
             this.rightAhead = null;
+            this.workerSink = null;
+            this.writeBehind = null;
         } else {
             this.leftAhead = new PrefetchingBatchSource(left, progress, batchBytes);
             this.rightAhead = new PrefetchingBatchSource(right, progress, batchBytes);
-            this.output = output;
             this.left = leftAhead;
             this.right = rightAhead;
             this.direct = null;
+            int lanes = BatchSizing.joinThreads(threads);
+            this.workerSink = LaneSink.open(output, lanes,
+                    BatchSizing.laneBufferBytes(lanes, Runtime.getRuntime().maxMemory()), progress);
+            this.writeBehind = workerSink == null ? new BackgroundBatchWriter(output, resultSchema, batchBytes) : null;
         }
     }
 
     /**
      * N ≥ 2 and an output with lanes (CSV): the thread-safe sink the join's workers write their result batches to
      * ({@link dev.spilljoin.operator.HashJoin#run}); else null, and the caller hands each result batch to
-     * {@link #write}. Made at the first call.
+     * {@link #write}.
      */
     LaneSink workerSink() {
-        if (!sinkAsked && output != null) {
-            sinkAsked = true;
-            int lanes = BatchSizing.joinThreads(threads);
-            workerSink = LaneSink.open(output, lanes,
-                    BatchSizing.laneBufferBytes(lanes, Runtime.getRuntime().maxMemory()), progress);
-            if (workerSink == null) {
-                writeBehind = new BackgroundBatchWriter(output, resultSchema, batchBytes);
-            }
-        }
         return workerSink;
     }
 
@@ -131,7 +117,7 @@ final class CsvPipeline implements AutoCloseable {
      * {@link #workerSink()}.
      */
     void write(Batch result) throws IOException {
-        if (output != null && workerSink() != null) {
+        if (workerSink != null) {
             throw new IllegalStateException("the join's workers write the results (workerSink)");
         }
         if (writeBehind != null) {
@@ -147,7 +133,7 @@ final class CsvPipeline implements AutoCloseable {
      * behind: by the writer thread, which has ended), so that the output may be committed.
      */
     void finish() throws IOException {
-        if (output != null && workerSink() != null) {
+        if (workerSink != null) {
             workerSink.finish();
         } else if (writeBehind != null) {
             writeBehind.finish();

@@ -22,7 +22,7 @@ import java.util.Arrays;
  * <p>Writes: the buffer goes to the stream when full, whatever it ends with; or, made with {@code wholeRows},
  * only at a row's end once it holds {@code bufferBytes} or more (and at {@link #flush()}), the buffer growing for a
  * longer row and shrinking back after it: each write is then whole rows, so that writers on several threads may
- * share one stream whose {@code write} is atomic ({@link CsvLanes}).
+ * share one stream whose {@code write} is atomic ({@link BatchCsvWriter#lanes}).
  */
 public final class CsvWriter {
     public static final int DEFAULT_BUFFER_BYTES = 1 << 20;
@@ -113,12 +113,13 @@ public final class CsvWriter {
     /** Writes a text (non-NULL) field from {@code bytes[from .. from + length)}. */
     public void writeText(byte[] bytes, int from, int length) throws IOException {
         separate();
-        if (length == 0) {
-            ensure(2);
-            buffer[size++] = QUOTE;
-            buffer[size++] = QUOTE;
+        long most = maxTextBytes(length);
+        if (most <= bufferBytes) { // fits the buffer however it is quoted: written in place
+            ensure((int) most);
+            putText(bytes, from, length);
             return;
         }
+        // longer than the buffer takes: streamed through it, a run between quotes at a time
         int to = from + length;
         if (!needsQuotes(bytes, from, to)) {
             writeRaw(bytes, from, length);
@@ -262,7 +263,10 @@ public final class CsvWriter {
         appendLong(value);
     }
 
-    /** Writes a text value as {@link #writeText} does, into room {@link #reserveRows} made. */
+    /**
+     * Writes a text (non-NULL) value, quoted when it needs to be (see the class comment), into room for
+     * {@link #maxTextBytes} of it ({@link #reserveRows}, or {@link #writeText}'s own).
+     */
     void putText(byte[] bytes, int from, int length) {
         byte[] out = buffer;
         int at = size;

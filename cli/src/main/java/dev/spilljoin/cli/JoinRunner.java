@@ -73,7 +73,7 @@ final class JoinRunner {
             try {
                 LaneSink workers = pipeline.workerSink();
                 if (workers != null) {
-                    try (Cancellation.Registration interruptWriters = cancellation.onCancel(workers::interruptWriters)) {
+                    try (Cancellation.Registration interrupt = cancellation.onCancel(workers::interruptWriters)) {
                         join.run(pipeline.left(), pipeline.right(), workers);
                     }
                 } else {

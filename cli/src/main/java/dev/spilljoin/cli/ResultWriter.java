@@ -22,10 +22,9 @@ interface ResultWriter extends AutoCloseable {
     /**
      * Writers of this output for {@code count} threads that write batches at the same time, one thread to a lane at
      * a time, each buffering about {@code bufferBytes}: each lane's {@link #finish()} writes out its own rows, and
-     * this writer's, called after every lane's,
-     * ends the format's stream; this writer writes no batch meanwhile, and its {@link #rowsWritten()} counts the
-     * lanes' rows. None (an empty list) for a format written by one thread (Parquet: its encoders have threads of
-     * their own).
+     * this writer's, called after every lane's, ends the format's stream; this writer writes no batch meanwhile, and
+     * its {@link #rowsWritten()} counts the lanes' rows. None (an empty list) for a format written by one thread
+     * (Parquet: its encoders have threads of their own).
      */
     default List<ResultWriter> lanes(int count, int bufferBytes) {
         return List.of();
