@@ -43,6 +43,8 @@ public final class JoinStats {
     private int spillBufferBytes;
     private int spillWindowBytes;
     private int residentPartitions;
+    private int readmittedPartitions;
+    private long readmittedBuildRows;
     private List<Integer> plannedFanoutLog2PerLevel = List.of();
     private int plannedResidentPartitions;
     private final List<Integer> fanoutPerLevel = new ArrayList<>();
@@ -242,6 +244,19 @@ public final class JoinStats {
     /** Level-0 partitions that stayed in memory through the probe pass. */
     public synchronized int residentPartitions() {
         return residentPartitions;
+    }
+
+    /**
+     * Level-0 partitions that spilled during the build pass but whose rows went into the resident direct-index table
+     * after all, read back from their files: the table over every build row fits where the rows did not.
+     */
+    public synchronized int readmittedPartitions() {
+        return readmittedPartitions;
+    }
+
+    /** The build rows of the readmitted partitions. */
+    public synchronized long readmittedBuildRows() {
+        return readmittedBuildRows;
     }
 
     /**
@@ -460,6 +475,8 @@ public final class JoinStats {
         spillWorkerBuffersRefused += r.workerSpillBuffersRefused();
         PairCounters.addAt(partitionsPerLevel, 0, r.spilledPartitions());
         residentPartitions = r.residentPartitions();
+        readmittedPartitions = r.readmittedPartitions();
+        readmittedBuildRows = r.readmittedRows();
         fanout = r.fanout();
         PairCounters.maxAt(fanoutPerLevel, 0, r.fanout());
         buildRowsStored = r.residentRows();
@@ -562,6 +579,8 @@ public final class JoinStats {
                 + ",\"fanout_per_level\":" + jsonArray(fanoutPerLevel)
                 + ",\"resident_partitions\":" + residentPartitions
                 + ",\"planned_resident_partitions\":" + plannedResidentPartitions
+                + ",\"readmitted_partitions\":" + readmittedPartitions
+                + ",\"readmitted_build_rows\":" + readmittedBuildRows
                 + ",\"resident_build_rows\":" + buildRowsStored
                 + ",\"resident_row_bytes\":" + rowBytes
                 + ",\"table_kind\":\"" + tableKind() + "\""

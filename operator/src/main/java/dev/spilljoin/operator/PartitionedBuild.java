@@ -13,6 +13,7 @@ import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.DirectIndexTable;
 import dev.spilljoin.operator.table.DuplicateKeys;
 import dev.spilljoin.operator.table.ParallelTasks;
+import dev.spilljoin.operator.table.SpilledRowPages;
 import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
@@ -22,6 +23,7 @@ import dev.spilljoin.spill.SpillFile;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.IntPredicate;
 
 /**
  * The build pass of the hybrid hash join (Grace/hybrid hash join: DeWitt et al., "Implementation techniques for
@@ -102,6 +104,14 @@ final class PartitionedBuild implements JoinPhase {
     static final int HEAVY_CHECK_EVERY_BATCHES = 4;
     static final int MAX_HEAVY_KEYS = 64;
     /**
+     * The read window of a readmission's passes over spilled files: small, so that a pass fits the little a full
+     * budget has left before anything is freed (a window is mapped and unmapped per 64 KB read, a few milliseconds
+     * per pass over 20 MB).
+     */
+    private static final int READMISSION_WINDOW = 64 << 10;
+    /** A readmission pass's scratch page: at least this, at most what the largest spilled block expands to. */
+    private static final int READMISSION_MIN_PAGE = 4096;
+    /**
      * The direct-index table is kept, its duplicate keys' rows routed to the heavy partition, while those keys repeat
      * in at most one keyed row in this many: moving such rows out costs a spill write and read each, the hash table
      * instead would cost every probe row about twice the direct-index table's probe.
@@ -115,6 +125,8 @@ final class PartitionedBuild implements JoinPhase {
     /** Worker 0's arenas: every resident row once {@link #finish} merged the workers' arenas. */
     private final RowArena[] resident;
     private final boolean[] spilled;
+    /** Per partition: a heavy key turned up after it spilled, so its file holds that key's rows more than once. */
+    private final boolean[] repeatsOnDisk;
     /**
      * Held for reading by a worker while it writes a batch; for writing while the spilled partitions or the heavy
      * keys change (no worker writes then).
@@ -138,6 +150,11 @@ final class PartitionedBuild implements JoinPhase {
     private boolean handedOver;
     private long rowsIn;
     private long nullKeyRows;
+    /** Partitions spilled during the build pass whose rows went into the table after all ({@link #readmitSpilled}). */
+    private int readmittedPartitions;
+    private long readmittedRows;
+    /** Bytes of the files they were read back from (deleted since). */
+    private long readmittedBytes;
     /** The resident hash table, once {@link #finish} created it (null when the direct-index table was). */
     private UnchainedTable table;
     /** The resident direct-index table, once {@link #finish} created it (null when the hash table was). */
@@ -169,6 +186,7 @@ final class PartitionedBuild implements JoinPhase {
         this.bits = ctx.sizing.fanoutLog2();
         this.fanout = 1 << bits;
         this.spilled = new boolean[fanout + 1];
+        this.repeatsOnDisk = new boolean[fanout];
         this.files = new SpillFile[fanout + 1];
         this.sketches = sketches;
         this.keyFilter = keyFilter;
@@ -385,6 +403,8 @@ final class PartitionedBuild implements JoinPhase {
             if (!spilled[p] && addHeavyKey(h)) {
                 feedKeyFilter();
                 moveResidentRowsOf(new long[] {h}, p);
+            } else if (spilled[p]) {
+                repeatsOnDisk[p] = true;
             }
         }
     }
@@ -547,6 +567,17 @@ final class PartitionedBuild implements JoinPhase {
                         + ByteSize.format(ctx.memory.limit()) + " is full and every partition has spilled already ("
                         + ctx.sizing.describe() + "); give it a larger budget");
             }
+            spillPartition(victim);
+        } finally {
+            structure.writeLock().unlock();
+        }
+    }
+
+    /** Spills resident partition {@code victim}: every worker's rows of it are encoded out and its pages freed. */
+    private void spillPartition(int victim) throws IOException {
+        structure.writeLock().lock();
+        try {
+            feedKeyFilter();
             for (BuildWorker worker : workers) { // no worker spills meanwhile: the structure lock is held for writing
                 RowArena arena = worker.arenas[victim];
                 for (int page = 0; page < arena.pageCount(); page++) {
@@ -564,6 +595,15 @@ final class PartitionedBuild implements JoinPhase {
         } finally {
             structure.writeLock().unlock();
         }
+    }
+
+    /** Bytes of the resident partitions' pages. */
+    private long residentRowBytes() {
+        long bytes = 0;
+        for (int p = 0; p < fanout; p++) {
+            bytes += spilled[p] ? 0 : residentBytes(p);
+        }
+        return bytes;
     }
 
     /** Bytes of partition {@code p}'s pages over all workers. */
@@ -617,9 +657,13 @@ final class PartitionedBuild implements JoinPhase {
         boolean marks = ctx.strategy.marksBuildRows();
         boolean directPossible = ctx.spec.condition() == null && DirectIndexTable.supports(ctx.buildLayout);
         DirectIndexTable.KeyRange[] keyRanges = new DirectIndexTable.KeyRange[fanout];
-        long residentRows;
-        long residentBytes;
-        while (true) {
+        long residentRows = 0;
+        long residentBytes = 0;
+        if (directPossible) {
+            residentBytes = residentRowBytes();
+            residentRows = readmitSpilled(probeStagingBytes, marks, keyRanges);
+        }
+        while (direct == null) {
             long rows = 0;
             long rowBytes = 0;
             long pageBytes = 0;
@@ -637,10 +681,7 @@ final class PartitionedBuild implements JoinPhase {
                 DirectIndexTable.KeyRange keys = residentKeys(keyRanges);
                 long directBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks);
                 if (directBytes >= 0 && directBytes + probeStagingBytes <= ctx.memory.headroom()) {
-                    RowArena[] arenas = new RowArena[fanout];
-                    for (int p = 0; p < fanout; p++) {
-                        arenas[p] = spilled[p] ? null : resident[p];
-                    }
+                    RowArena[] arenas = arenasOf(residentFlags());
                     DuplicateKeys duplicates = heavyRoutingOff ? null : new DuplicateKeys(
                             MAX_HEAVY_KEYS - heavyKeyCount, keys.keyedRows() / DUPLICATE_ROWS_ONE_IN);
                     direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas, tableBytes,
@@ -728,9 +769,9 @@ final class PartitionedBuild implements JoinPhase {
         ReservedSpillWriter probeWriter = spill.handOver("probe-L0", fanout + 1, spilledCount, ctx.probeFormat);
         spill.close();
         BuildReport report = new BuildReport(rowsIn, fanout, residentPartitions(), spilledCount, residentRows,
-                residentBytes, direct == null ? "hash" : "direct", table == null ? 0 : table.slotCount(),
-                table == null ? direct.bytes() : table.reservedBytes(), direct == null ? 1 : direct.keyStride(),
-                spilledBytes,
+                residentBytes, readmittedPartitions, readmittedRows, direct == null ? "hash" : "direct",
+                table == null ? 0 : table.slotCount(), table == null ? direct.bytes() : table.reservedBytes(),
+                direct == null ? 1 : direct.keyStride(), spilledBytes + readmittedBytes,
                 heavyKeyCount - heavyKeysFromCache - heavyKeysFromDuplicates, heavyKeysFromCache,
                 heavyKeysFromDuplicates, heavyRows, spill.workerBuffers(),
                 spill.workerBuffersRefused());
@@ -753,6 +794,153 @@ final class PartitionedBuild implements JoinPhase {
     }
 
     /**
+     * Readmission: when partitions spilled during the build pass, the direct-index table may hold more build rows than
+     * the rows' in-memory form left room for (its columns take less: a BIGINT key and payload, 28 bytes as a row, 8
+     * and a few bits in the table). Takes every partition's key statistics (the spilled ones' files read back),
+     * chooses the partitions of the table (the resident ones first, then the spilled ones, each while the table still
+     * fits the budget beside the probe's staging and a pass's reader), and when they hold more rows than the
+     * resident partitions, checks in one pass that no key occurs twice, spills the resident partitions left out and
+     * as many of the chosen ones (largest first) as the table needs room beside their rows for, and builds it over
+     * the rows still in memory and the chosen partitions' files, read back block by block
+     * ({@link SpilledRowPages}). The chosen partitions are then resident (their files deleted), the others stay
+     * spilled. Returns the rows in the table, or 0 (no table, nothing spilled beyond what had) when the keys allow
+     * no such table or it would not hold more rows, and when {@link JoinConfig#forceSpill} asks for every partition
+     * to spill; the spilled partitions' files are sealed either way (and more
+     * partitions may have spilled when the table was refused at the last moment: a budget shared with other joins).
+     */
+    private long readmitSpilled(long probeStagingBytes, boolean marks, DirectIndexTable.KeyRange[] keyRanges)
+            throws IOException {
+        if (!spill.started() || residentPartitions() == fanout || ctx.config.forceSpill()) {
+            return 0;
+        }
+        spill.finishPartitions(spilled); // their writers' memory goes back to the budget
+        residentKeys(keyRanges);
+        long residentBytes = residentRowBytes();
+        long passBytes = spilledKeys(keyRanges);
+        if (passBytes < 0) {
+            return 0;
+        }
+        // spilling a partition takes a writer share until its file is sealed
+        long room = ctx.memory.headroom() + residentBytes - probeStagingBytes - passBytes - ctx.sizing.writerShare();
+        boolean[] chosen = new boolean[fanout];
+        DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.empty(ctx.buildLayout);
+        long tableBytes = 0;
+        for (int pass = 0; pass < 2; pass++) { // the resident partitions first: no read, and maybe no write
+            for (int p = 0; p < fanout; p++) {
+                if (spilled[p] == (pass == 1) && !repeatsOnDisk[p]) {
+                    DirectIndexTable.KeyRange with = keys.plus(keyRanges[p]);
+                    long bytes = DirectIndexTable.bytes(ctx.buildLayout, with, marks);
+                    if (bytes >= 0 && bytes <= room && !with.surelyRepeats()) {
+                        chosen[p] = true;
+                        keys = with;
+                        tableBytes = bytes;
+                    }
+                }
+            }
+        }
+        long rows = keys.keyedRows() + keys.nullKeyRows();
+        long residentRows = 0;
+        for (int p = 0; p < fanout; p++) {
+            residentRows += spilled[p] ? 0 : resident[p].rowCount();
+        }
+        if (rows <= residentRows) {
+            return 0;
+        }
+        try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
+            if (!DirectIndexTable.keysAreUnique(ctx.memory, ctx.buildLayout, keys, arenasOf(chosen), pages,
+                    workers.length)) {
+                return 0;
+            }
+        }
+        boolean[] wasSpilled = spilled.clone();
+        for (int p = 0; p < fanout; p++) {
+            if (!spilled[p] && !chosen[p]) {
+                if (!spill.hasShareForOneMore() && !spill.setAsideOneMore()) {
+                    return 0;
+                }
+                spillPartition(p);
+                spill.finishPartitions(spilled);
+            }
+        }
+        while (tableBytes + probeStagingBytes + passBytes > ctx.memory.headroom() && residentRowBytes() > 0) {
+            if (!spill.hasShareForOneMore() && !spill.setAsideOneMore()) {
+                return 0;
+            }
+            spillLargestResident("the direct-index table needs " + ByteSize.format(tableBytes));
+            spill.finishPartitions(spilled);
+        }
+        try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
+            direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenasOf(chosen), pages,
+                    Long.MAX_VALUE, workers.length, null);
+            if (direct == null) {
+                return 0;
+            }
+            pages.deleteFiles();
+        }
+        for (int p = 0; p < fanout; p++) {
+            if (chosen[p]) {
+                resident[p].clear();
+                if (spilled[p]) {
+                    spilled[p] = false;
+                    readmittedBytes += spill.file(p).length();
+                    if (wasSpilled[p]) {
+                        readmittedPartitions++;
+                        readmittedRows += keyRanges[p].keyedRows() + keyRanges[p].nullKeyRows();
+                    }
+                }
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * Takes the key statistics of every spilled partition's rows into {@code keyRanges}, their files read back on as
+     * many of the build's workers' threads as the budget has room for; returns the most a pass over them on every
+     * worker's thread reserves at once, or -1 (nothing taken) when not even one thread's pass fits now.
+     */
+    private long spilledKeys(DirectIndexTable.KeyRange[] keyRanges) throws IOException {
+        int[] partitionOfFile = new int[fanout];
+        for (int p = 0, f = 0; p < fanout; p++) {
+            if (spilled[p]) {
+                keyRanges[p] = DirectIndexTable.KeyRange.empty(ctx.buildLayout);
+                if (spill.used(p)) {
+                    partitionOfFile[f++] = p;
+                }
+            }
+        }
+        try (SpilledRowPages pages = spilledPages(p -> true)) {
+            int threads = pages.threadsFitting(workers.length, ctx.memory.headroom());
+            if (threads == 0) {
+                return -1;
+            }
+            pages.forEachBlock(threads, (thread, file, block, rows) ->
+                    keyRanges[partitionOfFile[file]].add(DirectIndexTable.KeyRange.scan(ctx.buildLayout, rows)));
+            return pages.passBytes(workers.length);
+        }
+    }
+
+    /** The rows of the sealed files of the spilled partitions {@code which} accepts (those that have one). */
+    private SpilledRowPages spilledPages(IntPredicate which) {
+        SpilledRowPages pages = new SpilledRowPages(ctx.memory, ctx.buildFormat,
+                Math.min(ctx.sizing.readWindowBytes(), READMISSION_WINDOW), READMISSION_MIN_PAGE);
+        for (int p = 0; p < fanout; p++) {
+            if (spilled[p] && spill.used(p) && which.test(p)) {
+                pages.add(spill.file(p));
+            }
+        }
+        return pages;
+    }
+
+    /** The arenas of the resident partitions {@code which} marks, null for the others. */
+    private RowArena[] arenasOf(boolean[] which) {
+        RowArena[] arenas = new RowArena[fanout];
+        for (int p = 0; p < fanout; p++) {
+            arenas[p] = which[p] && !spilled[p] ? resident[p] : null;
+        }
+        return arenas;
+    }
+
+    /**
      * The key statistics of the resident partitions' rows, each partition scanned once ({@code cache}), the
      * partitions not yet scanned on the build's workers' threads.
      */
@@ -769,6 +957,15 @@ final class PartitionedBuild implements JoinPhase {
             }
         }
         return keys;
+    }
+
+    /** Per partition: whether it is resident. */
+    private boolean[] residentFlags() {
+        boolean[] flags = new boolean[fanout];
+        for (int p = 0; p < fanout; p++) {
+            flags[p] = !spilled[p];
+        }
+        return flags;
     }
 
     /** The partitions still resident, ascending (their rows go into the table, one directory range each). */
@@ -818,3 +1015,4 @@ final class PartitionedBuild implements JoinPhase {
         }
     }
 }
+

@@ -52,7 +52,6 @@ final class ReservedSpillWriter implements AutoCloseable {
     private MemoryReservation share;
     /** Made at the first record, under this object's lock; read by the workers under their partitions' locks. */
     private volatile PartitionedSpillWriter writer;
-    private int openedCount;
 
     private ReservedSpillWriter(JoinContext ctx, String label, int partitions, MemoryReservation share,
                                 SpillRowFormat format) {
@@ -196,7 +195,6 @@ final class ReservedSpillWriter implements AutoCloseable {
         }
         if (!opened[p]) {
             opened[p] = true;
-            openedCount++;
             writer.takeFrom(p, share, Math.min(perPartition, share.reserved()));
         }
         return writer;
@@ -249,6 +247,19 @@ final class ReservedSpillWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * Seals the files of the partitions {@code which} marks that received a record, ahead of {@link #finish} (which
+     * then leaves them as they are), each worker's side writer flushed first; their writers' memory goes back to the
+     * budget. Only once every worker has stopped writing to them.
+     */
+    void finishPartitions(boolean[] which) throws IOException {
+        for (int p = 0; p < which.length; p++) {
+            if (which[p] && opened[p] && !writer.partition(p).isFinished()) {
+                writer.finish(p);
+            }
+        }
+    }
+
     /** Whether partition {@code p} received a record. */
     boolean used(int p) {
         return opened[p];
@@ -266,18 +277,10 @@ final class ReservedSpillWriter implements AutoCloseable {
 
     /**
      * After {@link #finish()}: moves the share to a new writer of {@code partitions} partitions holding
-     * {@code shares} writer shares: it takes back the shares this writer's opened partitions used (their writers
-     * have returned them to the budget) and gives back the rest beyond {@code shares}. This writer owns no share
-     * afterwards.
+     * {@code shares} writer shares, taking what it lacks from the budget (the opened partitions' writers have given
+     * theirs back to it) or giving back what it holds beyond them. This writer owns no share afterwards.
      */
     ReservedSpillWriter handOver(String nextLabel, int partitions, int shares, SpillRowFormat nextFormat) {
-        if (writer != null) {
-            long back = openedCount * perPartition;
-            if (!share.tryGrow(back)) {
-                throw new MemoryExhaustedException("hash join: could not take back " + ByteSize.format(back)
-                        + " of spill writer memory for the " + nextLabel + " writers");
-            }
-        }
         long excess = share.reserved() - shares * perPartition;
         if (excess > 0) {
             share.shrink(excess);

@@ -158,9 +158,16 @@ class BuildKeyFilterTest {
      * The build spills part-way (its budget fills; nothing is forced), so the filter, fed only from the first spill
      * on, must take the keys of the rows the workers held before it from their arenas: on one worker and on two, with
      * build rows in random key order, the results of an inner, an anti and a full join equal the oracle's, and the
-     * filter ruled probe rows out. Left: 24,000 keys 3·i; right: 6,000 keys uniform in [0, 144,000), about a sixth of
-     * them a left key.
+     * filter ruled probe rows out. Left: 24,000 keys {@link #spread}(i); right: 6,000 keys spread from uniform in
+     * [0, 144,000), about a sixth of them a left key. (Spread over 2^40: the hash table, which no readmission takes in,
+     * so the spilled partitions stay spilled.)
      */
+    /** {@code i} spread over [0, 2^40) by an odd multiplier: distinct for distinct {@code i}, far too sparse for a
+     * direct-index table. */
+    private static long spread(long i) {
+        return Math.floorMod(i * 1_099_511_627_689L, 1L << 40);
+    }
+
     @Test
     void aBuildThatSpillsPartWayFeedsTheFilterWithTheRowsItHeldBefore() {
         long seed = Long.getLong("seed", System.nanoTime());
@@ -168,7 +175,7 @@ class BuildKeyFilterTest {
         SplittableRandom random = new SplittableRandom(seed);
         List<Object[]> left = new ArrayList<>();
         for (long i = 0; i < 24_000; i++) {
-            left.add(new Object[] {3 * i, random.nextLong(1 << 20)});
+            left.add(new Object[] {spread(i), random.nextLong(1 << 20)});
         }
         for (int i = left.size() - 1; i > 0; i--) {
             int j = random.nextInt(i + 1);
@@ -178,7 +185,7 @@ class BuildKeyFilterTest {
         }
         List<Object[]> right = new ArrayList<>();
         for (int i = 0; i < 6_000; i++) {
-            right.add(new Object[] {random.nextLong(144_000), random.nextLong(1 << 20)});
+            right.add(new Object[] {spread(random.nextLong(144_000)), random.nextLong(1 << 20)});
         }
         for (int threads : new int[] {1, 2}) {
             for (JoinType type : List.of(JoinType.INNER, JoinType.LEFT_ANTI, JoinType.FULL_OUTER)) {

@@ -58,7 +58,9 @@ class LargeSpillingJoinTest {
         assertThat(result.sum()).isEqualTo(21481313584743985L);
         assertThat(stats.buildSide()).isEqualTo(Side.LEFT);
         assertThat(stats.partitions()).isPositive();
-        assertThat(stats.spilledBytesProbe()).isGreaterThan(100 * MB);
+        // the direct-index table takes in more partitions than their rows fit (readmitted), but not every one
+        assertThat(stats.readmittedPartitions()).isPositive();
+        assertThat(stats.spilledBytesProbe()).isGreaterThan(50 * MB);
         assertThat(stats.peakReservedBytes()).isLessThanOrEqualTo(4 * MB);
     }
 
@@ -165,7 +167,8 @@ class LargeSpillingJoinTest {
     @Test
     void cancelWhileJoiningSpilledPairsStopsTheJoinAndLeavesNothing() {
         try (MemoryReservation budget = MemoryReservation.root("cancel", MB)) {
-            try (HashJoin join = HashJoin.create(w1Spec(budget))) {
+            // every partition spilled: W1's table would fit the budget, which would take every partition back
+            try (HashJoin join = HashJoin.create(w1Spec(budget, JoinConfig.builder().forceSpill(true).build()))) {
                 long[] batches = new long[1];
                 var results = join.iterator(GeneratedSource.w1Build(50_000), GeneratedSource.w1Probe(200_000, 50_000));
                 assertThatThrownBy(() -> {
@@ -190,7 +193,7 @@ class LargeSpillingJoinTest {
     @Test
     void deleteSpillFilesBeforeExitEmptiesTheSpillRootAtOnceAndStopsTheJoin() throws Exception {
         try (MemoryReservation budget = MemoryReservation.root("exit", MB)) {
-            try (HashJoin join = HashJoin.create(w1Spec(budget))) {
+            try (HashJoin join = HashJoin.create(w1Spec(budget, JoinConfig.builder().forceSpill(true).build()))) {
                 var results = join.iterator(GeneratedSource.w1Build(50_000), GeneratedSource.w1Probe(200_000, 50_000));
                 for (int batch = 0; batch < 150; batch++) {
                     assertThat(results.hasNext()).isTrue();

@@ -270,7 +270,8 @@ class ParallelJoinPropertyTest {
             assertThat(stats.threads()).as(what).isEqualTo(threads);
             assertThat(stats.threadsUsed()).as(what).isBetween(1, threads);
             if (path == JoinPath.IN_MEMORY) {
-                assertThat(stats.partitions()).as(what).isZero();
+                // none spilled but the pair of the few duplicate keys a direct-index table moves out, if it met any
+                assertThat(stats.partitions()).as(what).isEqualTo(stats.heavyHitterKeysFromDuplicates() > 0 ? 1 : 0);
                 assertThat(stats.buildThreads()).as(what).isEqualTo(threads);
                 assertThat(stats.probeThreads()).as(what).isEqualTo(threads);
             } else {

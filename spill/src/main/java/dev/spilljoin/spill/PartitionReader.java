@@ -4,7 +4,7 @@ import java.io.IOException;
 import net.openhft.chronicle.bytes.MappedFile;
 
 /**
- * Reads a finished {@link SpillFile} back once, block by block, verifying every block's CRC32C.
+ * Reads a finished {@link SpillFile} back, block by block, verifying every block's CRC32C.
  *
  * <p>Algorithm: one mapped window (a chunk of the file) is held at a time; a block that lies inside the current
  * chunk is handed out in place (zero copy), a block that straddles chunks is copied piecewise into the reader's
@@ -14,7 +14,8 @@ import net.openhft.chronicle.bytes.MappedFile;
  * <p>Invariants: reads never pass the file's logical length; a header that is impossible or a checksum mismatch
  * throws {@link SpillCorruptionException} naming the file and block offset; every block boundary checks
  * cancellation; the window is unmapped before the next is mapped, and both window and buffer are reserved
- * ({@link SpillFile#readerBytes()}) before they exist. Closing the reader deletes the file.
+ * ({@link SpillFile#readerBytes()}) before they exist. Closing the reader deletes the file; releasing it
+ * ({@link #release}) keeps the file for another reader.
  */
 public final class PartitionReader implements AutoCloseable {
     private static final int HEADER = SpillFile.BLOCK_HEADER_BYTES;
@@ -129,6 +130,19 @@ public final class PartitionReader implements AutoCloseable {
     /** Unmaps, frees the block buffer and the reservation, and deletes the file; idempotent. */
     @Override
     public void close() throws IOException {
+        end(false);
+    }
+
+    /**
+     * Unmaps and frees as {@link #close} does, but keeps the file, sealed again: another reader may read it from the
+     * start (a pass that reads spilled rows more than once, or decides against taking them); idempotent, and a
+     * later {@link #close} does nothing.
+     */
+    public void release() throws IOException {
+        end(true);
+    }
+
+    private void end(boolean keepFile) throws IOException {
         if (closed) {
             return;
         }
@@ -140,7 +154,11 @@ public final class PartitionReader implements AutoCloseable {
                 mapped.releaseLast();
             }
         } finally {
-            file.readerClosed();
+            if (keepFile) {
+                file.readerReleased();
+            } else {
+                file.readerClosed();
+            }
         }
     }
 }

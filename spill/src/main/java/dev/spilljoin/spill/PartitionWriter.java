@@ -287,6 +287,11 @@ public final class PartitionWriter implements AutoCloseable {
         }
     }
 
+    /** Whether {@link #finish} sealed the file. */
+    public synchronized boolean isFinished() {
+        return finished;
+    }
+
     /** Records appended so far (buffered ones included), with its side writers' once they finished. */
     public long rowCount() {
         return rows;

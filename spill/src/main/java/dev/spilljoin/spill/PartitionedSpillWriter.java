@@ -62,11 +62,18 @@ public final class PartitionedSpillWriter implements AutoCloseable {
         writers[partition].releaseBuffer();
     }
 
-    /** Flushes and seals every partition's file; afterwards {@link #file(int)} can be read. */
+    /** Flushes and seals every partition's file not finished yet; afterwards {@link #file(int)} can be read. */
     public void finish() throws IOException {
         for (PartitionWriter writer : writers) {
-            writer.finish();
+            if (!writer.isFinished()) {
+                writer.finish();
+            }
         }
+    }
+
+    /** Flushes and seals {@code partition}'s file ahead of the others, which go on taking records. */
+    public void finish(int partition) throws IOException {
+        writers[partition].finish();
     }
 
     public int partitions() {

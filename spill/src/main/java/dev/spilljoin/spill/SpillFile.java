@@ -11,7 +11,7 @@ import net.openhft.posix.PosixRuntimeException;
 
 /**
  * One append-only partition file of a {@link SpillSpace}: written once by one {@link PartitionWriter}, read back
- * once by one {@link PartitionReader}, then deleted.
+ * by one {@link PartitionReader} at a time (usually once), then deleted.
  *
  * <p>Format: a sequence of blocks, each {@code [payload length:int][crc32c of payload:int][payload]} (native byte
  * order; the file never leaves the machine). The writer's whole blocks go to the file with {@code write(2)}, in
@@ -30,8 +30,9 @@ import net.openhft.posix.PosixRuntimeException;
  *   <li>A full disk is an {@link IOException} naming the directory, the bytes needed and the bytes free, never a
  *       SIGBUS: nothing is mapped while writing, and a mapped read never passes the logical {@link #length()}
  *       (the bytes of whole blocks written), which is also the file's size.</li>
- *   <li>Life cycle: NEW → WRITING → SEALED → READING → DELETED; a second writer or a second read is refused, and
- *       only a sealed (finished) file can be read.</li>
+ *   <li>Life cycle: NEW → WRITING → SEALED → READING → DELETED, or READING → SEALED when a reader is released
+ *       instead of closed; a second writer or a second reader at once is refused, and only a sealed (finished)
+ *       file can be read.</li>
  * </ul>
  */
 public final class SpillFile {
@@ -82,9 +83,10 @@ public final class SpillFile {
 
     /**
      * Opens the one reader of this finished file; it holds one mapped window plus a buffer for the largest block
-     * ({@link #readerBytes()}) in a child of {@code reservation}. Closing the reader deletes the file.
+     * ({@link #readerBytes()}) in a child of {@code reservation}. Closing the reader deletes the file; releasing it
+     * ({@link PartitionReader#release}) keeps it sealed for the next.
      *
-     * @throws IllegalStateException if the file is not finished or was already read
+     * @throws IllegalStateException if the file is not finished, is being read, or was read and closed
      * @throws MemoryExhaustedException if the reservation refuses {@link #readerBytes()}
      */
     public PartitionReader openReader(MemoryReservation reservation) throws IOException {
@@ -103,7 +105,7 @@ public final class SpillFile {
         }
         if (state != State.SEALED) {
             throw new IllegalStateException("spill file " + path + " cannot be read in state " + state
-                    + (state == State.READING || state == State.DELETED ? ": each spill file is read once"
+                    + (state == State.READING || state == State.DELETED ? ": a spill file is read by one reader at a time, and not after it was closed"
                     : ": finish its writer first"));
         }
         long needed = readerBytes(windowBytes);
@@ -261,6 +263,14 @@ public final class SpillFile {
     /** Called by the reader when it is closed: reading is over, so the file goes. */
     void readerClosed() throws IOException {
         delete();
+    }
+
+    /** Called by the reader when it is released ({@link PartitionReader#release}): the file can be read again. */
+    synchronized void readerReleased() {
+        if (state == State.READING) {
+            state = State.SEALED;
+            reader = null;
+        }
     }
 
     SpillSpace space() {

@@ -261,7 +261,49 @@ class PartitionFileTest {
         assertThat(readAll(file)).hasSize(1);
         assertThatThrownBy(() -> file.openReader(budget))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("each spill file is read once");
+                .hasMessageContaining("not after it was closed");
+    }
+
+    @Test
+    void aPartitionFinishedAheadIsReadableWhileTheOthersTakeRecords() throws IOException {
+        try (PartitionedSpillWriter writer = space.newPartitionedWriter("ahead", 2, budget, BUFFER, SHARED_BUFFERS)) {
+            records.append(writer, 0, new byte[] {1});
+            records.append(writer, 1, new byte[] {2});
+            writer.finish(0);
+            assertThat(writer.file(0).isSealed()).isTrue();
+            assertThat(writer.file(1).isSealed()).isFalse();
+            records.append(writer, 1, new byte[] {3});
+            writer.finish(); // seals partition 1 and leaves partition 0 as it was
+            assertThat(readAll(writer.file(0))).containsExactly(new byte[] {1});
+            assertThat(readAll(writer.file(1))).containsExactly(new byte[] {2}, new byte[] {3});
+        }
+    }
+
+    @Test
+    void aReleasedReaderLeavesTheFileToReadAgain() throws IOException {
+        SpillFile file = space.newFile("again");
+        try (PartitionWriter writer = file.openWriter(budget, BUFFER)) {
+            for (int i = 0; i < 300; i++) {
+                records.append(writer, new byte[] {(byte) i, (byte) (i >> 8)});
+            }
+            writer.finish();
+        }
+        long reserved = budget.reserved();
+        PartitionReader first = file.openReader(budget);
+        assertThat(first.nextBlock()).isTrue();
+        assertThatThrownBy(() -> file.openReader(budget))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("one reader at a time");
+        first.release();
+        first.close(); // a released reader's close does nothing: the file stays
+        assertThat(budget.reserved()).isEqualTo(reserved);
+        assertThat(file.path()).exists();
+        assertThat(file.isSealed()).isTrue();
+        List<byte[]> read = readAll(file); // from the start, and closed: deleted
+        assertThat(read).hasSize(300);
+        for (int i = 0; i < 300; i++) {
+            assertThat(read.get(i)).containsExactly((byte) i, (byte) (i >> 8));
+        }
     }
 
     @Test

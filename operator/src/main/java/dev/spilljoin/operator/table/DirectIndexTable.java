@@ -10,6 +10,8 @@ import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.NativeMemory.NativePage;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -202,6 +204,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             return new KeyRange(layout.fieldCount());
         }
 
+        /** A new range with this range's rows and {@code other}'s. */
+        public KeyRange plus(KeyRange other) {
+            KeyRange sum = new KeyRange(fieldHasNull.length);
+            sum.add(this);
+            sum.add(other);
+            return sum;
+        }
+
         /** Adds {@code other}'s rows to this range. */
         public void add(KeyRange other) {
             if (keyedRows == 0) {
@@ -224,6 +234,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         /** The rows with a non-NULL key. */
         public long keyedRows() {
             return keyedRows;
+        }
+
+        /** The rows with a NULL key. */
+        public long nullKeyRows() {
+            return nullKeyRows;
+        }
+
+        /** Whether there are more keyed rows than values in the keys' range: then some key surely occurs twice. */
+        public boolean surelyRepeats() {
+            return keyedRows > range();
         }
 
         /**
@@ -398,6 +418,24 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
                                             boolean marks, RowArena[] arenas, long alternativeBytes, int threads,
                                             DuplicateKeys duplicates) {
+        try {
+            return tryBuild(reservation, layout, keys, marks, arenas, null, alternativeBytes, threads, duplicates);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // no spilled rows: nothing was read
+        }
+    }
+
+    /**
+     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long, int, DuplicateKeys)},
+     * over the rows of {@code arenas} and those of {@code spilled} (null: none), which each pass reads back block by
+     * block after the arenas' pages; {@code keys} are the statistics of both.
+     *
+     * @throws IOException if reading a spilled file fails
+     */
+    public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
+                                            boolean marks, RowArena[] arenas, SpilledRowPages spilled,
+                                            long alternativeBytes, int threads, DuplicateKeys duplicates)
+            throws IOException {
         long bytes = supports(layout) ? bytes(layout, keys, marks) : -1;
         long surelyExtra = keys.keyedRows - keys.range(); // above 0: that many keyed rows surely repeat a key
         if (bytes < 0 || surelyExtra > 0 && (duplicates == null || !duplicates.fits(surelyExtra))
@@ -413,7 +451,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             throw e;
         }
         try {
-            Pages pages = new Pages(arenas); // the table's page is zeroed: no bit set, no NULL, nothing MATCHED
+            Pages pages = new Pages(arenas, spilled); // the table's page is zeroed: no bit, no NULL, nothing MATCHED
             long[] nullKeyRowsOfPage = new long[pages.count];
             if (!table.setOccupancy(pages, nullKeyRowsOfPage, threads, duplicates)) {
                 table.close();
@@ -428,24 +466,81 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
             table.copyPayload(pages, nullKeyRowsOfPage, table.heapStarts(pages, threads), threads);
             return table;
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             table.close();
             throw e;
         }
     }
 
-    /** The row pages of some arenas, as [start, end) address pairs: the tasks of a parallel fill. */
+    /**
+     * Whether no non-NULL key occurs twice among the rows of {@code arenas} (null entries skipped) and
+     * {@code spilled} (null: none), whose statistics are {@code keys}: one pass that only sets occupancy bits, in a
+     * bitmap reserved from {@code reservation} for the pass, on up to {@code threads} threads
+     * (atomically; fewer when the budget has room for fewer threads' reads of spilled rows). False also when a table
+     * over these keys cannot be built or the bitmap and one thread's read do not fit: a caller
+     * about to give something up for the table (spill rows to make room for it) learns first whether it would be
+     * built.
+     *
+     * @throws IOException if reading a spilled file fails
+     */
+    public static boolean keysAreUnique(MemoryReservation reservation, RowLayout layout, KeyRange keys,
+                                        RowArena[] arenas, SpilledRowPages spilled, int threads) throws IOException {
+        long range = keys.range();
+        if (!supports(layout) || range < 0 || range > MAX_RANGE || keys.keyedRows > range) {
+            return false;
+        }
+        long bytes = ((range + 63) >>> 6) << 3;
+        if (!reservation.tryGrow(bytes)) {
+            return false;
+        }
+        try (NativePage bitmap = NativeMemory.allocate(reservation, bytes)) { // zeroed
+            int passThreads = spilled == null ? threads : spilled.threadsFitting(threads, reservation.headroom());
+            if (passThreads == 0) {
+                return false;
+            }
+            AtomicBoolean repeated = new AtomicBoolean();
+            Pages pages = new Pages(arenas, spilled);
+            boolean atomic = pages.threadsFor(passThreads) > 1;
+            forEachPage(pages, passThreads, (thread, p, start, end) -> {
+                if (!repeated.get() && setBits(layout, keys.min, keys.stride(), start, end, bitmap.address(), atomic,
+                        null) < 0) {
+                    repeated.set(true);
+                }
+            });
+            return !repeated.get();
+        } finally {
+            reservation.shrink(bytes);
+        }
+    }
+
+    /**
+     * The rows of a fill, page by page: the arenas' pages as [start, end) address pairs (the tasks of a parallel
+     * pass), then a page per block of the spilled rows.
+     */
     private static final class Pages {
+        /** Every page: the arenas' ones, then the spilled blocks'. */
         final int count;
+        /** The arenas' pages, numbered {@code [0, inMemory)}. */
+        final int inMemory;
         final long[] start;
         final long[] end;
+        /** Null: no spilled rows. */
+        final SpilledRowPages spilled;
 
-        Pages(RowArena[] arenas) {
+        /** The threads {@link #forEachPage} runs on when given {@code threads}. */
+        int threadsFor(int threads) {
+            return Math.max(ParallelTasks.threadsFor(threads, inMemory),
+                    spilled == null ? 1 : spilled.threadsFor(threads));
+        }
+
+        Pages(RowArena[] arenas, SpilledRowPages spilled) {
             int n = 0;
             for (RowArena arena : arenas) {
                 n += arena == null ? 0 : arena.pageCount();
             }
-            count = n;
+            inMemory = n;
+            count = n + (spilled == null ? 0 : spilled.blockCount());
+            this.spilled = spilled;
             start = new long[n];
             end = new long[n];
             int i = 0;
@@ -458,6 +553,28 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
     }
 
+    /** One pass's work on the rows in {@code [start, end)} of page {@code page}, on thread {@code thread}. */
+    @FunctionalInterface
+    private interface PageTask {
+        void rows(int thread, int page, long start, long end);
+    }
+
+    /**
+     * Runs {@code task} over every page on up to {@code threads} threads ({@link ParallelTasks}): the arenas' pages,
+     * then, once all of them are done, the spilled blocks (a file at a time per thread).
+     */
+    private static void forEachPage(Pages pages, int threads, PageTask task) throws IOException {
+        ParallelTasks.run(threads, pages.inMemory, (thread, p) -> task.rows(thread, p, pages.start[p], pages.end[p]));
+        if (pages.spilled != null) {
+            pages.spilled.forEachBlock(threads, (thread, file, block, rows) -> {
+                for (int q = 0; q < rows.pageCount(); q++) {
+                    long start = rows.pageAddress(q);
+                    task.rows(thread, pages.inMemory + block, start, start + rows.pageUsed(q));
+                }
+            });
+        }
+    }
+
     /**
      * Sets every keyed row's occupancy bit and counts each page's NULL-key rows into {@code nullKeyRowsOfPage};
      * false when a key turned up twice (each such key recorded in {@code duplicates}, when given, until its bounds are
@@ -467,8 +584,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * cores at almost every row (more CPU on two threads than on one). Without the memory they set the table's bits
      * atomically.
      */
-    private boolean setOccupancy(Pages pages, long[] nullKeyRowsOfPage, int threads, DuplicateKeys duplicates) {
-        int helpers = ParallelTasks.threadsFor(threads, pages.count) - 1;
+    private boolean setOccupancy(Pages pages, long[] nullKeyRowsOfPage, int threads, DuplicateKeys duplicates)
+            throws IOException {
+        int helpers = pages.threadsFor(threads) - 1;
         long bitmapBytes = blocks * Long.BYTES;
         boolean ownBitmaps = helpers > 0 && reservation.tryGrow(helpers * bitmapBytes);
         NativePage[] bitmaps = new NativePage[ownBitmaps ? helpers : 0];
@@ -478,16 +596,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
             boolean atomic = helpers > 0 && !ownBitmaps;
             AtomicBoolean duplicate = new AtomicBoolean();
-            ParallelTasks.run(threads, pages.count, (thread, p) -> {
+            forEachPage(pages, threads, (thread, p, start, end) -> {
                 if (duplicate.get()) {
                     return; // the table is dropped: no page needs visiting any more
                 }
                 long bits = thread == 0 || atomic ? occupancy : bitmaps[thread - 1].address();
-                long nullKeyRows = setBits(pages.start[p], pages.end[p], bits, atomic, duplicates);
+                long nullKeyRows = setBits(start, end, bits, atomic, duplicates);
                 if (nullKeyRows < 0) {
                     duplicate.set(true);
                 }
-                nullKeyRowsOfPage[p] = nullKeyRows;
+                nullKeyRowsOfPage[p] += nullKeyRows;
             });
             return !duplicate.get() && mergeOccupancy(bitmaps, duplicates)
                     && (duplicates == null || duplicates.isEmpty());
@@ -509,6 +627,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * already, unless {@code duplicates} records it.
      */
     private long setBits(long row, long end, long bits, boolean atomic, DuplicateKeys duplicates) {
+        return setBits(layout, min, stride, row, end, bits, atomic, duplicates);
+    }
+
+    /** {@link #setBits(long, long, long, boolean, DuplicateKeys)} for keys from {@code min} at {@code stride}. */
+    private static long setBits(RowLayout layout, long min, KeyStride stride, long row, long end, long bits,
+                                boolean atomic, DuplicateKeys duplicates) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyOffset = layout.keyOffset();
         long nullKeyRows = 0;
@@ -516,11 +640,11 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             if (layout.hasNullKey(row)) {
                 nullKeyRows++;
             } else {
-                long index = indexOfRow(row, intKey, keyOffset);
+                long index = stride.quotientOf(keyAt(row, intKey, keyOffset) - min);
                 long bit = 1L << index;
                 long at = bits + ((index >>> 6) << 3);
                 long was = atomic ? NativeMemory.getAndOrLongAtomic(at, bit) : NativeMemory.getLong(at);
-                if ((was & bit) != 0 && (duplicates == null || !duplicates.add(keyOf(index)))) {
+                if ((was & bit) != 0 && (duplicates == null || !duplicates.add(min + index * stride.stride()))) {
                     return -1;
                 }
                 if (!atomic) {
@@ -570,17 +694,17 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * (counted a page per task); null when the heap is empty (no variable-width field, or no value longer than an
      * entry holds).
      */
-    private long[] heapStarts(Pages pages, int threads) {
+    private long[] heapStarts(Pages pages, int threads) throws IOException {
         if (heapBytes == 0) {
             return null;
         }
         long[] starts = new long[pages.count];
-        ParallelTasks.run(threads, pages.count, p -> {
+        forEachPage(pages, threads, (thread, p, start, end) -> {
             long bytes = 0;
-            for (long row = pages.start[p], end = pages.end[p]; row < end; row += layout.rowLength(row)) {
+            for (long row = start; row < end; row += layout.rowLength(row)) {
                 bytes += variableBytes(layout, variableFields, row);
             }
-            starts[p] = bytes;
+            starts[p] += bytes;
         });
         long at = heap;
         for (int p = 0; p < pages.count; p++) {
@@ -593,12 +717,13 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
 
     /**
      * Copies every row's payload fields (and NULL bits) to its rank, page p's long variable-width values to the heap
-     * from {@code heapStart[p]}; page p's NULL-key rows from firstNullRank[p]. A page's rows go in runs of
+     * from {@code heapStart[p]}; page p's NULL-key rows from firstNullRank[p] (both cursors, advanced as a page's
+     * rows are copied: a spilled block may come as several pieces). A page's rows go in runs of
      * {@value #COPY_RUN}: first every rank of the run, then every row's fields, so that the ranks' loads (random, in an
      * occupancy bitmap and ranks of up to hundreds of MB) are independent of each other and of the copies, and the
      * core has many in flight (rank by rank, each row waited for its own miss).
      */
-    private void copyPayload(Pages pages, long[] firstNullRank, long[] heapStart, int threads) {
+    private void copyPayload(Pages pages, long[] firstNullRank, long[] heapStart, int threads) throws IOException {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyOffset = layout.keyOffset();
         int fields = layout.fieldCount();
@@ -606,12 +731,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         for (int f = 1; f < fields; f++) {
             types[f] = layout.fieldType(f);
         }
-        ParallelTasks.run(threads, pages.count, p -> {
+        forEachPage(pages, threads, (thread, p, start, end) -> {
             long[] runRows = new long[COPY_RUN];
             long[] runRanks = new long[COPY_RUN];
             long nullRank = firstNullRank[p];
             long heapAt = heapStart == null ? 0 : heapStart[p];
-            for (long row = pages.start[p], end = pages.end[p]; row < end; ) {
+            for (long row = start; row < end; ) {
                 int n = 0;
                 for (; n < COPY_RUN && row < end; n++) {
                     runRows[n] = row;
@@ -637,6 +762,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         }
                     }
                 }
+            }
+            firstNullRank[p] = nullRank;
+            if (heapStart != null) {
+                heapStart[p] = heapAt;
             }
         });
     }

@@ -12,8 +12,17 @@ import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.operator.row.SpillRowFormat;
+import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.spill.NativeMemory;
+import dev.spilljoin.spill.PartitionWriter;
+import dev.spilljoin.spill.SpillFile;
+import dev.spilljoin.spill.SpillSpace;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -164,6 +173,121 @@ class DirectIndexTableTest {
             arena.close();
             assertThat(memory.reserved()).isZero();
         }
+    }
+
+    /**
+     * A table over rows partly in an arena and partly in sealed spill files, read back block by block on two threads
+     * ({@link SpilledRowPages}), gives back every row as the same table over all the rows in arenas does: VARCHAR
+     * values in entries and in the heap, NULL keys and payloads. The passes leave the files sealed, readable again;
+     * {@link DirectIndexTable#keysAreUnique} says so for these rows and not once a spilled row repeats a key.
+     */
+    @Test
+    void aTableOverArenasAndSpilledFilesIsTheTableOverArenas(@TempDir Path root) throws IOException {
+        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("s", ColumnType.VARCHAR),
+                Column.of("v", ColumnType.BIGINT));
+        RowLayout layout = new RowLayout(schema, new int[] {0}, new int[] {0, 1, 2});
+        SpillRowFormat format = new SpillRowFormat(layout);
+        java.util.SplittableRandom r = new java.util.SplittableRandom(20261206);
+        List<Object[]> rows = new ArrayList<>();
+        for (int i = 0; i < 6000; i++) {
+            int kind = r.nextInt(10);
+            String text = kind == 0 ? null : kind == 1 ? "long " + "x".repeat(20 + r.nextInt(200)) : "s" + i;
+            rows.add(new Object[] {r.nextInt(30) == 0 ? null : (Object) (long) (3 * i + 11 - 9000), text,
+                    r.nextInt(7) == 0 ? null : r.nextLong()});
+        }
+        try (MemoryReservation memory = MemoryReservation.root("test", 32 << 20);
+             SpillSpace space = SpillSpace.create(root, 4096)) {
+            RowArena all = arena(memory, schema, layout, rows);
+            RowArena inMemory = arena(memory, schema, layout, rows.subList(0, 2000));
+            List<SpillFile> files = List.of(spill(memory, space, format, layout, schema, rows.subList(2000, 4500)),
+                    spill(memory, space, format, layout, schema, rows.subList(4500, 6000)));
+            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(layout, all);
+            DirectIndexTable expected = DirectIndexTable.tryBuild(memory, layout, keys, true,
+                    new RowArena[] {all}, Long.MAX_VALUE);
+            DirectIndexTable table;
+            try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 64)) {
+                files.forEach(spilled::add);
+                assertThat(spilled.rowCount()).isEqualTo(4000);
+                assertThat(spilled.blockCount()).isGreaterThan(2);
+                assertThat(DirectIndexTable.keysAreUnique(memory, layout, keys, new RowArena[] {inMemory}, spilled, 2))
+                        .isTrue();
+                table = DirectIndexTable.tryBuild(memory, layout, keys, true, new RowArena[] {null, inMemory},
+                        spilled, Long.MAX_VALUE, 2, null);
+            }
+            assertThat(table).isNotNull();
+            assertThat(table.rows()).isEqualTo(expected.rows());
+            assertThat(table.bytes()).isEqualTo(expected.bytes());
+            // every keyed row by its index (keys 3 apart), then the NULL-key rows after the range
+            List<Long> indexes = new ArrayList<>();
+            for (Object[] row : rows) {
+                if (row[0] != null) {
+                    indexes.add(((Long) row[0] - table.min()) / 3);
+                }
+            }
+            for (long j = 0; j < table.rows() - keys.keyedRows(); j++) {
+                indexes.add(table.range() + j);
+            }
+            int n = indexes.size();
+            long[] refs = new long[n];
+            long[] expectedRefs = new long[n];
+            for (int j = 0; j < n; j++) {
+                refs[j] = table.refOf(indexes.get(j));
+                expectedRefs[j] = expected.refOf(indexes.get(j));
+            }
+            for (int f = 0; f < 3; f++) {
+                ColumnVector got = new ColumnVector(schema.type(f), n);
+                ColumnVector want = new ColumnVector(schema.type(f), n);
+                table.gather(f, refs, n, new GatherScratch(n), got, 0);
+                expected.gather(f, expectedRefs, n, new GatherScratch(n), want, 0);
+                for (int j = 0; j < n; j++) {
+                    assertThat(Rows.value(got, j)).as("field %d index %d", f, j).isEqualTo(Rows.value(want, j));
+                }
+            }
+            for (SpillFile file : files) {
+                assertThat(file.isSealed()).as("read back, released, sealed again").isTrue();
+            }
+            // a spilled row repeating an in-memory row's key: no longer unique (and the table would not build)
+            SpillFile repeat = spill(memory, space, format, layout, schema, List.<Object[]>of(rows.get(5).clone()));
+            try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 64)) {
+                spilled.add(repeat);
+                files.forEach(spilled::add);
+                assertThat(DirectIndexTable.keysAreUnique(memory, layout, keys, new RowArena[] {inMemory}, spilled, 2))
+                        .isFalse();
+                spilled.deleteFiles();
+            }
+            for (SpillFile file : files) {
+                assertThat(file.path()).doesNotExist();
+            }
+            table.close();
+            expected.close();
+            all.close();
+            inMemory.close();
+            assertThat(memory.reserved()).isZero();
+        }
+    }
+
+    /** A sealed spill file holding {@code rows} of {@code schema}, encoded in {@code format}. */
+    private static SpillFile spill(MemoryReservation memory, SpillSpace space, SpillRowFormat format,
+                                   RowLayout layout, Schema schema, List<Object[]> rows) throws IOException {
+        RowArena arena = arena(memory, schema, layout, rows);
+        SpillFile file = space.newFile("rows");
+        assertThat(memory.tryGrow(1 << 16)).isTrue();
+        try (PartitionWriter writer = file.openWriter(memory, 1024);
+             NativeMemory.NativePage buffer = NativeMemory.allocate(memory, 1 << 16)) {
+            for (int p = 0; p < arena.pageCount(); p++) {
+                for (long row = arena.pageAddress(p), end = row + arena.pageUsed(p); row < end;
+                     row += layout.rowLength(row)) {
+                    int length = format.encodedLength(row);
+                    format.encode(row, buffer.address(), length);
+                    writer.append(buffer.address(), length);
+                }
+            }
+            writer.finish();
+        } finally {
+            memory.shrink(1 << 16);
+        }
+        arena.close();
+        return file;
     }
 
     /**

@@ -1,0 +1,207 @@
+package dev.spilljoin.operator;
+
+import dev.spilljoin.operator.data.Column;
+import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.Schema;
+import dev.spilljoin.operator.testing.CountAndSum;
+import dev.spilljoin.operator.testing.GeneratedSource;
+import dev.spilljoin.operator.testing.JoinRunner;
+import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.spill.MemoryReservation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Readmission ({@link PartitionedBuild}): a build side whose rows overflow the budget but whose direct-index table
+ * fits it goes into the table after the build pass, the spilled partitions read back from their files. Each join
+ * here is checked against the same join with a budget that spills nothing (the in-memory path, which the other tests
+ * check against the nested-loop oracle), as a multiset: every join type, the build on either side, one, two and four
+ * workers, all three driving forms, NULL keys and payloads on both sides, VARCHAR payloads that fit a table entry
+ * and longer ones that go to its heap. The budget is the in-memory join's peak less its rows' pages (plus room for
+ * the passes over spilled rows): the rows spill, the table fits. Asserted from the stats: partitions were readmitted
+ * (in most joins: see the end); with every partition resident no probe row spilled and no pair was joined; the peak
+ * stayed within the budget; afterwards nothing is reserved and the spill root is empty. Seeded; replay with
+ * {@code -Dseed=<seed>}.
+ */
+class ReadmissionTest {
+    private static final int BUILD_ROWS = 60_000;
+    /** Room for what reading spilled rows back takes beside the table: readers, scratch pages, a writer's share. */
+    private static final long PASS_ROOM = 256 << 10;
+
+    @TempDir
+    Path spillRoot;
+
+    private static Schema schema(String prefix) {
+        return Schema.of(Column.of(prefix + "k", ColumnType.BIGINT), Column.of(prefix + "a", ColumnType.BIGINT),
+                Column.of(prefix + "s", ColumnType.VARCHAR));
+    }
+
+    /**
+     * A build side: every key of {@code [base, base + rows * 5 / 4)} at most once, shuffled, one row in 20 with a
+     * NULL key; payloads NULL now and then, texts of up to 12 bytes (in a table entry) or 20-40 (in its heap).
+     */
+    private static List<Object[]> buildSide(SplittableRandom r, long base, int rows) {
+        List<Long> keys = new ArrayList<>();
+        for (long k = 0; k < rows * 5L / 4; k++) {
+            keys.add(base + k);
+        }
+        Collections.shuffle(keys, new Random(r.nextLong()));
+        List<Object[]> out = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            out.add(row(r, r.nextInt(20) == 0 ? null : keys.get(i)));
+        }
+        return out;
+    }
+
+    /** A probe side: keys from a range a little wider than the build's, repeated, some NULL. */
+    private static List<Object[]> probeSide(SplittableRandom r, long base, int rows, int buildRows) {
+        List<Object[]> out = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            out.add(row(r, r.nextInt(20) == 0 ? null : base - 100 + r.nextInt(buildRows * 5 / 4 + 200)));
+        }
+        return out;
+    }
+
+    private static Object[] row(SplittableRandom r, Long key) {
+        int kind = r.nextInt(10);
+        String text = kind == 0 ? null : kind == 1 ? "long text " + "x".repeat(10 + r.nextInt(30))
+                : Integer.toString(r.nextInt(1_000_000));
+        return new Object[] {key, r.nextInt(10) == 0 ? null : r.nextLong(), text};
+    }
+
+    private static List<ColumnRef> projection(JoinType type) {
+        List<ColumnRef> p = new ArrayList<>();
+        for (Side side : Side.values()) {
+            if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
+                for (int c = 0; c < 3; c++) {
+                    p.add(new ColumnRef(side, c));
+                }
+            }
+        }
+        return p;
+    }
+
+    /** Runs the join at {@code budget} bytes; checks what every join must leave behind; returns rows and stats. */
+    private JoinRunner.Result run(List<Object[]> leftRows, List<Object[]> rightRows, JoinType type, Side build,
+                                  int threads, long budget, JoinRunner.Mode mode, SplittableRandom r, String what)
+            throws IOException {
+        JoinConfig config = JoinConfig.builder().buildSide(build).spillDirectory(spillRoot).threads(threads)
+                .outputBatchRows(1 + r.nextInt(2000)).build();
+        try (MemoryReservation root = MemoryReservation.root("readmission", budget)) {
+            JoinSpec spec = JoinSpec.builder(schema("l"), schema("r")).on(0, 0).joinType(type)
+                    .projection(projection(type)).reservation(root).config(config).build();
+            JoinRunner.Result result = JoinRunner.run(spec, Rows.toBatches(schema("l"), leftRows, 1 + r.nextInt(3000)),
+                    Rows.toBatches(schema("r"), rightRows, 1 + r.nextInt(3000)), mode, root);
+            assertThat(root.reserved()).as(what).isZero();
+            assertThat(root.peakReserved()).as(what).isLessThanOrEqualTo(budget);
+            try (var files = Files.list(spillRoot)) {
+                assertThat(files).as("spill root after " + what).isEmpty();
+            }
+            return result;
+        }
+    }
+
+    /**
+     * W1's shape (a dense unique BIGINT key and a BIGINT payload: 28 bytes a row in memory, 8 and a bit in the table)
+     * at a budget that holds half of the rows: every partition goes into the table, on one worker and on two, so
+     * no probe row spills and no pair is joined; the count and sum are the in-memory join's.
+     */
+    @Test
+    void aW1ShapedBuildSideIsReadmittedWhole() {
+        for (int threads : new int[] {1, 2}) {
+            CountAndSum expected = w1(threads, 64L << 20);
+            CountAndSum result = new CountAndSum();
+            JoinStats stats;
+            long budget = 3L << 20;
+            try (MemoryReservation root = MemoryReservation.root("w1", budget)) {
+                try (HashJoin join = HashJoin.create(w1Spec(root, threads))) {
+                    join.run(GeneratedSource.w1Build(200_000), GeneratedSource.w1Probe(1_000_000, 200_000), result);
+                    stats = join.stats();
+                }
+                assertThat(root.reserved()).isZero();
+                assertThat(root.peakReserved()).isLessThanOrEqualTo(budget);
+            }
+            String context = "threads=" + threads + " " + stats.toJson();
+            assertThat(result.count()).as(context).isEqualTo(expected.count()).isEqualTo(1_000_000);
+            assertThat(result.sum()).as(context).isEqualTo(expected.sum());
+            assertThat(stats.spilledBytesBuild()).as(context).isPositive();
+            assertThat(stats.readmittedPartitions()).as(context).isPositive();
+            assertThat(stats.residentPartitions()).as(context).isEqualTo(stats.fanout());
+            assertThat(stats.spilledBytesProbe()).as(context).isZero();
+            assertThat(stats.partitions()).as(context).isZero();
+        }
+    }
+
+    private CountAndSum w1(int threads, long budget) {
+        CountAndSum result = new CountAndSum();
+        try (MemoryReservation root = MemoryReservation.root("w1 in memory", budget);
+             HashJoin join = HashJoin.create(w1Spec(root, threads))) {
+            join.run(GeneratedSource.w1Build(200_000), GeneratedSource.w1Probe(1_000_000, 200_000), result);
+            assertThat(join.stats().spilledBytesBuild()).isZero();
+        }
+        return result;
+    }
+
+    private JoinSpec w1Spec(MemoryReservation root, int threads) {
+        return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(root)
+                .config(JoinConfig.builder().buildSide(Side.LEFT).threads(threads).spillDirectory(spillRoot).build())
+                .build();
+    }
+
+    @Test
+    void everyJoinTypeWithReadmittedPartitionsEqualsTheJoinInMemory() throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("ReadmissionTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom r = new SplittableRandom(seed);
+        long base = r.nextInt(2_000_001) - 1_000_000;
+        List<Object[]> buildRows = buildSide(r, base, BUILD_ROWS);
+        List<Object[]> probeRows = probeSide(r, base, 3 * BUILD_ROWS, BUILD_ROWS);
+        int readmitted = 0;
+        int joins = 0;
+        for (JoinType type : JoinType.values()) {
+            for (Side build : Side.values()) {
+                int threads = new int[] {1, 2, 4}[r.nextInt(3)];
+                JoinRunner.Mode mode = JoinRunner.Mode.values()[r.nextInt(JoinRunner.Mode.values().length)];
+                List<Object[]> left = build == Side.LEFT ? buildRows : probeRows;
+                List<Object[]> right = build == Side.RIGHT ? buildRows : probeRows;
+                String what = "seed=" + seed + " " + type + " build=" + build + " threads=" + threads + " " + mode;
+                JoinRunner.Result inMemory = run(left, right, type, build, 1, 8L << 20, JoinRunner.Mode.SINK, r,
+                        what + " in memory");
+                // the peak in memory held the rows and the table beside them: without the rows, and with room for
+                // the passes that read spilled rows back, the table fits and the rows do not
+                long budget = inMemory.stats().peakReservedBytes() - inMemory.stats().rowBytes() + PASS_ROOM;
+                JoinRunner.Result result = run(left, right, type, build, threads, budget, mode, r, what);
+                JoinStats stats = result.stats();
+                String context = what + " " + stats.toJson();
+                assertThat(Rows.multiset(result.rows())).as(context).isEqualTo(Rows.multiset(inMemory.rows()));
+                assertThat(stats.spilledBytesBuild()).as(context).isPositive();
+                joins++;
+                if (stats.readmittedPartitions() > 0) {
+                    readmitted++;
+                    assertThat(stats.directTables()).as(context).isPositive();
+                    assertThat(stats.readmittedBuildRows()).as(context).isPositive();
+                    assertThat(stats.toJson()).contains("\"readmitted_partitions\":" + stats.readmittedPartitions());
+                }
+                if (stats.residentPartitions() == stats.fanout()) {
+                    assertThat(stats.spilledBytesProbe()).as(context).isZero();
+                    assertThat(stats.partitions()).as("pairs: " + context).isZero();
+                }
+            }
+        }
+        // not every one: a join whose budget is taken by many workers' partly filled pages may find no room to
+        // read a spilled file back, or no room for more rows in the table than it holds already
+        assertThat(readmitted).as("joins that readmitted partitions, seed=%d", seed).isGreaterThan(joins / 2);
+    }
+}
