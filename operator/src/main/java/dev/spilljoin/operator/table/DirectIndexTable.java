@@ -65,7 +65,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * build pass: to the heavy keys' pair) and build again; more, and the key is not unique, so the hash table's cost
  * per row is the better bet. Then the ranks are summed, then
  * the payload is copied to the rows' ranks (a row page's long variable-width values to its share of the heap, whose
- * start a count per page gave). Each of these passes reads a row's variable-width values in field order, each found
+ * start a count per page gave). Rows that do not fit in memory in their row form may come from sealed spill files
+ * instead, each pass reading them back block by block after the arenas' pages ({@link SpilledRowPages}: a block is
+ * a page). Each of these passes reads a row's variable-width values in field order, each found
  * after the one before it, so a row costs O(fields), however many of them are variable-width. On several threads
  * (a row page per task) each helper thread sets its occupancy bits in a bitmap of its own, ORed into the table's
  * afterwards (a bit in two bitmaps is a duplicate too).
