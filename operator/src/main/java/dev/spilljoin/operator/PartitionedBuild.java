@@ -832,7 +832,9 @@ final class PartitionedBuild implements JoinPhase {
         long tableBytes = 0;
         for (int pass = 0; pass < 2; pass++) { // the resident partitions first: no read, and maybe no write
             for (int p = 0; p < fanout; p++) {
-                if (spilled[p] == (pass == 1) && !repeatsOnDisk[p]) {
+                if (keyRanges[p].keyedRows() + keyRanges[p].nullKeyRows() == 0) {
+                    chosen[p] = true; // empty: costs the table nothing, and needs no spilling
+                } else if (spilled[p] == (pass == 1) && !repeatsOnDisk[p]) {
                     DirectIndexTable.KeyRange with = keys.plus(keyRanges[p]);
                     long bytes = DirectIndexTable.bytes(ctx.buildLayout, with, marks);
                     if (bytes >= 0 && bytes <= room && !with.surelyRepeats()) {
@@ -888,7 +890,7 @@ final class PartitionedBuild implements JoinPhase {
                 if (spilled[p]) {
                     spilled[p] = false;
                     readmittedBytes += spill.file(p).length();
-                    if (wasSpilled[p]) {
+                    if (wasSpilled[p] && spill.used(p)) {
                         readmittedPartitions++;
                         readmittedRows += keyRanges[p].keyedRows() + keyRanges[p].nullKeyRows();
                     }

@@ -295,7 +295,9 @@ class DirectIndexJoinTest {
                         + (r.nextInt(4) == 0 ? r.nextInt(5) - 2 : 0), false);
                 JoinStats spilled = check(inRange, build, keyType, JoinType.FULL_OUTER, Side.RIGHT,
                         Where.SPILLED_PAIRS, true, r, what + " spilled");
-                assertThat(spilled.directTables()).as(what + " spilled " + spilled.toJson()).isPositive();
+                if (spilled.roleReversals() < spilled.partitions()) { // a reversed pair loads the repeating probe keys
+                    assertThat(spilled.directTables()).as(what + " spilled " + spilled.toJson()).isPositive();
+                }
                 assertThat(spilled.directTablesStrided()).as(what + " spilled " + spilled.toJson())
                         .isEqualTo(spilled.directTables());
                 assertThat(spilled.toJson()).contains("\"direct_tables_strided\":" + spilled.directTables());
