@@ -23,7 +23,8 @@ package dev.spilljoin.operator;
  * @param heavyRowsFromSketch  build rows routed to the heavy keys' partition
  */
 record BuildReport(long rows, int fanout, int residentPartitions, long spilledPartitions, long residentRows,
-                   long residentBytes, int readmittedPartitions, long readmittedRows, String tableKind, long tableBuckets, long tableBytes, long tableKeyStride,
+                   long residentBytes, int readmittedPartitions, long readmittedRows, String tableKind,
+                   long tableBuckets, long tableBytes, long tableKeyStride,
                    long spilledBytes,
                    long heavyKeysFromSketch, long heavyKeysFromCache, long heavyKeysFromDuplicates,
                    long heavyRowsFromSketch, int workerSpillBuffers, int workerSpillBuffersRefused) {

@@ -46,9 +46,10 @@ import java.util.function.IntPredicate;
  * form let stay (a row of W1 takes 28 bytes, the table 8 and a bit), so every partition's key statistics are taken
  * (the spilled ones' files read back), the table's partitions chosen while it fits (the resident ones first), and,
  * when they hold more rows than the resident ones and no key occurs twice among them, the table is built over the
- * rows in memory and the chosen spilled files read back block by block; the partitions left out spill. Duplicate keys abandon the direct-index
- * table; when they are few (at most the heavy keys left of {@value #MAX_HEAVY_KEYS}, repeating in at most one keyed
- * row in {@value #DUPLICATE_ROWS_ONE_IN}: a dense key with a few heavy values, W2's build side) their rows are
+ * rows in memory and the chosen spilled files read back block by block; the partitions left out spill. Duplicate
+ * keys abandon the direct-index table; when they are few (at most the heavy keys left of
+ * {@value #MAX_HEAVY_KEYS}, repeating in at most one keyed row in {@value #DUPLICATE_ROWS_ONE_IN}: a dense key with a
+ * few heavy values, W2's build side) their rows are
  * routed to the heavy partition as a heavy key's are (below) and the table is built again without them; more, and
  * the hash table is built over the same rows.
  *

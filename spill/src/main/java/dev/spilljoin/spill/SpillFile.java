@@ -105,7 +105,8 @@ public final class SpillFile {
         }
         if (state != State.SEALED) {
             throw new IllegalStateException("spill file " + path + " cannot be read in state " + state
-                    + (state == State.READING || state == State.DELETED ? ": a spill file is read by one reader at a time, and not after it was closed"
+                    + (state == State.READING || state == State.DELETED
+                    ? ": a spill file is read by one reader at a time, and not after it was closed"
                     : ": finish its writer first"));
         }
         long needed = readerBytes(windowBytes);
