@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -306,7 +307,11 @@ class PipelineThreadsTest {
                 joinArgs(left, right, "--work-mem", "1MB", "--threads", threads)), "command");
         cancellation.set(new Cancellation(command));
         command.start();
-        firstRowsWritten.await();
+        if (!firstRowsWritten.await(2, TimeUnit.MINUTES)) { // a join that ended before writing twice: say how
+            command.join();
+            throw new AssertionError("no second write of CSV; the command ended with exit code " + code[0]
+                    + " after " + writes.get() + " write(s): " + err);
+        }
         try (Stream<Path> files = Files.list(spill)) {
             assertThat(files).as("the join has spilled when its first rows are written").isNotEmpty();
         }

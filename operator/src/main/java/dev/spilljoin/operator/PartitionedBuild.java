@@ -667,7 +667,13 @@ final class PartitionedBuild implements JoinPhase {
         long residentBytes = 0;
         if (directPossible) {
             residentBytes = residentRowBytes();
-            residentRows = readmitSpilled(probeStagingBytes, marks, keyRanges);
+            try {
+                residentRows = readmitSpilled(probeStagingBytes, marks, keyRanges);
+            } catch (MemoryExhaustedException e) {
+                // a pass's reader or page refused (a budget shared with other joins, or the workers' pages): the
+                // table was not built, the readers are released, and the build ends as it would have without it
+                residentRows = 0;
+            }
         }
         while (direct == null) {
             long rows = 0;

@@ -74,7 +74,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Memory: {@link #bytes} before the table exists; {@link #tryBuild} reserves it or returns null; {@link #close}
  * frees it, also after a failed build. The helper threads' bitmaps (a bit per range value each) are reserved only
- * while the occupancy is set; refused, the threads set the table's bits atomically instead.
+ * while the occupancy is set, and only when they leave room for a pass's reads of spilled rows; refused, the threads
+ * set the table's bits atomically instead.
  */
 public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /** The most key-range values per keyed build row (sparser: the rank bitmap costs more than it saves). */
@@ -590,7 +591,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             throws IOException {
         int helpers = pages.threadsFor(threads) - 1;
         long bitmapBytes = blocks * Long.BYTES;
-        boolean ownBitmaps = helpers > 0 && reservation.tryGrow(helpers * bitmapBytes);
+        long passBytes = pages.spilled == null ? 0 : pages.spilled.passBytes(threads); // reserved by the pass itself
+        boolean ownBitmaps = helpers > 0 && reservation.headroom() - helpers * bitmapBytes >= passBytes
+                && reservation.tryGrow(helpers * bitmapBytes);
         NativePage[] bitmaps = new NativePage[ownBitmaps ? helpers : 0];
         try {
             for (int h = 0; h < bitmaps.length; h++) {
