@@ -693,7 +693,7 @@ final class PartitionedBuild implements JoinPhase {
                 DirectIndexTable.KeyRange keys = residentKeys(keyRanges);
                 long directBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks);
                 if (directBytes >= 0 && directBytes + probeStagingBytes <= ctx.memory.headroom()) {
-                    RowArena[] arenas = arenasOf(residentFlags());
+                    RowArena[] arenas = arenasOf(p -> true);
                     DuplicateKeys duplicates = heavyRoutingOff ? null : new DuplicateKeys(
                             MAX_HEAVY_KEYS - heavyKeyCount, keys.keyedRows() / DUPLICATE_ROWS_ONE_IN);
                     direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas, tableBytes,
@@ -861,8 +861,8 @@ final class PartitionedBuild implements JoinPhase {
             return 0;
         }
         try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
-            if (!DirectIndexTable.keysAreUnique(ctx.memory, ctx.buildLayout, keys, arenasOf(chosen), pages,
-                    workers.length)) {
+            if (!DirectIndexTable.keysAreUnique(ctx.memory, ctx.buildLayout, keys, arenasOf(p -> chosen[p]),
+                    pages, workers.length)) {
                 return 0;
             }
         }
@@ -884,8 +884,8 @@ final class PartitionedBuild implements JoinPhase {
             spill.finishPartitions(spilled);
         }
         try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
-            direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenasOf(chosen), pages,
-                    Long.MAX_VALUE, workers.length, null);
+            direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenasOf(p -> chosen[p]),
+                    pages, Long.MAX_VALUE, workers.length, null);
             if (direct == null) {
                 return 0;
             }
@@ -945,11 +945,11 @@ final class PartitionedBuild implements JoinPhase {
         return pages;
     }
 
-    /** The arenas of the resident partitions {@code which} marks, null for the others. */
-    private RowArena[] arenasOf(boolean[] which) {
+    /** The arenas of the resident partitions {@code which} accepts, null for the others. */
+    private RowArena[] arenasOf(IntPredicate which) {
         RowArena[] arenas = new RowArena[fanout];
         for (int p = 0; p < fanout; p++) {
-            arenas[p] = which[p] && !spilled[p] ? resident[p] : null;
+            arenas[p] = !spilled[p] && which.test(p) ? resident[p] : null;
         }
         return arenas;
     }
@@ -971,15 +971,6 @@ final class PartitionedBuild implements JoinPhase {
             }
         }
         return keys;
-    }
-
-    /** Per partition: whether it is resident. */
-    private boolean[] residentFlags() {
-        boolean[] flags = new boolean[fanout];
-        for (int p = 0; p < fanout; p++) {
-            flags[p] = !spilled[p];
-        }
-        return flags;
     }
 
     /** The partitions still resident, ascending (their rows go into the table, one directory range each). */
