@@ -39,8 +39,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * probe rows never enter a partition: the resident probe emits (pads) or drops them at once, as the join type says.
  *
  * <p>Rows whose hash is one of the build's accepted heavy keys ({@link BuildOutput#heavyKeys()}) go to the
- * heavy partition's probe file whatever their level-0 partition. Every {@value JoinSketches#PROBE_EVERY_KTH_BATCH}th
- * batch's hashes feed the probe-side sample sketch.
+ * heavy partition's probe file whatever their level-0 partition. While some partition spilled, every
+ * {@value JoinSketches#PROBE_EVERY_KTH_BATCH}th batch's hashes feed the probe-side sample sketch; with none spilled
+ * (readmission took every spilled partition back) there is no sample: its figures are only reported, and it would
+ * make every probe row hashed, which the direct-index table's probe alone does not need.
  *
  * <p>After the probe input ends ({@link #endOfInput}), the FINISH pass emits the resident table's build rows by their
  * MATCHED flags ({@link #fillResident}; {@link BuildRowScan} or, for a direct-index table, {@link DirectIndexScan}) on
@@ -86,6 +88,8 @@ final class PartitionedProbe implements JoinPhase {
     private int filterUsers;
     /** Owned: the key sketches, null once closed. */
     private JoinSketches sketches;
+    /** Whether the probe rows feed the sketches' probe sample ({@link #samples}). */
+    private final boolean sampling;
     private long spilledBytes;
     private EstimatesVsActuals estimates;
     private long sampleRows;
@@ -117,9 +121,10 @@ final class PartitionedProbe implements JoinPhase {
         this.spill = build.probeWriter();
         this.keyFilter = build.keyFilter();
         this.sketches = build.sketches();
+        this.sampling = sketches != null && anySpilled;
         long free = ctx.memory.headroom();
         int count = (int) Math.max(1, Math.min(maxWorkers, free / ctx.sizing.stagingBytes()));
-        if (sketches != null) {
+        if (sampling) {
             sketches.splitProbe(count, free - count * ctx.sizing.stagingBytes());
             free = ctx.memory.headroom();
         }
@@ -144,9 +149,9 @@ final class PartitionedProbe implements JoinPhase {
         return anySpilled;
     }
 
-    /** Whether the pass feeds a probe-side sample (with sketches). */
+    /** Whether the pass feeds a probe-side sample (with sketches, while some partition spilled). */
     boolean samples() {
-        return sketches != null;
+        return sampling;
     }
 
     /**
@@ -154,7 +159,7 @@ final class PartitionedProbe implements JoinPhase {
      * or the one shared: then locked per batch).
      */
     void sketch(int worker, long[] hashes, int n) {
-        if (sketches != null) {
+        if (sampling) {
             KeySketches sketch = sketches.probePart(worker);
             synchronized (sketch) { // uncontended unless the workers share it
                 sketch.update(hashes, n, 0);
