@@ -9,6 +9,7 @@ import dev.spilljoin.operator.table.BuildRowScan;
 import dev.spilljoin.operator.table.DirectIndexProbe;
 import dev.spilljoin.operator.table.DirectIndexScan;
 import dev.spilljoin.operator.table.DirectIndexTable;
+import dev.spilljoin.operator.table.KeyRange;
 import dev.spilljoin.operator.table.FinishScan;
 import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.JoinStrategy;
@@ -108,7 +109,7 @@ final class InMemoryPairJoin implements OutputTask {
             JoinStrategy strategy = orientation.strategy();
             long tableBytes = UnchainedTable.bytesFor(layout, loadedRows, arena.usedBytes());
             this.direct = loadedRows > 0 && ctx.spec.condition() == null && DirectIndexTable.supports(layout)
-                    ? DirectIndexTable.tryBuild(memory, layout, DirectIndexTable.KeyRange.scan(layout, arena),
+                    ? DirectIndexTable.tryBuild(memory, layout, KeyRange.scan(layout, arena),
                             strategy.marksBuildRows(), new RowArena[] {arena}, tableBytes)
                     : null;
             if (direct != null) {

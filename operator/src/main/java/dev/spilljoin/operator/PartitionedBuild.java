@@ -11,6 +11,7 @@ import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.BuildKeyFilter;
 import dev.spilljoin.operator.table.DirectIndexTable;
+import dev.spilljoin.operator.table.KeyRange;
 import dev.spilljoin.operator.table.DuplicateKeys;
 import dev.spilljoin.operator.table.ParallelTasks;
 import dev.spilljoin.operator.table.SpilledRowPages;
@@ -180,6 +181,13 @@ final class PartitionedBuild implements JoinPhase {
     private long batches;
     /** Each worker's batches so far (for its own checks for heavy keys, with a sketch per worker). */
     private final long[] workerBatches;
+    /**
+     * Per worker and partition below the fanout: the key statistics of the rows it sent to the partition's spill
+     * file, taken as they go there (a spilled partition's arena rows, counted under {@link #structure} held for
+     * writing, and the worker's staged rows after each of its {@link #spillStaged}), so that readmission knows a
+     * spilled partition's keys without reading its file. Null when no direct-index table can be built.
+     */
+    private final KeyRange[][] spilledKeys;
 
     /**
      * The build pass of {@code ctx}'s join; it takes over {@code sketches} and {@code keyFilter} (either may be null;
@@ -212,6 +220,13 @@ final class PartitionedBuild implements JoinPhase {
         }
         this.workers = new BuildWorker[workerCount];
         this.workerBatches = new long[workerCount];
+        this.spilledKeys = directIndexPossible(ctx) && !ctx.config.forceSpill()
+                ? new KeyRange[workerCount][fanout] : null;
+        for (int w = 0; spilledKeys != null && w < workerCount; w++) {
+            for (int p = 0; p < fanout; p++) {
+                spilledKeys[w][p] = KeyRange.empty(ctx.buildLayout);
+            }
+        }
         int pageSize = ctx.sizing.workerPageBytes(workerCount);
         for (int w = 0; w < workerCount; w++) {
             workers[w] = new BuildWorker(this, w, ctx, fanout + 1, pageSize,
@@ -372,6 +387,14 @@ final class PartitionedBuild implements JoinPhase {
     void spillStaged(StagedSpillOrder order, int[] partitionOfRow, int[] rows, long[] addresses, int m)
             throws IOException {
         spill.spillStaged(order, partitionOfRow, rows, addresses, m, spilled);
+        if (spilledKeys != null) {
+            KeyRange[] keys = spilledKeys[order.worker()];
+            for (int p = 0; p < fanout; p++) {
+                for (int i = order.from(p), to = order.to(p); i < to; i++) {
+                    keys[p].add(addresses[order.stagedRow(i)]);
+                }
+            }
+        }
     }
 
     /** A new build worker's order of its staged rows: worker {@code index} of the pass's workers. */
@@ -430,7 +453,7 @@ final class PartitionedBuild implements JoinPhase {
      * partition's writer share is refused. A key filter not yet fed is dropped first: the build has not spilled, so
      * the probe pass would ask it only for rows of these keys, which it sends to the heavy partition by their hash.
      */
-    private boolean routeDuplicateKeys(long[] keys, DirectIndexTable.KeyRange[] keyRanges) throws IOException {
+    private boolean routeDuplicateKeys(long[] keys, KeyRange[] keyRanges) throws IOException {
         if (keyFilter != null && !keyFilterFed) {
             keyFilter.close();
             keyFilter = null;
@@ -584,14 +607,18 @@ final class PartitionedBuild implements JoinPhase {
         structure.writeLock().lock();
         try {
             feedKeyFilter();
-            for (BuildWorker worker : workers) { // no worker spills meanwhile: the structure lock is held for writing
-                RowArena arena = worker.arenas[victim];
+            for (int w = 0; w < workers.length; w++) { // no worker writes meanwhile: the structure lock is held
+                RowArena arena = workers[w].arenas[victim];
+                KeyRange keys = spilledKeys == null ? null : spilledKeys[w][victim];
                 for (int page = 0; page < arena.pageCount(); page++) {
                     long row = arena.pageAddress(page);
                     long end = row + arena.pageUsed(page);
                     while (row < end) {
                         int length = ctx.buildLayout.rowLength(row);
                         spill.spill(victim, row);
+                        if (keys != null) {
+                            keys.add(row);
+                        }
                         row += length;
                     }
                 }
@@ -661,8 +688,8 @@ final class PartitionedBuild implements JoinPhase {
         // The partitions still resident need no writer share unless the table makes them spill: keep one for that.
         spill.releaseUnopened(1);
         boolean marks = ctx.strategy.marksBuildRows();
-        boolean directPossible = ctx.spec.condition() == null && DirectIndexTable.supports(ctx.buildLayout);
-        DirectIndexTable.KeyRange[] keyRanges = new DirectIndexTable.KeyRange[fanout];
+        boolean directPossible = directIndexPossible(ctx);
+        KeyRange[] keyRanges = new KeyRange[fanout];
         long residentRows = 0;
         long residentBytes = 0;
         if (directPossible) {
@@ -690,14 +717,19 @@ final class PartitionedBuild implements JoinPhase {
             residentBytes = pageBytes;
             long tableBytes = UnchainedTable.bytesFor(ctx.buildLayout, rows, rowBytes, residentPartitions());
             if (directPossible && rows > 0) {
-                DirectIndexTable.KeyRange keys = residentKeys(keyRanges);
+                KeyRange keys = residentKeys(keyRanges);
                 long directBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks);
+                // narrow entries (their gather costs more per value) only when the wide ones leave no room
+                boolean narrow = directBytes + probeStagingBytes > ctx.memory.headroom();
+                if (narrow) {
+                    directBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks, true);
+                }
                 if (directBytes >= 0 && directBytes + probeStagingBytes <= ctx.memory.headroom()) {
                     RowArena[] arenas = arenasOf(p -> true);
                     DuplicateKeys duplicates = heavyRoutingOff ? null : new DuplicateKeys(
                             MAX_HEAVY_KEYS - heavyKeyCount, keys.keyedRows() / DUPLICATE_ROWS_ONE_IN);
-                    direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenas, tableBytes,
-                            workers.length, duplicates);
+                    direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, narrow, arenas,
+                            null, tableBytes, workers.length, duplicates);
                     if (direct != null) {
                         for (RowArena arena : arenas) {
                             if (arena != null) {
@@ -820,7 +852,7 @@ final class PartitionedBuild implements JoinPhase {
      * to spill; the spilled partitions' files are sealed either way (and more
      * partitions may have spilled when the table was refused at the last moment: a budget shared with other joins).
      */
-    private long readmitSpilled(long probeStagingBytes, boolean marks, DirectIndexTable.KeyRange[] keyRanges)
+    private long readmitSpilled(long probeStagingBytes, boolean marks, KeyRange[] keyRanges)
             throws IOException {
         if (!spill.started() || residentPartitions() == fanout || ctx.config.forceSpill()) {
             return 0;
@@ -835,23 +867,22 @@ final class PartitionedBuild implements JoinPhase {
         // spilling a partition takes a writer share until its file is sealed
         long room = ctx.memory.headroom() + residentBytes - probeStagingBytes - passBytes - ctx.sizing.writerShare();
         boolean[] chosen = new boolean[fanout];
-        DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.empty(ctx.buildLayout);
-        long tableBytes = 0;
-        for (int pass = 0; pass < 2; pass++) { // the resident partitions first: no read, and maybe no write
-            for (int p = 0; p < fanout; p++) {
-                if (keyRanges[p].keyedRows() + keyRanges[p].nullKeyRows() == 0) {
-                    chosen[p] = true; // empty: costs the table nothing, and needs no spilling
-                } else if (spilled[p] == (pass == 1) && !repeatsOnDisk[p]) {
-                    DirectIndexTable.KeyRange with = keys.plus(keyRanges[p]);
-                    long bytes = DirectIndexTable.bytes(ctx.buildLayout, with, marks);
-                    if (bytes >= 0 && bytes <= room && !with.surelyRepeats()) {
-                        chosen[p] = true;
-                        keys = with;
-                        tableBytes = bytes;
-                    }
-                }
+        KeyRange keys = chooseTablePartitions(keyRanges, room, marks, false, chosen);
+        boolean allChosen = true;
+        for (boolean c : chosen) {
+            allChosen &= c;
+        }
+        boolean narrow = false;
+        if (!allChosen) { // narrow entries (their gather costs more per value) only when they let in more rows
+            boolean[] chosenNarrow = new boolean[fanout];
+            KeyRange narrowKeys = chooseTablePartitions(keyRanges, room, marks, true, chosenNarrow);
+            if (narrowKeys.keyedRows() + narrowKeys.nullKeyRows() > keys.keyedRows() + keys.nullKeyRows()) {
+                keys = narrowKeys;
+                narrow = true;
+                System.arraycopy(chosenNarrow, 0, chosen, 0, fanout);
             }
         }
+        long tableBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks, narrow);
         long rows = keys.keyedRows() + keys.nullKeyRows();
         long residentRows = 0;
         for (int p = 0; p < fanout; p++) {
@@ -884,8 +915,8 @@ final class PartitionedBuild implements JoinPhase {
             spill.finishPartitions(spilled);
         }
         try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
-            direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, arenasOf(p -> chosen[p]),
-                    pages, Long.MAX_VALUE, workers.length, null);
+            direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, narrow,
+                    arenasOf(p -> chosen[p]), pages, Long.MAX_VALUE, workers.length, null);
             if (direct == null) {
                 return 0;
             }
@@ -908,29 +939,54 @@ final class PartitionedBuild implements JoinPhase {
     }
 
     /**
-     * Takes the key statistics of every spilled partition's rows into {@code keyRanges}, their files read back on as
-     * many of the build's workers' threads as the budget has room for; returns the most a pass over them on every
-     * worker's thread reserves at once, or -1 (nothing taken) when not even one thread's pass fits now.
+     * Marks in {@code chosen} the partitions of a readmission's table ({@code narrow}: with narrow entries) and returns
+     * their keys: each partition, the resident ones first (no read, and maybe no write), while the table over it and
+     * those before still fits {@code room} and surely repeats no key; the empty ones always (they cost the table
+     * nothing, and need no spilling); none whose file repeats a heavy key.
      */
-    private long spilledKeys(DirectIndexTable.KeyRange[] keyRanges) throws IOException {
-        int[] partitionOfFile = new int[fanout];
-        for (int p = 0, f = 0; p < fanout; p++) {
+    private KeyRange chooseTablePartitions(KeyRange[] keyRanges, long room, boolean marks, boolean narrow,
+                                           boolean[] chosen) {
+        KeyRange keys = KeyRange.empty(ctx.buildLayout);
+        for (int pass = 0; pass < 2; pass++) {
+            for (int p = 0; p < fanout; p++) {
+                if (keyRanges[p].keyedRows() + keyRanges[p].nullKeyRows() == 0) {
+                    chosen[p] = true;
+                } else if (spilled[p] == (pass == 1) && !repeatsOnDisk[p]) {
+                    KeyRange with = keys.plus(keyRanges[p]);
+                    long bytes = DirectIndexTable.bytes(ctx.buildLayout, with, marks, narrow);
+                    if (bytes >= 0 && bytes <= room && !with.surelyRepeats()) {
+                        chosen[p] = true;
+                        keys = with;
+                    }
+                }
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * Puts the key statistics of every spilled partition's rows (the workers' {@link #spilledKeys}) into
+     * {@code keyRanges}; returns the most a pass over their files on every worker's thread reserves at once, or -1
+     * when not even one thread's pass fits now.
+     */
+    private long spilledKeys(KeyRange[] keyRanges) {
+        for (int p = 0; p < fanout; p++) {
             if (spilled[p]) {
-                keyRanges[p] = DirectIndexTable.KeyRange.empty(ctx.buildLayout);
-                if (spill.used(p)) {
-                    partitionOfFile[f++] = p;
+                keyRanges[p] = KeyRange.empty(ctx.buildLayout);
+                for (KeyRange[] workerKeys : spilledKeys) {
+                    keyRanges[p].add(workerKeys[p]);
                 }
             }
         }
         try (SpilledRowPages pages = spilledPages(p -> true)) {
-            int threads = pages.threadsFitting(workers.length, ctx.memory.headroom());
-            if (threads == 0) {
-                return -1;
-            }
-            pages.forEachBlock(threads, (thread, file, block, rows) ->
-                    keyRanges[partitionOfFile[file]].add(DirectIndexTable.KeyRange.scan(ctx.buildLayout, rows)));
-            return pages.passBytes(workers.length);
+            return pages.threadsFitting(workers.length, ctx.memory.headroom()) == 0 ? -1
+                    : pages.passBytes(workers.length);
         }
+    }
+
+    /** Whether {@code ctx}'s join may build a direct-index table: no extra condition, a key it supports. */
+    private static boolean directIndexPossible(JoinContext ctx) {
+        return ctx.spec.condition() == null && DirectIndexTable.supports(ctx.buildLayout);
     }
 
     /** The rows of the sealed files of the spilled partitions {@code which} accepts (those that have one). */
@@ -958,13 +1014,13 @@ final class PartitionedBuild implements JoinPhase {
      * The key statistics of the resident partitions' rows, each partition scanned once ({@code cache}), the
      * partitions not yet scanned on the build's workers' threads.
      */
-    private DirectIndexTable.KeyRange residentKeys(DirectIndexTable.KeyRange[] cache) {
+    private KeyRange residentKeys(KeyRange[] cache) {
         ParallelTasks.run(workers.length, fanout, p -> {
             if (!spilled[p] && cache[p] == null) {
-                cache[p] = DirectIndexTable.KeyRange.scan(ctx.buildLayout, resident[p]);
+                cache[p] = KeyRange.scan(ctx.buildLayout, resident[p]);
             }
         });
-        DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.empty(ctx.buildLayout);
+        KeyRange keys = KeyRange.empty(ctx.buildLayout);
         for (int p = 0; p < fanout; p++) {
             if (!spilled[p]) {
                 keys.add(cache[p]);

@@ -160,6 +160,49 @@ class ReadmissionTest {
                 .build();
     }
 
+    /**
+     * Short texts (the CSV case's payloads: at most 10 bytes) at budgets stepping down from one that holds the wide
+     * entries' table beside what the passes need: every join equals the in-memory one, and at some of them the build
+     * asks for narrow entries (a table smaller than the in-memory join's by what they save) and every partition goes
+     * into that table, so no probe row spills.
+     */
+    @Test
+    void shortTextsTakeNarrowEntriesWhenOnlyTheyLetEveryPartitionIn() throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("ReadmissionTest narrow seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom r = new SplittableRandom(seed);
+        List<Object[]> buildRows = new ArrayList<>();
+        for (int i = 0; i < BUILD_ROWS; i++) {
+            String text = r.nextInt(10) == 0 ? null : Integer.toString(r.nextInt(1_000_000_000));
+            buildRows.add(new Object[] {(long) i, r.nextLong(), text});
+        }
+        Collections.shuffle(buildRows, new Random(r.nextLong()));
+        List<Object[]> probeRows = probeSide(r, 0, 2 * BUILD_ROWS, BUILD_ROWS);
+        JoinRunner.Result inMemory = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, 1, 8L << 20,
+                JoinRunner.Mode.SINK, r, "seed=" + seed + " in memory");
+        long wideTable = inMemory.stats().tableBytes();
+        // wide entries: 16 bytes a text; narrow: 11 bytes, five to a 64-byte line
+        long narrowSaves = BUILD_ROWS * 16L - (BUILD_ROWS / 5 + 1) * 64L;
+        long top = inMemory.stats().peakReservedBytes() - inMemory.stats().rowBytes() + 3 * PASS_ROOM;
+        int narrowWhole = 0;
+        for (int step = 0; step < 12; step++) {
+            long budget = top - step * narrowSaves / 3;
+            int threads = 1 + step % 2;
+            String what = "seed=" + seed + " budget=" + budget + " threads=" + threads;
+            JoinRunner.Result result = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, threads, budget,
+                    JoinRunner.Mode.SINK, r, what);
+            JoinStats stats = result.stats();
+            String context = what + " " + stats.toJson();
+            assertThat(Rows.multiset(result.rows())).as(context).isEqualTo(Rows.multiset(inMemory.rows()));
+            if (stats.residentPartitions() == stats.fanout() && stats.tableBytes() <= wideTable - narrowSaves) {
+                narrowWhole++;
+                assertThat(stats.readmittedPartitions()).as(context).isPositive();
+                assertThat(stats.spilledBytesProbe()).as(context).isZero();
+            }
+        }
+        assertThat(narrowWhole).as("joins whose narrow table took every partition, seed=%d", seed).isPositive();
+    }
+
     @Test
     void everyJoinTypeWithReadmittedPartitionsEqualsTheJoinInMemory() throws IOException {
         long seed = Long.getLong("seed", System.nanoTime());

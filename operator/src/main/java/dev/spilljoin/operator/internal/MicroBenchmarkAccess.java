@@ -13,6 +13,7 @@ import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.operator.table.DirectIndexProbe;
 import dev.spilljoin.operator.table.DirectIndexTable;
+import dev.spilljoin.operator.table.KeyRange;
 import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
@@ -135,7 +136,7 @@ public final class MicroBenchmarkAccess {
      */
     public DirectTable tryCreateDirectTable(MemoryReservation memory, RowPages rows) {
         DirectIndexTable table = DirectIndexTable.tryBuild(memory, layout,
-                DirectIndexTable.KeyRange.scan(layout, rows.arena), false, new RowArena[] {rows.arena}, Long.MAX_VALUE);
+                KeyRange.scan(layout, rows.arena), false, new RowArena[] {rows.arena}, Long.MAX_VALUE);
         return table == null ? null : new DirectTable(table);
     }
 

@@ -18,11 +18,12 @@ package dev.spilljoin.operator.row;
  * value at {@code position} of region {@code key} in the row of index j of the rows being gathered, for every j
  * that has a row; the gatherer calls {@link #newRows} before it gathers other rows. A NULL value is stored with its
  * length like any other (empty), so a cursor steps over it by that length. One gatherer (one thread) owns a scratch; it
- * is two heap arrays of {@code capacity} longs, allocated once, and no off-heap memory.
+ * is two heap arrays of {@code capacity} longs and one of ints, allocated once, and no off-heap memory.
  */
 public final class GatherScratch {
     private final long[] addresses;
     private final long[] cursors;
+    private final int[] lengths;
     /** The region of the cursors' values: the key region, or the payload region. */
     private boolean key;
     /** The position of the cursors' values in their region; -1 when they are not placed. */
@@ -32,11 +33,20 @@ public final class GatherScratch {
     public GatherScratch(int capacity) {
         addresses = new long[capacity];
         cursors = new long[capacity];
+        lengths = new int[capacity];
     }
 
     /** The values' addresses of the column being gathered, a long per row (0 = NULL). */
     public long[] addresses() {
         return addresses;
+    }
+
+    /**
+     * The lengths of the values of the column being gathered, an int per row, for a gatherer that loads them apart
+     * from their bytes (a direct-index table's narrow entries).
+     */
+    public int[] lengths() {
+        return lengths;
     }
 
     /** The cursors, a variable-width value's address per row (see the class comment). */

@@ -33,9 +33,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * heap:     the variable-width values longer than 12 bytes, each [int length][bytes] (as in a serialized row), a
  *           row page's values after the previous page's
  *
- * a variable-width value's 16 bytes (as Umbra's and DuckDB's strings):
+ * a variable-width value's wide entry, 16 bytes (as Umbra's and DuckDB's strings):
  *   up to 12 bytes   [int length][the bytes, zero-padded to 12]      the entry itself is [int length][bytes]
  *   longer           [int length][4 unused][long address in heap]    the heap holds [int length][bytes]
+ * or, when the caller asks for narrow entries and the field's longest value L is at most 15 bytes, 1 + L bytes:
+ *                    [byte length][the bytes, zero-padded to L]      floor(64 / (1 + L)) to a cache line, none
+ *                                                                    across two (the column starts on a line)
  * </pre>
  *
  * <p>A build row is referred to by {@code ref = rank << 32 | index + 1} ({@link #refOf}; 0 = no row): index
@@ -54,10 +57,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * payload value of up to 12 bytes lies in its 16-byte entry, so that a hit loads one line for it (and sizing the
  * result row, {@link #rowBytes}, the same line); a longer one costs its entry, its bytes and their length. Against
  * the hash table's whole row (lengths, flags, key, every value) and its directory entry: a (BIGINT key, 10-byte
- * VARCHAR) row takes 16 bytes here and 34-42 there. Not chosen for a join with an extra condition
+ * VARCHAR) row takes 16 bytes here and 34-42 there, 12.8 with narrow entries. Narrow entries save a third or more
+ * of a short-string column, but gathering a value from one cost about 20 ns more in the CSV case (a line's place
+ * found by a multiply, a byte of length), so the build asks for them only when the wide entries do not fit its
+ * budget and the narrow ones do, or hold more rows. Not chosen for a join with an extra condition
  * ({@link dev.spilljoin.operator.PairCondition}): its candidate pairs mark MATCHED flags in serialized rows.
  *
- * <p>Filling: {@link KeyRange#scan} first (a sequential pass: min, max, stride, rows, fields with NULLs); then the
+ * <p>Filling: the rows' {@link KeyRange} first (min, max, stride, rows, fields with NULLs, longest values: a
+ * sequential pass, or taken as the rows were written elsewhere); then the
  * occupancy bits are set from every row, and a bit already set is a duplicate: the build is abandoned (null; the
  * caller builds the hash table over the same rows, which is why the rows are freed by the caller only after a
  * success). No overflow area: it would put a second lookup and a branch behind every hit. A caller that gives a
@@ -70,7 +77,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * a page). Each of these passes reads a row's variable-width values in field order, each found
  * after the one before it, so a row costs O(fields), however many of them are variable-width. On several threads
  * (a row page per task) each helper thread sets its occupancy bits in a bitmap of its own, ORed into the table's
- * afterwards (a bit in two bitmaps is a duplicate too).
+ * afterwards (a bit in two bitmaps is a duplicate too). The table is sized by the statistics, so a fill checks that
+ * they hold for the rows it meets (every key on the range's grid, as many keyed and NULL-key rows and long values'
+ * bytes as counted) and fails rather than write past a column: statistics taken apart from the rows cannot go wrong
+ * quietly.
  *
  * <p>Memory: {@link #bytes} before the table exists; {@link #tryBuild} reserves it or returns null; {@link #close}
  * frees it, also after a failed build. The helper threads' bitmaps (a bit per range value each) are reserved only
@@ -82,8 +92,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     public static final long MAX_RANGE_PER_ROW = 64;
     /** The largest key range (larger ranges: the hash table). */
     public static final long MAX_RANGE = 1L << 31;
-    /** A variable-width value's entry: 16 bytes, its length first, then its bytes or its heap address. */
+    /** A variable-width value's wide entry: 16 bytes, its length first, then its bytes or its heap address. */
     private static final int ENTRY_BYTES = 16;
+    /** The longest value a narrow entry holds: a byte of length and its bytes, no wider than a wide entry. */
+    private static final int NARROW_MAX_LENGTH = ENTRY_BYTES - 1;
+    /** A cache line: a column of narrow entries packs as many as fit in each, none across two (one load per value). */
+    private static final int LINE = 64;
     /** The longest value an entry holds itself. */
     private static final int INLINE_BYTES = ENTRY_BYTES - Integer.BYTES;
     /** Where a long value's heap address lies in its entry. */
@@ -115,6 +129,18 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private final long ranks;
     /** Per layout field: the address of its payload column, 0 for the key field. */
     private final long[] column;
+    /** Per layout field: the bytes of a value in its column ({@link #entryWidth}; a wide or narrow entry's). */
+    private final int[] width;
+    /** Per layout field: whether it is variable-width with narrow entries ([byte length][bytes]; no heap). */
+    private final boolean[] narrow;
+    /** Per layout field with narrow entries: the entries in each cache line of its column. */
+    private final int[] perLine;
+    /**
+     * Per layout field with narrow entries: floor((2^64 - 1) / perLine) + 1, so that the high half of a rank's product
+     * with it is the rank's line: exact for ranks below 2^32 (the error, rank / 2^64 at most, stays below the
+     * 1 / perLine a quotient's fraction is below 1 by).
+     */
+    private final long[] lineReciprocal;
     /** Per layout field: the address of its null bitmap, 0 if it held no NULL. */
     private final long[] nulls;
     /** The MATCHED bitmap's address, 0 when the join type does not mark build rows. */
@@ -130,145 +156,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /** The variable-width payload fields, in field order. */
     private final int[] variableFields;
 
-    /**
-     * The key statistics of build rows, taken by one sequential pass ({@link #scan}) and combinable over arenas.
-     */
-    public static final class KeyRange {
-        private long min = Long.MAX_VALUE;
-        private long max = Long.MIN_VALUE;
-        /** The first keyed row's key: every key differs from it by a multiple of {@link #stride}. */
-        private long anyKey;
-        /** The greatest common divisor of the keys' differences, unsigned (0: a single key value). */
-        private long stride;
-        private long keyedRows;
-        private long nullKeyRows;
-        /** The heap's bytes: every variable-width payload value longer than an entry holds, with its length. */
-        private long variableBytes;
-        /** The most a row's variable-width payload values count in {@link #rowBytes}: 4 bytes and the length each. */
-        private int maxVariableRowBytes;
-        private final boolean[] fieldHasNull;
-
-        private KeyRange(int fields) {
-            fieldHasNull = new boolean[fields];
-        }
-
-        /** The statistics of {@code arena}'s rows of {@code layout} (the layout must be {@link #supports supported}). */
-        public static KeyRange scan(RowLayout layout, RowArena arena) {
-            KeyRange r = new KeyRange(layout.fieldCount());
-            boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
-            long keyOffset = layout.keyOffset();
-            int[] variable = variableFields(layout);
-            long bitsAt = layout.bitsOffset();
-            byte[] bitsSeen = new byte[layout.bitBytes()]; // every row's bits ORed: which fields held a NULL
-            KeyStride step = KeyStride.of(0);
-            for (int p = 0; p < arena.pageCount(); p++) {
-                long row = arena.pageAddress(p);
-                long end = row + arena.pageUsed(p);
-                while (row < end) {
-                    if (layout.hasNullKey(row)) {
-                        r.nullKeyRows++;
-                    } else {
-                        long key = keyAt(row, intKey, keyOffset);
-                        if (r.keyedRows == 0) {
-                            r.anyKey = key;
-                        }
-                        long difference = Math.abs(key - r.anyKey); // wrong only past a span no table takes
-                        if (!step.divides(difference)) { // rare: the stride at most halves each time
-                            r.stride = KeyStride.gcd(r.stride, difference);
-                            step = KeyStride.of(r.stride);
-                        }
-                        r.min = Math.min(r.min, key);
-                        r.max = Math.max(r.max, key);
-                        r.keyedRows++;
-                    }
-                    for (int b = 0; b < bitsSeen.length; b++) {
-                        bitsSeen[b] |= NativeMemory.getByte(row + bitsAt + b);
-                    }
-                    int rowVariableBytes = 0;
-                    long value = layout.variableValues(row, false);
-                    for (int f : variable) {
-                        int length = valueLength(layout, row, f, value);
-                        r.variableBytes += heapBytes(length);
-                        rowVariableBytes += Integer.BYTES + length;
-                        value = RowLayout.skipValues(value, 1);
-                    }
-                    r.maxVariableRowBytes = Math.max(r.maxVariableRowBytes, rowVariableBytes);
-                    row += layout.rowLength(row);
-                }
-            }
-            for (int f = 1; f < layout.fieldCount(); f++) {
-                r.fieldHasNull[f] = RowLayout.isNull(bitsSeen, f);
-            }
-            return r;
-        }
-
-        /** An empty range for rows of {@code layout}, to {@link #add} others to. */
-        public static KeyRange empty(RowLayout layout) {
-            return new KeyRange(layout.fieldCount());
-        }
-
-        /** A new range with this range's rows and {@code other}'s. */
-        public KeyRange plus(KeyRange other) {
-            KeyRange sum = new KeyRange(fieldHasNull.length);
-            sum.add(this);
-            sum.add(other);
-            return sum;
-        }
-
-        /** Adds {@code other}'s rows to this range. */
-        public void add(KeyRange other) {
-            if (keyedRows == 0) {
-                anyKey = other.anyKey;
-                stride = other.stride;
-            } else if (other.keyedRows > 0) {
-                stride = KeyStride.gcd(KeyStride.gcd(stride, other.stride), Math.abs(other.anyKey - anyKey));
-            }
-            min = Math.min(min, other.min);
-            max = Math.max(max, other.max);
-            keyedRows += other.keyedRows;
-            nullKeyRows += other.nullKeyRows;
-            variableBytes += other.variableBytes;
-            maxVariableRowBytes = Math.max(maxVariableRowBytes, other.maxVariableRowBytes);
-            for (int f = 0; f < fieldHasNull.length; f++) {
-                fieldHasNull[f] |= other.fieldHasNull[f];
-            }
-        }
-
-        /** The rows with a non-NULL key. */
-        public long keyedRows() {
-            return keyedRows;
-        }
-
-        /** The rows with a NULL key. */
-        public long nullKeyRows() {
-            return nullKeyRows;
-        }
-
-        /** Whether there are more keyed rows than values in the keys' range: then some key surely occurs twice. */
-        public boolean surelyRepeats() {
-            return keyedRows > range();
-        }
-
-        /**
-         * The values a table over these keys indexes, {@code (max - min) / stride + 1}, or -1 when there is no keyed
-         * row or {@code max - min} does not fit a long.
-         */
-        long range() {
-            long span = max - min;
-            if (keyedRows == 0 || span < 0 || span == Long.MAX_VALUE) {
-                return -1;
-            }
-            return stride == 0 ? 1 : Long.divideUnsigned(span, stride) + 1;
-        }
-
-        /** The keys' stride (1 for a single key value). */
-        KeyStride stride() {
-            return stride == 0 ? KeyStride.ONE : KeyStride.of(stride);
-        }
-    }
-
     private DirectIndexTable(MemoryReservation reservation, NativePage page, long bytes, RowLayout layout,
-                             KeyRange keys, boolean marks) {
+                             KeyRange keys, boolean marks, boolean narrowEntries) {
         this.reservation = reservation;
         this.page = page;
         this.bytes = bytes;
@@ -284,27 +173,38 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long bitmapBytes = ((rows + 63) >>> 6) << 3;
         int fields = layout.fieldCount();
         column = new long[fields];
+        width = new int[fields];
+        narrow = new boolean[fields];
+        perLine = new int[fields];
+        lineReciprocal = new long[fields];
         nulls = new long[fields];
         occupancy = page.address();
         ranks = occupancy + blocks * Long.BYTES;
         long at = ranks + rankBytes(blocks);
-        int width = 0;
+        int fixedWidths = 0;
+        long longValues = 0;
         for (int f = 1; f < fields; f++) {
-            column[f] = at;
-            at += columnBytes(layout.fieldType(f), rows);
-            width += layout.fieldType(f).isVariableWidth() ? 0 : layout.fieldType(f).fixedWidth();
+            ColumnType type = layout.fieldType(f);
+            width[f] = entryWidth(type, keys, f, narrowEntries);
+            narrow[f] = isNarrow(type, keys, f, narrowEntries);
+            perLine[f] = narrow[f] ? LINE / width[f] : 0;
+            lineReciprocal[f] = narrow[f] ? Long.divideUnsigned(-1L, perLine[f]) + 1 : 0;
+            column[f] = narrow[f] ? (at + LINE - 1) & -LINE : at; // the slack columnBytes counts
+            longValues += type.isVariableWidth() && !narrow[f] ? keys.longValueBytes(f) : 0;
+            at += columnBytes(width[f], rows, narrow[f]);
+            fixedWidths += type.isVariableWidth() ? 0 : type.fixedWidth();
         }
         for (int f = 1; f < fields; f++) {
-            if (keys.fieldHasNull[f]) {
+            if (keys.fieldHasNull(f)) {
                 nulls[f] = at;
                 at += bitmapBytes;
             }
         }
         matched = marks ? at : 0;
         heap = at + (marks ? bitmapBytes : 0);
-        heapBytes = keys.variableBytes;
-        fixedRowBytes = width;
-        maxRowBytes = width + keys.maxVariableRowBytes;
+        heapBytes = longValues;
+        fixedRowBytes = fixedWidths;
+        maxRowBytes = fixedWidths + keys.maxVariableRowBytes;
         variableFields = variableFields(layout);
     }
 
@@ -319,13 +219,38 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return (blocks * Integer.BYTES + 7) & ~7L;
     }
 
-    /** The bytes of a payload column: a value per row, or an entry for a variable-width field. */
-    private static long columnBytes(ColumnType type, long rows) {
-        return ((type.isVariableWidth() ? ENTRY_BYTES : type.fixedWidth()) * rows + 7) & ~7L;
+    /**
+     * The bytes of a payload column of {@code rows} values of {@code width} bytes (a narrow-entry column: whole cache
+     * lines, and one more for aligning the column's start), padded to 8 bytes.
+     */
+    private static long columnBytes(int width, long rows, boolean narrow) {
+        if (narrow) {
+            int perLine = LINE / width;
+            return ((rows + perLine - 1) / perLine + 1) * LINE;
+        }
+        return (width * rows + 7) & ~7L;
+    }
+
+    /**
+     * The bytes of a value of payload field {@code f} of {@code type} in its column: a fixed-width type's width; for a
+     * variable-width field, when {@code narrow} entries are asked for and its values ({@code keys}) are at most
+     * {@value #NARROW_MAX_LENGTH} bytes long, a narrow entry of a length byte and the longest value's bytes; else a
+     * wide entry of {@value #ENTRY_BYTES}.
+     */
+    private static int entryWidth(ColumnType type, KeyRange keys, int f, boolean narrow) {
+        if (!type.isVariableWidth()) {
+            return type.fixedWidth();
+        }
+        return isNarrow(type, keys, f, narrow) ? 1 + keys.maxLength(f) : ENTRY_BYTES;
+    }
+
+    /** Whether payload field {@code f} of {@code type} takes narrow entries (see {@link #entryWidth}). */
+    private static boolean isNarrow(ColumnType type, KeyRange keys, int f, boolean narrow) {
+        return narrow && type.isVariableWidth() && keys.maxLength(f) <= NARROW_MAX_LENGTH;
     }
 
     /** The variable-width payload fields of {@code layout}. */
-    private static int[] variableFields(RowLayout layout) {
+    static int[] variableFields(RowLayout layout) {
         int n = 0;
         for (int f = 1; f < layout.fieldCount(); f++) {
             n += layout.fieldType(f).isVariableWidth() ? 1 : 0;
@@ -340,14 +265,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * The heap bytes of the row at {@code row}: its non-NULL values of the {@code variable} fields (every
-     * variable-width field, in field order) longer than an entry holds, with their lengths.
+     * The heap bytes of the row at {@code row}: its non-NULL values of the variable-width fields with wide entries
+     * longer than such an entry holds, with their lengths.
      */
-    private static long variableBytes(RowLayout layout, int[] variable, long row) {
+    private long heapBytesOfRow(long row) {
         long bytes = 0;
         long value = layout.variableValues(row, false);
-        for (int f : variable) {
-            bytes += heapBytes(valueLength(layout, row, f, value));
+        for (int f : variableFields) { // every variable-width field, in field order: each value follows the last
+            bytes += narrow[f] ? 0 : heapBytes(valueLength(layout, row, f, value));
             value = RowLayout.skipValues(value, 1);
         }
         return bytes;
@@ -358,12 +283,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * NULL. (A row's variable-width values are read in field order, each after the one before: the key is
      * fixed-width, so every variable-width field is a payload field, at its index among them.)
      */
-    private static int valueLength(RowLayout layout, long row, int f, long value) {
+    static int valueLength(RowLayout layout, long row, int f, long value) {
         return layout.isNull(row, f) ? 0 : NativeMemory.getInt(value);
     }
 
-    /** The heap bytes of a value of {@code length} bytes: none when its entry holds it, else its bytes and length. */
-    private static long heapBytes(int length) {
+    /** A value's heap bytes beside a wide entry: none when the entry holds it, else its bytes and length. */
+    static long heapBytes(int length) {
         return length > INLINE_BYTES ? Integer.BYTES + length : 0;
     }
 
@@ -374,6 +299,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * a row per range value.
      */
     public static long bytes(RowLayout layout, KeyRange keys, boolean marks) {
+        return bytes(layout, keys, marks, false);
+    }
+
+    /**
+     * As {@link #bytes(RowLayout, KeyRange, boolean)}, with {@code narrow} entries for the variable-width fields whose
+     * values allow them ({@link #entryWidth}).
+     */
+    public static long bytes(RowLayout layout, KeyRange keys, boolean marks, boolean narrow) {
         long range = keys.range();
         if (range < 0 || range > MAX_RANGE || range > MAX_RANGE_PER_ROW * keys.keyedRows
                 || keys.nullKeyRows >= MAX_RANGE) { // a reference's index and rank fit 32 bits each
@@ -383,10 +316,15 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long bitmapBytes = ((rows + 63) >>> 6) << 3;
         long blocks = (range + 63) >>> 6;
         long total = blocks * Long.BYTES + rankBytes(blocks);
+        long longValues = 0;
         for (int f = 1; f < layout.fieldCount(); f++) {
-            total += columnBytes(layout.fieldType(f), rows) + (keys.fieldHasNull[f] ? bitmapBytes : 0);
+            ColumnType type = layout.fieldType(f);
+            int width = entryWidth(type, keys, f, narrow);
+            boolean narrowField = isNarrow(type, keys, f, narrow);
+            total += columnBytes(width, rows, narrowField) + (keys.fieldHasNull(f) ? bitmapBytes : 0);
+            longValues += type.isVariableWidth() && !narrowField ? keys.longValueBytes(f) : 0;
         }
-        return total + (marks ? bitmapBytes : 0) + ((keys.variableBytes + 7) & ~7L);
+        return total + (marks ? bitmapBytes : 0) + ((longValues + 7) & ~7L);
     }
 
     /**
@@ -422,7 +360,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                                             boolean marks, RowArena[] arenas, long alternativeBytes, int threads,
                                             DuplicateKeys duplicates) {
         try {
-            return tryBuild(reservation, layout, keys, marks, arenas, null, alternativeBytes, threads, duplicates);
+            return tryBuild(reservation, layout, keys, marks, false, arenas, null, alternativeBytes, threads,
+                    duplicates);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // no spilled rows: nothing was read
         }
@@ -431,15 +370,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     /**
      * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long, int, DuplicateKeys)},
      * over the rows of {@code arenas} and those of {@code spilled} (null: none), which each pass reads back block by
-     * block after the arenas' pages; {@code keys} are the statistics of both.
+     * block after the arenas' pages; {@code keys} are the statistics of both; with {@code narrow} entries for the
+     * variable-width fields that allow them ({@link #entryWidth}).
      *
      * @throws IOException if reading a spilled file fails
      */
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
-                                            boolean marks, RowArena[] arenas, SpilledRowPages spilled,
-                                            long alternativeBytes, int threads, DuplicateKeys duplicates)
-            throws IOException {
-        long bytes = supports(layout) ? bytes(layout, keys, marks) : -1;
+                                            boolean marks, boolean narrow, RowArena[] arenas,
+                                            SpilledRowPages spilled, long alternativeBytes, int threads,
+                                            DuplicateKeys duplicates) throws IOException {
+        long bytes = supports(layout) ? bytes(layout, keys, marks, narrow) : -1;
         long surelyExtra = keys.keyedRows - keys.range(); // above 0: that many keyed rows surely repeat a key
         if (bytes < 0 || surelyExtra > 0 && (duplicates == null || !duplicates.fits(surelyExtra))
                 || bytes > alternativeBytes || !reservation.tryGrow(bytes)) {
@@ -448,7 +388,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         DirectIndexTable table;
         try {
             table = new DirectIndexTable(reservation, NativeMemory.allocate(reservation, bytes), bytes,
-                    layout, keys, marks);
+                    layout, keys, marks, narrow);
         } catch (RuntimeException e) {
             reservation.shrink(bytes);
             throw e;
@@ -460,12 +400,18 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 table.close();
                 return null;
             }
-            table.sumRanks();
+            long ranked = table.sumRanks();
             long nullRank = table.keyedRows;
             for (int p = 0; p < pages.count; p++) {
                 long rows = nullKeyRowsOfPage[p];
                 nullKeyRowsOfPage[p] = nullRank; // from now on: the first NULL-key rank of the page
                 nullRank += rows;
+            }
+            if (ranked != table.keyedRows || nullRank != table.keyedRows + table.nullKeyRows) {
+                // the columns were sized by the statistics: more rows would be copied past them
+                throw new IllegalStateException("the direct-index table met " + ranked + " keyed and "
+                        + (nullRank - table.keyedRows) + " NULL-key rows where its key statistics counted "
+                        + table.keyedRows + " and " + table.nullKeyRows);
             }
             table.copyPayload(pages, nullKeyRowsOfPage, table.heapStarts(pages, threads), threads);
             return table;
@@ -505,8 +451,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             Pages pages = new Pages(arenas, spilled);
             boolean atomic = pages.threadsFor(passThreads) > 1;
             forEachPage(pages, passThreads, (thread, p, start, end) -> {
-                if (!repeated.get() && setBits(layout, keys.min, keys.stride(), start, end, bitmap.address(), atomic,
-                        null) < 0) {
+                if (!repeated.get() && setBits(layout, keys.min, keys.stride(), range, start, end, bitmap.address(),
+                        atomic, null) < 0) {
                     repeated.set(true);
                 }
             });
@@ -632,20 +578,31 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * already, unless {@code duplicates} records it.
      */
     private long setBits(long row, long end, long bits, boolean atomic, DuplicateKeys duplicates) {
-        return setBits(layout, min, stride, row, end, bits, atomic, duplicates);
+        return setBits(layout, min, stride, range, row, end, bits, atomic, duplicates);
     }
 
-    /** {@link #setBits(long, long, long, boolean, DuplicateKeys)} for keys from {@code min} at {@code stride}. */
-    private static long setBits(RowLayout layout, long min, KeyStride stride, long row, long end, long bits,
-                                boolean atomic, DuplicateKeys duplicates) {
+    /**
+     * {@link #setBits(long, long, long, boolean, DuplicateKeys)} for keys from {@code min} at {@code stride}, a
+     * bitmap of {@code range} bits. A key off that grid fails it: the statistics the table was sized by missed the row
+     * (a bit set out of range would write past the bitmap).
+     */
+    private static long setBits(RowLayout layout, long min, KeyStride stride, long range, long row, long end,
+                                long bits, boolean atomic, DuplicateKeys duplicates) {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyOffset = layout.keyOffset();
+        long lowBits = stride.lowBits();
         long nullKeyRows = 0;
         while (row < end) {
             if (layout.hasNullKey(row)) {
                 nullKeyRows++;
             } else {
-                long index = stride.quotientOf(keyAt(row, intKey, keyOffset) - min);
+                long difference = keyAt(row, intKey, keyOffset) - min;
+                long index = stride.quotientOf(difference);
+                if ((difference & lowBits) != 0 || Long.compareUnsigned(index, range) >= 0) {
+                    throw new IllegalStateException("a build row's key " + (min + difference)
+                            + " lies off the table's keys (from " + min + ", " + range + " at a stride of "
+                            + stride.stride() + "): the key statistics missed its row");
+                }
                 long bit = 1L << index;
                 long at = bits + ((index >>> 6) << 3);
                 long was = atomic ? NativeMemory.getAndOrLongAtomic(at, bit) : NativeMemory.getLong(at);
@@ -684,14 +641,15 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
 
     /**
      * Writes each block's rank. An int holds it: a table that reads ranks is not full, so its keyed rows, and the
-     * ranks, stay below its range, at most {@link #MAX_RANGE}.
+     * ranks, stay below its range, at most {@link #MAX_RANGE}. Returns the set bits.
      */
-    private void sumRanks() {
-        int rank = 0;
+    private long sumRanks() {
+        long rank = 0;
         for (long b = 0; b < blocks; b++) {
-            NativeMemory.putInt(ranks + (b << 2), rank);
+            NativeMemory.putInt(ranks + (b << 2), (int) rank);
             rank += Long.bitCount(NativeMemory.getLong(occupancy + (b << 3)));
         }
+        return rank;
     }
 
     /**
@@ -707,7 +665,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         forEachPage(pages, threads, (thread, p, start, end) -> {
             long bytes = 0;
             for (long row = start; row < end; row += layout.rowLength(row)) {
-                bytes += variableBytes(layout, variableFields, row);
+                bytes += heapBytesOfRow(row);
             }
             starts[p] += bytes;
         });
@@ -716,6 +674,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             long bytes = starts[p];
             starts[p] = at;
             at += bytes;
+        }
+        if (at != heap + heapBytes) { // the heap was sized by the statistics
+            throw new IllegalStateException("the direct-index table's rows hold " + (at - heap)
+                    + " bytes of long values where its key statistics counted " + heapBytes);
         }
         return starts;
     }
@@ -757,6 +719,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         boolean variable = type.isVariableWidth();
                         if (nulls[f] != 0 && layout.isNull(from, f)) { // a field without a NULL has no bitmap
                             NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
+                        } else if (narrow[f]) {
+                            copyNarrow(value, narrowEntry(f, rank));
                         } else if (variable) {
                             heapAt = copyVariable(value, column[f] + rank * ENTRY_BYTES, heapAt);
                         } else {
@@ -775,9 +739,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         });
     }
 
+    /** Copies the variable-width value at {@code from} ([int length][bytes]) into its narrow entry at {@code entry}. */
+    private static void copyNarrow(long from, long entry) {
+        int length = NativeMemory.getInt(from);
+        NativeMemory.putByte(entry, (byte) length);
+        NativeMemory.copy(from + Integer.BYTES, entry + 1, length);
+    }
+
     /**
-     * Copies the variable-width value at {@code from} ([int length][bytes]) into its entry at {@code entry}, or, when
-     * longer than an entry holds, to the heap at {@code heapAt} with its address in the entry; returns where the
+     * Copies the variable-width value at {@code from} ([int length][bytes]) into its wide entry at {@code entry}, or,
+     * when longer than an entry holds, to the heap at {@code heapAt} with its address in the entry; returns where the
      * heap goes on.
      */
     private static long copyVariable(long from, long entry, long heapAt) {
@@ -806,7 +777,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /** The key of the keyed row at {@code row}: its field at {@code keyOffset}, an INTEGER one widened. */
-    private static long keyAt(long row, boolean intKey, long keyOffset) {
+    static long keyAt(long row, boolean intKey, long keyOffset) {
         return intKey ? NativeMemory.getInt(row + keyOffset) : NativeMemory.getLong(row + keyOffset);
     }
 
@@ -928,8 +899,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long[] at = scratch.addresses();
         long nullBitmap = nulls[field];
         long base = column[field];
+        if (narrow[field]) {
+            gatherNarrow(field, nullBitmap, refs, count, scratch, out, outStart);
+            return;
+        }
         boolean variable = type.isVariableWidth();
-        int width = variable ? ENTRY_BYTES : type.fixedWidth();
+        int width = this.width[field];
         for (int j = 0; j < count; j++) {
             long ref = refs[j];
             long rank = rankOfRef(ref);
@@ -953,9 +928,47 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long rank = rankOfRef(ref);
         int bytes = fixedRowBytes;
         for (int f : variableFields) {
-            bytes += Integer.BYTES + NativeMemory.getInt(column[f] + rank * ENTRY_BYTES);
+            bytes += Integer.BYTES + (narrow[f] ? NativeMemory.getByte(narrowEntry(f, rank)) & 0xFF
+                    : NativeMemory.getInt(column[f] + rank * ENTRY_BYTES));
         }
         return bytes;
+    }
+
+    /** The address of row {@code rank}'s narrow entry of field {@code f}: its line's, plus its place in the line. */
+    private long narrowEntry(int f, long rank) {
+        long line = Math.multiplyHigh(rank, lineReciprocal[f]); // rank / perLine[f], exactly: see lineReciprocal
+        return column[f] + line * LINE + (rank - line * perLine[f]) * width[f];
+    }
+
+    /**
+     * Field {@code field}'s values (narrow entries) of the rows {@code refs}, into {@code out} from {@code outStart}:
+     * first every entry's address (0: NULL) and length, each load independent of the others' (so that the core has
+     * many in flight), then each value's bytes.
+     */
+    private void gatherNarrow(int field, long nullBitmap, long[] refs, int count, GatherScratch scratch,
+                              ColumnVector out, int outStart) {
+        long[] at = scratch.addresses();
+        int[] lengths = scratch.lengths();
+        long base = column[field]; // locals: the loop's stores into an int[] might otherwise reload them per row
+        long reciprocal = lineReciprocal[field];
+        int perLine = this.perLine[field];
+        int width = this.width[field];
+        for (int j = 0; j < count; j++) {
+            long ref = refs[j];
+            long rank = rankOfRef(ref);
+            long line = Math.multiplyHigh(rank, reciprocal);
+            at[j] = ref == 0 || nullBitmap != 0 && isBit(nullBitmap, rank) ? 0
+                    : base + line * LINE + (rank - line * perLine) * width;
+            lengths[j] = at[j] == 0 ? 0 : NativeMemory.getByte(at[j]) & 0xFF;
+        }
+        for (int j = 0; j < count; j++) {
+            if (at[j] == 0) {
+                out.setNull(outStart + j);
+            } else {
+                int start = out.reserveBytes(outStart + j, lengths[j]);
+                NativeMemory.copyToArray(at[j] + 1, out.bytes(), start, lengths[j]);
+            }
+        }
     }
 
     @Override

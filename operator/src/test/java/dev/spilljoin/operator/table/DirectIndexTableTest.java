@@ -58,7 +58,7 @@ class DirectIndexTableTest {
     }
 
     private static DirectIndexTable build(MemoryReservation memory, RowArena arena, boolean marks) {
-        return DirectIndexTable.tryBuild(memory, LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, arena), marks,
+        return DirectIndexTable.tryBuild(memory, LAYOUT, KeyRange.scan(LAYOUT, arena), marks,
                 new RowArena[] {arena}, Long.MAX_VALUE);
     }
 
@@ -70,7 +70,7 @@ class DirectIndexTableTest {
                 rows.add(new Long[] {k - 100, k});
             }
             RowArena arena = arena(memory, rows);
-            long bytes = DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, arena), false);
+            long bytes = DirectIndexTable.bytes(LAYOUT, KeyRange.scan(LAYOUT, arena), false);
             assertThat(bytes).isEqualTo(4096 / 64 * (8 + 4) + 4096 * 8);
             arena.close();
         }
@@ -138,7 +138,7 @@ class DirectIndexTableTest {
         try (MemoryReservation memory = MemoryReservation.root("test", 16 << 20)) {
             RowArena arena = arena(memory, schema, layout, expected);
             assertThat(arena.pageCount()).isGreaterThan(4);
-            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(layout, arena);
+            KeyRange keys = KeyRange.scan(layout, arena);
             // a tenth of the values are long: in the heap here as in the hash table's rows, so the two tables cost
             // about the same; the table is refused against any alternative cheaper than itself, taken against one
             // that costs as much
@@ -201,7 +201,7 @@ class DirectIndexTableTest {
             RowArena inMemory = arena(memory, schema, layout, rows.subList(0, 2000));
             List<SpillFile> files = List.of(spill(memory, space, format, layout, schema, rows.subList(2000, 4500)),
                     spill(memory, space, format, layout, schema, rows.subList(4500, 6000)));
-            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(layout, all);
+            KeyRange keys = KeyRange.scan(layout, all);
             DirectIndexTable expected = DirectIndexTable.tryBuild(memory, layout, keys, true,
                     new RowArena[] {all}, Long.MAX_VALUE);
             DirectIndexTable table;
@@ -211,8 +211,8 @@ class DirectIndexTableTest {
                 assertThat(spilled.blockCount()).isGreaterThan(2);
                 assertThat(DirectIndexTable.keysAreUnique(memory, layout, keys, new RowArena[] {inMemory}, spilled, 2))
                         .isTrue();
-                table = DirectIndexTable.tryBuild(memory, layout, keys, true, new RowArena[] {null, inMemory},
-                        spilled, Long.MAX_VALUE, 2, null);
+                table = DirectIndexTable.tryBuild(memory, layout, keys, true, false,
+                        new RowArena[] {null, inMemory}, spilled, Long.MAX_VALUE, 2, null);
             }
             assertThat(table).isNotNull();
             assertThat(table.rows()).isEqualTo(expected.rows());
@@ -262,6 +262,82 @@ class DirectIndexTableTest {
             expected.close();
             all.close();
             inMemory.close();
+            assertThat(memory.reserved()).isZero();
+        }
+    }
+
+    /**
+     * Narrow entries: a VARCHAR field whose values are at most 10 bytes takes 11-byte entries, five to a cache line
+     * (12.8 bytes a row against a wide entry's 16), and the table gives back every value, NULL and empty ones
+     * included, and every row's size, as the table of wide entries does, on one thread and on three. A value of 16
+     * bytes leaves the field its wide entries. Statistics taken over parts of the rows and added up size the table
+     * as those taken over all of them.
+     */
+    @Test
+    void narrowEntriesHoldShortValuesInLessRoomAndGiveBackWhatWideOnesDo() throws IOException {
+        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("s", ColumnType.VARCHAR),
+                Column.of("v", ColumnType.BIGINT));
+        RowLayout layout = new RowLayout(schema, new int[] {0}, new int[] {0, 1, 2});
+        long seed = 20261207L;
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        List<Object[]> rows = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            int length = i == 7 ? 10 : r.nextInt(11);
+            String text = r.nextInt(9) == 0 ? null : "abcdefghij".substring(0, length);
+            rows.add(new Object[] {r.nextInt(40) == 0 ? null : (Object) (long) (i + (i > 2500 ? 3 : 0)), text,
+                    (long) i});
+        }
+        try (MemoryReservation memory = MemoryReservation.root("test", 32 << 20)) {
+            RowArena all = arena(memory, schema, layout, rows);
+            RowArena first = arena(memory, schema, layout, rows.subList(0, 1700));
+            RowArena second = arena(memory, schema, layout, rows.subList(1700, 5000));
+            KeyRange keys = KeyRange.scan(layout, all);
+            KeyRange parts = KeyRange.scan(layout, first).plus(KeyRange.scan(layout, second));
+            long narrowBytes = DirectIndexTable.bytes(layout, keys, true, true);
+            long wideBytes = DirectIndexTable.bytes(layout, keys, true, false);
+            assertThat(DirectIndexTable.bytes(layout, parts, true, true)).as("seed %d", seed).isEqualTo(narrowBytes);
+            long rowCount = keys.keyedRows() + keys.nullKeyRows();
+            assertThat(wideBytes - narrowBytes).as("16 bytes a row against 64 per 5 rows, less a line of slack")
+                    .isEqualTo(16 * rowCount - ((rowCount + 4) / 5 + 1) * 64);
+            for (int threads : new int[] {1, 3}) {
+                DirectIndexTable wide = DirectIndexTable.tryBuild(memory, layout, keys, true, false,
+                        new RowArena[] {all}, null, Long.MAX_VALUE, threads, null);
+                DirectIndexTable narrow = DirectIndexTable.tryBuild(memory, layout, keys, true, true,
+                        new RowArena[] {first, second}, null, Long.MAX_VALUE, threads, null);
+                assertThat(narrow.bytes()).isEqualTo(narrowBytes);
+                int n = (int) (narrow.range() + narrow.rows() - keys.keyedRows());
+                long[] refs = new long[n];
+                long[] wideRefs = new long[n];
+                for (int j = 0; j < n; j++) {
+                    refs[j] = narrow.refOf(j);
+                    wideRefs[j] = wide.refOf(j);
+                    assertThat(refs[j] == 0).isEqualTo(wideRefs[j] == 0);
+                    if (refs[j] != 0) {
+                        assertThat(narrow.rowBytes(refs[j])).isEqualTo(wide.rowBytes(wideRefs[j]));
+                    }
+                }
+                for (int f = 0; f < 3; f++) {
+                    ColumnVector got = new ColumnVector(schema.type(f), n);
+                    ColumnVector want = new ColumnVector(schema.type(f), n);
+                    narrow.gather(f, refs, n, new GatherScratch(n), got, 0);
+                    wide.gather(f, wideRefs, n, new GatherScratch(n), want, 0);
+                    for (int j = 0; j < n; j++) {
+                        assertThat(Rows.value(got, j)).as("seed %d field %d index %d threads %d", seed, f, j,
+                                threads).isEqualTo(Rows.value(want, j));
+                    }
+                }
+                narrow.close();
+                wide.close();
+            }
+            rows.set(11, new Object[] {rows.get(11)[0], "0123456789abcdef", 11L});
+            RowArena withLong = arena(memory, schema, layout, rows);
+            KeyRange longKeys = KeyRange.scan(layout, withLong);
+            assertThat(DirectIndexTable.bytes(layout, longKeys, true, true))
+                    .isEqualTo(DirectIndexTable.bytes(layout, longKeys, true, false));
+            withLong.close();
+            all.close();
+            first.close();
+            second.close();
             assertThat(memory.reserved()).isZero();
         }
     }
@@ -376,19 +452,19 @@ class DirectIndexTableTest {
     void rangesThatOverflowOrAreTooSparseCannotBeBuilt() {
         try (MemoryReservation memory = MemoryReservation.root("test", 1 << 20)) {
             RowArena extremes = arena(memory, List.of(new Long[] {Long.MIN_VALUE, 1L}, new Long[] {Long.MAX_VALUE, 2L}));
-            assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, extremes), false))
+            assertThat(DirectIndexTable.bytes(LAYOUT, KeyRange.scan(LAYOUT, extremes), false))
                     .isEqualTo(-1);
             RowArena wide = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L, 1L}, new Long[] {1L << 31, 2L}));
-            assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, wide), false))
+            assertThat(DirectIndexTable.bytes(LAYOUT, KeyRange.scan(LAYOUT, wide), false))
                     .isEqualTo(-1);
             RowArena sparse = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L, 1L}, new Long[] {192L, 2L}));
-            assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, sparse), false))
+            assertThat(DirectIndexTable.bytes(LAYOUT, KeyRange.scan(LAYOUT, sparse), false))
                     .as("193 values for 3 rows").isEqualTo(-1);
             RowArena dense = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L, 1L}, new Long[] {191L, 2L}));
-            assertThat(DirectIndexTable.bytes(LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT, dense), false))
+            assertThat(DirectIndexTable.bytes(LAYOUT, KeyRange.scan(LAYOUT, dense), false))
                     .as("192 values for 3 rows").isPositive();
             RowArena strided = arena(memory, List.of(new Long[] {0L, 1L}, new Long[] {1L << 31, 2L}));
-            assertThat(DirectIndexTable.KeyRange.scan(LAYOUT, strided).range())
+            assertThat(KeyRange.scan(LAYOUT, strided).range())
                     .as("two values on a stride of 2^31").isEqualTo(2);
             extremes.close();
             wide.close();
@@ -415,9 +491,9 @@ class DirectIndexTableTest {
             }
             RowArena a = arena(memory, even);
             RowArena b = arena(memory, odd);
-            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(LAYOUT, a);
+            KeyRange keys = KeyRange.scan(LAYOUT, a);
             assertThat(keys.stride().stride()).as("one arena's keys: every other day").isEqualTo(2 * stride);
-            keys.add(DirectIndexTable.KeyRange.scan(LAYOUT, b));
+            keys.add(KeyRange.scan(LAYOUT, b));
             assertThat(keys.stride().stride()).isEqualTo(stride);
             assertThat(keys.range()).isEqualTo(100); // days 0 and 99 are keys (3, 10, ... are NULL keys)
             DirectIndexTable table = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {a, b},
@@ -439,7 +515,7 @@ class DirectIndexTableTest {
             }
             table.close();
             RowArena offStride = arena(memory, List.<Long[]>of(new Long[] {first + 3 * stride + 6, 0L}));
-            keys.add(DirectIndexTable.KeyRange.scan(LAYOUT, offStride));
+            keys.add(KeyRange.scan(LAYOUT, offStride));
             assertThat(keys.stride().stride()).as("gcd(day, 6)").isEqualTo(6);
             a.close();
             b.close();
@@ -457,7 +533,7 @@ class DirectIndexTableTest {
             }
             RowArena arena = arena(memory, rows);
             assertThat(arena.pageCount()).isGreaterThan(8);
-            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(LAYOUT, arena);
+            KeyRange keys = KeyRange.scan(LAYOUT, arena);
             DirectIndexTable one = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {arena},
                     Long.MAX_VALUE, 1);
             DirectIndexTable four = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {arena},
@@ -503,7 +579,7 @@ class DirectIndexTableTest {
             tableOnly.close();
             rows.add(new Long[] {17L, 0L}); // a duplicate in the last page
             RowArena withDuplicate = arena(memory, rows);
-            DirectIndexTable.KeyRange duplicateKeys = DirectIndexTable.KeyRange.scan(LAYOUT, withDuplicate);
+            KeyRange duplicateKeys = KeyRange.scan(LAYOUT, withDuplicate);
             assertThat(DirectIndexTable.tryBuild(memory, LAYOUT, duplicateKeys, false,
                     new RowArena[] {withDuplicate}, Long.MAX_VALUE, 4)).as("a duplicate on any thread").isNull();
             MemoryReservation noBitmaps = memory.newChild("no bitmaps", DirectIndexTable.bytes(LAYOUT, duplicateKeys,
@@ -539,7 +615,7 @@ class DirectIndexTableTest {
             int extraRows = 15 + 2 + 1;
             RowArena arena = arena(memory, rows);
             assertThat(arena.pageCount()).as("rows over many pages").isGreaterThan(400);
-            DirectIndexTable.KeyRange keys = DirectIndexTable.KeyRange.scan(LAYOUT, arena);
+            KeyRange keys = KeyRange.scan(LAYOUT, arena);
             long tableBytes = DirectIndexTable.bytes(LAYOUT, keys, false);
             long before = memory.reserved();
             MemoryReservation noBitmaps = memory.newChild("no bitmaps", tableBytes);

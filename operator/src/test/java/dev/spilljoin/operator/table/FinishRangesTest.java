@@ -99,7 +99,7 @@ class FinishRangesTest {
             RowLayout layout = layoutOf(KV);
             try (RowArena arena = UnchainedTableTest.arenaOf(memory, KV, rows(r, rows, false));
                  DirectIndexTable table = DirectIndexTable.tryBuild(memory, layout,
-                         DirectIndexTable.KeyRange.scan(layout, arena), true, new RowArena[] {arena},
+                         KeyRange.scan(layout, arena), true, new RowArena[] {arena},
                          Long.MAX_VALUE)) {
                 assertThat(table).as("a direct-index table over unique dense keys").isNotNull();
                 long occupancy = table.occupancy();

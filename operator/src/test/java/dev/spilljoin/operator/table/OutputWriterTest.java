@@ -197,7 +197,7 @@ class OutputWriterTest {
         }
         try (MemoryReservation memory = MemoryReservation.root("test", 16 << 20)) {
             RowArena arena = DirectIndexTableTest.arena(memory, BUILD, LAYOUT, values);
-            DirectIndexTable direct = DirectIndexTable.tryBuild(memory, LAYOUT, DirectIndexTable.KeyRange.scan(LAYOUT,
+            DirectIndexTable direct = DirectIndexTable.tryBuild(memory, LAYOUT, KeyRange.scan(LAYOUT,
                     arena), false, new RowArena[] {arena}, Long.MAX_VALUE);
             assertThat(direct).isNotNull();
             int longest = 0;
