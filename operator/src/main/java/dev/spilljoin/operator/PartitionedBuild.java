@@ -45,9 +45,11 @@ import java.util.function.IntPredicate;
  * table; else the unchained hash table ({@link UnchainedTable#tryBuild}). Readmission comes first
  * ({@link #readmitSpilled}): when partitions spilled, a direct-index table may hold more build rows than their rows'
  * form let stay (a row of W1 takes 28 bytes, the table 8 and a bit), so every partition's key statistics are taken
- * (the spilled ones' files read back), the table's partitions chosen while it fits (the resident ones first), and,
- * when they hold more rows than the resident ones and no key occurs twice among them, the table is built over the
- * rows in memory and the chosen spilled files read back block by block; the partitions left out spill. Duplicate
+ * (a spilled one's counted as its rows went to its file: {@link #spilledKeys}), the table's partitions chosen while
+ * it fits (the resident ones first; with narrow entries for short texts when those let in more rows), and, when
+ * they hold more rows than the resident ones and no key occurs twice among them (a pass whose occupancy bitmap the
+ * table then takes), the table is built over the rows in memory and the chosen spilled files read back block by
+ * block; the partitions left out spill. Duplicate
  * keys abandon the direct-index table; when they are few (at most the heavy keys left of
  * {@value #MAX_HEAVY_KEYS}, repeating in at most one keyed row in {@value #DUPLICATE_ROWS_ONE_IN}: a dense key with a
  * few heavy values, W2's build side) their rows are
@@ -840,10 +842,12 @@ final class PartitionedBuild implements JoinPhase {
     /**
      * Readmission: when partitions spilled during the build pass, the direct-index table may hold more build rows than
      * the rows' in-memory form left room for (its columns take less: a BIGINT key and payload, 28 bytes as a row, 8
-     * and a few bits in the table). Takes every partition's key statistics (the spilled ones' files read back),
-     * chooses the partitions of the table (the resident ones first, then the spilled ones, each while the table still
-     * fits the budget beside the probe's staging and a pass's reader), and when they hold more rows than the
-     * resident partitions, checks in one pass that no key occurs twice, spills the resident partitions left out and
+     * and a few bits in the table). Takes every partition's key statistics (the spilled ones' as counted while their
+     * rows spilled), chooses the partitions of the table (the resident ones first, then the spilled ones, each while
+     * the table still fits the budget beside the probe's staging and a pass's reader; with narrow entries when the
+     * wide ones leave out partitions and the narrow ones let in more rows), and when they hold more rows than the
+     * resident partitions, checks in one pass that no key occurs twice (its occupancy bitmap kept for the table),
+     * spills the resident partitions left out and
      * as many of the chosen ones (largest first) as the table needs room beside their rows for, and builds it over
      * the rows still in memory and the chosen partitions' files, read back block by block
      * ({@link SpilledRowPages}). The chosen partitions are then resident (their files deleted), the others stay
@@ -864,8 +868,14 @@ final class PartitionedBuild implements JoinPhase {
         if (passBytes < 0) {
             return 0;
         }
-        // spilling a partition takes a writer share until its file is sealed
-        long room = ctx.memory.headroom() + residentBytes - probeStagingBytes - passBytes - ctx.sizing.writerShare();
+        KeyRange allKeys = KeyRange.empty(ctx.buildLayout);
+        for (KeyRange partitionKeys : keyRanges) {
+            allKeys.add(partitionKeys);
+        }
+        // spilling a partition takes a writer share until its file is sealed; the proof that no key repeats holds
+        // an occupancy bitmap until the table takes it
+        long room = ctx.memory.headroom() + residentBytes - probeStagingBytes - passBytes - ctx.sizing.writerShare()
+                - DirectIndexTable.uniqueKeysBytes(allKeys);
         boolean[] chosen = new boolean[fanout];
         KeyRange keys = chooseTablePartitions(keyRanges, room, marks, false, chosen);
         boolean allChosen = true;
@@ -891,36 +901,40 @@ final class PartitionedBuild implements JoinPhase {
         if (rows <= residentRows) {
             return 0;
         }
+        DirectIndexTable.UniqueKeys unique;
         try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
-            if (!DirectIndexTable.keysAreUnique(ctx.memory, ctx.buildLayout, keys, arenasOf(p -> chosen[p]),
-                    pages, workers.length)) {
-                return 0;
-            }
+            unique = DirectIndexTable.uniqueKeys(ctx.memory, ctx.buildLayout, keys, arenasOf(p -> chosen[p]), pages,
+                    workers.length);
+        }
+        if (unique == null) {
+            return 0;
         }
         boolean[] wasSpilled = spilled.clone();
-        for (int p = 0; p < fanout; p++) {
-            if (!spilled[p] && !chosen[p]) {
+        try (unique) { // the table takes its occupancy: the fill reads every row once less
+            for (int p = 0; p < fanout; p++) {
+                if (!spilled[p] && !chosen[p]) {
+                    if (!spill.hasShareForOneMore() && !spill.setAsideOneMore()) {
+                        return 0;
+                    }
+                    spillPartition(p);
+                    spill.finishPartitions(spilled);
+                }
+            }
+            while (tableBytes + probeStagingBytes + passBytes > ctx.memory.headroom() && residentRowBytes() > 0) {
                 if (!spill.hasShareForOneMore() && !spill.setAsideOneMore()) {
                     return 0;
                 }
-                spillPartition(p);
+                spillLargestResident("the direct-index table needs " + ByteSize.format(tableBytes));
                 spill.finishPartitions(spilled);
             }
-        }
-        while (tableBytes + probeStagingBytes + passBytes > ctx.memory.headroom() && residentRowBytes() > 0) {
-            if (!spill.hasShareForOneMore() && !spill.setAsideOneMore()) {
-                return 0;
+            try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
+                direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, unique, marks, narrow,
+                        arenasOf(p -> chosen[p]), pages, workers.length);
+                if (direct == null) {
+                    return 0;
+                }
+                pages.deleteFiles();
             }
-            spillLargestResident("the direct-index table needs " + ByteSize.format(tableBytes));
-            spill.finishPartitions(spilled);
-        }
-        try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
-            direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, narrow,
-                    arenasOf(p -> chosen[p]), pages, Long.MAX_VALUE, workers.length, null);
-            if (direct == null) {
-                return 0;
-            }
-            pages.deleteFiles();
         }
         for (int p = 0; p < fanout; p++) {
             if (chosen[p]) {

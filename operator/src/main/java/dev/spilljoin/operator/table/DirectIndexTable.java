@@ -13,6 +13,7 @@ import dev.spilljoin.spill.NativeMemory.NativePage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A build table for a single BIGINT or INTEGER key without duplicate non-NULL keys, indexed by
@@ -379,6 +380,29 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                                             boolean marks, boolean narrow, RowArena[] arenas,
                                             SpilledRowPages spilled, long alternativeBytes, int threads,
                                             DuplicateKeys duplicates) throws IOException {
+        return build(reservation, layout, keys, marks, narrow, arenas, spilled, alternativeBytes, threads, duplicates,
+                null);
+    }
+
+    /**
+     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, boolean, RowArena[], SpilledRowPages,
+     * long, int, DuplicateKeys)}, over the rows whose keys {@code unique} proved free of duplicates: its occupancy is
+     * the table's, so the fill skips the pass that would set it (a read of every spilled row less).
+     *
+     * @throws IOException if reading a spilled file fails
+     */
+    public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, UniqueKeys unique,
+                                            boolean marks, boolean narrow, RowArena[] arenas,
+                                            SpilledRowPages spilled, int threads) throws IOException {
+        return build(reservation, layout, unique.keys, marks, narrow, arenas, spilled, Long.MAX_VALUE, threads, null,
+                unique);
+    }
+
+    /** The fill both forms of {@code tryBuild} share: {@code unique} (null: none) gives the occupancy. */
+    private static DirectIndexTable build(MemoryReservation reservation, RowLayout layout, KeyRange keys,
+                                          boolean marks, boolean narrow, RowArena[] arenas, SpilledRowPages spilled,
+                                          long alternativeBytes, int threads, DuplicateKeys duplicates,
+                                          UniqueKeys unique) throws IOException {
         long bytes = supports(layout) ? bytes(layout, keys, marks, narrow) : -1;
         long surelyExtra = keys.keyedRows - keys.range(); // above 0: that many keyed rows surely repeat a key
         if (bytes < 0 || surelyExtra > 0 && (duplicates == null || !duplicates.fits(surelyExtra))
@@ -395,25 +419,18 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
         try {
             Pages pages = new Pages(arenas, spilled); // the table's page is zeroed: no bit, no NULL, nothing MATCHED
-            long[] nullKeyRowsOfPage = new long[pages.count];
-            if (!table.setOccupancy(pages, nullKeyRowsOfPage, threads, duplicates)) {
+            if (unique != null) {
+                NativeMemory.copy(unique.bitmap.address(), table.occupancy, table.blocks * Long.BYTES);
+            } else if (!table.setOccupancy(pages, threads, duplicates)) {
                 table.close();
                 return null;
             }
             long ranked = table.sumRanks();
-            long nullRank = table.keyedRows;
-            for (int p = 0; p < pages.count; p++) {
-                long rows = nullKeyRowsOfPage[p];
-                nullKeyRowsOfPage[p] = nullRank; // from now on: the first NULL-key rank of the page
-                nullRank += rows;
+            if (ranked != table.keyedRows) { // the columns were sized by the statistics: more rows would overrun them
+                throw new IllegalStateException("the direct-index table met " + ranked
+                        + " keyed rows where its key statistics counted " + table.keyedRows);
             }
-            if (ranked != table.keyedRows || nullRank != table.keyedRows + table.nullKeyRows) {
-                // the columns were sized by the statistics: more rows would be copied past them
-                throw new IllegalStateException("the direct-index table met " + ranked + " keyed and "
-                        + (nullRank - table.keyedRows) + " NULL-key rows where its key statistics counted "
-                        + table.keyedRows + " and " + table.nullKeyRows);
-            }
-            table.copyPayload(pages, nullKeyRowsOfPage, table.heapStarts(pages, threads), threads);
+            table.copyPayload(pages, table.heapStarts(pages, threads), threads);
             return table;
         } catch (IOException | RuntimeException e) {
             table.close();
@@ -422,43 +439,91 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * Whether no non-NULL key occurs twice among the rows of {@code arenas} (null entries skipped) and
-     * {@code spilled} (null: none), whose statistics are {@code keys}: one pass that only sets occupancy bits, in a
-     * bitmap reserved from {@code reservation} for the pass, on up to {@code threads} threads
-     * (atomically; fewer when the budget has room for fewer threads' reads of spilled rows). False also when a table
-     * over these keys cannot be built or the bitmap and one thread's read do not fit: a caller
+     * Keys proven free of duplicates ({@link #uniqueKeys}): their statistics and the occupancy bitmap of their range
+     * (reserved until {@link #close}), which a table over the same rows takes as its own.
+     */
+    public static final class UniqueKeys implements AutoCloseable {
+        private final KeyRange keys;
+        private final NativePage bitmap;
+        private final MemoryReservation reservation;
+        private final long bytes;
+        private boolean closed;
+
+        private UniqueKeys(KeyRange keys, NativePage bitmap, MemoryReservation reservation, long bytes) {
+            this.keys = keys;
+            this.bitmap = bitmap;
+            this.reservation = reservation;
+            this.bytes = bytes;
+        }
+
+        /** Frees the bitmap; idempotent. */
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                bitmap.close();
+                reservation.shrink(bytes);
+            }
+        }
+    }
+
+    /** The bytes {@link #uniqueKeys} reserves for keys {@code keys}: a bit per value of their range. */
+    public static long uniqueKeysBytes(KeyRange keys) {
+        return ((Math.max(keys.range(), 0) + 63) >>> 6) << 3;
+    }
+
+    /**
+     * The occupancy of the rows of {@code arenas} (null entries skipped) and {@code spilled} (null: none), whose
+     * statistics are {@code keys}, when no non-NULL key occurs twice among them; else null. One pass that only sets
+     * occupancy bits, in a bitmap reserved from {@code reservation} ({@link #uniqueKeysBytes}), on up to
+     * {@code threads} threads (atomically; fewer when the budget has room for fewer threads' reads of spilled rows).
+     * Null also when a table over these keys cannot be built or the bitmap and one thread's read do not fit: a caller
      * about to give something up for the table (spill rows to make room for it) learns first whether it would be
-     * built.
+     * built, and the table it then builds over the same rows takes this occupancy instead of setting its own.
      *
      * @throws IOException if reading a spilled file fails
      */
-    public static boolean keysAreUnique(MemoryReservation reservation, RowLayout layout, KeyRange keys,
+    public static UniqueKeys uniqueKeys(MemoryReservation reservation, RowLayout layout, KeyRange keys,
                                         RowArena[] arenas, SpilledRowPages spilled, int threads) throws IOException {
         long range = keys.range();
         if (!supports(layout) || range < 0 || range > MAX_RANGE || keys.keyedRows > range) {
-            return false;
+            return null;
         }
-        long bytes = ((range + 63) >>> 6) << 3;
+        long bytes = uniqueKeysBytes(keys);
         if (!reservation.tryGrow(bytes)) {
-            return false;
+            return null;
         }
-        try (NativePage bitmap = NativeMemory.allocate(reservation, bytes)) { // zeroed
+        UniqueKeys unique;
+        try {
+            unique = new UniqueKeys(keys, NativeMemory.allocate(reservation, bytes), reservation, bytes); // zeroed
+        } catch (RuntimeException e) {
+            reservation.shrink(bytes);
+            throw e;
+        }
+        try {
             int passThreads = spilled == null ? threads : spilled.threadsFitting(threads, reservation.headroom());
             if (passThreads == 0) {
-                return false;
+                unique.close();
+                return null;
             }
             AtomicBoolean repeated = new AtomicBoolean();
             Pages pages = new Pages(arenas, spilled);
             boolean atomic = pages.threadsFor(passThreads) > 1;
+            long bitmap = unique.bitmap.address();
             forEachPage(pages, passThreads, (thread, p, start, end) -> {
-                if (!repeated.get() && setBits(layout, keys.min, keys.stride(), range, start, end, bitmap.address(),
-                        atomic, null) < 0) {
+                if (!repeated.get() && setBits(layout, keys.min, keys.stride(), range, start, end, bitmap, atomic,
+                        null) < 0) {
                     repeated.set(true);
                 }
             });
-            return !repeated.get();
-        } finally {
-            reservation.shrink(bytes);
+            if (repeated.get()) {
+                unique.close();
+                return null;
+            }
+            return unique;
+        } catch (IOException | RuntimeException e) {
+            unique.close();
+            throw e;
         }
     }
 
@@ -525,16 +590,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * Sets every keyed row's occupancy bit and counts each page's NULL-key rows into {@code nullKeyRowsOfPage};
-     * false when a key turned up twice (each such key recorded in {@code duplicates}, when given, until its bounds are
-     * exceeded, the pass going on meanwhile). On several threads, each helper thread sets its bits in an occupancy
-     * bitmap of its own (reserved for the moment, when the budget grants it), merged into the table's at the end: two
-     * threads setting bits in the same words had to do so atomically, and their cache lines then moved between the
-     * cores at almost every row (more CPU on two threads than on one). Without the memory they set the table's bits
-     * atomically.
+     * Sets every keyed row's occupancy bit; false when a key turned up twice (each such key recorded in
+     * {@code duplicates}, when given, until its bounds are exceeded, the pass going on meanwhile). On several threads,
+     * each helper thread sets its bits in an occupancy bitmap of its own (reserved for the moment, when the budget
+     * grants it), merged into the table's at the end: two threads setting bits in the same words had to do so
+     * atomically, and their cache lines then moved between the cores at almost every row (more CPU on two threads
+     * than on one). Without the memory they set the table's bits atomically.
      */
-    private boolean setOccupancy(Pages pages, long[] nullKeyRowsOfPage, int threads, DuplicateKeys duplicates)
-            throws IOException {
+    private boolean setOccupancy(Pages pages, int threads, DuplicateKeys duplicates) throws IOException {
         int helpers = pages.threadsFor(threads) - 1;
         long bitmapBytes = blocks * Long.BYTES;
         long passBytes = pages.spilled == null ? 0 : pages.spilled.passBytes(threads); // reserved by the pass itself
@@ -552,11 +615,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     return; // the table is dropped: no page needs visiting any more
                 }
                 long bits = thread == 0 || atomic ? occupancy : bitmaps[thread - 1].address();
-                long nullKeyRows = setBits(start, end, bits, atomic, duplicates);
-                if (nullKeyRows < 0) {
+                if (setBits(start, end, bits, atomic, duplicates) < 0) {
                     duplicate.set(true);
                 }
-                nullKeyRowsOfPage[p] += nullKeyRows;
             });
             return !duplicate.get() && mergeOccupancy(bitmaps, duplicates)
                     && (duplicates == null || duplicates.isEmpty());
@@ -684,13 +745,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
 
     /**
      * Copies every row's payload fields (and NULL bits) to its rank, page p's long variable-width values to the heap
-     * from {@code heapStart[p]}; page p's NULL-key rows from firstNullRank[p] (both cursors, advanced as a page's
-     * rows are copied: a spilled block may come as several pieces). A page's rows go in runs of
+     * from {@code heapStart[p]} (a cursor, advanced as a page's rows are copied: a spilled block may come as several
+     * pieces); the NULL-key rows take the ranks after the keyed rows', a run's at once from a shared counter (their
+     * order is free), checked against the count the columns were sized by. A page's rows go in runs of
      * {@value #COPY_RUN}: first every rank of the run, then every row's fields, so that the ranks' loads (random, in an
      * occupancy bitmap and ranks of up to hundreds of MB) are independent of each other and of the copies, and the
      * core has many in flight (rank by rank, each row waited for its own miss).
      */
-    private void copyPayload(Pages pages, long[] firstNullRank, long[] heapStart, int threads) throws IOException {
+    private void copyPayload(Pages pages, long[] heapStart, int threads) throws IOException {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyOffset = layout.keyOffset();
         int fields = layout.fieldCount();
@@ -698,17 +760,31 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         for (int f = 1; f < fields; f++) {
             types[f] = layout.fieldType(f);
         }
+        long rankEnd = keyedRows + nullKeyRows;
+        AtomicLong nextNullRank = new AtomicLong(keyedRows);
         forEachPage(pages, threads, (thread, p, start, end) -> {
             long[] runRows = new long[COPY_RUN];
             long[] runRanks = new long[COPY_RUN];
-            long nullRank = firstNullRank[p];
             long heapAt = heapStart == null ? 0 : heapStart[p];
             for (long row = start; row < end; ) {
                 int n = 0;
+                int nullKeys = 0;
                 for (; n < COPY_RUN && row < end; n++) {
                     runRows[n] = row;
-                    runRanks[n] = layout.hasNullKey(row) ? nullRank++ : rankOf(indexOfRow(row, intKey, keyOffset));
+                    boolean nullKey = layout.hasNullKey(row);
+                    nullKeys += nullKey ? 1 : 0;
+                    runRanks[n] = nullKey ? -1 : rankOf(indexOfRow(row, intKey, keyOffset));
                     row += layout.rowLength(row);
+                }
+                if (nullKeys > 0) {
+                    long rank = nextNullRank.getAndAdd(nullKeys);
+                    if (rank + nullKeys > rankEnd) { // the columns were sized by the statistics
+                        throw new IllegalStateException("the direct-index table met more NULL-key rows than its key"
+                                + " statistics counted (" + nullKeyRows + ")");
+                    }
+                    for (int j = 0; j < n; j++) {
+                        runRanks[j] = runRanks[j] < 0 ? rank++ : runRanks[j];
+                    }
                 }
                 for (int j = 0; j < n; j++) {
                     long from = runRows[j];
@@ -732,11 +808,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                     }
                 }
             }
-            firstNullRank[p] = nullRank;
             if (heapStart != null) {
                 heapStart[p] = heapAt;
             }
         });
+        if (nextNullRank.get() != rankEnd) {
+            throw new IllegalStateException("the direct-index table met " + (nextNullRank.get() - keyedRows)
+                    + " NULL-key rows where its key statistics counted " + nullKeyRows);
+        }
     }
 
     /** Copies the variable-width value at {@code from} ([int length][bytes]) into its narrow entry at {@code entry}. */

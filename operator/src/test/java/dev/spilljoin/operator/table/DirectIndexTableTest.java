@@ -178,8 +178,10 @@ class DirectIndexTableTest {
     /**
      * A table over rows partly in an arena and partly in sealed spill files, read back block by block on two threads
      * ({@link SpilledRowPages}), gives back every row as the same table over all the rows in arenas does: VARCHAR
-     * values in entries and in the heap, NULL keys and payloads. The passes leave the files sealed, readable again;
-     * {@link DirectIndexTable#keysAreUnique} says so for these rows and not once a spilled row repeats a key.
+     * values in entries and in the heap, NULL keys and payloads; so does the table that takes its occupancy from
+     * {@link DirectIndexTable#uniqueKeys} over the same rows. The passes leave the files sealed, readable again;
+     * {@link DirectIndexTable#uniqueKeys} finds no key repeated among these rows, and one once a spilled row repeats
+     * a key.
      */
     @Test
     void aTableOverArenasAndSpilledFilesIsTheTableOverArenas(@TempDir Path root) throws IOException {
@@ -205,43 +207,35 @@ class DirectIndexTableTest {
             DirectIndexTable expected = DirectIndexTable.tryBuild(memory, layout, keys, true,
                     new RowArena[] {all}, Long.MAX_VALUE);
             DirectIndexTable table;
+            DirectIndexTable proven;
             try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 64)) {
                 files.forEach(spilled::add);
                 assertThat(spilled.rowCount()).isEqualTo(4000);
                 assertThat(spilled.blockCount()).isGreaterThan(2);
-                assertThat(DirectIndexTable.keysAreUnique(memory, layout, keys, new RowArena[] {inMemory}, spilled, 2))
-                        .isTrue();
                 table = DirectIndexTable.tryBuild(memory, layout, keys, true, false,
                         new RowArena[] {null, inMemory}, spilled, Long.MAX_VALUE, 2, null);
+                try (DirectIndexTable.UniqueKeys unique = DirectIndexTable.uniqueKeys(memory, layout, keys,
+                        new RowArena[] {inMemory}, spilled, 2)) {
+                    assertThat(unique).isNotNull();
+                    proven = DirectIndexTable.tryBuild(memory, layout, unique, true, false,
+                            new RowArena[] {inMemory}, spilled, 2);
+                }
             }
+            assertThat(proven).isNotNull();
+            assertThat(proven.bytes()).isEqualTo(expected.bytes());
             assertThat(table).isNotNull();
             assertThat(table.rows()).isEqualTo(expected.rows());
             assertThat(table.bytes()).isEqualTo(expected.bytes());
-            // every keyed row by its index (keys 3 apart), then the NULL-key rows after the range
-            List<Long> indexes = new ArrayList<>();
-            for (Object[] row : rows) {
-                if (row[0] != null) {
-                    indexes.add(((Long) row[0] - table.min()) / 3);
+            // every keyed row by its index (keys 3 apart), then the NULL-key rows after the range (in any order)
+            int keyed = (int) keys.keyedRows();
+            List<Object[]> want = rowsByIndex(expected, schema, keys, rows);
+            for (DirectIndexTable built : List.of(table, proven)) {
+                List<Object[]> got = rowsByIndex(built, schema, keys, rows);
+                for (int j = 0; j < keyed; j++) {
+                    assertThat(got.get(j)).as("keyed row %d", j).isEqualTo(want.get(j));
                 }
-            }
-            for (long j = 0; j < table.rows() - keys.keyedRows(); j++) {
-                indexes.add(table.range() + j);
-            }
-            int n = indexes.size();
-            long[] refs = new long[n];
-            long[] expectedRefs = new long[n];
-            for (int j = 0; j < n; j++) {
-                refs[j] = table.refOf(indexes.get(j));
-                expectedRefs[j] = expected.refOf(indexes.get(j));
-            }
-            for (int f = 0; f < 3; f++) {
-                ColumnVector got = new ColumnVector(schema.type(f), n);
-                ColumnVector want = new ColumnVector(schema.type(f), n);
-                table.gather(f, refs, n, new GatherScratch(n), got, 0);
-                expected.gather(f, expectedRefs, n, new GatherScratch(n), want, 0);
-                for (int j = 0; j < n; j++) {
-                    assertThat(Rows.value(got, j)).as("field %d index %d", f, j).isEqualTo(Rows.value(want, j));
-                }
+                assertThat(Rows.multiset(got.subList(keyed, got.size())))
+                        .isEqualTo(Rows.multiset(want.subList(keyed, want.size())));
             }
             for (SpillFile file : files) {
                 assertThat(file.isSealed()).as("read back, released, sealed again").isTrue();
@@ -251,14 +245,15 @@ class DirectIndexTableTest {
             try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 64)) {
                 spilled.add(repeat);
                 files.forEach(spilled::add);
-                assertThat(DirectIndexTable.keysAreUnique(memory, layout, keys, new RowArena[] {inMemory}, spilled, 2))
-                        .isFalse();
+                assertThat(DirectIndexTable.uniqueKeys(memory, layout, keys, new RowArena[] {inMemory}, spilled, 2))
+                        .isNull();
                 spilled.deleteFiles();
             }
             for (SpillFile file : files) {
                 assertThat(file.path()).doesNotExist();
             }
             table.close();
+            proven.close();
             expected.close();
             all.close();
             inMemory.close();
@@ -305,25 +300,20 @@ class DirectIndexTableTest {
                 DirectIndexTable narrow = DirectIndexTable.tryBuild(memory, layout, keys, true, true,
                         new RowArena[] {first, second}, null, Long.MAX_VALUE, threads, null);
                 assertThat(narrow.bytes()).isEqualTo(narrowBytes);
-                int n = (int) (narrow.range() + narrow.rows() - keys.keyedRows());
-                long[] refs = new long[n];
-                long[] wideRefs = new long[n];
-                for (int j = 0; j < n; j++) {
-                    refs[j] = narrow.refOf(j);
-                    wideRefs[j] = wide.refOf(j);
-                    assertThat(refs[j] == 0).isEqualTo(wideRefs[j] == 0);
-                    if (refs[j] != 0) {
-                        assertThat(narrow.rowBytes(refs[j])).isEqualTo(wide.rowBytes(wideRefs[j]));
-                    }
+                List<Object[]> got = rowsByIndex(narrow, schema, keys, rows);
+                List<Object[]> want = rowsByIndex(wide, schema, keys, rows);
+                int keyed = (int) keys.keyedRows();
+                for (int j = 0; j < keyed; j++) {
+                    assertThat(got.get(j)).as("seed %d keyed row %d threads %d", seed, j, threads)
+                            .isEqualTo(want.get(j));
                 }
-                for (int f = 0; f < 3; f++) {
-                    ColumnVector got = new ColumnVector(schema.type(f), n);
-                    ColumnVector want = new ColumnVector(schema.type(f), n);
-                    narrow.gather(f, refs, n, new GatherScratch(n), got, 0);
-                    wide.gather(f, wideRefs, n, new GatherScratch(n), want, 0);
-                    for (int j = 0; j < n; j++) {
-                        assertThat(Rows.value(got, j)).as("seed %d field %d index %d threads %d", seed, f, j,
-                                threads).isEqualTo(Rows.value(want, j));
+                assertThat(Rows.multiset(got.subList(keyed, got.size())))
+                        .isEqualTo(Rows.multiset(want.subList(keyed, want.size())));
+                for (Object[] row : rows) {
+                    if (row[0] != null) {
+                        long index = (Long) row[0] - narrow.min();
+                        assertThat(narrow.rowBytes(narrow.refOf(index))).as("index %d", index)
+                                .isEqualTo(wide.rowBytes(wide.refOf(index)));
                     }
                 }
                 narrow.close();
@@ -340,6 +330,43 @@ class DirectIndexTableTest {
             second.close();
             assertThat(memory.reserved()).isZero();
         }
+    }
+
+    /**
+     * Every row of {@code table} (over keys {@code keys} of {@code rows}, key first) as values of
+     * {@code schema}'s fields: the keyed rows by index, in the order of {@code rows}, then the NULL-key rows after the
+     * range.
+     */
+    private static List<Object[]> rowsByIndex(DirectIndexTable table, Schema schema, KeyRange keys,
+                                              List<Object[]> rows) {
+        List<Long> indexes = new ArrayList<>();
+        for (Object[] row : rows) {
+            if (row[0] != null) {
+                indexes.add(((Long) row[0] - table.min()) / table.keyStride());
+            }
+        }
+        for (long j = 0; j < table.rows() - keys.keyedRows(); j++) {
+            indexes.add(table.range() + j);
+        }
+        int n = indexes.size();
+        long[] refs = new long[n];
+        for (int j = 0; j < n; j++) {
+            refs[j] = table.refOf(indexes.get(j));
+        }
+        List<Object[]> out = new ArrayList<>();
+        ColumnVector[] columns = new ColumnVector[schema.size()];
+        for (int f = 0; f < columns.length; f++) {
+            columns[f] = new ColumnVector(schema.type(f), n);
+            table.gather(f, refs, n, new GatherScratch(n), columns[f], 0);
+        }
+        for (int j = 0; j < n; j++) {
+            Object[] row = new Object[columns.length];
+            for (int f = 0; f < columns.length; f++) {
+                row[f] = Rows.value(columns[f], j);
+            }
+            out.add(row);
+        }
+        return out;
     }
 
     /** A sealed spill file holding {@code rows} of {@code schema}, encoded in {@code format}. */
