@@ -31,8 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and longer ones that go to its heap. The budget is the in-memory join's peak less its rows' pages (plus room for
  * the passes over spilled rows): the rows spill, the table fits. Asserted from the stats: partitions were readmitted
  * (in most joins: see the end); with every partition resident no probe row spilled and no pair was joined; the peak
- * stayed within the budget; afterwards nothing is reserved and the spill root is empty. Seeded; replay with
- * {@code -Dseed=<seed>}.
+ * stayed within the budget; afterwards nothing is reserved and the spill root is empty. Short texts take narrow
+ * table entries when the wide ones leave rows out, after a spill and without one (the last two cases). Seeded; replay
+ * with {@code -Dseed=<seed>}.
  */
 class ReadmissionTest {
     private static final int BUILD_ROWS = 60_000;
@@ -176,6 +177,7 @@ class ReadmissionTest {
             String text = r.nextInt(10) == 0 ? null : Integer.toString(r.nextInt(1_000_000_000));
             buildRows.add(new Object[] {(long) i, r.nextLong(), text});
         }
+        buildRows.get(0)[2] = "1234567890"; // the longest text: 11-byte entries, five to a line
         Collections.shuffle(buildRows, new Random(r.nextLong()));
         List<Object[]> probeRows = probeSide(r, 0, 2 * BUILD_ROWS, BUILD_ROWS);
         JoinRunner.Result inMemory = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, 1, 8L << 20,
@@ -201,6 +203,44 @@ class ReadmissionTest {
             }
         }
         assertThat(narrowWhole).as("joins whose narrow table took every partition, seed=%d", seed).isPositive();
+    }
+
+    /**
+     * Without a spill: a build of short texts whose rows fit the budget but whose table of wide entries does not fit
+     * beside them takes narrow entries instead of spilling a partition. At budgets stepping down from the in-memory
+     * join's peak (plus room for the sketches a tight budget takes), every join equals the in-memory one, and at some
+     * of them nothing spills while the table is smaller than the in-memory join's by exactly what narrow entries save.
+     */
+    @Test
+    void shortTextsTakeNarrowEntriesRatherThanSpillAPartition() throws IOException {
+        long seed = Long.getLong("seed", System.nanoTime());
+        System.out.println("ReadmissionTest in-memory narrow seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        SplittableRandom r = new SplittableRandom(seed);
+        List<Object[]> buildRows = new ArrayList<>();
+        for (int i = 0; i < BUILD_ROWS; i++) {
+            buildRows.add(new Object[] {(long) i, r.nextLong(), Integer.toString(r.nextInt(1_000_000_000))});
+        }
+        buildRows.get(0)[2] = "1234567890"; // the longest text: 11-byte entries, five to a line
+        List<Object[]> probeRows = probeSide(r, 0, 2 * BUILD_ROWS, BUILD_ROWS);
+        JoinRunner.Result inMemory = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, 1, 8L << 20,
+                JoinRunner.Mode.SINK, r, "seed=" + seed + " in memory");
+        long narrowSaves = BUILD_ROWS * 16L - (BUILD_ROWS / 5 + 1) * 64L;
+        long top = inMemory.stats().peakReservedBytes() + PASS_ROOM;
+        int narrowInMemory = 0;
+        for (int step = 0; step < 8; step++) {
+            long budget = top - step * narrowSaves / 4;
+            String what = "seed=" + seed + " budget=" + budget;
+            JoinRunner.Result result = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, 1, budget,
+                    JoinRunner.Mode.SINK, r, what);
+            JoinStats stats = result.stats();
+            String context = what + " " + stats.toJson();
+            assertThat(Rows.multiset(result.rows())).as(context).isEqualTo(Rows.multiset(inMemory.rows()));
+            if (stats.spilledBytesBuild() == 0 && stats.tableBytes() < inMemory.stats().tableBytes()) {
+                narrowInMemory++;
+                assertThat(stats.tableBytes()).as(context).isEqualTo(inMemory.stats().tableBytes() - narrowSaves);
+            }
+        }
+        assertThat(narrowInMemory).as("joins that took narrow entries without a spill, seed=%d", seed).isPositive();
     }
 
     @Test
