@@ -358,7 +358,9 @@ class SpillJoinExtensionsTest {
      */
     private static final String TWO_WORKER_LEFT = "(SELECT IF(id % 97 = 0, NULL, id % 8000) AS k, concat('l', id) AS v,"
             + " id % 5 AS a FROM range(16000)) l";
-    private static final String TWO_WORKER_RIGHT = "(SELECT IF(id % 89 = 0, NULL, id) AS k, concat('r', id) AS w,"
+    // keys that repeat (id % 6000): a hash table, which the spilled partitions' rows do not fit in their stead (keys
+    // without repeats take a direct-index table of narrow entries, which takes every spilled partition back)
+    private static final String TWO_WORKER_RIGHT = "(SELECT IF(id % 89 = 0, NULL, id % 6000) AS k, concat('r', id) AS w,"
             + " id % 4 AS b, repeat(concat('r', id), 16) AS pad FROM range(8000)) r";
 
     /** Gives each task the operator's minimum budget, so that every task spills. */
