@@ -868,14 +868,8 @@ final class PartitionedBuild implements JoinPhase {
         if (passBytes < 0) {
             return 0;
         }
-        KeyRange allKeys = KeyRange.empty(ctx.buildLayout);
-        for (KeyRange partitionKeys : keyRanges) {
-            allKeys.add(partitionKeys);
-        }
-        // spilling a partition takes a writer share until its file is sealed; the proof that no key repeats holds
-        // an occupancy bitmap until the table takes it
-        long room = ctx.memory.headroom() + residentBytes - probeStagingBytes - passBytes - ctx.sizing.writerShare()
-                - DirectIndexTable.uniqueKeysBytes(allKeys);
+        // spilling a partition takes a writer share until its file is sealed
+        long room = ctx.memory.headroom() + residentBytes - probeStagingBytes - passBytes - ctx.sizing.writerShare();
         boolean[] chosen = new boolean[fanout];
         KeyRange keys = chooseTablePartitions(keyRanges, room, marks, false, chosen);
         boolean allChosen = true;
@@ -955,8 +949,9 @@ final class PartitionedBuild implements JoinPhase {
     /**
      * Marks in {@code chosen} the partitions of a readmission's table ({@code narrow}: with narrow entries) and returns
      * their keys: each partition, the resident ones first (no read, and maybe no write), while the table over it and
-     * those before still fits {@code room} and surely repeats no key; the empty ones always (they cost the table
-     * nothing, and need no spilling); none whose file repeats a heavy key.
+     * those before, with the uniqueness pass's bitmap (held until the table takes it), still fits {@code room} and
+     * surely repeats no key; the empty ones always (they cost the table nothing, and need no spilling); none whose
+     * file repeats a heavy key.
      */
     private KeyRange chooseTablePartitions(KeyRange[] keyRanges, long room, boolean marks, boolean narrow,
                                            boolean[] chosen) {
@@ -968,7 +963,8 @@ final class PartitionedBuild implements JoinPhase {
                 } else if (spilled[p] == (pass == 1) && !repeatsOnDisk[p]) {
                     KeyRange with = keys.plus(keyRanges[p]);
                     long bytes = DirectIndexTable.bytes(ctx.buildLayout, with, marks, narrow);
-                    if (bytes >= 0 && bytes <= room && !with.surelyRepeats()) {
+                    if (bytes >= 0 && bytes + DirectIndexTable.uniqueKeysBytes(with) <= room
+                            && !with.surelyRepeats()) {
                         chosen[p] = true;
                         keys = with;
                     }

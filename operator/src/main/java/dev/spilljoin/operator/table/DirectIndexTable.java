@@ -80,8 +80,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (a row page per task) each helper thread sets its occupancy bits in a bitmap of its own, ORed into the table's
  * afterwards (a bit in two bitmaps is a duplicate too). The table is sized by the statistics, so a fill checks that
  * they hold for the rows it meets (every key on the range's grid, as many keyed and NULL-key rows and long values'
- * bytes as counted) and fails rather than write past a column: statistics taken apart from the rows cannot go wrong
- * quietly.
+ * bytes as counted, no text longer than its narrow entry holds) and fails rather than write past a column:
+ * statistics taken apart from the rows cannot go wrong quietly.
  *
  * <p>Memory: {@link #bytes} before the table exists; {@link #tryBuild} reserves it or returns null; {@link #close}
  * frees it, also after a failed build. The helper threads' bitmaps (a bit per range value each) are reserved only
@@ -796,7 +796,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         if (nulls[f] != 0 && layout.isNull(from, f)) { // a field without a NULL has no bitmap
                             NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
                         } else if (narrow[f]) {
-                            copyNarrow(value, narrowEntry(f, rank));
+                            copyNarrow(value, narrowEntry(f, rank), width[f]);
                         } else if (variable) {
                             heapAt = copyVariable(value, column[f] + rank * ENTRY_BYTES, heapAt);
                         } else {
@@ -818,9 +818,16 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
     }
 
-    /** Copies the variable-width value at {@code from} ([int length][bytes]) into its narrow entry at {@code entry}. */
-    private static void copyNarrow(long from, long entry) {
+    /**
+     * Copies the variable-width value at {@code from} ([int length][bytes]) into its narrow entry of {@code width}
+     * bytes at {@code entry}; a value longer than the entry holds fails (its width came from the statistics).
+     */
+    private static void copyNarrow(long from, long entry, int width) {
         int length = NativeMemory.getInt(from);
+        if (length >= width) {
+            throw new IllegalStateException("a value of " + length + " bytes met narrow entries of " + width
+                    + " bytes: the key statistics missed its row");
+        }
         NativeMemory.putByte(entry, (byte) length);
         NativeMemory.copy(from + Integer.BYTES, entry + 1, length);
     }
