@@ -864,7 +864,8 @@ final class PartitionedBuild implements JoinPhase {
         spill.finishPartitions(spilled); // their writers' memory goes back to the budget
         residentKeys(keyRanges);
         long residentBytes = residentRowBytes();
-        long passBytes = spilledKeys(keyRanges);
+        addSpilledKeys(keyRanges);
+        long passBytes = readmissionPassBytes();
         if (passBytes < 0) {
             return 0;
         }
@@ -976,10 +977,9 @@ final class PartitionedBuild implements JoinPhase {
 
     /**
      * Puts the key statistics of every spilled partition's rows (the workers' {@link #spilledKeys}) into
-     * {@code keyRanges}; returns the most a pass over their files on every worker's thread reserves at once, or -1
-     * when not even one thread's pass fits now.
+     * {@code keyRanges}.
      */
-    private long spilledKeys(KeyRange[] keyRanges) {
+    private void addSpilledKeys(KeyRange[] keyRanges) {
         for (int p = 0; p < fanout; p++) {
             if (spilled[p]) {
                 keyRanges[p] = KeyRange.empty(ctx.buildLayout);
@@ -988,6 +988,13 @@ final class PartitionedBuild implements JoinPhase {
                 }
             }
         }
+    }
+
+    /**
+     * The most a pass over the spilled partitions' files on every worker's thread reserves at once, or -1 when not
+     * even one thread's pass fits now.
+     */
+    private long readmissionPassBytes() {
         try (SpilledRowPages pages = spilledPages(p -> true)) {
             return pages.threadsFitting(workers.length, ctx.memory.headroom()) == 0 ? -1
                     : pages.passBytes(workers.length);

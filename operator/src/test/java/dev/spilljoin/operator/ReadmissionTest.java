@@ -37,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ReadmissionTest {
     private static final int BUILD_ROWS = 60_000;
+    /** What narrow entries save on {@link #shortTextBuildSide}'s texts: 16 bytes each, against 11 five to a line. */
+    private static final long NARROW_SAVES = BUILD_ROWS * 16L - (BUILD_ROWS / 5 + 1) * 64L;
     /** Room for what reading spilled rows back takes beside the table: readers, scratch pages, a writer's share. */
     private static final long PASS_ROOM = 256 << 10;
 
@@ -63,6 +65,21 @@ class ReadmissionTest {
             out.add(row(r, r.nextInt(20) == 0 ? null : keys.get(i)));
         }
         return out;
+    }
+
+    /**
+     * A build side of short texts (the CSV case's payloads): keys {@code [0, BUILD_ROWS)} shuffled, texts of digits up
+     * to 10 bytes, the longest exactly 10 (so narrow entries take 11 bytes, five to a line), NULL one in ten when
+     * {@code nulls}.
+     */
+    private static List<Object[]> shortTextBuildSide(SplittableRandom r, boolean nulls) {
+        List<Object[]> rows = new ArrayList<>();
+        for (int i = 0; i < BUILD_ROWS; i++) {
+            String text = nulls && r.nextInt(10) == 0 ? null : Integer.toString(r.nextInt(1_000_000_000));
+            rows.add(new Object[] {(long) i, r.nextLong(), i == 0 ? "1234567890" : text});
+        }
+        Collections.shuffle(rows, new Random(r.nextLong()));
+        return rows;
     }
 
     /** A probe side: keys from a range a little wider than the build's, repeated, some NULL. */
@@ -172,31 +189,20 @@ class ReadmissionTest {
         long seed = Long.getLong("seed", System.nanoTime());
         System.out.println("ReadmissionTest narrow seed=" + seed + " (replay with -Dseed=" + seed + ")");
         SplittableRandom r = new SplittableRandom(seed);
-        List<Object[]> buildRows = new ArrayList<>();
-        for (int i = 0; i < BUILD_ROWS; i++) {
-            String text = r.nextInt(10) == 0 ? null : Integer.toString(r.nextInt(1_000_000_000));
-            buildRows.add(new Object[] {(long) i, r.nextLong(), text});
-        }
-        buildRows.get(0)[2] = "1234567890"; // the longest text: 11-byte entries, five to a line
-        Collections.shuffle(buildRows, new Random(r.nextLong()));
+        List<Object[]> buildRows = shortTextBuildSide(r, true);
         List<Object[]> probeRows = probeSide(r, 0, 2 * BUILD_ROWS, BUILD_ROWS);
         JoinRunner.Result inMemory = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, 1, 8L << 20,
                 JoinRunner.Mode.SINK, r, "seed=" + seed + " in memory");
         long wideTable = inMemory.stats().tableBytes();
-        // wide entries: 16 bytes a text; narrow: 11 bytes, five to a 64-byte line
-        long narrowSaves = BUILD_ROWS * 16L - (BUILD_ROWS / 5 + 1) * 64L;
         long top = inMemory.stats().peakReservedBytes() - inMemory.stats().rowBytes() + 3 * PASS_ROOM;
         int narrowWhole = 0;
         for (int step = 0; step < 12; step++) {
-            long budget = top - step * narrowSaves / 3;
+            long budget = top - step * NARROW_SAVES / 3;
             int threads = 1 + step % 2;
-            String what = "seed=" + seed + " budget=" + budget + " threads=" + threads;
-            JoinRunner.Result result = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, threads, budget,
-                    JoinRunner.Mode.SINK, r, what);
-            JoinStats stats = result.stats();
-            String context = what + " " + stats.toJson();
-            assertThat(Rows.multiset(result.rows())).as(context).isEqualTo(Rows.multiset(inMemory.rows()));
-            if (stats.residentPartitions() == stats.fanout() && stats.tableBytes() <= wideTable - narrowSaves) {
+            JoinStats stats = innerJoinAsInMemory(probeRows, buildRows, threads, budget, inMemory, r,
+                    "seed=" + seed + " budget=" + budget + " threads=" + threads);
+            String context = "seed=" + seed + " " + stats.toJson();
+            if (stats.residentPartitions() == stats.fanout() && stats.tableBytes() <= wideTable - NARROW_SAVES) {
                 narrowWhole++;
                 assertThat(stats.readmittedPartitions()).as(context).isPositive();
                 assertThat(stats.spilledBytesProbe()).as(context).isZero();
@@ -216,31 +222,37 @@ class ReadmissionTest {
         long seed = Long.getLong("seed", System.nanoTime());
         System.out.println("ReadmissionTest in-memory narrow seed=" + seed + " (replay with -Dseed=" + seed + ")");
         SplittableRandom r = new SplittableRandom(seed);
-        List<Object[]> buildRows = new ArrayList<>();
-        for (int i = 0; i < BUILD_ROWS; i++) {
-            buildRows.add(new Object[] {(long) i, r.nextLong(), Integer.toString(r.nextInt(1_000_000_000))});
-        }
-        buildRows.get(0)[2] = "1234567890"; // the longest text: 11-byte entries, five to a line
+        List<Object[]> buildRows = shortTextBuildSide(r, false);
         List<Object[]> probeRows = probeSide(r, 0, 2 * BUILD_ROWS, BUILD_ROWS);
         JoinRunner.Result inMemory = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, 1, 8L << 20,
                 JoinRunner.Mode.SINK, r, "seed=" + seed + " in memory");
-        long narrowSaves = BUILD_ROWS * 16L - (BUILD_ROWS / 5 + 1) * 64L;
         long top = inMemory.stats().peakReservedBytes() + PASS_ROOM;
         int narrowInMemory = 0;
         for (int step = 0; step < 8; step++) {
-            long budget = top - step * narrowSaves / 4;
-            String what = "seed=" + seed + " budget=" + budget;
-            JoinRunner.Result result = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, 1, budget,
-                    JoinRunner.Mode.SINK, r, what);
-            JoinStats stats = result.stats();
-            String context = what + " " + stats.toJson();
-            assertThat(Rows.multiset(result.rows())).as(context).isEqualTo(Rows.multiset(inMemory.rows()));
+            long budget = top - step * NARROW_SAVES / 4;
+            JoinStats stats = innerJoinAsInMemory(probeRows, buildRows, 1, budget, inMemory, r,
+                    "seed=" + seed + " budget=" + budget);
+            String context = "seed=" + seed + " " + stats.toJson();
             if (stats.spilledBytesBuild() == 0 && stats.tableBytes() < inMemory.stats().tableBytes()) {
                 narrowInMemory++;
-                assertThat(stats.tableBytes()).as(context).isEqualTo(inMemory.stats().tableBytes() - narrowSaves);
+                assertThat(stats.tableBytes()).as(context).isEqualTo(inMemory.stats().tableBytes() - NARROW_SAVES);
             }
         }
         assertThat(narrowInMemory).as("joins that took narrow entries without a spill, seed=%d", seed).isPositive();
+    }
+
+    /**
+     * The inner join of {@code probeRows} (left) and {@code buildRows} (the build side, right) on {@code threads}
+     * workers at {@code budget}, checked to give {@code inMemory}'s rows as a multiset; returns its stats.
+     */
+    private JoinStats innerJoinAsInMemory(List<Object[]> probeRows, List<Object[]> buildRows, int threads,
+                                          long budget, JoinRunner.Result inMemory, SplittableRandom r, String what)
+            throws IOException {
+        JoinRunner.Result result = run(probeRows, buildRows, JoinType.INNER, Side.RIGHT, threads, budget,
+                JoinRunner.Mode.SINK, r, what);
+        assertThat(Rows.multiset(result.rows())).as(what + " " + result.stats().toJson())
+                .isEqualTo(Rows.multiset(inMemory.rows()));
+        return result.stats();
     }
 
     @Test

@@ -132,9 +132,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private final long[] column;
     /** Per layout field: the bytes of a value in its column ({@link #entryWidth}; a wide or narrow entry's). */
     private final int[] width;
-    /** Per layout field: whether it is variable-width with narrow entries ([byte length][bytes]; no heap). */
-    private final boolean[] narrow;
-    /** Per layout field with narrow entries: the entries in each cache line of its column. */
+    /**
+     * Per layout field with narrow entries ([byte length][bytes]; no heap): the entries in each cache line of its
+     * column; 0 for every other field.
+     */
     private final int[] perLine;
     /**
      * Per layout field with narrow entries: floor((2^64 - 1) / perLine) + 1, so that the high half of a rank's product
@@ -175,7 +176,6 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         int fields = layout.fieldCount();
         column = new long[fields];
         width = new int[fields];
-        narrow = new boolean[fields];
         perLine = new int[fields];
         lineReciprocal = new long[fields];
         nulls = new long[fields];
@@ -183,16 +183,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         ranks = occupancy + blocks * Long.BYTES;
         long at = ranks + rankBytes(blocks);
         int fixedWidths = 0;
-        long longValues = 0;
         for (int f = 1; f < fields; f++) {
             ColumnType type = layout.fieldType(f);
+            boolean narrow = isNarrow(type, keys, f, narrowEntries);
             width[f] = entryWidth(type, keys, f, narrowEntries);
-            narrow[f] = isNarrow(type, keys, f, narrowEntries);
-            perLine[f] = narrow[f] ? LINE / width[f] : 0;
-            lineReciprocal[f] = narrow[f] ? Long.divideUnsigned(-1L, perLine[f]) + 1 : 0;
-            column[f] = narrow[f] ? (at + LINE - 1) & -LINE : at; // the slack columnBytes counts
-            longValues += type.isVariableWidth() && !narrow[f] ? keys.longValueBytes(f) : 0;
-            at += columnBytes(width[f], rows, narrow[f]);
+            perLine[f] = narrow ? LINE / width[f] : 0;
+            lineReciprocal[f] = narrow ? Long.divideUnsigned(-1L, perLine[f]) + 1 : 0;
+            column[f] = narrow ? (at + LINE - 1) & -LINE : at; // the slack columnBytes counts
+            at += columnBytes(width[f], rows, narrow);
             fixedWidths += type.isVariableWidth() ? 0 : type.fixedWidth();
         }
         for (int f = 1; f < fields; f++) {
@@ -203,7 +201,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
         matched = marks ? at : 0;
         heap = at + (marks ? bitmapBytes : 0);
-        heapBytes = longValues;
+        heapBytes = heapBytes(layout, keys, narrowEntries);
         fixedRowBytes = fixedWidths;
         maxRowBytes = fixedWidths + keys.maxVariableRowBytes;
         variableFields = variableFields(layout);
@@ -250,6 +248,24 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         return narrow && type.isVariableWidth() && keys.maxLength(f) <= NARROW_MAX_LENGTH;
     }
 
+    /** Whether this table's field {@code f} has narrow entries. */
+    private boolean isNarrow(int f) {
+        return perLine[f] > 0;
+    }
+
+    /**
+     * The heap's bytes of a table over {@code keys} ({@code narrow}: with narrow entries where they can be): the long
+     * values, with their lengths, of the variable-width fields with wide entries.
+     */
+    private static long heapBytes(RowLayout layout, KeyRange keys, boolean narrow) {
+        long bytes = 0;
+        for (int f = 1; f < layout.fieldCount(); f++) {
+            ColumnType type = layout.fieldType(f);
+            bytes += type.isVariableWidth() && !isNarrow(type, keys, f, narrow) ? keys.longValueBytes(f) : 0;
+        }
+        return bytes;
+    }
+
     /** The variable-width payload fields of {@code layout}. */
     static int[] variableFields(RowLayout layout) {
         int n = 0;
@@ -273,7 +289,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long bytes = 0;
         long value = layout.variableValues(row, false);
         for (int f : variableFields) { // every variable-width field, in field order: each value follows the last
-            bytes += narrow[f] ? 0 : heapBytes(valueLength(layout, row, f, value));
+            bytes += isNarrow(f) ? 0 : heapBytes(valueLength(layout, row, f, value));
             value = RowLayout.skipValues(value, 1);
         }
         return bytes;
@@ -317,15 +333,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long bitmapBytes = ((rows + 63) >>> 6) << 3;
         long blocks = (range + 63) >>> 6;
         long total = blocks * Long.BYTES + rankBytes(blocks);
-        long longValues = 0;
         for (int f = 1; f < layout.fieldCount(); f++) {
             ColumnType type = layout.fieldType(f);
-            int width = entryWidth(type, keys, f, narrow);
-            boolean narrowField = isNarrow(type, keys, f, narrow);
-            total += columnBytes(width, rows, narrowField) + (keys.fieldHasNull(f) ? bitmapBytes : 0);
-            longValues += type.isVariableWidth() && !narrowField ? keys.longValueBytes(f) : 0;
+            total += columnBytes(entryWidth(type, keys, f, narrow), rows, isNarrow(type, keys, f, narrow))
+                    + (keys.fieldHasNull(f) ? bitmapBytes : 0);
         }
-        return total + (marks ? bitmapBytes : 0) + ((longValues + 7) & ~7L);
+        return total + (marks ? bitmapBytes : 0) + ((heapBytes(layout, keys, narrow) + 7) & ~7L);
     }
 
     /**
@@ -510,9 +523,9 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             Pages pages = new Pages(arenas, spilled);
             boolean atomic = pages.threadsFor(passThreads) > 1;
             long bitmap = unique.bitmap.address();
+            KeyStride stride = keys.stride();
             forEachPage(pages, passThreads, (thread, p, start, end) -> {
-                if (!repeated.get() && setBits(layout, keys.min, keys.stride(), range, start, end, bitmap, atomic,
-                        null) < 0) {
+                if (!repeated.get() && setBits(layout, keys.min, stride, range, start, end, bitmap, atomic, null) < 0) {
                     repeated.set(true);
                 }
             });
@@ -580,7 +593,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     private static void forEachPage(Pages pages, int threads, PageTask task) throws IOException {
         ParallelTasks.run(threads, pages.inMemory, (thread, p) -> task.rows(thread, p, pages.start[p], pages.end[p]));
         if (pages.spilled != null) {
-            pages.spilled.forEachBlock(threads, (thread, file, block, rows) -> {
+            pages.spilled.forEachBlock(threads, (thread, block, rows) -> {
                 for (int q = 0; q < rows.pageCount(); q++) {
                     long start = rows.pageAddress(q);
                     task.rows(thread, pages.inMemory + block, start, start + rows.pageUsed(q));
@@ -795,7 +808,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                         boolean variable = type.isVariableWidth();
                         if (nulls[f] != 0 && layout.isNull(from, f)) { // a field without a NULL has no bitmap
                             NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
-                        } else if (narrow[f]) {
+                        } else if (isNarrow(f)) {
                             copyNarrow(value, narrowEntry(f, rank), width[f]);
                         } else if (variable) {
                             heapAt = copyVariable(value, column[f] + rank * ENTRY_BYTES, heapAt);
@@ -985,7 +998,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long[] at = scratch.addresses();
         long nullBitmap = nulls[field];
         long base = column[field];
-        if (narrow[field]) {
+        if (isNarrow(field)) {
             gatherNarrow(field, nullBitmap, refs, count, scratch, out, outStart);
             return;
         }
@@ -1014,7 +1027,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         long rank = rankOfRef(ref);
         int bytes = fixedRowBytes;
         for (int f : variableFields) {
-            bytes += Integer.BYTES + (narrow[f] ? NativeMemory.getByte(narrowEntry(f, rank)) & 0xFF
+            bytes += Integer.BYTES + (isNarrow(f) ? NativeMemory.getByte(narrowEntry(f, rank)) & 0xFF
                     : NativeMemory.getInt(column[f] + rank * ENTRY_BYTES));
         }
         return bytes;

@@ -27,10 +27,10 @@ import java.util.List;
  * freed by {@link #close}.
  */
 public final class SpilledRowPages implements AutoCloseable {
-    /** What a pass does on thread {@code thread} with block {@code block} of file {@code file}: its rows' page. */
+    /** What a pass does on thread {@code thread} with block {@code block}: its rows' page. */
     @FunctionalInterface
     public interface BlockTask {
-        void rows(int thread, int file, int block, RowArena rows);
+        void rows(int thread, int block, RowArena rows);
     }
 
     private final MemoryReservation memory;
@@ -67,11 +67,6 @@ public final class SpilledRowPages implements AutoCloseable {
         firstBlocks.add((int) blocks);
         blocks += file.blockCount();
         rows += file.rowCount();
-    }
-
-    /** The files, in the order of their blocks. */
-    public int fileCount() {
-        return files.size();
     }
 
     /** The blocks of every file: a pass hands each to its task once. */
@@ -169,7 +164,7 @@ public final class SpilledRowPages implements AutoCloseable {
                             + file.path().getFileName() + " does not fit the " + ByteSize.format(memory.headroom())
                             + " left of the budget");
                 }
-                task.rows(thread, f, block++, page);
+                task.rows(thread, block++, page);
             }
         } finally {
             page.rewind();
