@@ -722,11 +722,12 @@ final class PartitionedBuild implements JoinPhase {
                 KeyRange keys = residentKeys(keyRanges);
                 long directBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks);
                 // narrow entries (their gather costs more per value) only when the wide ones leave no room
-                boolean narrow = directBytes + probeStagingBytes > ctx.memory.headroom();
+                long probeRoom = probeRoom(probeStagingBytes);
+                boolean narrow = directBytes + probeRoom > ctx.memory.headroom();
                 if (narrow) {
                     directBytes = DirectIndexTable.bytes(ctx.buildLayout, keys, marks, true);
                 }
-                if (directBytes >= 0 && directBytes + probeStagingBytes <= ctx.memory.headroom()) {
+                if (directBytes >= 0 && directBytes + probeRoom <= ctx.memory.headroom()) {
                     RowArena[] arenas = arenasOf(p -> true);
                     DuplicateKeys duplicates = heavyRoutingOff ? null : new DuplicateKeys(
                             MAX_HEAVY_KEYS - heavyKeyCount, keys.keyedRows() / DUPLICATE_ROWS_ONE_IN);
@@ -747,7 +748,7 @@ final class PartitionedBuild implements JoinPhase {
                     continue;
                 }
             }
-            long need = tableBytes + probeStagingBytes;
+            long need = tableBytes + probeRoom(probeStagingBytes);
             if (need <= ctx.memory.headroom() || rows == 0) {
                 int[] partitions = residentPartitionIndexes();
                 RowArena[] arenas = new RowArena[partitions.length];
@@ -869,8 +870,9 @@ final class PartitionedBuild implements JoinPhase {
         if (passBytes < 0) {
             return 0;
         }
+        long probeRoom = probeRoom(probeStagingBytes);
         // spilling a partition takes a writer share until its file is sealed
-        long room = ctx.memory.headroom() + residentBytes - probeStagingBytes - passBytes - ctx.sizing.writerShare();
+        long room = ctx.memory.headroom() + residentBytes - probeRoom - passBytes - ctx.sizing.writerShare();
         boolean[] chosen = new boolean[fanout];
         KeyRange keys = chooseTablePartitions(keyRanges, room, marks, false, chosen);
         boolean allChosen = true;
@@ -915,7 +917,8 @@ final class PartitionedBuild implements JoinPhase {
                     spill.finishPartitions(spilled);
                 }
             }
-            while (tableBytes + probeStagingBytes + passBytes > ctx.memory.headroom() && residentRowBytes() > 0) {
+            while (tableBytes + probeRoom(probeStagingBytes) + passBytes > ctx.memory.headroom()
+                    && residentRowBytes() > 0) {
                 if (!spill.hasShareForOneMore() && !spill.setAsideOneMore()) {
                     return 0;
                 }
@@ -945,6 +948,20 @@ final class PartitionedBuild implements JoinPhase {
             }
         }
         return rows;
+    }
+
+    /**
+     * What the probe pass takes once the table exists: {@code probeStagingBytes} and what the probe's spill writers'
+     * shares need beyond the build's share (one per partition spilled now, and the heavy one): partitions sealed
+     * early gave their writers' memory back to the budget, and a table taking it would leave the hand-over to take
+     * the probe's staging (a probe row larger than its pages then failed the join).
+     */
+    private long probeRoom(long probeStagingBytes) {
+        int shares = heavyKeyCount > 0 ? 1 : 0;
+        for (int p = 0; p < fanout; p++) {
+            shares += spilled[p] ? 1 : 0;
+        }
+        return probeStagingBytes + spill.handOverShortfall(shares);
     }
 
     /**
