@@ -276,11 +276,6 @@ final class ReservedSpillWriter implements AutoCloseable {
     }
 
     /**
-     * After {@link #finish()}: moves the share to a new writer of {@code partitions} partitions holding
-     * {@code shares} writer shares, taking what it lacks from the budget (the opened partitions' writers have given
-     * theirs back to it) or giving back what it holds beyond them. This writer owns no share afterwards.
-     */
-    /**
      * What {@link #handOver} with {@code shares} writer shares would take from the budget beyond the share held now:
      * memory a table chosen before the hand-over must leave free (the writers of partitions sealed early gave theirs
      * back to the budget).
@@ -289,6 +284,11 @@ final class ReservedSpillWriter implements AutoCloseable {
         return Math.max(0, shares * perPartition - share.reserved());
     }
 
+    /**
+     * After {@link #finish()}: moves the share to a new writer of {@code partitions} partitions holding
+     * {@code shares} writer shares, taking what it lacks from the budget (the opened partitions' writers have given
+     * theirs back to it) or giving back what it holds beyond them. This writer owns no share afterwards.
+     */
     ReservedSpillWriter handOver(String nextLabel, int partitions, int shares, SpillRowFormat nextFormat) {
         long excess = share.reserved() - shares * perPartition;
         if (excess > 0) {
