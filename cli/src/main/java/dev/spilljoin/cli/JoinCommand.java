@@ -65,7 +65,8 @@ final class JoinCommand implements Callable<Integer> {
     String outputFormat;
 
     @Option(names = "--compression", paramLabel = "CODEC",
-            description = "Parquet output page compression: snappy (default, as DuckDB), zstd, gzip or none.")
+            description = "Parquet output page compression: snappy (default, as DuckDB), zstd, gzip or none; a"
+                    + " column chunk the codec does not shrink by a sixteenth is stored uncompressed.")
     String compression;
 
     @Option(names = "--build-side", paramLabel = "left|right|auto",

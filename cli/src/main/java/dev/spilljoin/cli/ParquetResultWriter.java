@@ -23,7 +23,8 @@ import org.apache.parquet.schema.Types;
 
 /**
  * Writes the join's result as one Parquet file into the output's stream, through parquet-column's encoders (the
- * pages compressed by {@link ParquetCodecs}).
+ * pages compressed by {@link ParquetCodecs}; a column chunk the codec does not shrink stored uncompressed,
+ * {@link ColumnCompressor}).
  *
  * <p>Schema: every column OPTIONAL (outer joins give NULLs), named as the output header; a column from a Parquet
  * input keeps its physical and logical type (INT32 DATE stays INT32 DATE, FLOAT stays FLOAT, a DECIMAL stays that
@@ -407,6 +408,8 @@ final class ParquetResultWriter implements ResultWriter {
         private final MessageType schema;
         private final ColumnDescriptor descriptor;
         private final EncoderBuffers encoder;
+        /** The compression of its chunks: the codec's, or none for a chunk the codec does not shrink. */
+        private final ColumnCompressor compression;
         /** Whether the next row group's chunk tries dictionary encoding (until one falls back, or never: see above). */
         boolean dictionary;
         ColumnChunkPageWriteStore pages;
@@ -415,13 +418,14 @@ final class ParquetResultWriter implements ResultWriter {
         ColumnChunk(MessageType schema, EncoderBuffers encoder, boolean dictionary) {
             this.schema = schema;
             this.encoder = encoder;
+            this.compression = new ColumnCompressor(encoder.compressor);
             this.dictionary = dictionary;
             this.descriptor = schema.getColumns().get(0);
         }
 
         void open() {
-            pages = new ColumnChunkPageWriteStore(encoder.compressor, schema, encoder.buffers,
-                    COLUMN_INDEX_TRUNCATE_BYTES);
+            compression.startChunk();
+            pages = new ColumnChunkPageWriteStore(compression, schema, encoder.buffers, COLUMN_INDEX_TRUNCATE_BYTES);
             chunk = new ColumnChunkWriter(descriptor, pages.getPageWriter(descriptor),
                     dictionary ? encoder.dictionaryFirst : encoder.plain, encoder.assembled);
         }

@@ -116,6 +116,83 @@ class ParquetResultWriterTest {
     }
 
     /**
+     * With Snappy asked for, the chunks of a delta-encoded column of distinct BIGINTs (bit-packed deltas, nothing left
+     * to compress) are stored and named UNCOMPRESSED in the footer, while a column of repetitive texts is compressed
+     * and named SNAPPY, in every row group, on two encoder threads; every value reads back as written.
+     */
+    @Test
+    void chunksSnappyCannotShrinkAreStoredUncompressedAndReadBack() throws Exception {
+        int rows = 2_500_000;
+        Schema schema = new Schema(List.of(Column.of("id", ColumnType.BIGINT), Column.of("name", ColumnType.VARCHAR)));
+        Path file = dir.resolve("mixed.parquet");
+        Batch batch = new Batch(schema, 4096);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"id", "name"},
+                    new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
+                    CompressionCodecName.SNAPPY, 2);
+            for (int from = 0; from < rows; from += 4096) {
+                int n = Math.min(4096, rows - from);
+                batch.reset();
+                for (int r = 0; r < n; r++) {
+                    batch.column(0).setLong(r, idOf(from + r));
+                    byte[] name = nameOf(from + r);
+                    batch.column(1).setBytes(r, name, 0, name.length);
+                }
+                batch.setRowCount(n);
+                writer.write(batch);
+            }
+            writer.finish();
+        }
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
+            List<BlockMetaData> groups = reader.getFooter().getBlocks();
+            assertThat(groups).as("row groups").hasSizeGreaterThan(1);
+            for (BlockMetaData group : groups) {
+                assertThat(group.getColumns().get(0).getCodec()).as("id").isEqualTo(CompressionCodecName.UNCOMPRESSED);
+                assertThat(group.getColumns().get(0).getEncodings()).contains(Encoding.DELTA_BINARY_PACKED);
+                assertThat(group.getColumns().get(1).getCodec()).as("name").isEqualTo(CompressionCodecName.SNAPPY);
+            }
+            String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
+            List<org.apache.parquet.column.ColumnDescriptor> columns = reader.getFileMetaData().getSchema()
+                    .getColumns();
+            dev.spilljoin.operator.data.ColumnVector ids = new dev.spilljoin.operator.data.ColumnVector(
+                    ColumnType.BIGINT, 4096);
+            dev.spilljoin.operator.data.ColumnVector names = new dev.spilljoin.operator.data.ColumnVector(
+                    ColumnType.VARCHAR, 4096);
+            long row = 0;
+            for (org.apache.parquet.column.page.PageReadStore group; (group = reader.readNextRowGroup()) != null; ) {
+                ColumnChunkReader idReader = new ColumnChunkReader(columns.get(0), group.getPageReader(columns.get(0)),
+                        createdBy);
+                ColumnChunkReader nameReader = new ColumnChunkReader(columns.get(1),
+                        group.getPageReader(columns.get(1)), createdBy);
+                for (long left = group.getRowCount(); left > 0; ) {
+                    int n = (int) Math.min(4096, left);
+                    ids.reset(n);
+                    names.reset(n);
+                    idReader.read(ids, 0, n);
+                    nameReader.read(names, 0, n);
+                    for (int r = 0; r < n; r++, row++) {
+                        assertThat(ids.getLong(r)).as("id of row %d", row).isEqualTo(idOf(row));
+                        assertThat(names.getBytes(r)).as("name of row %d", row).isEqualTo(nameOf(row));
+                    }
+                    left -= n;
+                }
+            }
+            assertThat(row).isEqualTo(rows);
+        }
+    }
+
+    /** Distinct BIGINTs in no order (a bijective mix of the row number): their deltas are as wide as the values. */
+    private static long idOf(long row) {
+        long x = row * 0x9E3779B97F4A7C15L;
+        x = (x ^ (x >>> 32)) * 0xD6E8FEB86659FD93L;
+        return x ^ (x >>> 32);
+    }
+
+    private static byte[] nameOf(long row) {
+        return ("customer-" + row % 100_000).getBytes(UTF_8);
+    }
+
+    /**
      * Columns encoded on three threads (five columns of every kind, NULLs, several row groups) make the very file one
      * thread makes, and the threads are gone once the writer has finished.
      */
