@@ -28,6 +28,8 @@ import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.schema.PrimitiveType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The Parquet writer's encodings across row groups: a column of distinct values falls back to plain in its first
@@ -116,20 +118,22 @@ class ParquetResultWriterTest {
     }
 
     /**
-     * With Snappy asked for, the chunks of a delta-encoded column of distinct BIGINTs (bit-packed deltas, nothing left
-     * to compress) are stored and named UNCOMPRESSED in the footer, while a column of repetitive texts is compressed
-     * and named SNAPPY, in every row group, on two encoder threads; every value reads back as written.
+     * With a codec asked for (Snappy, whose pages are compressed from their pieces, or zstd and gzip, whose pages are
+     * first assembled in one array), the chunks of a delta-encoded column of distinct BIGINTs (bit-packed deltas,
+     * nothing left to compress) are stored and named UNCOMPRESSED in the footer, while a column of repetitive texts is
+     * compressed and named by the codec, in every row group, on two encoder threads; every value reads back as
+     * written.
      */
-    @Test
-    void chunksSnappyCannotShrinkAreStoredUncompressedAndReadBack() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = CompressionCodecName.class, names = {"SNAPPY", "ZSTD", "GZIP"})
+    void chunksTheCodecCannotShrinkAreStoredUncompressedAndReadBack(CompressionCodecName codec) throws Exception {
         int rows = 2_500_000;
         Schema schema = new Schema(List.of(Column.of("id", ColumnType.BIGINT), Column.of("name", ColumnType.VARCHAR)));
         Path file = dir.resolve("mixed.parquet");
         Batch batch = new Batch(schema, 4096);
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
             ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"id", "name"},
-                    new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2],
-                    CompressionCodecName.SNAPPY, 2);
+                    new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, new PrimitiveType[2], codec, 2);
             for (int from = 0; from < rows; from += 4096) {
                 int n = Math.min(4096, rows - from);
                 batch.reset();
@@ -149,7 +153,7 @@ class ParquetResultWriterTest {
             for (BlockMetaData group : groups) {
                 assertThat(group.getColumns().get(0).getCodec()).as("id").isEqualTo(CompressionCodecName.UNCOMPRESSED);
                 assertThat(group.getColumns().get(0).getEncodings()).contains(Encoding.DELTA_BINARY_PACKED);
-                assertThat(group.getColumns().get(1).getCodec()).as("name").isEqualTo(CompressionCodecName.SNAPPY);
+                assertThat(group.getColumns().get(1).getCodec()).as("name").isEqualTo(codec);
             }
             String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
             List<org.apache.parquet.column.ColumnDescriptor> columns = reader.getFileMetaData().getSchema()
