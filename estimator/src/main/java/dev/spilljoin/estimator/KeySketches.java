@@ -91,6 +91,16 @@ public final class KeySketches {
      * {@code batchBytes} bytes in the join's row format.
      */
     public void update(long[] hashes, int count, long batchBytes) {
+        update(hashes, null, count, batchBytes);
+    }
+
+    /**
+     * As {@link #update(long[], int, long)}, for a batch whose rows with a bit set in {@code noKey} (bit {@code i & 63}
+     * of word {@code i >>> 6}; null: none) have no key, a NULL: they count as rows and bytes, but their hashes (which
+     * mean nothing) go into neither the distinct count nor the frequent keys, where every NULL row's one hash would
+     * pass for a key repeated that often.
+     */
+    public void update(long[] hashes, long[] noKey, int count, long batchBytes) {
         if (count < 0 || count > hashes.length) {
             throw new IllegalArgumentException(
                     "batch row count " + count + " is outside the hash array of length " + hashes.length);
@@ -106,7 +116,9 @@ public final class KeySketches {
         sketchedRows += count;
         HllSketch hll = distinct;
         for (int i = 0; i < count; i++) {
-            hll.update(hashes[i]);
+            if (hasKey(noKey, i)) {
+                hll.update(hashes[i]);
+            }
         }
         LongsSketch items = frequent;
         if (items == null) {
@@ -116,13 +128,17 @@ public final class KeySketches {
         int i = nextFrequentRow;
         if (k == 1) {
             for (; i < count; i++) {
-                items.update(hashes[i]);
+                if (hasKey(noKey, i)) {
+                    items.update(hashes[i]);
+                }
             }
         } else {
             long gapRange = 2L * k - 1;
             long x = strideState;
             for (; i < count; i += 1 + (int) (((x >>> 32) * gapRange) >>> 32)) {
-                items.update(hashes[i]);
+                if (hasKey(noKey, i)) {
+                    items.update(hashes[i]);
+                }
                 x ^= x << 13;
                 x ^= x >>> 7;
                 x ^= x << 17;
@@ -130,6 +146,10 @@ public final class KeySketches {
             strideState = x;
         }
         nextFrequentRow = i - count;
+    }
+
+    private static boolean hasKey(long[] noKey, int row) {
+        return noKey == null || (noKey[row >>> 6] & (1L << row)) == 0;
     }
 
     /**

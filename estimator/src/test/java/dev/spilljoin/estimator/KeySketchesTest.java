@@ -40,6 +40,45 @@ class KeySketchesTest {
                 100.0 * (sketches.distinctEstimate() - keys) / keys);
     }
 
+    /**
+     * Rows without a key (NULL keys, whose hashes are one meaningless value) count as rows and bytes but as no key: half
+     * the rows NULL, sampled every row or every k-th, leave no frequent key and a distinct count of the other half's;
+     * fed without the mask, the NULL rows' one hash is found as a key of half the rows.
+     */
+    @Test
+    void rowsWithoutAKeyCountAsRowsButNeverAsAFrequentKey() {
+        long nullHash = 0x5DEECE66DL;
+        SketchConfig[] configs = {SketchConfig.BUILD, SketchConfig.BUILD.frequentItemsEveryKthRow(1)};
+        for (SketchConfig config : configs) {
+            KeySketches masked = new KeySketches(config);
+            KeySketches unmasked = new KeySketches(config);
+            long[] batch = new long[BATCH];
+            long[] noKey = new long[BATCH / 64];
+            int keys = 0;
+            for (int b = 0; b < 200; b++) {
+                java.util.Arrays.fill(noKey, 0);
+                for (int i = 0; i < BATCH; i++) {
+                    if (i % 2 == 0) {
+                        batch[i] = nullHash;
+                        noKey[i >>> 6] |= 1L << i;
+                    } else {
+                        batch[i] = KeyData.fmix64(keys++);
+                    }
+                }
+                masked.update(batch, noKey, BATCH, BATCH * ROW_BYTES);
+                unmasked.update(batch, BATCH, BATCH * ROW_BYTES);
+            }
+            long rows = 200L * BATCH;
+            assertThat(masked.rows()).isEqualTo(rows);
+            assertThat(masked.bytes()).isEqualTo(rows * ROW_BYTES);
+            assertThat(HeavyHitters.find(masked, rows / 100).isEmpty()).as("frequent keys of %s", config).isTrue();
+            assertThat((double) masked.distinctEstimate()).isCloseTo(keys, within(0.02 * keys));
+            HeavyHitters unmaskedHeavy = HeavyHitters.find(unmasked, rows / 100);
+            assertThat(unmaskedHeavy.size()).as("the unmasked NULL hash").isEqualTo(1);
+            assertThat(unmaskedHeavy.hash(0)).isEqualTo(nullHash);
+        }
+    }
+
     @Test
     void keysOfAtLeastOnePercentAreFoundWithFullRecallOnZipf() {
         long seed = KeyData.seed("keysOfAtLeastOnePercentAreFoundWithFullRecallOnZipf");

@@ -123,7 +123,7 @@ final class BuildWorker implements AutoCloseable {
             rowBytes += bytes;
             if (sketch != null) {
                 synchronized (sketch) {
-                    sketch.update(hashes, n, bytes);
+                    sketch.update(hashes, anyNull ? nullKeys : null, n, bytes);
                 }
             }
         } finally {

@@ -155,14 +155,14 @@ final class PartitionedProbe implements JoinPhase {
     }
 
     /**
-     * Feeds worker {@code worker}'s batch of {@code n} hashes to its probe-side sample, which samples batches (its own,
-     * or the one shared: then locked per batch).
+     * Feeds worker {@code worker}'s batch of {@code n} hashes (the rows with a bit in {@code nullKeys} have a NULL key;
+     * null: none) to its probe-side sample, which samples batches (its own, or the one shared: then locked per batch).
      */
-    void sketch(int worker, long[] hashes, int n) {
+    void sketch(int worker, long[] hashes, long[] nullKeys, int n) {
         if (sampling) {
             KeySketches sketch = sketches.probePart(worker);
             synchronized (sketch) { // uncontended unless the workers share it
-                sketch.update(hashes, n, 0);
+                sketch.update(hashes, nullKeys, n, 0);
             }
         }
     }

@@ -105,8 +105,8 @@ final class ProbeWorker implements AutoCloseable {
             probe.start(batch);
             return;
         }
-        hasher.hash(batch, hashes, nullKeys);
-        pass.sketch(index, hashes, n);
+        boolean anyNull = hasher.hash(batch, hashes, nullKeys);
+        pass.sketch(index, hashes, anyNull ? nullKeys : null, n);
         long[] misses = markSureMisses(batch, n, words);
         if (!pass.anySpilled()) {
             probe.start(batch, hashes, nullKeys, HashProbe.RowMasks.deferredAndSureMisses(null, misses));
