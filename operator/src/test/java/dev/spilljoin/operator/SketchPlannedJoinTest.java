@@ -312,13 +312,7 @@ class SketchPlannedJoinTest {
         List<Batch> right = Rows.toBatches(schema, rightRows, 128);
         int[] keys = {0};
         for (JoinType type : JoinType.values()) {
-            List<ColumnRef> projection = new ArrayList<>();
-            for (Side side : Side.values()) {
-                if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
-                    projection.add(new ColumnRef(side, 0));
-                    projection.add(new ColumnRef(side, 1));
-                }
-            }
+            List<ColumnRef> projection = bothColumnsOfReturnedSides(type);
             List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
             for (boolean nestedLoop : new boolean[] {false, true}) {
                 JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build();
@@ -367,13 +361,7 @@ class SketchPlannedJoinTest {
         List<Batch> right = Rows.toBatches(schema, rightRows, 128);
         int[] keys = {0};
         for (JoinType type : JoinType.values()) {
-            List<ColumnRef> projection = new ArrayList<>();
-            for (Side side : Side.values()) {
-                if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
-                    projection.add(new ColumnRef(side, 0));
-                    projection.add(new ColumnRef(side, 1));
-                }
-            }
+            List<ColumnRef> projection = bothColumnsOfReturnedSides(type);
             List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
             JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build();
             try (MemoryReservation root = MemoryReservation.root("null-keys-" + type, 384 * 1024)) {
@@ -386,6 +374,18 @@ class SketchPlannedJoinTest {
                 assertThat(result.stats().heavyHitterKeysFromSketch()).as(what).isZero();
             }
         }
+    }
+
+    /** Key and value of each side a join of {@code type} returns. */
+    private static List<ColumnRef> bothColumnsOfReturnedSides(JoinType type) {
+        List<ColumnRef> projection = new ArrayList<>();
+        for (Side side : Side.values()) {
+            if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
+                projection.add(new ColumnRef(side, 0));
+                projection.add(new ColumnRef(side, 1));
+            }
+        }
+        return projection;
     }
 
     /** At the join's minimum budget the sketches do not fit: the join runs without them and says so. */
