@@ -17,7 +17,9 @@ import org.apache.datasketches.frequencies.LongsSketch;
  *
  * <p>Recall: when every row was sketched ({@link #recallGuaranteed()}), recall is 1.0 for every key
  * whose true frequency exceeds {@link #guaranteedAboveRows()} = max(threshold, the sketch's maximum error, about
- * 3.5 / mapSize of the rows): such a key is always held by the sketch and its upper bound is at least its true count.
+ * 3.5 / mapSize of the rows, and for a positive threshold one sighting scaled): such a key is always held by the
+ * sketch and its upper bound is at least its true count. A positive threshold asks for at least two sightings: a
+ * threshold below the sampling's scale (a few rows, early in a sampled input) would otherwise take every key seen.
  * Keys at or below the sketch's maximum error may be missed; re-partitioning stays the fallback for those. Precision
  * is not guaranteed: a reported key may be lighter than the threshold (its upper bound exceeded it), which costs only
  * an unneeded nested-loop pass. When rows or batches are sampled the counts are scaled estimates and recall is
@@ -105,7 +107,10 @@ public final class HeavyHitters {
             return NONE;
         }
         LongsSketch sketch = sketches.frequentItems();
-        long sketchThreshold = (long) Math.floor(thresholdRows / scale);
+        // a positive threshold asks for at least two sightings (the sketch returns the keys whose upper bound is at
+        // least its threshold): below the sampling's scale (a threshold of a few rows early in a sampled input) every
+        // key seen once would pass
+        long sketchThreshold = Math.max(thresholdRows > 0 ? 2 : 0, (long) Math.floor(thresholdRows / scale));
         LongsSketch.Row[] rows = sketch.getFrequentItems(sketchThreshold, ErrorType.NO_FALSE_NEGATIVES);
         double rowBytes = sketches.averageRowBytes();
         int n = rows.length;
@@ -119,7 +124,8 @@ public final class HeavyHitters {
             ub[i] = Math.max(est[i], (long) Math.ceil(rows[i].getUpperBound() * scale));
             by[i] = Math.round(est[i] * rowBytes);
         }
-        long guaranteed = Math.max(thresholdRows, (long) Math.ceil(sketch.getMaximumError() * scale));
+        long guaranteed = Math.max(Math.max(thresholdRows, (long) Math.ceil(sketchThreshold * scale)),
+                (long) Math.ceil(sketch.getMaximumError() * scale));
         return of(guaranteed, !sketches.frequenciesSampled(), h, est, ub, by);
     }
 
@@ -152,11 +158,14 @@ public final class HeavyHitters {
             if (scale == 0) {
                 continue;
             }
-            long share = (long) Math.floor(thresholdRows / (double) parts.length / scale);
+            // at least two sightings in a part, as for one sketch
+            long share = Math.max(thresholdRows > 0 ? 2 : 0,
+                    (long) Math.floor(thresholdRows / (double) parts.length / scale));
             for (LongsSketch.Row row : part.frequentItems().getFrequentItems(share, ErrorType.NO_FALSE_NEGATIVES)) {
                 candidates.add(row.getItem());
             }
-            largestError = Math.max(largestError, (long) Math.ceil(part.frequentItems().getMaximumError() * scale));
+            largestError = Math.max(largestError,
+                    (long) Math.ceil(Math.max(part.frequentItems().getMaximumError(), share) * scale));
         }
         double rowBytes = rows == 0 ? 0 : (double) bytes / rows;
         int n = 0;

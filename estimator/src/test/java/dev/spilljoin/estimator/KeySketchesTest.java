@@ -79,6 +79,29 @@ class KeySketchesTest {
         }
     }
 
+    /**
+     * Early in a sampled input (every 4th row), a threshold of a few rows is below one sighting's scale: distinct keys,
+     * each seen at most once, give no candidate, in one sketch or two parts; a key seen twice does.
+     */
+    @Test
+    void aKeySeenOnceIsNoCandidateBelowTheSamplingScale() {
+        KeySketches one = new KeySketches(SketchConfig.BUILD);
+        KeySketches[] parts = {new KeySketches(SketchConfig.BUILD), new KeySketches(SketchConfig.BUILD)};
+        long[] batch = new long[28];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = KeyData.fmix64(i);
+        }
+        for (KeySketches s : new KeySketches[] {one, parts[0], parts[1]}) {
+            s.update(batch, batch.length, batch.length * ROW_BYTES);
+        }
+        assertThat(HeavyHitters.find(one, 2).isEmpty()).as("one sketch").isTrue();
+        assertThat(HeavyHitters.find(parts, 2).isEmpty()).as("two parts").isTrue();
+        KeySketches exact = new KeySketches(SketchConfig.BUILD.frequentItemsEveryKthRow(1));
+        long[] twice = {KeyData.fmix64(1), KeyData.fmix64(1), KeyData.fmix64(2)};
+        exact.update(twice, twice.length, twice.length * ROW_BYTES);
+        assertThat(HeavyHitters.find(exact, 1).size()).as("a key seen twice above 1 row").isEqualTo(1);
+    }
+
     @Test
     void keysOfAtLeastOnePercentAreFoundWithFullRecallOnZipf() {
         long seed = KeyData.seed("keysOfAtLeastOnePercentAreFoundWithFullRecallOnZipf");
