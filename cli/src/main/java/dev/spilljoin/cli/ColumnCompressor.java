@@ -36,9 +36,7 @@ final class ColumnCompressor implements BytesInputCompressor {
     private final BytesInputCompressor codec;
     /** Whether the current chunk's pages are stored as they are. */
     private boolean stored;
-    /** Whether the current chunk's next page is compressed as a test. */
-    private boolean testNext;
-    /** The chunks the last test decides for from the current one on (0: the current chunk tests). */
+    /** The chunks the last test decides for from the current one on (0: the current chunk's next page tests). */
     private int chunksLeft;
 
     /** A compressor of one column's chunks with {@code codec}'s compressor. */
@@ -51,15 +49,13 @@ final class ColumnCompressor implements BytesInputCompressor {
         if (chunksLeft > 0) {
             chunksLeft--;
         }
-        testNext = chunksLeft == 0;
     }
 
     @Override
     public BytesInput compress(BytesInput page) throws IOException {
-        if (!testNext) {
+        if (chunksLeft > 0) {
             return stored ? page : codec.compress(page);
         }
-        testNext = false;
         chunksLeft = CHUNKS_PER_TEST;
         BytesInput compressed = codec.compress(page);
         long size = page.size();

@@ -107,10 +107,7 @@ public final class HeavyHitters {
             return NONE;
         }
         LongsSketch sketch = sketches.frequentItems();
-        // a positive threshold asks for at least two sightings (the sketch returns the keys whose upper bound is at
-        // least its threshold): below the sampling's scale (a threshold of a few rows early in a sampled input) every
-        // key seen once would pass
-        long sketchThreshold = Math.max(thresholdRows > 0 ? 2 : 0, (long) Math.floor(thresholdRows / scale));
+        long sketchThreshold = sightings(thresholdRows, scale);
         LongsSketch.Row[] rows = sketch.getFrequentItems(sketchThreshold, ErrorType.NO_FALSE_NEGATIVES);
         double rowBytes = sketches.averageRowBytes();
         int n = rows.length;
@@ -127,6 +124,15 @@ public final class HeavyHitters {
         long guaranteed = Math.max(Math.max(thresholdRows, (long) Math.ceil(sketchThreshold * scale)),
                 (long) Math.ceil(sketch.getMaximumError() * scale));
         return of(guaranteed, !sketches.frequenciesSampled(), h, est, ub, by);
+    }
+
+    /**
+     * The sketch's threshold in sightings for {@code thresholdRows} rows at {@code rowsPerSighting}: the sketch returns
+     * the keys whose upper bound is at least it. A positive threshold asks for at least two sightings: below the
+     * sampling's scale (a threshold of a few rows early in a sampled input) every key seen once would pass.
+     */
+    private static long sightings(long thresholdRows, double rowsPerSighting) {
+        return Math.max(thresholdRows > 0 ? 2 : 0, (long) Math.floor(thresholdRows / rowsPerSighting));
     }
 
     /**
@@ -158,9 +164,7 @@ public final class HeavyHitters {
             if (scale == 0) {
                 continue;
             }
-            // at least two sightings in a part, as for one sketch
-            long share = Math.max(thresholdRows > 0 ? 2 : 0,
-                    (long) Math.floor(thresholdRows / (double) parts.length / scale));
+            long share = sightings(thresholdRows, parts.length * scale);
             for (LongsSketch.Row row : part.frequentItems().getFrequentItems(share, ErrorType.NO_FALSE_NEGATIVES)) {
                 candidates.add(row.getItem());
             }

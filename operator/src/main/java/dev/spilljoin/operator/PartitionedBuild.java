@@ -957,10 +957,7 @@ final class PartitionedBuild implements JoinPhase {
      * the probe's staging (a probe row larger than its pages then failed the join).
      */
     private long probeRoom(long probeStagingBytes) {
-        int shares = heavyKeyCount > 0 ? 1 : 0;
-        for (int p = 0; p < fanout; p++) {
-            shares += spilled[p] ? 1 : 0;
-        }
+        int shares = fanout - residentPartitions() + (heavyKeyCount > 0 ? 1 : 0);
         return probeStagingBytes + spill.handOverShortfall(shares);
     }
 

@@ -7,7 +7,6 @@ import dev.spilljoin.estimator.PartitionPlan;
 import dev.spilljoin.estimator.PartitionPlanner;
 import dev.spilljoin.estimator.PlannerConfig;
 import dev.spilljoin.estimator.StatisticsCache;
-import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
@@ -37,6 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SketchPlannedJoinTest {
     private static final long MB = 1 << 20;
+    /** The budget of the heavy-key tests (see {@link #heavyKeyRoutingMatchesTheOracleForEveryJoinType}). */
+    private static final long HEAVY_BUDGET = 384 * 1024;
 
     @RegisterExtension
     final SpillRoot spillRoot = new SpillRoot();
@@ -297,7 +298,6 @@ class SketchPlannedJoinTest {
         long seed = Long.getLong("seed", System.nanoTime());
         System.out.println("SketchPlannedJoinTest heavy routing seed=" + seed + " (replay with -Dseed=" + seed + ")");
         SplittableRandom r = new SplittableRandom(seed);
-        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
         List<Object[]> leftRows = new ArrayList<>();
         for (long i = 0; i < 10_000; i++) {
             Long k = r.nextInt(2) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(3_000));
@@ -308,30 +308,21 @@ class SketchPlannedJoinTest {
             Long k = r.nextInt(10) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(4_000));
             rightRows.add(new Object[] {k, -i});
         }
-        List<Batch> left = Rows.toBatches(schema, leftRows, 128);
-        List<Batch> right = Rows.toBatches(schema, rightRows, 128);
-        int[] keys = {0};
         for (JoinType type : JoinType.values()) {
-            List<ColumnRef> projection = bothColumnsOfReturnedSides(type);
-            List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
             for (boolean nestedLoop : new boolean[] {false, true}) {
                 JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build();
                 if (nestedLoop) {
                     config = config.toBuilder().pairMemoryLimit(1).maxRecursionDepth(1).build();
                 }
-                try (MemoryReservation root = MemoryReservation.root("heavy-" + type, 384 * 1024)) {
-                    JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
-                            .reservation(root).config(config).build();
-                    JoinRunner.Result result = JoinRunner.run(spec, left, right, JoinRunner.Mode.SINK, root);
-                    String what = type + " nestedLoop=" + nestedLoop + " seed=" + seed + " " + result.stats().toJson();
-                    assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
-                    assertThat(result.stats().heavyHitterKeysFromSketch()).as(what).isEqualTo(1);
-                    assertThat(result.stats().heavyHitterRowsFromSketch()).as(what)
-                            .isEqualTo(leftRows.stream().filter(row -> Long.valueOf(7).equals(row[0])).count());
-                    if (nestedLoop) {
-                        assertThat(result.stats().heavyHitterRows()).as("the heavy pair took the nested loop: " + what)
-                                .isPositive();
-                    }
+                String run = type + " nestedLoop=" + nestedLoop + " seed=" + seed;
+                JoinStats stats = joinAsTheOracle(leftRows, rightRows, type, config, run);
+                String what = run + " " + stats.toJson();
+                assertThat(stats.heavyHitterKeysFromSketch()).as(what).isEqualTo(1);
+                assertThat(stats.heavyHitterRowsFromSketch()).as(what)
+                        .isEqualTo(leftRows.stream().filter(row -> Long.valueOf(7).equals(row[0])).count());
+                if (nestedLoop) {
+                    assertThat(stats.heavyHitterRows()).as("the heavy pair took the nested loop: " + what)
+                            .isPositive();
                 }
             }
         }
@@ -348,7 +339,6 @@ class SketchPlannedJoinTest {
         long seed = Long.getLong("seed", System.nanoTime());
         System.out.println("SketchPlannedJoinTest NULL keys seed=" + seed + " (replay with -Dseed=" + seed + ")");
         SplittableRandom r = new SplittableRandom(seed);
-        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
         List<Object[]> leftRows = new ArrayList<>();
         for (long i = 0; i < 10_000; i++) {
             leftRows.add(new Object[] {r.nextInt(5) < 2 ? null : Long.valueOf(i), i});
@@ -357,27 +347,23 @@ class SketchPlannedJoinTest {
         for (long i = 0; i < 1_000; i++) {
             rightRows.add(new Object[] {r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(12_000)), -i});
         }
-        List<Batch> left = Rows.toBatches(schema, leftRows, 128);
-        List<Batch> right = Rows.toBatches(schema, rightRows, 128);
-        int[] keys = {0};
         for (JoinType type : JoinType.values()) {
-            List<ColumnRef> projection = bothColumnsOfReturnedSides(type);
-            List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
             JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build();
-            try (MemoryReservation root = MemoryReservation.root("null-keys-" + type, 384 * 1024)) {
-                JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
-                        .reservation(root).config(config).build();
-                JoinRunner.Result result = JoinRunner.run(spec, left, right, JoinRunner.Mode.SINK, root);
-                String what = type + " seed=" + seed + " " + result.stats().toJson();
-                assertThat(Rows.multiset(result.rows())).as(what).isEqualTo(Rows.multiset(expected));
-                assertThat(result.stats().toJson()).as(what).contains("\"sketches\":\"on\"");
-                assertThat(result.stats().heavyHitterKeysFromSketch()).as(what).isZero();
-            }
+            JoinStats stats = joinAsTheOracle(leftRows, rightRows, type, config, type + " seed=" + seed);
+            String what = type + " seed=" + seed + " " + stats.toJson();
+            assertThat(stats.toJson()).as(what).contains("\"sketches\":\"on\"");
+            assertThat(stats.heavyHitterKeysFromSketch()).as(what).isZero();
         }
     }
 
-    /** Key and value of each side a join of {@code type} returns. */
-    private static List<ColumnRef> bothColumnsOfReturnedSides(JoinType type) {
+    /**
+     * The {@code type} join of {@code leftRows} and {@code rightRows} ((key, value) BIGINT rows, in batches of 128) on
+     * key, each returned side's key and value projected, with {@code config} at {@link #HEAVY_BUDGET}: checked to equal
+     * the nested-loop oracle as a multiset; returns its stats.
+     */
+    private JoinStats joinAsTheOracle(List<Object[]> leftRows, List<Object[]> rightRows, JoinType type,
+                                      JoinConfig config, String what) {
+        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("v", ColumnType.BIGINT));
         List<ColumnRef> projection = new ArrayList<>();
         for (Side side : Side.values()) {
             if (type.returnedSideOnly() == null || type.returnedSideOnly() == side) {
@@ -385,7 +371,17 @@ class SketchPlannedJoinTest {
                 projection.add(new ColumnRef(side, 1));
             }
         }
-        return projection;
+        int[] keys = {0};
+        List<Object[]> expected = NestedLoopOracle.join(leftRows, rightRows, keys, keys, type, projection);
+        try (MemoryReservation root = MemoryReservation.root("heavy-" + type, HEAVY_BUDGET)) {
+            JoinSpec spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
+                    .reservation(root).config(config).build();
+            JoinRunner.Result result = JoinRunner.run(spec, Rows.toBatches(schema, leftRows, 128),
+                    Rows.toBatches(schema, rightRows, 128), JoinRunner.Mode.SINK, root);
+            assertThat(Rows.multiset(result.rows())).as(what + " " + result.stats().toJson())
+                    .isEqualTo(Rows.multiset(expected));
+            return result.stats();
+        }
     }
 
     /** At the join's minimum budget the sketches do not fit: the join runs without them and says so. */
