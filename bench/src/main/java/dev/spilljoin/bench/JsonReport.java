@@ -1,13 +1,15 @@
 package dev.spilljoin.bench;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 
 /**
- * Writes the side-by-side run as JSON (the same numbers as {@link ResultTable}, plus each cell's run times and the
- * engine's own report of each timed run, {@code runReports}: spilljoin's {@code JoinStats} with its phase times), by
+ * Writes the side-by-side run as JSON (the same numbers as {@link ResultTable}, plus each cell's run times, the JIT's
+ * compile milliseconds during each, {@code runCompileMillis}, and the engine's own report of each timed run,
+ * {@code runReports}: spilljoin's {@code JoinStats} with its phase times), by
  * hand: the structure is small and fixed, and the bench stays free of a JSON library.
  */
 public final class JsonReport {
@@ -63,6 +65,7 @@ public final class JsonReport {
             out.append(i == 0 ? "" : ", ").append(number(m.runSeconds()[i]));
         }
         out.append("]");
+        out.append(", \"runCompileMillis\": ").append(Arrays.toString(m.runCompileMillis()));
         out.append(", \"probeRowsPerSecond\": ").append(number(m.probeRowsPerSecond(scale)));
         out.append(", \"peakMemoryBytes\": ").append(optional(m.peakMemoryBytes()));
         out.append(", \"spilledBytes\": ").append(optional(m.spilledBytes()));

@@ -1,6 +1,8 @@
 package dev.spilljoin.bench;
 
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -18,9 +20,12 @@ import java.util.Optional;
  * it (a difference stops the run: the generator is wrong). Each engine then loads R and S (untimed; skipped when
  * the engine already holds the same rows, e.g. W3 and W3L share both tables), and per setting runs one profiled
  * warm-up (and the contender's further untimed warm-ups, if any) followed by the contender's number of timed runs. Every run's result is compared with the reference; an engine that
- * throws is recorded with its error and the run goes on with the next cell.
+ * throws is recorded with its error and the run goes on with the next cell. Each timed run also records how long
+ * this JVM's JIT compilers worked meanwhile (their compile tasks that ended during the run).
  */
 public final class SideBySide {
+    /** This JVM's JIT, if it reports its compile time (null without a JIT, e.g. under {@code -Xint}). */
+    private static final CompilationMXBean JIT = timedJit();
 
     /**
      * An engine, how many untimed warm-up runs it gets per cell (the first one profiled: peak memory, spilled bytes)
@@ -124,10 +129,15 @@ public final class SideBySide {
             }
             int runs = contender.runs();
             double[] seconds = new double[runs];
+            long[] compileMillis = new long[JIT == null ? 0 : runs];
             List<String> reports = new ArrayList<>();
             JoinResult last = null;
             for (int i = 0; i < runs; i++) {
+                long compiledBefore = JIT == null ? 0 : JIT.getTotalCompilationTime();
                 Engine.TimedRun run = engine.run(workload, budget);
+                if (JIT != null) {
+                    compileMillis[i] = JIT.getTotalCompilationTime() - compiledBefore;
+                }
                 seconds[i] = seconds(run.nanos());
                 if (run.reportJson() != null) {
                     reports.add(run.reportJson());
@@ -135,18 +145,27 @@ public final class SideBySide {
                 last = run.result();
                 if (!last.equals(expected)) {
                     seconds = Arrays.copyOf(seconds, i + 1);
+                    compileMillis = Arrays.copyOf(compileMillis, Math.min(compileMillis.length, i + 1));
                     break;
                 }
             }
             Measurement measurement = new Measurement(workload, setting, budget, engine.name(), seconds,
-                    profile.peakMemoryBytes(), profile.spilledBytes(), last, expected, profile.note(), null, reports);
-            log.printf(Locale.ROOT, "%s %s %s: median %.3f s, %s%s%n", workload, setting.label(), engine.name(),
-                    measurement.medianSeconds(), last, measurement.agrees() ? "" : "  !! EXPECTED " + expected);
+                    profile.peakMemoryBytes(), profile.spilledBytes(), last, expected, profile.note(), null, reports,
+                    compileMillis);
+            log.printf(Locale.ROOT, "%s %s %s: median %.3f s, %s%s%s%n", workload, setting.label(), engine.name(),
+                    measurement.medianSeconds(), last, JIT == null ? "" : ", the JIT compiling for "
+                            + measurement.compileMillis() + " ms during the timed runs",
+                    measurement.agrees() ? "" : "  !! EXPECTED " + expected);
             return measurement;
         } catch (Exception e) {
             log.printf(Locale.ROOT, "!! %s %s %s failed: %s%n", workload, setting.label(), engine.name(), e);
             return Measurement.failed(workload, setting, budget, engine.name(), expected, e.toString());
         }
+    }
+
+    private static CompilationMXBean timedJit() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit : null;
     }
 
     private static double seconds(long nanos) {

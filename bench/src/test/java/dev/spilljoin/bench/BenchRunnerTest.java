@@ -34,6 +34,9 @@ class BenchRunnerTest {
         assertThat(written.split("\"runReports\": \\[\\{\"join_type\":\"", -1)).hasSize(5);
         assertThat(written.split("\"build_ms\":", -1)).hasSize(9);
         assertThat(written.split("\"runReports\": \\[\\]", -1)).hasSize(5);
+        // Every cell says how long this JVM's JIT compiled during each of its 2 timed runs, and the log sums them.
+        assertThat(written.split("\"runCompileMillis\": \\[\\d+, \\d+\\]", -1)).hasSize(9);
+        assertThat(printed.split("the JIT compiling for \\d+ ms during the timed runs", -1)).hasSize(9);
     }
 
     @Test
