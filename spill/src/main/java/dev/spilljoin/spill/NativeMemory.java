@@ -35,6 +35,11 @@ public final class NativeMemory {
     private static final int MADV_HUGEPAGE = 14;
     /** The kernel's page: a mapping's size is a whole number of these. */
     public static final long SMALL_PAGE = 4096;
+    /** The system property that makes {@link #allocateUninitialized} fill its memory with {@link #POISON}. */
+    public static final String POISON_PROPERTY = "spilljoin.poisonUninitializedMemory";
+    /** What uninitialized memory holds under {@link #POISON_PROPERTY}. */
+    static final byte POISON = (byte) 0xA5;
+    private static final boolean POISON_UNINITIALIZED = Boolean.getBoolean(POISON_PROPERTY);
 
     private NativeMemory() {
     }
@@ -49,7 +54,19 @@ public final class NativeMemory {
 
     /** Allocates {@code bytes} of zeroed off-heap memory owned by {@code owner}, which must have them reserved. */
     public static NativePage allocate(MemoryReservation owner, long bytes) {
-        return new NativePage(owner, bytes);
+        return new NativePage(owner, bytes, true);
+    }
+
+    /**
+     * Allocates {@code bytes} of off-heap memory owned by {@code owner} (which must have them reserved) whose bytes
+     * are undefined: what a freed page left there, or fresh zeros. For a caller that writes every byte before it
+     * reads it (rows appended to row pages): zeroing is a pass over the whole allocation, and a join's row pages are
+     * allocated whole however few rows they get. Under the system property {@value #POISON_PROPERTY}{@code =true}
+     * (the tests' JVMs) such memory is filled with {@code 0xA5} bytes instead, so that a read of a byte nobody wrote
+     * finds garbage rather than zeros that might pass for a value.
+     */
+    public static NativePage allocateUninitialized(MemoryReservation owner, long bytes) {
+        return new NativePage(owner, bytes, false);
     }
 
     /**
@@ -144,25 +161,26 @@ public final class NativeMemory {
     }
 
     /**
-     * A fixed-size, zeroed block of off-heap memory at a stable address. Below {@link #HUGE_PAGE} bytes it is a
+     * A fixed-size block of off-heap memory at a stable address, zeroed unless allocated uninitialized
+     * ({@link #allocateUninitialized}). Below {@link #HUGE_PAGE} bytes it is a
      * Chronicle native bytes store (malloc). From {@link #HUGE_PAGE} up it is an anonymous mapping aligned to 2 MiB
      * and advised {@code MADV_HUGEPAGE}, so that the kernel backs it with transparent huge pages (also in THP's
      * "madvise" mode): random loads into hash tables and row pages then miss the TLB far less, which on a VM
      * (nested paging) about halves their latency (docs/PERFORMANCE.md). The mapping
      * is exactly the requested bytes rounded up to 4 KiB (the head and tail of the over-sized mapping used for the
-     * alignment are unmapped at once): one a freed page of the same length left ({@link HugePageCache}), zeroed here,
-     * or else fresh zeroed pages from the kernel. Freed, it goes back to that cache. If the kernel refuses the
-     * mapping, the block falls back to malloc.
+     * alignment are unmapped at once): one a freed page of the same length left ({@link HugePageCache}), zeroed here
+     * unless uninitialized, or else fresh zeroed pages from the kernel. Freed, it goes back to that cache. If the
+     * kernel refuses the mapping, the block falls back to malloc.
      */
     public static final class NativePage extends Allocation {
         private BytesStore<?, Void> store;
         private final long address;
         private final long mappedBytes;
 
-        private NativePage(MemoryReservation owner, long bytes) {
+        private NativePage(MemoryReservation owner, long bytes, boolean zeroed) {
             super(owner, bytes);
             long length = roundUp(bytes, SMALL_PAGE);
-            long mapped = bytes >= HUGE_PAGE ? mapHuge(owner, length) : 0;
+            long mapped = bytes >= HUGE_PAGE ? mapHuge(owner, length, zeroed) : 0;
             if (mapped != 0) {
                 this.address = mapped;
                 this.mappedBytes = length;
@@ -179,25 +197,38 @@ public final class NativeMemory {
             this.store = s;
             this.address = s.addressForWrite(0);
             this.mappedBytes = 0;
-            UNSAFE.setMemory(address, bytes, (byte) 0);
+            initialize(address, bytes, zeroed, false);
         }
 
         /**
-         * A zeroed huge-page mapping of {@code length} bytes: a kept one zeroed here, else a fresh one; 0 if the
-         * kernel refused it. A failure (the cache's capacity property unreadable) unrecords the allocation first.
+         * A huge-page mapping of {@code length} bytes: a kept one (zeroed here if {@code zeroed}), else a fresh one
+         * (zeroed by the kernel); 0 if the kernel refused it. A failure (the cache's capacity property unreadable)
+         * unrecords the allocation first.
          */
-        private long mapHuge(MemoryReservation owner, long length) {
+        private long mapHuge(MemoryReservation owner, long length, boolean zeroed) {
             try {
                 HugePageCache cache = HugePageCache.process();
                 long kept = cache.take(length);
-                if (kept == 0) {
-                    return cache.map(length);
+                long mapped = kept != 0 ? kept : cache.map(length);
+                if (mapped != 0) {
+                    initialize(mapped, length, zeroed, kept == 0);
                 }
-                UNSAFE.setMemory(kept, length, (byte) 0);
-                return kept;
+                return mapped;
             } catch (RuntimeException e) {
                 owner.recordFree(this);
                 throw e;
+            }
+        }
+
+        /**
+         * Zeroes the {@code bytes} at {@code address} if {@code zeroed} (unless {@code fresh}: the kernel's new pages
+         * are zeros), else poisons them under {@link #POISON_PROPERTY}.
+         */
+        private static void initialize(long address, long bytes, boolean zeroed, boolean fresh) {
+            if (zeroed && !fresh) {
+                UNSAFE.setMemory(address, bytes, (byte) 0);
+            } else if (!zeroed && POISON_UNINITIALIZED) {
+                UNSAFE.setMemory(address, bytes, POISON);
             }
         }
 

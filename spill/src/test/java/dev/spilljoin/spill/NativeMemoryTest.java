@@ -71,4 +71,39 @@ class NativeMemoryTest {
             assertThat(NativeMemory.cachedHugePageBytes()).isZero();
         }
     }
+
+    /**
+     * Memory allocated uninitialized is left as it is, which the tests' JVMs (the build's surefire configuration sets
+     * {@value NativeMemory#POISON_PROPERTY}) make 0xA5 bytes throughout, fresh or recycled, small or a huge page; a
+     * zeroed allocation of the same recycled huge page is zeros again. Both are accounted as any allocation.
+     */
+    @Test
+    void uninitializedMemoryIsPoisonedInTestsAndZeroedMemoryStaysZeroed() {
+        assertThat(Boolean.getBoolean(NativeMemory.POISON_PROPERTY)).as("the tests' JVM poisons").isTrue();
+        long huge = NativeMemory.HUGE_PAGE;
+        try (MemoryReservation memory = MemoryReservation.root("test", 4 * huge)) {
+            for (long bytes : new long[] {4096, huge}) {
+                for (int round = 0; round < 2; round++) { // the second huge page is the first one, recycled
+                    assertThat(memory.tryGrow(bytes)).isTrue();
+                    NativePage page = NativeMemory.allocateUninitialized(memory, bytes);
+                    assertThat(memory.allocated()).isEqualTo(bytes);
+                    for (long at = 0; at < bytes; at += 8) {
+                        assertThat(NativeMemory.getLong(page.address() + at)).as("%d bytes, byte %d", bytes, at)
+                                .isEqualTo(0xA5A5A5A5A5A5A5A5L);
+                    }
+                    NativeMemory.fill(page.address(), bytes, (byte) 0x5A);
+                    page.close();
+                    memory.shrink(bytes);
+                    assertThat(memory.allocated()).isZero();
+                }
+            }
+            assertThat(memory.tryGrow(huge)).isTrue();
+            NativePage zeroed = NativeMemory.allocate(memory, huge);
+            for (long at = 0; at < huge; at += 8) {
+                assertThat(NativeMemory.getLong(zeroed.address() + at)).as("byte %d", at).isZero();
+            }
+            zeroed.close();
+            memory.shrink(huge);
+        }
+    }
 }

@@ -12,8 +12,11 @@ import java.util.List;
  * Off-heap pages holding serialized rows back to back (see {@link RowLayout}: rows with a variable-width key padded
  * to 8 bytes, others unpadded). Rows never span
  * pages; a row larger than the page size gets a page of its own. Rows stay at their address until {@link #clear()},
- * {@link #rewind()} or {@link #close()}. A page is zeroed when allocated, not when {@link #rewind()} keeps it: rows
- * written there afterwards must write every byte they are read by (as {@link RowWriter} does; padding aside).
+ * {@link #rewind()} or {@link #close()}. A page's bytes are undefined until rows are written there, when it is
+ * allocated ({@link NativeMemory#allocateUninitialized}: zeroing every page, 64 MB at a join's default page size
+ * however few rows it gets, took most of a small join's time) as when {@link #rewind()} keeps it: a row's writer
+ * writes every byte it is read by ({@link RowWriter}, {@link SpillRowFormat#expandBlock}; padding aside, which
+ * nothing reads).
  *
  * <p>Memory: each page is reserved ({@code tryGrow}) before it is allocated; a refusal makes {@link #tryAllocate}
  * return 0 and changes nothing (the caller decides: fail, or spill). {@link #close()} frees every page and returns
@@ -78,7 +81,7 @@ public final class RowArena implements AutoCloseable {
         if (!reservation.tryGrow(size)) {
             return null;
         }
-        NativePage page = NativeMemory.allocate(reservation, size);
+        NativePage page = NativeMemory.allocateUninitialized(reservation, size);
         if ((page.address() >>> 48) != 0 || (page.address() & 7) != 0) {
             page.close();
             reservation.shrink(size);
@@ -167,7 +170,7 @@ public final class RowArena implements AutoCloseable {
     /**
      * Forgets every row but keeps the first page, when it is a regular page, for the rows to come (the others are
      * freed and their bytes returned): for an arena refilled and emptied batch after batch, which would otherwise
-     * allocate, zero and free a page per batch (a probe worker's staging arena: a tenth of a spilling probe pass).
+     * allocate and free a page per batch (a probe worker's staging arena: a tenth of a spilling probe pass).
      */
     public void rewind() {
         if (pages.isEmpty() || used[0] > pageSize) {
