@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * to force spilling, recursion and the nested-loop path on small inputs.
  *
  * @param pageSize            bytes of an off-heap row page (a multiple of 8, at least 64); an upper bound: the join
- *                            uses smaller pages when the budget is small (see {@link SpillSizing})
+ *                            uses smaller pages when the budget is small or the build input is expected to be
+ *                            (see {@link SpillSizing})
  * @param outputBatchRows     rows per result batch
  * @param outputBatchBytes    bytes of values per result batch: a batch is handed out once the variable-width values
  *                            copied into it (estimated from above by the rows they come from) reach this, so it

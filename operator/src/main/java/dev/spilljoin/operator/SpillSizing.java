@@ -46,8 +46,10 @@ import dev.spilljoin.spill.PartitionWriter;
  * read window  = max(window, min(1 MiB, 2^⌊log2(B'/8)⌋)), halved while the minimum exceeds B: readers of sealed
  *                files map larger windows (the pair phase has the budget B' to itself, the sketches' bytes included;
  *                every mapping has a fixed cost, see docs/PERFORMANCE.md)
- * row page     = min(configured page, max(64, B / (8F)))   (F partially filled pages must not eat the budget),
- *                from 2 MiB up the nearest whole number of 2 MiB huge pages (at most the configured page's)
+ * row page     = min(configured page, max(64, min(B / (8F), E)))   (F partially filled pages must not eat the
+ *                budget; E: twice a partition's share of the expected build bytes, rounded up to a power of two, at
+ *                least 64 KiB, unbounded when nothing is expected), from 2 MiB up the nearest whole number of 2 MiB
+ *                huge pages (at most the configured page's)
  * minimum(B)   = max(planner: 8·w (a fanout of 2 and two extra buffers in half the budget),
  *                    build: F·w + 4 pages + 128,  re-partition: (read window + buffer) + 2·w1,
  *                    pair: 2·(read window + buffer) + w1 + pair page (max(row page, 4 · buffer))
@@ -94,6 +96,13 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
      * (one per partition) then hold at most an eighth of the budget.
      */
     private static final long PAGE_BUDGET_DIVISOR = 8;
+    /**
+     * Row pages hold at most twice what a partition is expected to get (rounded up to a power of two, at least
+     * {@link #MIN_EXPECTED_PAGE}): at the default page a build of 10,000 rows reserved 64 MB of pages for 170 kB of
+     * rows. A larger input than expected only takes more pages.
+     */
+    private static final long EXPECTED_PAGE_MARGIN = 2;
+    private static final long MIN_EXPECTED_PAGE = 64 * 1024;
     /** The planner's bounds and shares (its costs are set per layout, {@link #planner(JoinConfig, int, int, int)}). */
     private static final PlannerConfig DEFAULTS = PlannerConfig.defaults(MIN_SHARE, UnchainedTable.plannedBytesPerRow(0));
 
@@ -145,7 +154,8 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
                 continue;
             }
             int planned = plan.fanout();
-            int page = rowPageBytes(config.pageSize(), budget / (PAGE_BUDGET_DIVISOR * planned));
+            int page = rowPageBytes(config.pageSize(),
+                    Math.min(budget / (PAGE_BUDGET_DIVISOR * planned), expectedPageBound(expected, planned)));
             long pairWorkerShare = pairBudget / Math.max(1, config.threads());
             int readWindow = (int) Math.max(window,
                     clamp(Long.highestOneBit(pairWorkerShare / 8) & ~4095L, MIN_WINDOW, MAX_WINDOW));
@@ -171,6 +181,19 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
         }
         long nearest = Math.max(1, (page + HUGE_PAGE / 2 - 1) / HUGE_PAGE);
         return (int) (Math.min(nearest, configured / HUGE_PAGE) * HUGE_PAGE);
+    }
+
+    /**
+     * The largest row page a build input expected as {@code expected} (null: nothing known, no bound) needs for each
+     * of {@code fanout} partitions: {@link #EXPECTED_PAGE_MARGIN} times its expected share of the rows, rounded up to
+     * a power of two, at least {@link #MIN_EXPECTED_PAGE}.
+     */
+    static long expectedPageBound(InputStatistics expected, int fanout) {
+        if (expected == null) {
+            return Long.MAX_VALUE;
+        }
+        long share = Math.max(MIN_EXPECTED_PAGE, EXPECTED_PAGE_MARGIN * expected.bytes() / fanout);
+        return share > Long.highestOneBit(Long.MAX_VALUE) ? Long.MAX_VALUE : Long.highestOneBit(share - 1) << 1;
     }
 
     /**
