@@ -1031,10 +1031,6 @@ public final class HashJoin implements AutoCloseable {
     }
 
     /**
-     * Ends the build: the table is built with room left for the staging pages of every probe worker the join may run,
-     * and the probe pass gets as many workers (up to the join's threads) as that room holds.
-     */
-    /**
      * The build pass's workers: up to the join's threads, as many as the memory beside the plan's reservations and the
      * layout's minimum holds a staging page and a partly filled row page for, beyond the first worker's (which the
      * minimum covers), so that every worker can still write once every partition has spilled.
@@ -1044,6 +1040,10 @@ public final class HashJoin implements AutoCloseable {
         return (int) Math.max(1, Math.min(spec.config().threads(), 1 + spare / sizing.stagingBytes()));
     }
 
+    /**
+     * Ends the build: the table is built with room left for the staging pages of every probe worker the join may run,
+     * and the probe pass gets as many workers (up to the join's threads) as that room holds.
+     */
     private void finishBuild() throws IOException {
         int threads = spec.config().threads();
         PartitionedProbe probe = building().finish(ctx.sizing.stagingBytes() * threads, threads);

@@ -162,12 +162,6 @@ class BuildKeyFilterTest {
      * [0, 144,000), about a sixth of them a left key. (Spread over 2^40: the hash table, which no readmission takes in,
      * so the spilled partitions stay spilled.)
      */
-    /** {@code i} spread over [0, 2^40) by an odd multiplier: distinct for distinct {@code i}, far too sparse for a
-     * direct-index table. */
-    private static long spread(long i) {
-        return Math.floorMod(i * 1_099_511_627_689L, 1L << 40);
-    }
-
     @Test
     void aBuildThatSpillsPartWayFeedsTheFilterWithTheRowsItHeldBefore() {
         long seed = Long.getLong("seed", System.nanoTime());
@@ -342,5 +336,13 @@ class BuildKeyFilterTest {
             all[all.length - 1] = -1L >>> (64 - (n & 63));
         }
         return all;
+    }
+
+    /**
+     * {@code i} spread over [0, 2^40) by an odd multiplier: distinct for distinct {@code i}, far too sparse for a
+     * direct-index table.
+     */
+    private static long spread(long i) {
+        return Math.floorMod(i * 1_099_511_627_689L, 1L << 40);
     }
 }
