@@ -192,8 +192,12 @@ record SpillSizing(PartitionPlan plan, long planBudget, InputStatistics expected
         if (expected == null) {
             return Long.MAX_VALUE;
         }
-        long share = Math.max(MIN_EXPECTED_PAGE, EXPECTED_PAGE_MARGIN * expected.bytes() / fanout);
-        return share > Long.highestOneBit(Long.MAX_VALUE) ? Long.MAX_VALUE : Long.highestOneBit(share - 1) << 1;
+        long perPartition = expected.bytes() / fanout;
+        if (perPartition >= Long.MAX_VALUE / (2 * EXPECTED_PAGE_MARGIN)) {
+            return Long.MAX_VALUE; // no page is that large: no bound
+        }
+        long share = Math.max(MIN_EXPECTED_PAGE, EXPECTED_PAGE_MARGIN * perPartition);
+        return Long.highestOneBit(share - 1) << 1;
     }
 
     /**

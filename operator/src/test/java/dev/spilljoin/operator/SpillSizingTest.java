@@ -65,8 +65,11 @@ class SpillSizingTest {
                 SpillSizing.expectedBuild(null, 10_000_000, 160_000_000, ROW), ROW);
         assertThat(large.pageSize()).isEqualTo(JoinConfig.DEFAULT.pageSize());
         assertThat(SpillSizing.expectedPageBound(InputStatistics.of(0, 0, 0), 16)).isEqualTo(64 * KB);
-        assertThat(SpillSizing.expectedPageBound(InputStatistics.of(1, Long.MAX_VALUE / 2, 0), 1))
-                .as("no overflow").isEqualTo(Long.MAX_VALUE);
+        assertThat(SpillSizing.expectedPageBound(InputStatistics.of(1, 3 * MB, 0), 16)).isEqualTo(512 * KB);
+        for (long bytes : new long[] {Long.MAX_VALUE / 2, Long.MAX_VALUE}) {
+            assertThat(SpillSizing.expectedPageBound(InputStatistics.of(1, bytes, 0), 1)).as("no overflow at %d", bytes)
+                    .isEqualTo(Long.MAX_VALUE);
+        }
     }
 
     @Test
