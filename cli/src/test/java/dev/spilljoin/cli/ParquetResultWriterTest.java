@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
+import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.data.Schema;
 import java.io.BufferedOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,7 +19,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.internal.column.columnindex.ColumnIndex;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
@@ -155,33 +159,55 @@ class ParquetResultWriterTest {
                 assertThat(group.getColumns().get(0).getEncodings()).contains(Encoding.DELTA_BINARY_PACKED);
                 assertThat(group.getColumns().get(1).getCodec()).as("name").isEqualTo(codec);
             }
-            String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
-            List<org.apache.parquet.column.ColumnDescriptor> columns = reader.getFileMetaData().getSchema()
-                    .getColumns();
-            dev.spilljoin.operator.data.ColumnVector ids = new dev.spilljoin.operator.data.ColumnVector(
-                    ColumnType.BIGINT, 4096);
-            dev.spilljoin.operator.data.ColumnVector names = new dev.spilljoin.operator.data.ColumnVector(
-                    ColumnType.VARCHAR, 4096);
-            long row = 0;
-            for (org.apache.parquet.column.page.PageReadStore group; (group = reader.readNextRowGroup()) != null; ) {
-                ColumnChunkReader idReader = new ColumnChunkReader(columns.get(0), group.getPageReader(columns.get(0)),
-                        createdBy);
-                ColumnChunkReader nameReader = new ColumnChunkReader(columns.get(1),
-                        group.getPageReader(columns.get(1)), createdBy);
-                for (long left = group.getRowCount(); left > 0; ) {
-                    int n = (int) Math.min(4096, left);
-                    ids.reset(n);
-                    names.reset(n);
-                    idReader.read(ids, 0, n);
-                    nameReader.read(names, 0, n);
-                    for (int r = 0; r < n; r++, row++) {
-                        assertThat(ids.getLong(r)).as("id of row %d", row).isEqualTo(idOf(row));
-                        assertThat(names.getBytes(r)).as("name of row %d", row).isEqualTo(nameOf(row));
+        }
+        long read = readBack(file, new int[] {0, 1}, new ColumnType[] {ColumnType.BIGINT, ColumnType.VARCHAR}, 4096,
+                (first, n, vectors) -> {
+                    for (int r = 0; r < n; r++) {
+                        assertThat(vectors[0].getLong(r)).as("id of row %d", first + r).isEqualTo(idOf(first + r));
+                        assertThat(vectors[1].getBytes(r)).as("name of row %d", first + r).isEqualTo(nameOf(first + r));
                     }
+                });
+        assertThat(read).isEqualTo(rows);
+    }
+
+    /** What a test checks of a batch {@link #readBack} read: its rows from row {@code first} on, a vector a column. */
+    @FunctionalInterface
+    private interface ReadBatch {
+        void check(long first, int rows, ColumnVector[] vectors);
+    }
+
+    /**
+     * Reads {@code file}'s columns {@code columns} (of {@code types}) back through {@link ColumnChunkReader}, row group
+     * by row group, in batches of up to {@code batchRows} rows, each handed to {@code check}; returns the rows read.
+     */
+    private static long readBack(Path file, int[] columns, ColumnType[] types, int batchRows, ReadBatch check)
+            throws IOException {
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
+            String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
+            List<ColumnDescriptor> descriptors = reader.getFileMetaData().getSchema().getColumns();
+            ColumnVector[] vectors = new ColumnVector[columns.length];
+            for (int c = 0; c < columns.length; c++) {
+                vectors[c] = new ColumnVector(types[c], batchRows);
+            }
+            long row = 0;
+            for (PageReadStore group; (group = reader.readNextRowGroup()) != null; ) {
+                ColumnChunkReader[] readers = new ColumnChunkReader[columns.length];
+                for (int c = 0; c < columns.length; c++) {
+                    ColumnDescriptor descriptor = descriptors.get(columns[c]);
+                    readers[c] = new ColumnChunkReader(descriptor, group.getPageReader(descriptor), createdBy);
+                }
+                for (long left = group.getRowCount(); left > 0; ) {
+                    int n = (int) Math.min(batchRows, left);
+                    for (int c = 0; c < columns.length; c++) {
+                        vectors[c].reset(n);
+                        readers[c].read(vectors[c], 0, n);
+                    }
+                    check.check(row, n, vectors);
+                    row += n;
                     left -= n;
                 }
             }
-            assertThat(row).isEqualTo(rows);
+            return row;
         }
     }
 
@@ -510,31 +536,14 @@ class ParquetResultWriterTest {
         }
         assertThat(writer.largestKeptBuffer()).as("the largest buffer kept")
                 .isLessThanOrEqualTo(ParquetResultWriter.MAX_KEPT_BUFFER_BYTES);
-        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
-            String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
-            List<org.apache.parquet.column.ColumnDescriptor> descriptors = reader.getFileMetaData().getSchema()
-                    .getColumns();
-            dev.spilljoin.operator.data.ColumnVector vector = new dev.spilljoin.operator.data.ColumnVector(
-                    ColumnType.VARCHAR, 1);
-            int row = 0;
-            for (org.apache.parquet.column.page.PageReadStore group; (group = reader.readNextRowGroup()) != null; ) {
-                ColumnChunkReader[] readers = new ColumnChunkReader[2];
-                for (int c = 0; c < 2; c++) {
-                    readers[c] = new ColumnChunkReader(descriptors.get(c + 1),
-                            group.getPageReader(descriptors.get(c + 1)), createdBy);
-                }
-                for (long r = 0; r < group.getRowCount(); r++, row++) {
+        long read = readBack(file, new int[] {1, 2}, new ColumnType[] {ColumnType.VARCHAR, ColumnType.VARCHAR}, 1,
+                (row, n, vectors) -> {
                     for (int c = 0; c < 2; c++) {
-                        vector.reset(1);
-                        readers[c].read(vector, 0, 1);
-                        byte[] read = vector.isNull(0) ? null : java.util.Arrays.copyOfRange(vector.bytes(),
-                                vector.offsets()[0], vector.offsets()[1]);
-                        assertThat(read).as("column %d row %d", c, row).isEqualTo(values[c][row]);
+                        byte[] value = vectors[c].isNull(0) ? null : vectors[c].getBytes(0);
+                        assertThat(value).as("column %d row %d", c, row).isEqualTo(values[c][(int) row]);
                     }
-                }
-            }
-            assertThat(row).isEqualTo(rows);
-        }
+                });
+        assertThat(read).isEqualTo(rows);
     }
 
     /**

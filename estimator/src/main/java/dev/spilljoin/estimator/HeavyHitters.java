@@ -121,8 +121,8 @@ public final class HeavyHitters {
             ub[i] = Math.max(est[i], (long) Math.ceil(rows[i].getUpperBound() * scale));
             by[i] = Math.round(est[i] * rowBytes);
         }
-        long guaranteed = Math.max(Math.max(thresholdRows, (long) Math.ceil(sketchThreshold * scale)),
-                (long) Math.ceil(sketch.getMaximumError() * scale));
+        long guaranteed = Math.max(thresholdRows,
+                (long) Math.ceil(Math.max(sketch.getMaximumError(), sketchThreshold) * scale));
         return of(guaranteed, !sketches.frequenciesSampled(), h, est, ub, by);
     }
 

@@ -10,6 +10,7 @@ import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -100,8 +101,7 @@ class BuildKeyFilterTest {
      */
     private void everyJoinTypeMatchesTheOracle(Schema leftSchema, Schema rightSchema, boolean spill, int scale) {
         boolean ints = leftSchema.type(0) == ColumnType.INTEGER;
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("BuildKeyFilterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("BuildKeyFilterTest");
         SplittableRandom random = new SplittableRandom(seed);
         List<Object[]> left = new ArrayList<>();
         for (long i = 0; i < 3_000; i++) {
@@ -164,8 +164,7 @@ class BuildKeyFilterTest {
      */
     @Test
     void aBuildThatSpillsPartWayFeedsTheFilterWithTheRowsItHeldBefore() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("BuildKeyFilterTest.partWay seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("BuildKeyFilterTest.partWay");
         SplittableRandom random = new SplittableRandom(seed);
         List<Object[]> left = new ArrayList<>();
         for (long i = 0; i < 24_000; i++) {

@@ -9,6 +9,7 @@ import dev.spilljoin.operator.testing.JoinRunner;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -139,9 +140,7 @@ class DirectIndexJoinTest {
     }
 
     private static long seed(String test) {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("DirectIndexJoinTest." + test + " seed=" + seed + " (replay with -Dseed=" + seed + ")");
-        return seed;
+        return Seeds.logged("DirectIndexJoinTest." + test);
     }
 
     /** Both sides unique per side, dense ranges that overlap: every join type, both orientations, both places. */

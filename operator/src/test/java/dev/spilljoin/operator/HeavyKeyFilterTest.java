@@ -1,5 +1,6 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
@@ -10,8 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HeavyKeyFilterTest {
     @Test
     void passesEveryKeyAddedAndOnlyHashesSharingTheTopTwelveBitsOfOne() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("HeavyKeyFilterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("HeavyKeyFilterTest");
         SplittableRandom r = new SplittableRandom(seed);
         HeavyKeyFilter filter = new HeavyKeyFilter();
         long one = r.nextLong();

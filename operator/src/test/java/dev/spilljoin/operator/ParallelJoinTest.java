@@ -11,6 +11,7 @@ import dev.spilljoin.operator.testing.CountAndSum;
 import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -90,8 +91,7 @@ class ParallelJoinTest {
 
     @Test
     void aSpillingFullOuterJoinRepeatedWithYieldsIsAlwaysRight() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("ParallelJoinTest race seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("ParallelJoinTest race");
         SplittableRandom random = new SplittableRandom(seed);
         int rows = 20_000;
         for (int round = 0; round < Integer.getInteger("rounds", 50); round++) {

@@ -8,6 +8,7 @@ import dev.spilljoin.operator.testing.GeneratedSource;
 import dev.spilljoin.operator.testing.JoinRunner;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -200,8 +201,7 @@ class ReadmissionTest {
      */
     @Test
     void shortTextsTakeNarrowEntriesWhenOnlyTheyLetEveryPartitionIn() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("ReadmissionTest narrow seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("ReadmissionTest narrow");
         SplittableRandom r = new SplittableRandom(seed);
         List<Object[]> buildRows = shortTextBuildSide(r, true);
         List<Object[]> probeRows = probeSide(r, 0, 2 * BUILD_ROWS, BUILD_ROWS);
@@ -233,8 +233,7 @@ class ReadmissionTest {
      */
     @Test
     void shortTextsTakeNarrowEntriesRatherThanSpillAPartition() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("ReadmissionTest in-memory narrow seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("ReadmissionTest in-memory narrow");
         SplittableRandom r = new SplittableRandom(seed);
         List<Object[]> buildRows = shortTextBuildSide(r, false);
         List<Object[]> probeRows = probeSide(r, 0, 2 * BUILD_ROWS, BUILD_ROWS);
@@ -280,8 +279,7 @@ class ReadmissionTest {
      */
     @Test
     void aProbeRowOfKilobytesKeepsItsStagingWhenReadmissionGivesUp() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("ReadmissionTest large probe row seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("ReadmissionTest large probe row");
         SplittableRandom r = new SplittableRandom(seed);
         long[] keys = new long[1_900];
         for (int i = 0; i < keys.length; i++) {
@@ -323,8 +321,7 @@ class ReadmissionTest {
 
     @Test
     void everyJoinTypeWithReadmittedPartitionsEqualsTheJoinInMemory() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("ReadmissionTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("ReadmissionTest");
         SplittableRandom r = new SplittableRandom(seed);
         long base = r.nextInt(2_000_001) - 1_000_000;
         List<Object[]> buildRows = buildSide(r, base, BUILD_ROWS);

@@ -10,6 +10,7 @@ import dev.spilljoin.operator.testing.JoinRunner;
 import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -136,8 +137,7 @@ class SharedPairProbeTest {
      */
     @Test
     void aBudgetThatHoldsOnePairAtATimeStillProbesItOnBothWorkers() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("SharedPairProbeTest smallest budget seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("SharedPairProbeTest smallest budget");
         SplittableRandom r = new SplittableRandom(seed);
         List<Object[]> build = rows(r, SCHEMA, 6000, false);
         List<Object[]> probe = rows(r, SCHEMA, 12000, false);

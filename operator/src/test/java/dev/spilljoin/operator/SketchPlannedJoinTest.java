@@ -19,6 +19,7 @@ import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.workloads.WorkloadMath;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -295,8 +296,7 @@ class SketchPlannedJoinTest {
      */
     @Test
     void heavyKeyRoutingMatchesTheOracleForEveryJoinType() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("SketchPlannedJoinTest heavy routing seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("SketchPlannedJoinTest heavy routing");
         SplittableRandom r = new SplittableRandom(seed);
         List<Object[]> leftRows = new ArrayList<>();
         for (long i = 0; i < 10_000; i++) {
@@ -336,8 +336,7 @@ class SketchPlannedJoinTest {
      */
     @Test
     void nullKeysAreNoHeavyKey() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("SketchPlannedJoinTest NULL keys seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("SketchPlannedJoinTest NULL keys");
         SplittableRandom r = new SplittableRandom(seed);
         List<Object[]> leftRows = new ArrayList<>();
         for (long i = 0; i < 10_000; i++) {

@@ -1,5 +1,6 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -17,8 +18,7 @@ class StagedSpillOrderTest {
 
     @Test
     void groupsEveryKeptRowUnderItsPartitionInStagingOrder() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("StagedSpillOrderTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("StagedSpillOrderTest");
         SplittableRandom random = new SplittableRandom(seed);
         for (int c = 0; c < 200; c++) {
             int partitions = 1 + random.nextInt(33);

@@ -8,6 +8,7 @@ import dev.spilljoin.operator.testing.NestedLoopOracle;
 import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.operator.testing.SpillRoot;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -151,8 +152,7 @@ class WideVariableRowJoinTest {
 
     @Test
     void wideVariableRowsJoinAsTheOracleDoesInEveryJoinTypeInMemoryAndSpilled() throws IOException {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("WideVariableRowJoinTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("WideVariableRowJoinTest");
         SplittableRandom random = new SplittableRandom(seed);
         Schema left = schema("l");
         Schema right = schema("r");

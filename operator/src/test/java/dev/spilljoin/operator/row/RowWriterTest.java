@@ -7,6 +7,7 @@ import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -27,8 +28,7 @@ class RowWriterTest {
 
     @Test
     void writesTheRowsNotExcludedFromTheStartRowInOrderUntilAPageIsRefused() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("RowWriterTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("RowWriterTest");
         SplittableRandom random = new SplittableRandom(seed);
         int rowBytes = LAYOUT.fixedRowLength();
         for (int n : new int[] {1, 63, 64, 65, 127, 128, 200, 1000}) {

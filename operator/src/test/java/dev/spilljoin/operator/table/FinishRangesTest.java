@@ -10,6 +10,7 @@ import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.operator.table.JoinStrategy.FinishAction;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.NativeMemory;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,9 +46,7 @@ class FinishRangesTest {
     }
 
     private static long seed(String test) {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("FinishRangesTest." + test + " seed=" + seed + " (replay with -Dseed=" + seed + ")");
-        return seed;
+        return Seeds.logged("FinishRangesTest." + test);
     }
 
     /**

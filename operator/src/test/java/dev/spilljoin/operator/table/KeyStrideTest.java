@@ -1,5 +1,6 @@
 package dev.spilljoin.operator.table;
 
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;
@@ -23,8 +24,7 @@ class KeyStrideTest {
 
     @Test
     void dividesExactlyTheMultiplesAndGivesTheirQuotients() {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println("KeyStrideTest seed=" + seed + " (replay with -Dseed=" + seed + ")");
+        long seed = Seeds.logged("KeyStrideTest");
         SplittableRandom r = new SplittableRandom(seed);
         long[] strides = {1, 2, 3, 10, 64, 86_400_000_000L, 1L << 62, (1L << 62) + 1, Long.MAX_VALUE, -1L, -2L};
         for (int c = 0; c < 2_000; c++) {

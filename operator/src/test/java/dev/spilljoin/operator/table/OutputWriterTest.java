@@ -12,6 +12,7 @@ import dev.spilljoin.operator.row.GatherScratch;
 import dev.spilljoin.operator.row.RowArena;
 import dev.spilljoin.operator.row.RowLayout;
 import dev.spilljoin.spill.MemoryReservation;
+import dev.spilljoin.operator.testing.Seeds;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -171,9 +172,7 @@ class OutputWriterTest {
 
     /** A random sequence from {@code -Dseed} or the clock, its seed logged under {@code label} for replay. */
     private static SplittableRandom seeded(String label) {
-        long seed = Long.getLong("seed", System.nanoTime());
-        System.out.println(label + " seed=" + seed + " (replay with -Dseed=" + seed + ")");
-        return new SplittableRandom(seed);
+        return new SplittableRandom(Seeds.logged(label));
     }
 
     /** What a test does with the two tables over the same 2,000 rows: the hash table's refs by key. */
