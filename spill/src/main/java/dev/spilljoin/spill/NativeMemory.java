@@ -30,6 +30,11 @@ public final class NativeMemory {
     private static final int WORD_COPY_BELOW = 64;
     /** Allocations of at least this many bytes are mapped 2 MiB-aligned and backed by transparent huge pages. */
     public static final long HUGE_PAGE = 2L << 20;
+    /**
+     * Allocations of at least this many bytes are anonymous mappings of their own, kept for reuse once freed
+     * ({@link MappingCache}); smaller ones come from malloc, whose free lists keep them.
+     */
+    public static final long MAPPED_FROM = 64L << 10;
     private static final int PROT_READ_WRITE = 0x3;
     private static final int MAP_PRIVATE_ANONYMOUS = 0x22;
     private static final int MADV_HUGEPAGE = 14;
@@ -70,24 +75,32 @@ public final class NativeMemory {
     }
 
     /**
-     * Unmaps the huge-page mappings that freed pages left for reuse (at most 256 MiB, set by the system property
-     * {@value HugePageCache#CAPACITY_PROPERTY}; each unmapped anyway after 10 s unused); the bytes unmapped. For a
-     * process that wants its memory back at once, e.g. after its last join for a while.
+     * Unmaps the mappings that freed pages of {@value #MAPPED_FROM} bytes and up left for reuse (at most 256 MiB, set
+     * by the system property {@value MappingCache#CAPACITY_PROPERTY}; each unmapped anyway after 10 s unused); the
+     * bytes unmapped. For a process that wants its memory back at once, e.g. after its last join for a while. (Named
+     * when only huge-page mappings were kept.)
      */
     public static long releaseCachedHugePages() {
-        return HugePageCache.process().releaseAll();
+        return MappingCache.process().releaseAll();
     }
 
-    /** Bytes of huge-page mappings kept for reuse (see {@link #releaseCachedHugePages}). */
+    /** Bytes of mappings kept for reuse (see {@link #releaseCachedHugePages}). */
     public static long cachedHugePageBytes() {
-        return HugePageCache.process().cachedBytes();
+        return MappingCache.process().cachedBytes();
     }
 
-    /** The operating system's anonymous mappings, 2 MiB-aligned and advised for transparent huge pages. */
-    static final HugePageCache.Mapper SYSTEM = new HugePageCache.Mapper() {
+    /**
+     * The operating system's anonymous mappings: from {@link #HUGE_PAGE} bytes up 2 MiB-aligned and advised for
+     * transparent huge pages, smaller ones as the kernel places them.
+     */
+    static final MappingCache.Mapper SYSTEM = new MappingCache.Mapper() {
         @Override
         public long map(long length) {
             PosixAPI posix = PosixAPI.posix();
+            if (length < HUGE_PAGE) {
+                long address = posix.mmap(0, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0);
+                return address == -1 ? 0 : address;
+            }
             long raw = posix.mmap(0, length + HUGE_PAGE, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0);
             if (raw == -1 || raw == 0) {
                 return 0;
@@ -162,13 +175,13 @@ public final class NativeMemory {
 
     /**
      * A fixed-size block of off-heap memory at a stable address, zeroed unless allocated uninitialized
-     * ({@link #allocateUninitialized}). Below {@link #HUGE_PAGE} bytes it is a
-     * Chronicle native bytes store (malloc). From {@link #HUGE_PAGE} up it is an anonymous mapping aligned to 2 MiB
+     * ({@link #allocateUninitialized}). Below {@link #MAPPED_FROM} bytes it is a Chronicle native bytes store
+     * (malloc). From there up it is an anonymous mapping, and from {@link #HUGE_PAGE} up one aligned to 2 MiB
      * and advised {@code MADV_HUGEPAGE}, so that the kernel backs it with transparent huge pages (also in THP's
      * "madvise" mode): random loads into hash tables and row pages then miss the TLB far less, which on a VM
      * (nested paging) about halves their latency (docs/PERFORMANCE.md). The mapping
      * is exactly the requested bytes rounded up to 4 KiB (the head and tail of the over-sized mapping used for the
-     * alignment are unmapped at once): one a freed page of the same length left ({@link HugePageCache}), zeroed here
+     * alignment are unmapped at once): one a freed page of the same length left ({@link MappingCache}), zeroed here
      * unless uninitialized, or else fresh zeroed pages from the kernel. Freed, it goes back to that cache. If the
      * kernel refuses the mapping, the block falls back to malloc.
      */
@@ -180,7 +193,7 @@ public final class NativeMemory {
         private NativePage(MemoryReservation owner, long bytes, boolean zeroed) {
             super(owner, bytes);
             long length = roundUp(bytes, SMALL_PAGE);
-            long mapped = bytes >= HUGE_PAGE ? mapHuge(owner, length, zeroed) : 0;
+            long mapped = bytes >= MAPPED_FROM ? map(owner, length, zeroed) : 0;
             if (mapped != 0) {
                 this.address = mapped;
                 this.mappedBytes = length;
@@ -201,13 +214,13 @@ public final class NativeMemory {
         }
 
         /**
-         * A huge-page mapping of {@code length} bytes: a kept one (zeroed here if {@code zeroed}), else a fresh one
-         * (zeroed by the kernel); 0 if the kernel refused it. A failure (the cache's capacity property unreadable)
-         * unrecords the allocation first.
+         * A mapping of {@code length} bytes: a kept one (zeroed here if {@code zeroed}), else a fresh one (zeroed by
+         * the kernel); 0 if the kernel refused it. A failure (the cache's capacity property unreadable) unrecords the
+         * allocation first.
          */
-        private long mapHuge(MemoryReservation owner, long length, boolean zeroed) {
+        private long map(MemoryReservation owner, long length, boolean zeroed) {
             try {
-                HugePageCache cache = HugePageCache.process();
+                MappingCache cache = MappingCache.process();
                 long kept = cache.take(length);
                 long mapped = kept != 0 ? kept : cache.map(length);
                 if (mapped != 0) {
@@ -239,7 +252,7 @@ public final class NativeMemory {
         @Override
         protected void free() {
             if (mappedBytes > 0) {
-                HugePageCache.process().release(address, mappedBytes);
+                MappingCache.process().release(address, mappedBytes);
             } else {
                 store.releaseLast();
                 store = null;

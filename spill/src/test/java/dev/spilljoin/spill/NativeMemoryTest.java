@@ -73,6 +73,38 @@ class NativeMemoryTest {
     }
 
     /**
+     * From {@link NativeMemory#MAPPED_FROM} bytes up a page is a mapping of its own (below 2 MiB not of huge pages),
+     * freed into the cache and handed to the next page of its length, zeroed; below, it is malloc's and not cached.
+     */
+    @Test
+    void aFreedPageFromSixtyFourKibibytesUpIsReusedZeroed() {
+        long bytes = NativeMemory.MAPPED_FROM + NativeMemory.SMALL_PAGE;
+        try (MemoryReservation memory = MemoryReservation.root("test", 4 * bytes)) {
+            NativeMemory.releaseCachedHugePages();
+            assertThat(memory.tryGrow(bytes)).isTrue();
+            NativePage first = NativeMemory.allocate(memory, bytes);
+            NativeMemory.fill(first.address(), bytes, (byte) 0x5A);
+            long address = first.address();
+            first.close();
+            assertThat(NativeMemory.cachedHugePageBytes()).isEqualTo(bytes);
+            NativePage second = NativeMemory.allocate(memory, bytes);
+            assertThat(second.address()).as("the freed mapping, reused").isEqualTo(address);
+            assertThat(NativeMemory.cachedHugePageBytes()).isZero();
+            for (long at = 0; at < bytes; at += 8) {
+                assertThat(NativeMemory.getLong(second.address() + at)).as("byte %d", at).isZero();
+            }
+            second.close();
+            memory.shrink(bytes);
+            long below = NativeMemory.MAPPED_FROM - 8;
+            assertThat(memory.tryGrow(below)).isTrue();
+            NativeMemory.allocate(memory, below).close();
+            assertThat(NativeMemory.cachedHugePageBytes()).as("malloc's, not cached").isEqualTo(bytes);
+            memory.shrink(below);
+            assertThat(NativeMemory.releaseCachedHugePages()).isEqualTo(bytes);
+        }
+    }
+
+    /**
      * Memory allocated uninitialized is left as it is, which the tests' JVMs (the build's surefire configuration sets
      * {@value NativeMemory#POISON_PROPERTY}) make 0xA5 bytes throughout, fresh or recycled, small or a huge page; a
      * zeroed allocation of the same recycled huge page is zeros again. Both are accounted as any allocation.

@@ -1,17 +1,23 @@
 package dev.spilljoin.spill;
 
 import java.util.ArrayDeque;
-import java.util.Iterator;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * The huge-page mappings of freed off-heap pages, kept mapped for the next page of the same length: what a malloc
- * does with freed memory, for the pages {@link NativeMemory} maps itself (2 MiB and up).
+ * The mappings of freed off-heap pages, kept mapped for the next page of the same length: what a malloc does with
+ * freed memory, for the pages {@link NativeMemory} maps itself ({@value NativeMemory#MAPPED_FROM} bytes and up; from
+ * 2 MiB up huge-page mappings).
  *
  * <p>Why: a fresh anonymous mapping's first touch costs the kernel's zeroing of every page, and on a VM whose balloon
  * driver reports free memory to the host ({@code virtio_balloon}) the host's backing of it again, many times what
  * zeroing a kept mapping costs (docs/PERFORMANCE.md has the figures). A process that joins again and again (an
  * engine embedding the operator, Spark's tasks in one executor, the bench's runs) otherwise pays that for every
- * join's row pages and table, a large share of an in-memory build.
+ * join's row pages and table, a large share of an in-memory build. Below 2 MiB glibc's malloc would serve such pages
+ * from mappings of their own or from heaps that it trims as they are freed (from 128 KiB; on other threads than the
+ * first, from their own heaps likewise), so that every join touched its row pages afresh: with two build workers,
+ * whose pages of a 32 MB budget are 125 KiB each, a join of W1's million build rows took 3,700 more page faults than
+ * with one.
  *
  * <p>Invariants, all under this object's lock:
  * <ul>
@@ -27,8 +33,8 @@ import java.util.Iterator;
  * A mapping is handed out as it was left: the caller zeroes it, which costs a fraction of a fresh mapping's first
  * touch.
  */
-final class HugePageCache {
-    /** The system property that sets the process's cache capacity in bytes (0: no cache). */
+final class MappingCache {
+    /** The system property that sets the process's cache capacity in bytes (0: no cache); named when all were huge. */
     static final String CAPACITY_PROPERTY = "spilljoin.hugePageCacheBytes";
     private static final long DEFAULT_CAPACITY = 256L << 20;
     /** How long a cached mapping may wait for its next use (as jemalloc's default decay). */
@@ -43,7 +49,7 @@ final class HugePageCache {
     }
 
     /** The process's cache (null until its first use). */
-    private static volatile HugePageCache process;
+    private static volatile MappingCache process;
 
     private record Cached(long address, long length, long cachedAtNanos) {
     }
@@ -51,14 +57,17 @@ final class HugePageCache {
     private final long capacity;
     private final long idleNanos;
     private final Mapper mapper;
-    /** Cached mappings, the most recently cached first (the likeliest to be backed still). */
-    private final ArrayDeque<Cached> cached = new ArrayDeque<>();
+    /**
+     * Cached mappings by length, the most recently cached of each length first (the likeliest to be backed still);
+     * a join's pages come in a few lengths, so the oldest of all is found among a few deques' last entries.
+     */
+    private final Map<Long, ArrayDeque<Cached>> cached = new HashMap<>();
     private long cachedBytes;
     private long inUseBytes;
     private long peakInUseBytes;
     private boolean reaperRunning;
 
-    HugePageCache(long capacity, long idleNanos, Mapper mapper) {
+    MappingCache(long capacity, long idleNanos, Mapper mapper) {
         this.capacity = capacity;
         this.idleNanos = idleNanos;
         this.mapper = mapper;
@@ -69,13 +78,13 @@ final class HugePageCache {
      * {@value #CAPACITY_PROPERTY} gives; an {@link IllegalArgumentException} naming the property if it is not a byte
      * count (at every use: the property is read again until it is one).
      */
-    static HugePageCache process() {
-        HugePageCache cache = process;
+    static MappingCache process() {
+        MappingCache cache = process;
         if (cache == null) {
-            synchronized (HugePageCache.class) {
+            synchronized (MappingCache.class) {
                 cache = process;
                 if (cache == null) {
-                    cache = new HugePageCache(capacity(System.getProperty(CAPACITY_PROPERTY)), IDLE_NANOS,
+                    cache = new MappingCache(capacity(System.getProperty(CAPACITY_PROPERTY)), IDLE_NANOS,
                             NativeMemory.SYSTEM);
                     process = cache;
                 }
@@ -98,21 +107,22 @@ final class HugePageCache {
             // reported below, with what the property must be
         }
         throw new IllegalArgumentException("system property " + CAPACITY_PROPERTY + " must be a number of bytes, 0 or"
-                + " more (0 turns the huge-page cache off), not '" + value + "'");
+                + " more (0 turns the cache of freed mappings off), not '" + value + "'");
     }
 
     /** A cached mapping of exactly {@code length} bytes, now in the caller's use, or 0 if none is cached. */
     synchronized long take(long length) {
-        for (Iterator<Cached> it = cached.iterator(); it.hasNext(); ) {
-            Cached c = it.next();
-            if (c.length == length) {
-                it.remove();
-                cachedBytes -= length;
-                inUse(length);
-                return c.address;
-            }
+        ArrayDeque<Cached> ofLength = cached.get(length);
+        if (ofLength == null) {
+            return 0;
         }
-        return 0;
+        Cached c = ofLength.removeFirst();
+        if (ofLength.isEmpty()) {
+            cached.remove(length);
+        }
+        cachedBytes -= length;
+        inUse(length);
+        return c.address;
     }
 
     /**
@@ -121,7 +131,7 @@ final class HugePageCache {
      */
     synchronized long map(long length) {
         while (!cached.isEmpty() && inUseBytes + length + cachedBytes > Math.max(peakInUseBytes, inUseBytes + length)) {
-            unmap(cached.removeLast());
+            unmap(removeOldest());
         }
         long address = mapper.map(length);
         if (address != 0) {
@@ -130,21 +140,22 @@ final class HugePageCache {
         return address;
     }
 
-    /** Takes back a mapping of {@code length} bytes that {@link #take} or {@link #map} gave and its user is done with. */
+    /** Takes back a mapping of {@code length} bytes that {@link #take} or {@link #map} gave, its user done with it. */
     synchronized void release(long address, long length) {
         inUseBytes -= length;
         if (length > capacity) {
             mapper.unmap(address, length);
             return;
         }
-        cached.addFirst(new Cached(address, length, System.nanoTime()));
+        Cached freed = new Cached(address, length, System.nanoTime());
+        cached.computeIfAbsent(length, l -> new ArrayDeque<>()).addFirst(freed);
         cachedBytes += length;
         while (cachedBytes > capacity) {
-            unmap(cached.removeLast());
+            unmap(removeOldest());
         }
         if (!reaperRunning) {
             reaperRunning = true;
-            Thread reaper = new Thread(this::reapWhileCached, "spilljoin-huge-page-cache");
+            Thread reaper = new Thread(this::reapWhileCached, "spilljoin-mapping-cache");
             reaper.setDaemon(true);
             reaper.start();
         }
@@ -153,8 +164,8 @@ final class HugePageCache {
     /** Unmaps every mapping cached at or before {@code nowNanos - idleNanos}; the bytes unmapped. */
     synchronized long releaseIdle(long nowNanos) {
         long released = 0;
-        while (!cached.isEmpty() && nowNanos - cached.peekLast().cachedAtNanos >= idleNanos) {
-            Cached c = cached.removeLast();
+        while (!cached.isEmpty() && nowNanos - oldest().cachedAtNanos >= idleNanos) {
+            Cached c = removeOldest();
             unmap(c);
             released += c.length;
         }
@@ -165,7 +176,7 @@ final class HugePageCache {
     synchronized long releaseAll() {
         long released = cachedBytes;
         while (!cached.isEmpty()) {
-            unmap(cached.removeLast());
+            unmap(removeOldest());
         }
         notifyAll();
         return released;
@@ -180,6 +191,29 @@ final class HugePageCache {
         peakInUseBytes = Math.max(peakInUseBytes, inUseBytes);
     }
 
+    /** The mapping cached longest ago (the cache is not empty). */
+    private Cached oldest() {
+        Cached oldest = null;
+        for (ArrayDeque<Cached> ofLength : cached.values()) {
+            Cached last = ofLength.peekLast();
+            if (oldest == null || last.cachedAtNanos - oldest.cachedAtNanos < 0) {
+                oldest = last;
+            }
+        }
+        return oldest;
+    }
+
+    /** Takes {@link #oldest} out of the cache (its bytes still counted cached, for {@link #unmap}) and returns it. */
+    private Cached removeOldest() {
+        Cached oldest = oldest();
+        ArrayDeque<Cached> ofLength = cached.get(oldest.length);
+        ofLength.removeLast();
+        if (ofLength.isEmpty()) {
+            cached.remove(oldest.length);
+        }
+        return oldest;
+    }
+
     private void unmap(Cached c) {
         cachedBytes -= c.length;
         mapper.unmap(c.address, c.length);
@@ -189,7 +223,7 @@ final class HugePageCache {
     private synchronized void reapWhileCached() {
         try {
             while (!cached.isEmpty()) {
-                long due = cached.peekLast().cachedAtNanos + idleNanos - System.nanoTime();
+                long due = oldest().cachedAtNanos + idleNanos - System.nanoTime();
                 if (due > 0) {
                     wait(Math.max(1, due / 1_000_000));
                 }

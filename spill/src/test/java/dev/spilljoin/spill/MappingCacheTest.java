@@ -11,16 +11,16 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The huge-page cache's rules over a recording mapper (addresses from a counter, every mapping and unmapping
+ * The mapping cache's rules over a recording mapper (addresses from a counter, every mapping and unmapping
  * recorded): exact-length reuse, the footprint never above the most ever in use, the capacity, the idle release.
  */
-class HugePageCacheTest {
+class MappingCacheTest {
     private static final long MIB = 1L << 20;
     /** Longer than any test: only the reaper's own test sees it run. */
     private static final long IDLE = 3_600_000_000_000L;
 
     /** Hands out distinct addresses and keeps what is mapped. */
-    private static final class RecordingMapper implements HugePageCache.Mapper {
+    private static final class RecordingMapper implements MappingCache.Mapper {
         final Map<Long, Long> mapped = new HashMap<>();
         final List<Long> unmapped = new ArrayList<>();
         private long next = 1L << 40;
@@ -47,7 +47,7 @@ class HugePageCacheTest {
     @Test
     void aFreedMappingServesTheNextRequestOfItsLengthOnly() {
         RecordingMapper os = new RecordingMapper();
-        HugePageCache cache = new HugePageCache(64 * MIB, IDLE, os);
+        MappingCache cache = new MappingCache(64 * MIB, IDLE, os);
         long a = cache.map(4 * MIB);
         cache.release(a, 4 * MIB);
         assertThat(cache.take(2 * MIB)).isZero();
@@ -58,10 +58,37 @@ class HugePageCacheTest {
         cache.releaseAll();
     }
 
+    /**
+     * Of several cached mappings of one length the most recently freed goes out first, and the oldest of all
+     * lengths goes first when the capacity overflows, whatever its length.
+     */
+    @Test
+    void takesTheNewestOfALengthAndEvictsTheOldestOfAll() {
+        RecordingMapper os = new RecordingMapper();
+        MappingCache cache = new MappingCache(7 * MIB, IDLE, os);
+        long small = cache.map(MIB / 4);
+        long a = cache.map(2 * MIB);
+        long b = cache.map(2 * MIB);
+        long big = cache.map(4 * MIB);
+        cache.release(small, MIB / 4);
+        cache.release(a, 2 * MIB);
+        cache.release(b, 2 * MIB);
+        assertThat(cache.take(2 * MIB)).as("the newest of its length").isEqualTo(b);
+        cache.release(b, 2 * MIB);
+        cache.release(big, 4 * MIB); // 8.25 MiB cached: over 7, the oldest go, the quarter MiB first
+        assertThat(os.unmapped).containsExactly(small, a);
+        assertThat(cache.cachedBytes()).isEqualTo(6 * MIB);
+        assertThat(cache.take(MIB / 4)).isZero();
+        assertThat(cache.take(2 * MIB)).isEqualTo(b);
+        assertThat(cache.take(2 * MIB)).isZero();
+        assertThat(cache.take(4 * MIB)).isEqualTo(big);
+        cache.releaseAll();
+    }
+
     @Test
     void aFreshMappingFirstUnmapsWhatWouldRaiseTheFootprintAboveThePeakInUse() {
         RecordingMapper os = new RecordingMapper();
-        HugePageCache cache = new HugePageCache(64 * MIB, IDLE, os);
+        MappingCache cache = new MappingCache(64 * MIB, IDLE, os);
         long a = cache.map(4 * MIB);
         long b = cache.map(2 * MIB);
         cache.release(a, 4 * MIB);
@@ -84,7 +111,7 @@ class HugePageCacheTest {
     @Test
     void theCacheKeepsItsCapacityAndReleasesIdleMappingsOldestFirst() {
         RecordingMapper os = new RecordingMapper();
-        HugePageCache cache = new HugePageCache(4 * MIB, IDLE, os);
+        MappingCache cache = new MappingCache(4 * MIB, IDLE, os);
         long a = cache.map(2 * MIB);
         long b = cache.map(2 * MIB);
         long c = cache.map(2 * MIB);
@@ -106,7 +133,7 @@ class HugePageCacheTest {
     @Test
     void noCapacityCachesNothing() {
         RecordingMapper os = new RecordingMapper();
-        HugePageCache cache = new HugePageCache(0, IDLE, os);
+        MappingCache cache = new MappingCache(0, IDLE, os);
         long a = cache.map(2 * MIB);
         cache.release(a, 2 * MIB);
         assertThat(os.mapped).isEmpty();
@@ -116,7 +143,7 @@ class HugePageCacheTest {
     @Test
     void theReaperThreadUnmapsIdleMappingsAndEnds() throws InterruptedException {
         RecordingMapper os = new RecordingMapper();
-        HugePageCache cache = new HugePageCache(64 * MIB, 50_000_000L, os);
+        MappingCache cache = new MappingCache(64 * MIB, 50_000_000L, os);
         long a = cache.map(2 * MIB);
         cache.release(a, 2 * MIB);
         long deadline = System.nanoTime() + 10_000_000_000L;
@@ -133,7 +160,7 @@ class HugePageCacheTest {
         SplittableRandom random = SeededRandom.create("randomUseNeverHandsAMappingOutTwiceNorRaisesTheFootprint");
         RecordingMapper os = new RecordingMapper();
         long capacity = random.nextInt(0, 9) * 2 * MIB;
-        HugePageCache cache = new HugePageCache(capacity, IDLE, os);
+        MappingCache cache = new MappingCache(capacity, IDLE, os);
         Map<Long, Long> inUse = new HashMap<>();
         long peakInUse = 0;
         for (int step = 0; step < 20_000; step++) {
@@ -160,14 +187,14 @@ class HugePageCacheTest {
 
     @Test
     void theCapacityPropertyTakesABytesCountAndNothingElse() {
-        assertThat(HugePageCache.capacity(null)).isEqualTo(256 * MIB);
-        assertThat(HugePageCache.capacity("0")).isZero();
-        assertThat(HugePageCache.capacity(" 1048576 ")).isEqualTo(MIB);
+        assertThat(MappingCache.capacity(null)).isEqualTo(256 * MIB);
+        assertThat(MappingCache.capacity("0")).isZero();
+        assertThat(MappingCache.capacity(" 1048576 ")).isEqualTo(MIB);
         for (String bad : new String[] {"", "-1", "1MB", "lots"}) {
-            assertThatThrownBy(() -> HugePageCache.capacity(bad)).as("'%s'", bad)
+            assertThatThrownBy(() -> MappingCache.capacity(bad)).as("'%s'", bad)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("system property spilljoin.hugePageCacheBytes must be a number of bytes, 0 or more (0"
-                            + " turns the huge-page cache off), not '" + bad + "'");
+                            + " turns the cache of freed mappings off), not '" + bad + "'");
         }
     }
 }
