@@ -69,16 +69,22 @@ public final class RowReader {
      * per row (an address is positive, so {@code (at - 1) >>> 63} is 1 exactly for 0): the fixed-width gathers above
      * read every value without a branch (a NULL's from a zero, {@link NativeMemory#getLongOrZero}), so that their
      * loads, mostly cache misses in a large table, are in flight together; a branch per row on the NULL, mispredicted
-     * whenever NULLs are common (an outer join's unmatched rows), held each behind it.
+     * whenever NULLs are common (an outer join's unmatched rows), held each behind it. A word's bits are gathered in a
+     * register and ORed into the bitmap once: ORed into it row by row, each row's store waited for the one before
+     * it (the same word), a third of the gather's time in W1's probe.
      */
     private static void setNulls(long[] at, int count, ColumnVector out, int outStart) {
         long[] nulls = out.nullBitmap();
         long any = 0;
-        for (int j = 0; j < count; j++) {
-            int row = outStart + j;
-            long isNull = (at[j] - 1) >>> 63;
-            nulls[row >>> 6] |= isNull << row;
-            any |= isNull;
+        int end = outStart + count;
+        for (int row = outStart; row < end; ) {
+            int wordEnd = Math.min(end, (row | 63) + 1);
+            long bits = 0;
+            for (; row < wordEnd; row++) {
+                bits |= (at[row - outStart] - 1) >>> 63 << row;
+            }
+            nulls[(row - 1) >>> 6] |= bits;
+            any |= bits;
         }
         if (any != 0) {
             out.nullsWritten();
