@@ -231,6 +231,9 @@ public final class OutputWriter {
      * whose probe rows mostly miss, W3L's, mispredicted a branch per row on whether it matched).
      */
     public int appendHitsOrPadded(long[] refs, long[] quiet, int[] probeBytes, int from, int to) {
+        if (quiet == null && !countsBuildRows && probeVariableColumns.length == 0) {
+            return appendHitsUncounted(refs, from, to);
+        }
         int i = from;
         while (i < to) {
             int room = room();
@@ -257,6 +260,25 @@ public final class OutputWriter {
             pending = p;
             pendingBytes += probeSum;
         }
+        return i;
+    }
+
+    /**
+     * {@link #appendHits} for a writer that counts no row's bytes (no variable-width column projected: every row
+     * counts 0): only the room bounds the rows, so the loop keeps the pairs and nothing else, half the work per row
+     * of the counting loop's (W1's probe spent a fifth of its time there).
+     */
+    private int appendHitsUncounted(long[] refs, int from, int to) {
+        int p = pending;
+        int end = p + room();
+        int i = from;
+        for (; i < to && p < end; i++) {
+            long ref = refs[i];
+            probeRows[p] = i;
+            buildRows[p] = ref;
+            p += (int) ((ref | -ref) >>> 63); // 1 for any ref but 0 (a negative one included)
+        }
+        pending = p;
         return i;
     }
 
