@@ -12,7 +12,7 @@ public record JoinOptions(Path left, Path right, String on, JoinKind type, Strin
                           String buildSide) {
     /**
      * The format flags: {@code --left-format}, {@code --right-format}, {@code --output-format} (csv or parquet; null:
-     * by extension) and {@code --compression} (Parquet output; null: zstd).
+     * by extension) and {@code --compression} (Parquet output; null: snappy).
      */
     public record FormatOptions(String left, String right, String output, String compression) {
         public static final FormatOptions BY_EXTENSION = new FormatOptions(null, null, null, null);
