@@ -57,7 +57,7 @@ interface InMemoryJoinCases extends OracleTest {
                     for (Side build : Side.values()) {
                         // every other case with two workers (the probe pass on worker threads)
                         JoinConfig config = JoinConfig.builder().buildSide(build).outputBatchRows(1 + r.nextInt(300))
-                                .threads(1 + i % 2).build();
+                                .threads(1 + i % 2).rowsPerWorker(0).build();
                         OracleCheck.assertSame(tables, l, rt, c, type, projection, BUDGET, config,
                                 "-Dseed=" + OracleTest.SEED + " (case " + i + ")");
                         joins++;

@@ -98,7 +98,7 @@ interface SpillingJoinCases extends OracleTest {
                 // every other join type with two workers (probe pass and spilled pairs on worker threads)
                 JoinConfig config = JoinConfig.builder().buildSide(fullRowBuildSide(type))
                         .fanoutLog2(Integer.numberOfTrailingZeros(recursion.fanout))
-                        .roleReversal(recursion.roleReversal).threads(1 + type.ordinal() % 2).build();
+                        .roleReversal(recursion.roleReversal).threads(1 + type.ordinal() % 2).rowsPerWorker(0).build();
                 JoinStats stats = OracleCheck.assertSame(tables, l, r, c, type, c.fullProjection(type), SPILL_BUDGET,
                         config, "-Dseed=" + SEED);
                 assertThat(stats.partitions()).as("%s spilled partitions: %s", type, stats).isPositive();

@@ -182,7 +182,7 @@ interface TableKindJoinCases extends OracleTest {
 
     /** The join's configuration for the path: one worker or two alternately, except for the heavy pair (one). */
     static JoinConfig config(Where where, JoinType type, Side build) {
-        JoinConfig.Builder b = JoinConfig.builder().buildSide(build).threads(1 + type.ordinal() % 2);
+        JoinConfig.Builder b = JoinConfig.builder().buildSide(build).threads(1 + type.ordinal() % 2).rowsPerWorker(0);
         return switch (where) {
             case IN_MEMORY -> b.build();
             case SPILLED_PAIRS -> b.forceSpill(true).fanoutLog2(4).build();

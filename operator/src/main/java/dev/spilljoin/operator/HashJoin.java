@@ -157,6 +157,8 @@ public final class HashJoin implements AutoCloseable {
     /** The workers of the parallel phase a pulled join is in, or null (see {@link WorkerRun}). */
     private volatile WorkerRun run;
     private BatchSink pushSink;
+    /** The probe input's rows as hinted or cached (-1: unknown, or pushed), which size the probe pass's workers. */
+    private long expectedProbeRows = -1;
     /**
      * A thread-safe sink (run's or push's) that helper threads call with their result batches themselves, or null:
      * they hand them to the caller's thread.
@@ -973,25 +975,23 @@ public final class HashJoin implements AutoCloseable {
     // ------------------------------------------------------------------ phases
 
     /**
-     * Starts the join: chooses the build side ({@link #chooseBuildSide}), reserves and plans ({@link BuildPlan}) and
-     * begins the build phase ({@link #beginBuild}); returns the build side.
+     * Starts the join: chooses the build side from the size hints (-1 = unknown), replaced by the inputs' cached
+     * statistics where known ({@link BuildSideChoice}), reserves and plans ({@link BuildPlan}) and begins the build
+     * phase ({@link #beginBuild}); returns the build side.
      */
     private Side beginJoin(long leftBytes, long leftRows, long rightBytes, long rightRows) {
         if (phase != Phase.CREATED) {
             throw new IllegalStateException("a HashJoin runs once; it is in phase " + phase);
         }
-        BuildSideChoice choice = chooseBuildSide(leftBytes, leftRows, rightBytes, rightRows);
+        BuildSideChoice.InputSize left = BuildSideChoice.InputSize.of(leftBytes, leftRows, known(Side.LEFT));
+        BuildSideChoice.InputSize right = BuildSideChoice.InputSize.of(rightBytes, rightRows, known(Side.RIGHT));
+        BuildSideChoice choice = BuildSideChoice.choose(spec.config().buildSide(), left, right);
+        // pushed inputs take a worker per pushing thread, whatever their size
+        expectedProbeRows = pushSink != null ? -1 : (choice.side() == Side.LEFT ? right : left).rows();
         BuildPlan plan = BuildPlan.make(spec, memory, choice);
         stats.recordPlan(choice.side(), cacheHits, cacheMisses, plan.sketches(), plan.keyFilter(), plan.sizing());
         beginBuild(choice, plan);
         return choice.side();
-    }
-
-    /** The build side from the size hints (-1 = unknown), replaced by the inputs' cached statistics where known. */
-    private BuildSideChoice chooseBuildSide(long leftBytes, long leftRows, long rightBytes, long rightRows) {
-        return BuildSideChoice.choose(spec.config().buildSide(),
-                BuildSideChoice.InputSize.of(leftBytes, leftRows, known(Side.LEFT)),
-                BuildSideChoice.InputSize.of(rightBytes, rightRows, known(Side.RIGHT)));
     }
 
     /** The cached statistics of {@code side}'s input (counted as a hit or a miss), or null. */
@@ -1023,7 +1023,8 @@ public final class HashJoin implements AutoCloseable {
         }
         output = newOutputWriter();
         PartitionedBuild build = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
-                plan.sizing().plan().nestedLoopKeys(), buildWorkers(plan.sizing()));
+                plan.sizing().plan().nestedLoopKeys(), buildWorkers(plan.sizing(), pushSink != null ? -1
+                : choice.hintRows()));
         current = build;
         buildThreads = build.workerCount();
         freePushWorkers = workerPool(build.workerCount());
@@ -1031,21 +1032,23 @@ public final class HashJoin implements AutoCloseable {
     }
 
     /**
-     * The build pass's workers: up to the join's threads, as many as the memory beside the plan's reservations and the
-     * layout's minimum holds a staging page and a partly filled row page for, beyond the first worker's (which the
-     * minimum covers), so that every worker can still write once every partition has spilled.
+     * The build pass's workers: up to the join's threads for an input expected to hold {@code expectedRows} rows
+     * ({@link JoinConfig#workersFor}), as many as the memory beside the plan's reservations and the layout's minimum
+     * holds a staging page and a partly filled row page for, beyond the first worker's (which the minimum covers), so
+     * that every worker can still write once every partition has spilled.
      */
-    private int buildWorkers(SpillSizing sizing) {
+    private int buildWorkers(SpillSizing sizing, long expectedRows) {
         long spare = memory.headroom() - sizing.minimumBudget();
-        return (int) Math.max(1, Math.min(spec.config().threads(), 1 + spare / sizing.stagingBytes()));
+        return (int) Math.max(1, Math.min(spec.config().workersFor(expectedRows), 1 + spare / sizing.stagingBytes()));
     }
 
     /**
-     * Ends the build: the table is built with room left for the staging pages of every probe worker the join may run,
-     * and the probe pass gets as many workers (up to the join's threads) as that room holds.
+     * Ends the build: the table is built with room left for the staging pages of every probe worker the join may run
+     * (up to the join's threads, fewer for a probe input expected small: {@link JoinConfig#workersFor}), and the probe
+     * pass gets as many workers as that room holds.
      */
     private void finishBuild() throws IOException {
-        int threads = spec.config().threads();
+        int threads = spec.config().workersFor(expectedProbeRows);
         PartitionedProbe probe = building().finish(ctx.sizing.stagingBytes() * threads, threads);
         current = probe;
         probeThreads = probe.workerCount();

@@ -186,7 +186,7 @@ class BuildKeyFilterTest {
                 List<ColumnRef> projection = only != null ? List.of(new ColumnRef(only, 1))
                         : List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 1));
                 JoinConfig config = JoinConfig.builder().pageSize(4096).outputBatchRows(1024).buildSide(Side.LEFT)
-                        .threads(threads).spillDirectory(spillRoot.path()).build();
+                        .threads(threads).rowsPerWorker(0).spillDirectory(spillRoot.path()).build();
                 JoinRunner.Result result;
                 try (MemoryReservation root = MemoryReservation.root("filter-part-way", PART_WAY_BUDGET)) {
                     JoinSpec spec = JoinSpec.builder(LEFT, RIGHT).on(0, 0).joinType(type).projection(projection)

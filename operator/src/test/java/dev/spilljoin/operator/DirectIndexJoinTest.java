@@ -110,6 +110,7 @@ class DirectIndexJoinTest {
         Schema right = schema("r", keyType);
         List<ColumnRef> projection = projection(type, withVarchar);
         JoinConfig.Builder config = JoinConfig.builder().buildSide(build).spillDirectory(spillRoot).threads(threads)
+                .rowsPerWorker(0)
                 .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 4 : 500));
         if (where == Where.SPILLED_PAIRS) {
             config.forceSpill(true).roleReversal(r.nextBoolean()).fanoutLog2(1 + r.nextInt(2)).pageSize(4096).spillBufferBytes(512)
@@ -544,7 +545,8 @@ class DirectIndexJoinTest {
             try (MemoryReservation root = MemoryReservation.root("w1-tight", budget)) {
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(root)
-                        .config(JoinConfig.builder().spillDirectory(spillRoot).threads(threads).build()).build();
+                        .config(JoinConfig.builder().spillDirectory(spillRoot).threads(threads).rowsPerWorker(0)
+                                .build()).build();
                 try (HashJoin join = HashJoin.create(spec)) {
                     join.run(GeneratedSource.w1Build(nR), GeneratedSource.w1Probe(nS, nR), result);
                     stats = join.stats();

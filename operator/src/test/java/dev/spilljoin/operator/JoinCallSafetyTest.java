@@ -44,7 +44,8 @@ class JoinCallSafetyTest {
 
     private JoinSpec spec(int threads, MemoryReservation root, boolean spill) {
         return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k").joinType(JoinType.INNER)
-                .reservation(root).config(JoinConfig.builder().threads(threads).spillDirectory(spillRoot)
+                .reservation(root).config(JoinConfig.builder().threads(threads).rowsPerWorker(0)
+                        .spillDirectory(spillRoot)
                         .buildSide(Side.RIGHT).forceSpill(spill).fanoutLog2(2).build()).build();
     }
 

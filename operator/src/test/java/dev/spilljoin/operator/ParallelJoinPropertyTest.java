@@ -171,9 +171,9 @@ class ParallelJoinPropertyTest {
         int batchRows = 1 + r.nextInt(200);
         List<Batch> left = Rows.toBatches(schema, leftRows, batchRows);
         List<Batch> right = Rows.toBatches(schema, rightRows, batchRows);
-        JoinConfig config = JoinConfig.builder().threads(threads).buildSide(build).spillDirectory(spillRoot)
-                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300)).pageSize(256).fanoutLog2(2)
-                .spillBufferBytes(128).spillWindowBytes(4096).build();
+        JoinConfig config = JoinConfig.builder().threads(threads).rowsPerWorker(0).buildSide(build)
+                .spillDirectory(spillRoot).outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300)).pageSize(256)
+                .fanoutLog2(2).spillBufferBytes(128).spillWindowBytes(4096).build();
         JoinSpec.Builder spec = JoinSpec.builder(schema, schema).on(0, 0).joinType(type).projection(projection)
                 .config(config);
         long budget = 64L << 20;
@@ -243,8 +243,8 @@ class ParallelJoinPropertyTest {
                                 JoinPath path, int threads, SplittableRandom r, String where) throws IOException {
         List<Batch> left = Rows.toBatches(in.left, in.leftRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
         List<Batch> right = Rows.toBatches(in.right, in.rightRows, BATCH_SIZES[r.nextInt(BATCH_SIZES.length)]);
-        JoinConfig.Builder builder = JoinConfig.builder().threads(threads).buildSide(build).spillDirectory(spillRoot)
-                .outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300));
+        JoinConfig.Builder builder = JoinConfig.builder().threads(threads).rowsPerWorker(0).buildSide(build)
+                .spillDirectory(spillRoot).outputBatchRows(1 + r.nextInt(r.nextBoolean() ? 5 : 300));
         if (path != JoinPath.IN_MEMORY) {
             builder.pageSize(64 + 8 * r.nextInt(64)).fanoutLog2(1 + r.nextInt(3))
                     .spillBufferBytes(64 + 8 * r.nextInt(57)).spillWindowBytes(4096).forceSpill(true);

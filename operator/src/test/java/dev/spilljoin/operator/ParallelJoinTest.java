@@ -77,8 +77,9 @@ class ParallelJoinTest {
 
     private JoinSpec.Builder spec(JoinType type, int threads, MemoryReservation root, Side build, boolean spill) {
         return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k").joinType(type)
-                .reservation(root).config(JoinConfig.builder().threads(threads).spillDirectory(spillRoot)
-                        .buildSide(build).forceSpill(spill).fanoutLog2(4).outputBatchRows(64).build());
+                .reservation(root).config(JoinConfig.builder().threads(threads).rowsPerWorker(0)
+                        .spillDirectory(spillRoot).buildSide(build).forceSpill(spill).fanoutLog2(4)
+                        .outputBatchRows(64).build());
     }
 
     private void assertNothingLeft(MemoryReservation root) throws IOException {
@@ -126,6 +127,39 @@ class ParallelJoinTest {
                 assertNothingLeft(root);
             }
         }
+    }
+
+    /**
+     * A pass over an input whose size hint is small runs one worker per {@link JoinConfig#rowsPerWorker} of its rows
+     * (at least one) instead of the join's threads: a build of 10,000 rows on one, a probe of 100,000 on two of four;
+     * a probe of 300,000 on all four, as every pass does with {@code rowsPerWorker} 0. Each join's result is checked.
+     */
+    @Test
+    void passesOverInputsExpectedSmallRunOneWorkerPerRowsPerWorkerRows() {
+        long[][] cases = { // build rows, probe rows, rows per worker, expected build and probe workers
+            {10_000, 100_000, JoinConfig.DEFAULT_ROWS_PER_WORKER, 1, 2},
+            {10_000, 300_000, JoinConfig.DEFAULT_ROWS_PER_WORKER, 1, 4},
+            {200_000, 50_000, JoinConfig.DEFAULT_ROWS_PER_WORKER, 4, 1},
+            {10_000, 100_000, 0, 4, 4},
+        };
+        for (long[] c : cases) {
+            try (MemoryReservation root = MemoryReservation.root("workers", 256 * MB)) {
+                JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
+                        .reservation(root).config(JoinConfig.builder().threads(4).rowsPerWorker(c[2])
+                                .buildSide(Side.LEFT).spillDirectory(spillRoot).build()).build();
+                CountAndSum result = new CountAndSum();
+                try (HashJoin join = HashJoin.create(spec)) {
+                    join.run(keys(c[0], 7), keys(c[1], 7), result);
+                    JoinStats stats = join.stats();
+                    assertThat(new long[] {stats.buildThreads(), stats.probeThreads()})
+                            .as("%d x %d rows at %d rows per worker: build and probe workers", c[0], c[1], c[2])
+                            .containsExactly(c[3], c[4]);
+                }
+                assertThat(result.count()).as("%d x %d rows", c[0], c[1]).isEqualTo(c[1] < c[0] ? c[1] : c[0]);
+            }
+        }
+        assertThatThrownBy(() -> JoinConfig.builder().rowsPerWorker(-1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rowsPerWorker must be 0");
     }
 
     /**
@@ -404,8 +438,8 @@ class ParallelJoinTest {
                                 throw new IllegalStateException("condition failed on " + Thread.currentThread().getName());
                             }
                         })
-                        .config(JoinConfig.builder().threads(2).spillDirectory(spillRoot).buildSide(Side.RIGHT)
-                                .forceSpill(spilled).fanoutLog2(3).build()).build();
+                        .config(JoinConfig.builder().threads(2).rowsPerWorker(0).spillDirectory(spillRoot)
+                                .buildSide(Side.RIGHT).forceSpill(spilled).fanoutLog2(3).build()).build();
                 HashJoin join = HashJoin.create(spec);
                 assertThatThrownBy(() -> join.run(keys(100_000, 7), keys(100_000, 3), b -> { }))
                         .as("spilled=%s", spilled)
@@ -422,7 +456,7 @@ class ParallelJoinTest {
         for (boolean spilled : new boolean[] {false, true}) {
             try (MemoryReservation root = MemoryReservation.root("close", 16 * MB)) {
                 JoinSpec spec = spec(JoinType.INNER, 4, root, Side.RIGHT, spilled).config(JoinConfig.builder()
-                        .threads(4).spillDirectory(spillRoot).buildSide(Side.RIGHT).forceSpill(spilled)
+                        .threads(4).rowsPerWorker(0).spillDirectory(spillRoot).buildSide(Side.RIGHT).forceSpill(spilled)
                         .outputBatchRows(16).build()).build();
                 HashJoin join = HashJoin.create(spec);
                 Iterator<Batch> results = join.iterator(keys(300_000, 7), keys(100_000, 3));
@@ -499,8 +533,8 @@ class ParallelJoinTest {
         try (MemoryReservation root = MemoryReservation.root("sketches", 24 * MB)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                     .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(root)
-                    .config(JoinConfig.builder().threads(threads).spillDirectory(spillRoot).buildSide(Side.RIGHT)
-                            .build()).build();
+                    .config(JoinConfig.builder().threads(threads).rowsPerWorker(0).spillDirectory(spillRoot)
+                            .buildSide(Side.RIGHT).build()).build();
             CountAndSum result = new CountAndSum();
             JoinStats stats;
             try (HashJoin join = HashJoin.create(spec)) {
@@ -540,7 +574,8 @@ class ParallelJoinTest {
             keySum += i;
         }
         List<Batch> batches = Rows.toBatches(schema, table, 4096);
-        JoinConfig config = JoinConfig.builder().threads(2).spillDirectory(spillRoot).buildSide(Side.RIGHT).build();
+        JoinConfig config = JoinConfig.builder().threads(2).rowsPerWorker(0).spillDirectory(spillRoot)
+                .buildSide(Side.RIGHT).build();
         long budget = 256 * 1024;
         for (int round = 0; round < 5; round++) {
             try (MemoryReservation root = MemoryReservation.root("staging", budget)) {
@@ -586,8 +621,8 @@ class ParallelJoinTest {
             keySum += i;
         }
         List<Batch> batches = Rows.toBatches(schema, table, 4);
-        JoinConfig config = JoinConfig.builder().threads(2).spillDirectory(spillRoot).buildSide(Side.RIGHT)
-                .outputBatchBytes(16 * 1024).build();
+        JoinConfig config = JoinConfig.builder().threads(2).rowsPerWorker(0).spillDirectory(spillRoot)
+                .buildSide(Side.RIGHT).outputBatchBytes(16 * 1024).build();
         try (MemoryReservation root = MemoryReservation.root("large rows", 256 * MB)) {
             JoinSpec spec = JoinSpec.builder(schema, schema).on("id", "id").reservation(root).config(config).build();
             Set<Batch> handedOut = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -621,8 +656,8 @@ class ParallelJoinTest {
      */
     @Test
     void belowTheMinimumForItsWorkersTheJoinRunsWithFewer() throws IOException {
-        JoinConfig config = JoinConfig.builder().threads(4).spillDirectory(spillRoot).buildSide(Side.RIGHT)
-                .forceSpill(true).build();
+        JoinConfig config = JoinConfig.builder().threads(4).rowsPerWorker(0).spillDirectory(spillRoot)
+                .buildSide(Side.RIGHT).forceSpill(true).build();
         long budget = HashJoin.minimumBudget(config);
         try (MemoryReservation root = MemoryReservation.root("fewer", budget)) {
             JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")

@@ -117,6 +117,7 @@ class ReadmissionTest {
                                   int threads, long budget, JoinRunner.Mode mode, SplittableRandom r, String what)
             throws IOException {
         JoinConfig config = JoinConfig.builder().buildSide(build).spillDirectory(spillRoot).threads(threads)
+                .rowsPerWorker(0)
                 .outputBatchRows(1 + r.nextInt(2000)).build();
         int leftBatchRows = 1 + r.nextInt(3000);
         return join(schema("l"), leftRows, leftBatchRows, schema("r"), rightRows, 1 + r.nextInt(3000), type,
@@ -189,7 +190,8 @@ class ReadmissionTest {
     private JoinSpec w1Spec(MemoryReservation root, int threads) {
         return JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                 .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(root)
-                .config(JoinConfig.builder().buildSide(Side.LEFT).threads(threads).spillDirectory(spillRoot).build())
+                .config(JoinConfig.builder().buildSide(Side.LEFT).threads(threads).rowsPerWorker(0)
+                        .spillDirectory(spillRoot).build())
                 .build();
     }
 
@@ -304,7 +306,8 @@ class ReadmissionTest {
         }
         projection.add(new ColumnRef(Side.RIGHT, 0));
         projection.add(new ColumnRef(Side.RIGHT, 1));
-        JoinConfig config = JoinConfig.builder().buildSide(Side.RIGHT).spillDirectory(spillRoot).threads(4).build();
+        JoinConfig config = JoinConfig.builder().buildSide(Side.RIGHT).spillDirectory(spillRoot).threads(4)
+                .rowsPerWorker(0).build();
         for (JoinType type : new JoinType[] {JoinType.FULL_OUTER, JoinType.INNER, JoinType.LEFT_OUTER}) {
             String what = "seed=" + seed + " " + type;
             List<Object[]> inMemory = join(probeSchema, probeRows, 1024, buildSchema, buildRows, 1024, type,

@@ -76,7 +76,7 @@ class RowTooLargeTest {
         for (long k = 0; k < 16; k++) {
             rows.add(new Object[] {k, String.valueOf((char) ('a' + k)).repeat(2_200_000)});
         }
-        JoinConfig config = JoinConfig.builder().threads(threads).spillDirectory(spillRoot).build();
+        JoinConfig config = JoinConfig.builder().threads(threads).rowsPerWorker(0).spillDirectory(spillRoot).build();
         long given = 2 << 20;
         RowTooLargeException refused;
         try (MemoryReservation root = MemoryReservation.root("given", given)) {

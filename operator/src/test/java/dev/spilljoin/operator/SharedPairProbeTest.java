@@ -98,7 +98,7 @@ class SharedPairProbeTest {
         }
         int[] key = {0};
         List<Object[]> expected = NestedLoopOracle.join(probe, build, key, key, type, projection);
-        JoinConfig.Builder config = JoinConfig.builder().threads(threads).buildSide(Side.RIGHT)
+        JoinConfig.Builder config = JoinConfig.builder().threads(threads).rowsPerWorker(0).buildSide(Side.RIGHT)
                 .spillDirectory(spillRoot).forceSpill(true).fanoutLog2(1).spillBufferBytes(512)
                 .spillWindowBytes(4096).pageSize(4096).outputBatchRows(4096);
         config.roleReversal(path == PairPath.REVERSED);
@@ -144,7 +144,8 @@ class SharedPairProbeTest {
         int[] key = {0};
         List<ColumnRef> projection = List.of(new ColumnRef(Side.LEFT, 1), new ColumnRef(Side.RIGHT, 2));
         List<Object[]> expected = NestedLoopOracle.join(probe, build, key, key, JoinType.INNER, projection);
-        JoinConfig config = JoinConfig.builder().threads(2).buildSide(Side.RIGHT).spillDirectory(spillRoot)
+        JoinConfig config = JoinConfig.builder().threads(2).rowsPerWorker(0).buildSide(Side.RIGHT)
+                .spillDirectory(spillRoot)
                 .forceSpill(true).fanoutLog2(1).spillBufferBytes(512).spillWindowBytes(4096).roleReversal(false)
                 .build();
         long budget = HashJoin.minimumBudget(config, 2);
@@ -200,7 +201,8 @@ class SharedPairProbeTest {
         });
         try (MemoryReservation root = MemoryReservation.root("failing helper", 8 * MB)) {
             JoinSpec spec = JoinSpec.builder(SCHEMA, SCHEMA).on(0, 0).joinType(JoinType.FULL_OUTER).reservation(root)
-                    .config(JoinConfig.builder().threads(2).buildSide(Side.RIGHT).spillDirectory(spillRoot)
+                    .config(JoinConfig.builder().threads(2).rowsPerWorker(0).buildSide(Side.RIGHT)
+                            .spillDirectory(spillRoot)
                             .forceSpill(true).fanoutLog2(1).spillBufferBytes(512).spillWindowBytes(4096).build())
                     .build();
             assertThatThrownBy(() -> JoinRunner.run(spec, create, Rows.toBatches(SCHEMA, probe, 100),

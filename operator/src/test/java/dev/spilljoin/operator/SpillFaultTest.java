@@ -35,7 +35,7 @@ class SpillFaultTest {
         for (long blocks : new long[]{0, 3, 40, 400, 1500}) {
             try (MemoryReservation budget = MemoryReservation.root("fault", 1 << 20)) {
                 JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).pairMemoryLimit(64 * 1024)
-                        .threads(threads).build();
+                        .threads(threads).rowsPerWorker(0).build();
                 JoinSpec spec = JoinSpec.builder(GeneratedSource.SCHEMA, GeneratedSource.SCHEMA).on("k", "k")
                         .project(Side.LEFT, "p").project(Side.RIGHT, "p").reservation(budget).config(config).build();
                 try (HashJoin join = FaultInjection.failingSpillWritesAfterBlocks(blocks).apply(spec)) {

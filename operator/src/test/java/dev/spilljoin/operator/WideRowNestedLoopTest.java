@@ -62,7 +62,8 @@ class WideRowNestedLoopTest {
         List<ColumnRef> columns = List.of(new ColumnRef(Side.LEFT, 0), new ColumnRef(Side.LEFT, 1),
                 new ColumnRef(Side.RIGHT, 0), new ColumnRef(Side.RIGHT, 1));
         var expected = Rows.multiset(NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type, columns));
-        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).threads(threads).build();
+        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).threads(threads).rowsPerWorker(0)
+                .build();
         long minimum = HashJoin.minimumBudget(config, threads);
         long named;
         try (MemoryReservation memory = MemoryReservation.root("minimum", minimum)) {
@@ -109,7 +110,7 @@ class WideRowNestedLoopTest {
             }
         }
         var expected = Rows.multiset(NestedLoopOracle.join(left, right, new int[] {0}, new int[] {0}, type, columns));
-        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).threads(threads)
+        JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).threads(threads).rowsPerWorker(0)
                 .fanoutLog2(fanoutLog2).build();
         long budget = Math.max(HashJoin.minimumBudget(config, threads), HashJoin.budgetForRow(config, largest + 64));
         try (MemoryReservation memory = MemoryReservation.root("both bounds", budget)) {
