@@ -75,7 +75,8 @@ import java.util.function.LongPredicate;
  * every push returned before the probe side's end), so it reads every MATCHED mark. Result rows come in no particular order. Every worker draws from the one budget
  * (build workers fill pages of their own; probe workers stage in their share of what the build left; pair workers
  * join in an even share); the join runs fewer workers when the budget holds fewer
- * ({@link #minimumBudget(JoinConfig, int)}, {@link JoinStats#threadsUsed()}). The first failure of any worker is
+ * ({@link #minimumBudget(JoinConfig, int)}, {@link JoinStats#threadsUsed()}), and the build and probe passes of a
+ * pulled join over inputs expected small run one per {@link JoinConfig#rowsPerWorker()} rows. The first failure of any worker is
  * rethrown on the calling thread after every helper ended; {@link #close()} from any thread first stops them.
  *
  * <p>Memory: every off-heap byte (row pages, tables, spill buffers, reader windows) is reserved
@@ -986,12 +987,19 @@ public final class HashJoin implements AutoCloseable {
         BuildSideChoice.InputSize left = BuildSideChoice.InputSize.of(leftBytes, leftRows, known(Side.LEFT));
         BuildSideChoice.InputSize right = BuildSideChoice.InputSize.of(rightBytes, rightRows, known(Side.RIGHT));
         BuildSideChoice choice = BuildSideChoice.choose(spec.config().buildSide(), left, right);
-        // pushed inputs take a worker per pushing thread, whatever their size
-        expectedProbeRows = pushSink != null ? -1 : (choice.side() == Side.LEFT ? right : left).rows();
+        expectedProbeRows = rowsSizingWorkers((choice.side() == Side.LEFT ? right : left).rows());
         BuildPlan plan = BuildPlan.make(spec, memory, choice);
         stats.recordPlan(choice.side(), cacheHits, cacheMisses, plan.sketches(), plan.keyFilter(), plan.sizing());
         beginBuild(choice, plan);
         return choice.side();
+    }
+
+    /**
+     * The rows that size a pass's workers ({@link JoinConfig#workersFor}) for an input expected to hold {@code rows}:
+     * those, unless the join is pushed, whose inputs take a worker per pushing thread whatever their size (-1).
+     */
+    private long rowsSizingWorkers(long rows) {
+        return pushSink != null ? -1 : rows;
     }
 
     /** The cached statistics of {@code side}'s input (counted as a hit or a miss), or null. */
@@ -1022,9 +1030,9 @@ public final class HashJoin implements AutoCloseable {
             ctx.deleteSpillBeforeExit();
         }
         output = newOutputWriter();
+        int workers = buildWorkers(plan.sizing(), rowsSizingWorkers(choice.hintRows()));
         PartitionedBuild build = new PartitionedBuild(ctx, plan.sketches().value(), plan.keyFilter().value(),
-                plan.sizing().plan().nestedLoopKeys(), buildWorkers(plan.sizing(), pushSink != null ? -1
-                : choice.hintRows()));
+                plan.sizing().plan().nestedLoopKeys(), workers);
         current = build;
         buildThreads = build.workerCount();
         freePushWorkers = workerPool(build.workerCount());
