@@ -106,6 +106,39 @@ class OutputWriterTest {
     }
 
     /**
+     * A writer that counts no bytes (no variable-width column projected: here the key alone) takes a probe batch's hits
+     * by its room alone: the batches one append at a time would make, cut at the capacity whatever the byte limit.
+     */
+    @Test
+    void aWriterThatCountsNoBytesCutsItsHitsAtTheCapacityAlone() {
+        SplittableRandom random = seeded("OutputWriterTest uncounted hits");
+        Schema keyOnly = Schema.of(Column.of("k", ColumnType.BIGINT));
+        List<ColumnRef> key = List.of(new ColumnRef(Side.RIGHT, 0));
+        withTables(random, (direct, hashed, hashedRefs) -> {
+            int n = 6000;
+            long[] directRefs = new long[n];
+            long[] refs = new long[n];
+            double hits = random.nextDouble();
+            for (int i = 0; i < n; i++) {
+                if (random.nextDouble() < hits) {
+                    int row = random.nextInt(hashedRefs.length);
+                    directRefs[i] = direct.refOf(row);
+                    refs[i] = hashedRefs[row];
+                }
+            }
+            int[] noBytes = new int[n];
+            for (long byteLimit : new long[] {1, 1 << 20}) {
+                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, keyOnly, key))
+                        .as("direct table, hits %.2f, limit %d", hits, byteLimit)
+                        .isEqualTo(modelBatches(direct, directRefs, noBytes, null, new boolean[n], Long.MAX_VALUE));
+                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, keyOnly, key))
+                        .as("hash table, hits %.2f, limit %d", hits, byteLimit)
+                        .isEqualTo(modelBatches(hashed, refs, noBytes, null, new boolean[n], Long.MAX_VALUE));
+            }
+        });
+    }
+
+    /**
      * Probe columns of every type, with NULLs, are copied into the result batch value for value whether the pending
      * rows are one run of consecutive probe rows (copied as a run) or not, several materializations into one batch.
      */
@@ -223,7 +256,13 @@ class OutputWriterTest {
      */
     private static List<List<Long>> hitBatches(BuildRowReader table, long[] refs, long[] quiet, int[] probeBytes,
                                                long byteLimit) {
-        OutputWriter out = new OutputWriter(BUILD, PROJECTION, Side.RIGHT, LAYOUT, CAPACITY, byteLimit);
+        return hitBatches(table, refs, quiet, probeBytes, byteLimit, BUILD, PROJECTION);
+    }
+
+    /** As {@link #hitBatches(BuildRowReader, long[], long[], int[], long)}, into {@code projection}'s columns. */
+    private static List<List<Long>> hitBatches(BuildRowReader table, long[] refs, long[] quiet, int[] probeBytes,
+                                               long byteLimit, Schema schema, List<ColumnRef> projection) {
+        OutputWriter out = new OutputWriter(schema, projection, Side.RIGHT, LAYOUT, CAPACITY, byteLimit);
         List<List<Long>> batches = new ArrayList<>();
         int i = 0;
         while (true) {
