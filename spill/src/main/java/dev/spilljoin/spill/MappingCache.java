@@ -123,9 +123,7 @@ final class MappingCache {
             return 0;
         }
         Cached c = ofLength.removeFirst();
-        if (ofLength.isEmpty()) {
-            cached.remove(length);
-        }
+        dropIfEmpty(ofLength, length);
         cachedBytes -= length;
         inUse(length);
         return c.address;
@@ -138,7 +136,7 @@ final class MappingCache {
     synchronized long map(long length) {
         long bound = Math.max(peakInUseBytes + peakInUseBytes / FOOTPRINT_SLACK_DIVISOR, inUseBytes + length);
         while (!cached.isEmpty() && inUseBytes + length + cachedBytes > bound) {
-            unmap(removeOldest());
+            unmapOldest();
         }
         long address = mapper.map(length);
         if (address != 0) {
@@ -158,7 +156,7 @@ final class MappingCache {
         cached.computeIfAbsent(length, l -> new ArrayDeque<>()).addFirst(freed);
         cachedBytes += length;
         while (cachedBytes > capacity) {
-            unmap(removeOldest());
+            unmapOldest();
         }
         if (!reaperRunning) {
             reaperRunning = true;
@@ -172,9 +170,7 @@ final class MappingCache {
     synchronized long releaseIdle(long nowNanos) {
         long released = 0;
         while (!cached.isEmpty() && nowNanos - oldest().cachedAtNanos >= idleNanos) {
-            Cached c = removeOldest();
-            unmap(c);
-            released += c.length;
+            released += unmapOldest();
         }
         return released;
     }
@@ -183,7 +179,7 @@ final class MappingCache {
     synchronized long releaseAll() {
         long released = cachedBytes;
         while (!cached.isEmpty()) {
-            unmap(removeOldest());
+            unmapOldest();
         }
         notifyAll();
         return released;
@@ -210,20 +206,22 @@ final class MappingCache {
         return oldest;
     }
 
-    /** Takes {@link #oldest} out of the cache (its bytes still counted cached, for {@link #unmap}) and returns it. */
-    private Cached removeOldest() {
+    /** Takes {@link #oldest} out of the cache and unmaps it; its length. */
+    private long unmapOldest() {
         Cached oldest = oldest();
         ArrayDeque<Cached> ofLength = cached.get(oldest.length);
         ofLength.removeLast();
-        if (ofLength.isEmpty()) {
-            cached.remove(oldest.length);
-        }
-        return oldest;
+        dropIfEmpty(ofLength, oldest.length);
+        cachedBytes -= oldest.length;
+        mapper.unmap(oldest.address, oldest.length);
+        return oldest.length;
     }
 
-    private void unmap(Cached c) {
-        cachedBytes -= c.length;
-        mapper.unmap(c.address, c.length);
+    /** Forgets {@code ofLength}, the deque of {@code length}'s mappings, once it holds none. */
+    private void dropIfEmpty(ArrayDeque<Cached> ofLength, long length) {
+        if (ofLength.isEmpty()) {
+            cached.remove(length);
+        }
     }
 
     /** The reaper's loop: wakes as the oldest cached mapping comes due, ends once nothing is cached. */

@@ -53,6 +53,8 @@ public final class OutputWriter {
     private final boolean countsBuildRows;
     /** The projected variable-width probe columns, whose values a probe row counts. */
     private final int[] probeVariableColumns;
+    /** Whether any row counts bytes (a variable-width column projected from either side): else only rows count. */
+    private final boolean countsBytes;
     private final boolean[] fromProbe;
     /** Whether some output column comes from the probe side. */
     private final boolean projectsProbe;
@@ -126,6 +128,7 @@ public final class OutputWriter {
                 probeVariableColumns[k++] = sourceColumn[c];
             }
         }
+        this.countsBytes = buildVariable || probeVariable > 0;
         this.probeRows = new int[capacity];
         this.buildRows = new long[capacity];
         this.fillOrder = IntStream.range(0, n).boxed().sorted(Comparator.comparingInt(c -> buildField[c]))
@@ -231,7 +234,7 @@ public final class OutputWriter {
      * whose probe rows mostly miss, W3L's, mispredicted a branch per row on whether it matched).
      */
     public int appendHitsOrPadded(long[] refs, long[] quiet, int[] probeBytes, int from, int to) {
-        if (quiet == null && !countsBuildRows && probeVariableColumns.length == 0) {
+        if (quiet == null && !countsBytes) {
             return appendHitsUncounted(refs, from, to);
         }
         int i = from;
