@@ -80,7 +80,7 @@ class KeySketchesTest {
     }
 
     /**
-     * Early in a sampled input (every 4th row), a threshold of a few rows is below one sighting's scale: distinct keys,
+     * Early in a sampled input (every 16th row), a threshold of a few rows is below one sighting's scale: distinct keys,
      * each seen at most once, give no candidate, in one sketch or two parts; a key seen twice does.
      */
     @Test
@@ -100,6 +100,48 @@ class KeySketchesTest {
         long[] twice = {KeyData.fmix64(1), KeyData.fmix64(1), KeyData.fmix64(2)};
         exact.update(twice, twice.length, twice.length * ROW_BYTES);
         assertThat(HeavyHitters.find(exact, 1).size()).as("a key seen twice above 1 row").isEqualTo(1);
+    }
+
+    /**
+     * The build's default sample (every 16th row) at the threshold the join asks it for, a partition's fair share of
+     * the rows so far, after 32 batches of 4,096 rows: eight keys of about 1.6 times the share each (fanout 64) among
+     * otherwise distinct keys are found, and only they, each with an estimate within 30 % of its rows (about 200
+     * sightings a key: a failure is over 4 standard deviations away; the seed replays it). A sample too sparse for
+     * the threshold fails it (every 512th row: each key seen about 6 times).
+     */
+    @Test
+    void theBuildsSampleFindsKeysOfAPartitionsShareWithinTheFirstBatches() {
+        long seed = KeyData.seed("theBuildsSampleFindsKeysOfAPartitionsShareWithinTheFirstBatches");
+        SplittableRandom random = new SplittableRandom(seed);
+        int batchRows = 4096;
+        int rows = 32 * batchRows;
+        long share = rows / 64;
+        int heavyKeys = 8;
+        int[] heavyRows = new int[heavyKeys];
+        KeySketches sketches = new KeySketches(SketchConfig.BUILD);
+        long[] batch = new long[batchRows];
+        for (int from = 0; from < rows; from += batchRows) {
+            for (int i = 0; i < batchRows; i++) {
+                int pick = random.nextInt(1000); // 25 in 1000 rows: each heavy key 2.5 % of the rows
+                int heavy = pick < 25 * heavyKeys ? pick / 25 : -1;
+                if (heavy >= 0) {
+                    heavyRows[heavy]++;
+                    batch[i] = KeyData.fmix64(-1 - heavy);
+                } else {
+                    batch[i] = KeyData.fmix64(from + i);
+                }
+            }
+            sketches.update(batch, batchRows, batchRows * ROW_BYTES);
+        }
+
+        HeavyHitters found = HeavyHitters.find(sketches, share);
+        assertThat(found.size()).as("keys found above %d rows", share).isEqualTo(heavyKeys);
+        for (int k = 0; k < heavyKeys; k++) {
+            assertThat(heavyRows[k]).isGreaterThan((int) (1.2 * share));
+            int i = indexOf(found, KeyData.fmix64(-1 - k));
+            assertThat((double) found.estimatedRows(i)).as("heavy key %d's rows", k)
+                    .isCloseTo(heavyRows[k], within(0.3 * heavyRows[k]));
+        }
     }
 
     @Test

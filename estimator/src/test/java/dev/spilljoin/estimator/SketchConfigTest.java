@@ -9,12 +9,12 @@ class SketchConfigTest {
 
     @Test
     void configsAreEqualExactlyWhenEveryFieldIs() {
-        SketchConfig config = new SketchConfig(15, 2048, 4, 1);
+        SketchConfig config = new SketchConfig(15, 2048, 16, 1);
         assertThat(config).isEqualTo(SketchConfig.BUILD).hasSameHashCodeAs(SketchConfig.BUILD);
-        assertThat(config).isNotEqualTo(new SketchConfig(14, 2048, 4, 1))
-                .isNotEqualTo(new SketchConfig(15, 1024, 4, 1))
+        assertThat(config).isNotEqualTo(new SketchConfig(14, 2048, 16, 1))
+                .isNotEqualTo(new SketchConfig(15, 1024, 16, 1))
                 .isNotEqualTo(new SketchConfig(15, 2048, 2, 1))
-                .isNotEqualTo(new SketchConfig(15, 2048, 4, 3))
+                .isNotEqualTo(new SketchConfig(15, 2048, 16, 3))
                 .isNotEqualTo(config.withoutFrequentItems())
                 .isNotEqualTo(null)
                 .isNotEqualTo(config.toString());
