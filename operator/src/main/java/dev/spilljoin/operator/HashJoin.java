@@ -643,6 +643,7 @@ public final class HashJoin implements AutoCloseable {
             }
             recordPairs();
             phase = Phase.DONE;
+            ctx.endHelpers();
             markCallerCpu(times.pairs);
             return null;
         } finally {
@@ -1105,6 +1106,9 @@ public final class HashJoin implements AutoCloseable {
             if (r != null) {
                 r.stop();
                 run = null;
+            }
+            if (ctx != null) {
+                ctx.endHelpers();
             }
             recordPairs();
             recordRun();

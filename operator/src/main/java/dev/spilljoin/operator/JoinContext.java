@@ -7,6 +7,7 @@ import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.operator.table.CandidatePairs;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.ParallelTasks;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.spill.SpillCounters;
 import dev.spilljoin.spill.SpillSpace;
@@ -46,6 +47,11 @@ final class JoinContext {
     final int[] probeKeys;
     /** Whether equal stored hashes mean equal keys (a single fixed-width key column; see HashFunctions). */
     final boolean hashIsKey;
+    /**
+     * The threads of the join's parallel passes ({@link JoinConfig#threads()}): its helpers are kept from pass to
+     * pass and ended by {@link #endHelpers}.
+     */
+    final ParallelTasks tasks;
     private volatile boolean cancelled;
     private volatile boolean deletedBeforeExit;
     private volatile SpillSpace space;
@@ -68,6 +74,12 @@ final class JoinContext {
         this.probeSchema = spec.schema(probe);
         this.probeKeys = spec.keys(probe);
         this.hashIsKey = probeKeys.length == 1 && !probeSchema.type(probeKeys[0]).isVariableWidth();
+        this.tasks = ParallelTasks.keepingHelpers(config.threads());
+    }
+
+    /** Ends the helper threads kept for the join's passes (when none runs: the join ended or closes); idempotent. */
+    void endHelpers() {
+        tasks.close();
     }
 
     /** The layout of {@code side}'s rows: its keys plus its columns the output and the extra condition read. */

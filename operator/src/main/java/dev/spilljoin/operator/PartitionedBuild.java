@@ -269,6 +269,11 @@ final class PartitionedBuild implements JoinPhase {
         return workers.length;
     }
 
+    /** The join's threads for the table's passes, as many as the build pass's workers (its input's size sets them). */
+    private ParallelTasks workerTasks() {
+        return ctx.tasks.limitedTo(workers.length);
+    }
+
     int bits() {
         return bits;
     }
@@ -732,7 +737,7 @@ final class PartitionedBuild implements JoinPhase {
                     DuplicateKeys duplicates = heavyRoutingOff ? null : new DuplicateKeys(
                             MAX_HEAVY_KEYS - heavyKeyCount, keys.keyedRows() / DUPLICATE_ROWS_ONE_IN);
                     direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, keys, marks, narrow, arenas,
-                            null, tableBytes, workers.length, duplicates);
+                            null, tableBytes, workerTasks(), duplicates);
                     if (direct != null) {
                         for (RowArena arena : arenas) {
                             if (arena != null) {
@@ -757,7 +762,7 @@ final class PartitionedBuild implements JoinPhase {
                 }
                 feedKeyFilter(); // the probe asks it beside the hash table; the rows go once they are copied
                 table = UnchainedTable.tryBuild(ctx.memory, ctx.buildLayout, marks, keepNullKeys, bits, partitions,
-                        arenas, workers.length);
+                        arenas, workerTasks());
                 if (table == null) {
                     throw new MemoryExhaustedException("hash join: its resident table of "
                             + ByteSize.format(tableBytes) + " does not fit the budget of "
@@ -901,7 +906,7 @@ final class PartitionedBuild implements JoinPhase {
         DirectIndexTable.UniqueKeys unique;
         try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
             unique = DirectIndexTable.uniqueKeys(ctx.memory, ctx.buildLayout, keys, arenasOf(p -> chosen[p]), pages,
-                    workers.length);
+                    workerTasks());
         }
         if (unique == null) {
             return 0;
@@ -927,7 +932,7 @@ final class PartitionedBuild implements JoinPhase {
             }
             try (SpilledRowPages pages = spilledPages(p -> chosen[p] && spilled[p])) {
                 direct = DirectIndexTable.tryBuild(ctx.memory, ctx.buildLayout, unique, marks, narrow,
-                        arenasOf(p -> chosen[p]), pages, workers.length);
+                        arenasOf(p -> chosen[p]), pages, workerTasks());
                 if (direct == null) {
                     return 0;
                 }
@@ -1046,7 +1051,7 @@ final class PartitionedBuild implements JoinPhase {
      * partitions not yet scanned on the build's workers' threads.
      */
     private KeyRange residentKeys(KeyRange[] cache) {
-        ParallelTasks.run(workers.length, fanout, p -> {
+        workerTasks().run(fanout, p -> {
             if (!spilled[p] && cache[p] == null) {
                 cache[p] = KeyRange.scan(ctx.buildLayout, resident[p]);
             }

@@ -46,9 +46,9 @@ import java.util.function.Supplier;
  * large rows, not every recycled one in turn.
  *
  * <p>Failure and cancellation: the first failure of any helper wins; it cancels the join (every other worker stops at
- * its next batch or block boundary) and the caller rethrows it after every helper thread ended ({@link #stop}, which
- * {@code HashJoin.close} also calls, so no helper can touch memory after it is freed). An interrupt of the caller's
- * thread while it waits cancels the join the same way. Every exchange locks once per batch, never per row.
+ * its next batch or block boundary) and the caller rethrows it after every helper's body returned ({@link #stop},
+ * which {@code HashJoin.close} also calls, so no helper can touch memory after it is freed). An interrupt of the
+ * caller's thread while it waits cancels the join the same way. Every exchange locks once per batch, never per row.
  */
 final class WorkerRun {
     /** Recycled result batches for all helpers together, unless two per helper are more. */
@@ -92,7 +92,9 @@ final class WorkerRun {
     private final ArrayDeque<Batch> freeInputs = new ArrayDeque<>();
     private final ArrayDeque<OutputWriter> full = new ArrayDeque<>();
     private final ArrayDeque<OutputWriter> freeWriters = new ArrayDeque<>();
-    private final Thread[] threads;
+    /** The helpers running {@code body}, on the join's kept threads ({@link JoinContext#tasks}). */
+    private final ParallelTasks.Helpers helpers;
+    private final int helperCount;
     /** The helpers' own readers (helper w reads {@code readers[w - 1]}), or null: they take what the caller offers. */
     private final BatchSource[] readers;
     /** The thread-safe sink the helpers call themselves, or null: their full batches go to the caller. */
@@ -115,8 +117,8 @@ final class WorkerRun {
     private long workerCpuNanos;
 
     /**
-     * Starts {@code helpers} threads running {@code body} as workers 1..helpers (the caller is worker 0), with their
-     * input from {@code input} and their results going to {@code output}.
+     * Starts {@code helpers} helpers (the join's kept threads) running {@code body} as workers 1..helpers (the caller
+     * is worker 0), with their input from {@code input} and their results going to {@code output}.
      */
     WorkerRun(JoinContext ctx, String name, int helpers, Input input, Output output, Body body) {
         this.ctx = ctx;
@@ -132,19 +134,13 @@ final class WorkerRun {
         inputEnded = input.offeredSchema() == null;
         fullBytesLimit = 2 * ctx.config.outputBatchBytes();
         inputBytesLimit = 4L * Math.max(1, helpers) * ctx.config.outputBatchBytes();
-        this.threads = new Thread[helpers];
         running = helpers;
-        for (int w = 0; w < helpers; w++) {
-            int worker = w + 1;
-            threads[w] = new Thread(() -> work(worker, body), "spilljoin-" + name + "-" + worker);
-            threads[w].setDaemon(true);
-        }
-        for (Thread t : threads) {
-            t.start();
-        }
+        helperCount = helpers;
+        this.helpers = ctx.tasks.start(name, helpers, worker -> work(worker, body));
     }
 
     private void work(int worker, Body body) {
+        long cpuStart = PhaseTimes.cpuNow(); // a kept thread's CPU time counts from its start
         try {
             body.run(worker, this);
         } catch (Throwable e) {
@@ -153,7 +149,7 @@ final class WorkerRun {
             lock.lock();
             try {
                 running--;
-                workerCpuNanos += PhaseTimes.cpuNow();
+                workerCpuNanos += PhaseTimes.cpuNow() - cpuStart;
                 changed.signalAll();
             } finally {
                 lock.unlock();
@@ -393,7 +389,7 @@ final class WorkerRun {
     }
 
     private boolean wantInputLocked() {
-        return inputs.size() < 4 * threads.length && !freeInputs.isEmpty()
+        return inputs.size() < 4 * helperCount && !freeInputs.isEmpty()
                 && (inputs.isEmpty() || inputBytes < inputBytesLimit);
     }
 
@@ -503,7 +499,7 @@ final class WorkerRun {
     }
 
     /**
-     * Stops the workers (cancelling the join if any is still running) and waits until every worker thread ended;
+     * Stops the workers (cancelling the join if any is still running) and waits until every helper's body returned;
      * idempotent. Memory and files may be freed only after this.
      */
     void stop() {
@@ -519,6 +515,6 @@ final class WorkerRun {
         if (anyRunning) {
             ctx.cancel();
         }
-        ParallelTasks.joinAll(threads);
+        helpers.await();
     }
 }

@@ -66,12 +66,12 @@ class ParallelJoinTest {
         };
     }
 
-    /** Names of live threads that are join workers. */
+    /** Names of live threads that are join workers, running a pass or kept for the next. */
     static List<String> liveWorkerThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
                 .filter(n -> n.startsWith("spilljoin-build-") || n.startsWith("spilljoin-probe-")
                         || n.startsWith("spilljoin-finish-") || n.startsWith("spilljoin-pairs-")
-                        || n.startsWith("spilljoin-table-"))
+                        || n.startsWith("spilljoin-table-") || n.startsWith("spilljoin-helper-"))
                 .collect(Collectors.toList());
     }
 

@@ -17,6 +17,7 @@ import dev.spilljoin.operator.table.KeyRange;
 import dev.spilljoin.operator.table.HashProbe;
 import dev.spilljoin.operator.table.JoinStrategy;
 import dev.spilljoin.operator.table.OutputWriter;
+import dev.spilljoin.operator.table.ParallelTasks;
 import dev.spilljoin.operator.table.TableProbe;
 import dev.spilljoin.operator.table.UnchainedTable;
 import dev.spilljoin.spill.MemoryReservation;
@@ -113,7 +114,7 @@ public final class MicroBenchmarkAccess {
             partitions[p] = p;
         }
         UnchainedTable table = UnchainedTable.tryBuild(memory, layout, false, false,
-                Integer.numberOfTrailingZeros(count), partitions, rows.arenas, 1);
+                Integer.numberOfTrailingZeros(count), partitions, rows.arenas, ParallelTasks.CALLER);
         return table == null ? null : new HashTable(table);
     }
 

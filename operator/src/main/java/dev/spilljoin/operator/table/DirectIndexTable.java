@@ -349,32 +349,33 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      */
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
                                             boolean marks, RowArena[] arenas, long alternativeBytes) {
-        return tryBuild(reservation, layout, keys, marks, arenas, alternativeBytes, 1);
+        return tryBuild(reservation, layout, keys, marks, arenas, alternativeBytes, ParallelTasks.CALLER);
     }
 
     /**
-     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long)}, filled on up to
-     * {@code threads} threads, a row page at a time ({@link ParallelTasks}): occupancy bits are set by atomic OR (a
-     * bit found set is a duplicate), then the ranks are summed on the caller, then every page copies its rows'
-     * payload to their ranks (distinct slots; NULL bits by atomic OR), the NULL-key rows of a page to the ranks its
-     * count of them reserved in page order.
+     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long)}, filled on
+     * {@code tasks}' threads, a row page at a time: occupancy bits are set by atomic OR (a bit found set is a
+     * duplicate), then the ranks are summed on the caller, then every page copies its rows' payload to their ranks
+     * (distinct slots; NULL bits by atomic OR), the NULL-key rows of a page to the ranks its count of them reserved in
+     * page order.
      */
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
-                                            boolean marks, RowArena[] arenas, long alternativeBytes, int threads) {
-        return tryBuild(reservation, layout, keys, marks, arenas, alternativeBytes, threads, null);
+                                            boolean marks, RowArena[] arenas, long alternativeBytes,
+                                            ParallelTasks tasks) {
+        return tryBuild(reservation, layout, keys, marks, arenas, alternativeBytes, tasks, null);
     }
 
     /**
-     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long, int)}; at a duplicate
-     * key the occupancy pass goes on, recording every duplicate key in {@code duplicates} (when not null) until its
-     * bounds are exceeded, and the table is then dropped (null) all the same: the caller may move those keys' rows
-     * out and try again.
+     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long, ParallelTasks)}; at a
+     * duplicate key the occupancy pass goes on, recording every duplicate key in {@code duplicates} (when not null)
+     * until its bounds are exceeded, and the table is then dropped (null) all the same: the caller may move those
+     * keys' rows out and try again.
      */
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
-                                            boolean marks, RowArena[] arenas, long alternativeBytes, int threads,
-                                            DuplicateKeys duplicates) {
+                                            boolean marks, RowArena[] arenas, long alternativeBytes,
+                                            ParallelTasks tasks, DuplicateKeys duplicates) {
         try {
-            return tryBuild(reservation, layout, keys, marks, false, arenas, null, alternativeBytes, threads,
+            return tryBuild(reservation, layout, keys, marks, false, arenas, null, alternativeBytes, tasks,
                     duplicates);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // no spilled rows: nothing was read
@@ -382,39 +383,39 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long, int, DuplicateKeys)},
-     * over the rows of {@code arenas} and those of {@code spilled} (null: none), which each pass reads back block by
-     * block after the arenas' pages; {@code keys} are the statistics of both; with {@code narrow} entries for the
-     * variable-width fields that allow them ({@link #entryWidth}).
+     * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, RowArena[], long, ParallelTasks,
+     * DuplicateKeys)}, over the rows of {@code arenas} and those of {@code spilled} (null: none), which each pass reads
+     * back block by block after the arenas' pages; {@code keys} are the statistics of both; with {@code narrow}
+     * entries for the variable-width fields that allow them ({@link #entryWidth}).
      *
      * @throws IOException if reading a spilled file fails
      */
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, KeyRange keys,
                                             boolean marks, boolean narrow, RowArena[] arenas,
-                                            SpilledRowPages spilled, long alternativeBytes, int threads,
+                                            SpilledRowPages spilled, long alternativeBytes, ParallelTasks tasks,
                                             DuplicateKeys duplicates) throws IOException {
-        return build(reservation, layout, keys, marks, narrow, arenas, spilled, alternativeBytes, threads, duplicates,
+        return build(reservation, layout, keys, marks, narrow, arenas, spilled, alternativeBytes, tasks, duplicates,
                 null);
     }
 
     /**
      * As {@link #tryBuild(MemoryReservation, RowLayout, KeyRange, boolean, boolean, RowArena[], SpilledRowPages,
-     * long, int, DuplicateKeys)}, over the rows whose keys {@code unique} proved free of duplicates: its occupancy is
-     * the table's, so the fill skips the pass that would set it (a read of every spilled row less).
+     * long, ParallelTasks, DuplicateKeys)}, over the rows whose keys {@code unique} proved free of duplicates: its
+     * occupancy is the table's, so the fill skips the pass that would set it (a read of every spilled row less).
      *
      * @throws IOException if reading a spilled file fails
      */
     public static DirectIndexTable tryBuild(MemoryReservation reservation, RowLayout layout, UniqueKeys unique,
                                             boolean marks, boolean narrow, RowArena[] arenas,
-                                            SpilledRowPages spilled, int threads) throws IOException {
-        return build(reservation, layout, unique.keys, marks, narrow, arenas, spilled, Long.MAX_VALUE, threads, null,
+                                            SpilledRowPages spilled, ParallelTasks tasks) throws IOException {
+        return build(reservation, layout, unique.keys, marks, narrow, arenas, spilled, Long.MAX_VALUE, tasks, null,
                 unique);
     }
 
     /** The fill both forms of {@code tryBuild} share: {@code unique} (null: none) gives the occupancy. */
     private static DirectIndexTable build(MemoryReservation reservation, RowLayout layout, KeyRange keys,
                                           boolean marks, boolean narrow, RowArena[] arenas, SpilledRowPages spilled,
-                                          long alternativeBytes, int threads, DuplicateKeys duplicates,
+                                          long alternativeBytes, ParallelTasks tasks, DuplicateKeys duplicates,
                                           UniqueKeys unique) throws IOException {
         long bytes = supports(layout) ? bytes(layout, keys, marks, narrow) : -1;
         long surelyExtra = keys.keyedRows - keys.range(); // above 0: that many keyed rows surely repeat a key
@@ -434,7 +435,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             Pages pages = new Pages(arenas, spilled); // the table's page is zeroed: no bit, no NULL, nothing MATCHED
             if (unique != null) {
                 NativeMemory.copy(unique.bitmap.address(), table.occupancy, table.blocks * Long.BYTES);
-            } else if (!table.setOccupancy(pages, threads, duplicates)) {
+            } else if (!table.setOccupancy(pages, tasks, duplicates)) {
                 table.close();
                 return null;
             }
@@ -443,7 +444,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
                 throw new IllegalStateException("the direct-index table met " + ranked
                         + " keyed rows where its key statistics counted " + table.keyedRows);
             }
-            table.copyPayload(pages, table.heapStarts(pages, threads), threads);
+            table.copyPayload(pages, table.heapStarts(pages, tasks), tasks);
             return table;
         } catch (IOException | RuntimeException e) {
             table.close();
@@ -489,7 +490,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * The occupancy of the rows of {@code arenas} (null entries skipped) and {@code spilled} (null: none), whose
      * statistics are {@code keys}, when no non-NULL key occurs twice among them; else null. One pass that only sets
      * occupancy bits, in a bitmap reserved from {@code reservation} ({@link #uniqueKeysBytes}), on up to
-     * {@code threads} threads (atomically; fewer when the budget has room for fewer threads' reads of spilled rows).
+     * {@code tasks}' threads (atomically; fewer when the budget has room for fewer threads' reads of spilled rows).
      * Null also when a table over these keys cannot be built or the bitmap and one thread's read do not fit: a caller
      * about to give something up for the table (spill rows to make room for it) learns first whether it would be
      * built, and the table it then builds over the same rows takes this occupancy instead of setting its own.
@@ -497,7 +498,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * @throws IOException if reading a spilled file fails
      */
     public static UniqueKeys uniqueKeys(MemoryReservation reservation, RowLayout layout, KeyRange keys,
-                                        RowArena[] arenas, SpilledRowPages spilled, int threads) throws IOException {
+                                        RowArena[] arenas, SpilledRowPages spilled, ParallelTasks tasks)
+            throws IOException {
         long range = keys.range();
         if (!supports(layout) || range < 0 || range > MAX_RANGE || keys.keyedRows > range) {
             return null;
@@ -514,7 +516,8 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             throw e;
         }
         try {
-            int passThreads = spilled == null ? threads : spilled.threadsFitting(threads, reservation.headroom());
+            int passThreads = spilled == null ? tasks.threads()
+                    : spilled.threadsFitting(tasks.threads(), reservation.headroom());
             if (passThreads == 0) {
                 unique.close();
                 return null;
@@ -524,7 +527,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             boolean atomic = pages.threadsFor(passThreads) > 1;
             long bitmap = unique.bitmap.address();
             KeyStride stride = keys.stride();
-            forEachPage(pages, passThreads, (thread, p, start, end) -> {
+            forEachPage(pages, tasks.limitedTo(passThreads), (thread, p, start, end) -> {
                 if (!repeated.get() && setBits(layout, keys.min, stride, range, start, end, bitmap, atomic, null) < 0) {
                     repeated.set(true);
                 }
@@ -587,13 +590,13 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
     }
 
     /**
-     * Runs {@code task} over every page on up to {@code threads} threads ({@link ParallelTasks}): the arenas' pages,
+     * Runs {@code task} over every page on {@code tasks}' threads: the arenas' pages,
      * then, once all of them are done, the spilled blocks (a file at a time per thread).
      */
-    private static void forEachPage(Pages pages, int threads, PageTask task) throws IOException {
-        ParallelTasks.run(threads, pages.inMemory, (thread, p) -> task.rows(thread, p, pages.start[p], pages.end[p]));
+    private static void forEachPage(Pages pages, ParallelTasks tasks, PageTask task) throws IOException {
+        tasks.run(pages.inMemory, (thread, p) -> task.rows(thread, p, pages.start[p], pages.end[p]));
         if (pages.spilled != null) {
-            pages.spilled.forEachBlock(threads, (thread, block, rows) -> {
+            pages.spilled.forEachBlock(tasks, (thread, block, rows) -> {
                 for (int q = 0; q < rows.pageCount(); q++) {
                     long start = rows.pageAddress(q);
                     task.rows(thread, pages.inMemory + block, start, start + rows.pageUsed(q));
@@ -610,10 +613,10 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * atomically, and their cache lines then moved between the cores at almost every row (more CPU on two threads
      * than on one). Without the memory they set the table's bits atomically.
      */
-    private boolean setOccupancy(Pages pages, int threads, DuplicateKeys duplicates) throws IOException {
-        int helpers = pages.threadsFor(threads) - 1;
+    private boolean setOccupancy(Pages pages, ParallelTasks tasks, DuplicateKeys duplicates) throws IOException {
+        int helpers = pages.threadsFor(tasks.threads()) - 1;
         long bitmapBytes = blocks * Long.BYTES;
-        long passBytes = pages.spilled == null ? 0 : pages.spilled.passBytes(threads); // reserved by the pass itself
+        long passBytes = pages.spilled == null ? 0 : pages.spilled.passBytes(tasks.threads()); // the pass reserves it
         boolean ownBitmaps = helpers > 0 && reservation.headroom() - helpers * bitmapBytes >= passBytes
                 && reservation.tryGrow(helpers * bitmapBytes);
         NativePage[] bitmaps = new NativePage[ownBitmaps ? helpers : 0];
@@ -623,7 +626,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             }
             boolean atomic = helpers > 0 && !ownBitmaps;
             AtomicBoolean duplicate = new AtomicBoolean();
-            forEachPage(pages, threads, (thread, p, start, end) -> {
+            forEachPage(pages, tasks, (thread, p, start, end) -> {
                 if (duplicate.get()) {
                     return; // the table is dropped: no page needs visiting any more
                 }
@@ -731,12 +734,12 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * (counted a page per task); null when the heap is empty (no variable-width field, or no value longer than an
      * entry holds).
      */
-    private long[] heapStarts(Pages pages, int threads) throws IOException {
+    private long[] heapStarts(Pages pages, ParallelTasks tasks) throws IOException {
         if (heapBytes == 0) {
             return null;
         }
         long[] starts = new long[pages.count];
-        forEachPage(pages, threads, (thread, p, start, end) -> {
+        forEachPage(pages, tasks, (thread, p, start, end) -> {
             long bytes = 0;
             for (long row = start; row < end; row += layout.rowLength(row)) {
                 bytes += heapBytesOfRow(row);
@@ -765,7 +768,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
      * occupancy bitmap and ranks of up to hundreds of MB) are independent of each other and of the copies, and the
      * core has many in flight (rank by rank, each row waited for its own miss).
      */
-    private void copyPayload(Pages pages, long[] heapStart, int threads) throws IOException {
+    private void copyPayload(Pages pages, long[] heapStart, ParallelTasks tasks) throws IOException {
         boolean intKey = layout.fieldType(0) == ColumnType.INTEGER;
         long keyOffset = layout.keyOffset();
         int fields = layout.fieldCount();
@@ -775,7 +778,7 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
         long rankEnd = keyedRows + nullKeyRows;
         AtomicLong nextNullRank = new AtomicLong(keyedRows);
-        forEachPage(pages, threads, (thread, p, start, end) -> {
+        forEachPage(pages, tasks, (thread, p, start, end) -> {
             long[] runRows = new long[COPY_RUN];
             long[] runRanks = new long[COPY_RUN];
             long heapAt = heapStart == null ? 0 : heapStart[p];

@@ -122,14 +122,14 @@ public final class SpilledRowPages implements AutoCloseable {
     }
 
     /**
-     * Reads every file from its start on up to {@code threads} threads (the caller's among them, as thread 0) and
+     * Reads every file from its start on {@code tasks}' threads (the caller's among them, as thread 0) and
      * hands each block's rows, expanded, to {@code task}: a file's blocks in order on one thread; the page is reused
      * once the task returns. The first failure stops the pass and is rethrown once every thread has stopped.
      *
      * @throws MemoryExhaustedException when a reader or a scratch page does not fit the reservation
      */
-    public void forEachBlock(int threads, BlockTask task) throws IOException {
-        int n = threadsFor(threads);
+    public void forEachBlock(ParallelTasks tasks, BlockTask task) throws IOException {
+        int n = threadsFor(tasks.threads());
         if (scratch.length < n) {
             RowArena[] more = new RowArena[n];
             System.arraycopy(scratch, 0, more, 0, scratch.length);
@@ -139,7 +139,7 @@ public final class SpilledRowPages implements AutoCloseable {
             scratch = more;
         }
         try {
-            ParallelTasks.run(n, files.size(), (thread, f) -> {
+            tasks.limitedTo(n).run(files.size(), (thread, f) -> {
                 try {
                     readFile(f, thread, task);
                 } catch (IOException e) {

@@ -175,18 +175,19 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
      */
     public static UnchainedTable tryBuild(MemoryReservation reservation, RowLayout layout, boolean marks,
                                           boolean keepNullKeys, RowArena source) {
-        return tryBuild(reservation, layout, marks, keepNullKeys, 0, new int[] {0}, new RowArena[] {source}, 1);
+        return tryBuild(reservation, layout, marks, keepNullKeys, 0, new int[] {0}, new RowArena[] {source},
+                ParallelTasks.CALLER);
     }
 
     /**
      * A table over the rows of {@code sources} (see the class comment; NULL-key rows may be in any source), each
      * holding the rows of one level-0 partition: {@code sources[k]} those of partition {@code partitions[k]} of
-     * {@code 2^partitionBits}; counted and scattered on up to {@code threads} threads, a source (its own directory
-     * range) at a time ({@link ParallelTasks}).
+     * {@code 2^partitionBits}; counted and scattered on {@code tasks}' threads, a source (its own directory range) at
+     * a time.
      */
     public static UnchainedTable tryBuild(MemoryReservation reservation, RowLayout layout, boolean marks,
                                           boolean keepNullKeys, int partitionBits, int[] partitions,
-                                          RowArena[] sources, int threads) {
+                                          RowArena[] sources, ParallelTasks tasks) {
         long total = 0;
         for (RowArena arena : sources) {
             total += arena.rowCount();
@@ -207,7 +208,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             throw e;
         }
         try {
-            if (!table.fill(marks, keepNullKeys, sources, threads)) {
+            if (!table.fill(marks, keepNullKeys, sources, tasks)) {
                 table.close();
                 return null;
             }
@@ -231,11 +232,11 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
     }
 
     /** Steps 1 to 3 of the class comment; false (sources untouched) if the storage was refused. */
-    private boolean fill(boolean marks, boolean keepNullKeys, RowArena[] sources, int threads) {
+    private boolean fill(boolean marks, boolean keepNullKeys, RowArena[] sources, ParallelTasks tasks) {
         CompactRows format = rowsFormat;
         boolean variable = format.isVariable();
         SourceCounts[] counts = new SourceCounts[sources.length];
-        ParallelTasks.run(threads, sources.length, k -> counts[k] = count(format, keepNullKeys, sources[k], k));
+        tasks.run(sources.length, k -> counts[k] = count(format, keepNullKeys, sources[k], k));
         boolean header = marks || variable;
         long slotRows = 0;
         long slotBytes = 0;
@@ -278,7 +279,7 @@ public final class UnchainedTable implements BuildRowReader, AutoCloseable {
             nullCursor += keepNullKeys ? (variable ? counts[k].nullBytes : counts[k].nullRows * unit) : 0;
         }
         long[] touched = new long[sources.length];
-        ParallelTasks.run(threads, sources.length,
+        tasks.run(sources.length,
                 k -> touched[k] = scatter(chosen, keepNullKeys, sources[k], k, nullStart[k]));
         for (long t : touched) {
             sink += t;

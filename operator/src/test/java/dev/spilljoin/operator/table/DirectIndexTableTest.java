@@ -145,10 +145,10 @@ class DirectIndexTableTest {
             long directBytes = DirectIndexTable.bytes(layout, keys, false);
             long before = memory.reserved();
             assertThat(DirectIndexTable.tryBuild(memory, layout, keys, false, new RowArena[] {arena},
-                    directBytes - 1, 2)).as("dearer than the alternative").isNull();
+                    directBytes - 1, tasks(2))).as("dearer than the alternative").isNull();
             assertThat(memory.reserved()).as("nothing kept of a refused table").isEqualTo(before);
             DirectIndexTable table = DirectIndexTable.tryBuild(memory, layout, keys, false, new RowArena[] {arena},
-                    directBytes, 2);
+                    directBytes, tasks(2));
             assertThat(table).as("a dense unique INTEGER key with VARCHAR and VARBINARY payloads").isNotNull();
             long[] refs = new long[rows];
             for (int i = 0; i < rows; i++) {
@@ -213,12 +213,12 @@ class DirectIndexTableTest {
                 assertThat(spilled.rowCount()).isEqualTo(4000);
                 assertThat(spilled.blockCount()).isGreaterThan(2);
                 table = DirectIndexTable.tryBuild(memory, layout, keys, true, false,
-                        new RowArena[] {null, inMemory}, spilled, Long.MAX_VALUE, 2, null);
+                        new RowArena[] {null, inMemory}, spilled, Long.MAX_VALUE, tasks(2), null);
                 try (DirectIndexTable.UniqueKeys unique = DirectIndexTable.uniqueKeys(memory, layout, keys,
-                        new RowArena[] {inMemory}, spilled, 2)) {
+                        new RowArena[] {inMemory}, spilled, tasks(2))) {
                     assertThat(unique).isNotNull();
                     proven = DirectIndexTable.tryBuild(memory, layout, unique, true, false,
-                            new RowArena[] {inMemory}, spilled, 2);
+                            new RowArena[] {inMemory}, spilled, tasks(2));
                 }
             }
             assertThat(proven).isNotNull();
@@ -245,7 +245,8 @@ class DirectIndexTableTest {
             try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 64)) {
                 spilled.add(repeat);
                 files.forEach(spilled::add);
-                assertThat(DirectIndexTable.uniqueKeys(memory, layout, keys, new RowArena[] {inMemory}, spilled, 2))
+                assertThat(DirectIndexTable.uniqueKeys(memory, layout, keys, new RowArena[] {inMemory}, spilled,
+                        tasks(2)))
                         .isNull();
                 spilled.deleteFiles();
             }
@@ -296,9 +297,9 @@ class DirectIndexTableTest {
                     .isEqualTo(16 * rowCount - ((rowCount + 4) / 5 + 1) * 64);
             for (int threads : new int[] {1, 3}) {
                 DirectIndexTable wide = DirectIndexTable.tryBuild(memory, layout, keys, true, false,
-                        new RowArena[] {all}, null, Long.MAX_VALUE, threads, null);
+                        new RowArena[] {all}, null, Long.MAX_VALUE, tasks(threads), null);
                 DirectIndexTable narrow = DirectIndexTable.tryBuild(memory, layout, keys, true, true,
-                        new RowArena[] {first, second}, null, Long.MAX_VALUE, threads, null);
+                        new RowArena[] {first, second}, null, Long.MAX_VALUE, tasks(threads), null);
                 assertThat(narrow.bytes()).isEqualTo(narrowBytes);
                 List<Object[]> got = rowsByIndex(narrow, schema, keys, rows);
                 List<Object[]> want = rowsByIndex(wide, schema, keys, rows);
@@ -524,7 +525,7 @@ class DirectIndexTableTest {
             assertThat(keys.stride().stride()).isEqualTo(stride);
             assertThat(keys.range()).isEqualTo(100); // days 0 and 99 are keys (3, 10, ... are NULL keys)
             DirectIndexTable table = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {a, b},
-                    Long.MAX_VALUE, 2);
+                    Long.MAX_VALUE, tasks(2));
             assertThat(table).isNotNull();
             long[] refs = new long[100];
             for (int i = 0; i < 100; i++) {
@@ -562,13 +563,13 @@ class DirectIndexTableTest {
             assertThat(arena.pageCount()).isGreaterThan(8);
             KeyRange keys = KeyRange.scan(LAYOUT, arena);
             DirectIndexTable one = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {arena},
-                    Long.MAX_VALUE, 1);
+                    Long.MAX_VALUE, tasks(1));
             DirectIndexTable four = DirectIndexTable.tryBuild(memory, LAYOUT, keys, false, new RowArena[] {arena},
-                    Long.MAX_VALUE, 4);
+                    Long.MAX_VALUE, tasks(4));
             // four threads in a reservation that holds the table and no helper bitmap: they set the bits atomically
             MemoryReservation tableOnly = memory.newChild("table only", DirectIndexTable.bytes(LAYOUT, keys, false));
             DirectIndexTable atomic = DirectIndexTable.tryBuild(tableOnly, LAYOUT, keys, false,
-                    new RowArena[] {arena}, Long.MAX_VALUE, 4);
+                    new RowArena[] {arena}, Long.MAX_VALUE, tasks(4));
             assertThat(atomic).as("built without room for the helpers' bitmaps").isNotNull();
             long nullKeyRows = rows.stream().filter(r -> r[0] == null).count();
             // every slot of the key range (empty ones read as NULL), then the NULL-key rows after the range
@@ -608,11 +609,12 @@ class DirectIndexTableTest {
             RowArena withDuplicate = arena(memory, rows);
             KeyRange duplicateKeys = KeyRange.scan(LAYOUT, withDuplicate);
             assertThat(DirectIndexTable.tryBuild(memory, LAYOUT, duplicateKeys, false,
-                    new RowArena[] {withDuplicate}, Long.MAX_VALUE, 4)).as("a duplicate on any thread").isNull();
+                    new RowArena[] {withDuplicate}, Long.MAX_VALUE, tasks(4))).as("a duplicate on any thread").isNull();
             MemoryReservation noBitmaps = memory.newChild("no bitmaps", DirectIndexTable.bytes(LAYOUT, duplicateKeys,
                     false));
             assertThat(DirectIndexTable.tryBuild(noBitmaps, LAYOUT, duplicateKeys, false,
-                    new RowArena[] {withDuplicate}, Long.MAX_VALUE, 4)).as("a duplicate, bits set atomically").isNull();
+                    new RowArena[] {withDuplicate}, Long.MAX_VALUE, tasks(4)))
+                    .as("a duplicate, bits set atomically").isNull();
             noBitmaps.close();
             withDuplicate.close();
             arena.close();
@@ -652,16 +654,16 @@ class DirectIndexTableTest {
                 long reservedBefore = reservation.reserved();
                 DuplicateKeys found = new DuplicateKeys(3, extraRows);
                 assertThat(DirectIndexTable.tryBuild(reservation, LAYOUT, keys, false, new RowArena[] {arena},
-                        Long.MAX_VALUE, Math.abs(threads), found)).as(what).isNull();
+                        Long.MAX_VALUE, tasks(Math.abs(threads)), found)).as(what).isNull();
                 assertThat(found.keys()).as(what).containsExactly(0L, 5L, last);
                 assertThat(found.exceeded()).as(what).isFalse();
                 DuplicateKeys fewerKeys = new DuplicateKeys(2, extraRows);
                 assertThat(DirectIndexTable.tryBuild(reservation, LAYOUT, keys, false, new RowArena[] {arena},
-                        Long.MAX_VALUE, Math.abs(threads), fewerKeys)).as(what).isNull();
+                        Long.MAX_VALUE, tasks(Math.abs(threads)), fewerKeys)).as(what).isNull();
                 assertThat(fewerKeys.exceeded()).as(what + ": 3 keys, 2 allowed").isTrue();
                 DuplicateKeys fewerRows = new DuplicateKeys(3, extraRows - 1);
                 assertThat(DirectIndexTable.tryBuild(reservation, LAYOUT, keys, false, new RowArena[] {arena},
-                        Long.MAX_VALUE, Math.abs(threads), fewerRows)).as(what).isNull();
+                        Long.MAX_VALUE, tasks(Math.abs(threads)), fewerRows)).as(what).isNull();
                 assertThat(fewerRows.exceeded()).as(what + ": one extra row more than allowed").isTrue();
                 assertThat(reservation.reserved()).as(what).isEqualTo(reservedBefore);
             }
@@ -669,12 +671,18 @@ class DirectIndexTableTest {
             // more keyed rows than range values beyond the bound: refused before any memory is asked for
             MemoryReservation tiny = memory.newChild("tiny", 1);
             DuplicateKeys surelyTooMany = new DuplicateKeys(3, extraRows - 1);
-            assertThat(DirectIndexTable.tryBuild(tiny, LAYOUT, keys, false, new RowArena[] {arena}, Long.MAX_VALUE, 1,
+            assertThat(DirectIndexTable.tryBuild(tiny, LAYOUT, keys, false, new RowArena[] {arena}, Long.MAX_VALUE,
+                    ParallelTasks.CALLER,
                     surelyTooMany)).isNull();
             assertThat(surelyTooMany.exceeded()).as("refused by the count of keyed rows alone").isTrue();
             tiny.close();
             assertThat(memory.reserved()).isEqualTo(before);
             arena.close();
         }
+    }
+
+    /** Up to {@code threads} threads, each pass starting its helpers (the join keeps its own between passes). */
+    private static ParallelTasks tasks(int threads) {
+        return ParallelTasks.startingHelpers(threads);
     }
 }

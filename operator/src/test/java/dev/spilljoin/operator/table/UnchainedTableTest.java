@@ -252,7 +252,7 @@ class UnchainedTableTest {
             probeKeys[i] = i;
         }
         try (UnchainedTable table = UnchainedTable.tryBuild(memory, layoutOf(KV), false, false, bits, resident, arenas,
-                threads)) {
+                ParallelTasks.startingHelpers(threads))) {
             assertThat(table.rangeCount()).isEqualTo(3);
             assertThat(table.size()).isEqualTo(expected.size());
             assertThat(table.slotCount() % 3).isZero();
