@@ -35,8 +35,9 @@ import java.util.stream.IntStream;
  *       COPY … CSV convention).</li>
  *   <li>A UTF-8 byte order mark at the start is skipped; all other bytes pass through untouched.</li>
  *   <li>The first record is the header unless the format says there is none; then columns are named
- *       {@code column1}, {@code column2}, … and the first record is data. The column count is the first
- *       record's field count; a later record with another count is malformed.</li>
+ *       {@code column1}, {@code column2}, … and the first record is data. The column count is the field count of
+ *       the first line that is not blank (blank lines before it count no columns); a later record with another
+ *       count is malformed.</li>
  *   <li>A blank line is skipped when there are several columns (it cannot be a record); with one column it
  *       is a record holding NULL, as PostgreSQL reads it.</li>
  *   <li>Typed key columns are parsed as each record ends ({@link ValueParser}); an empty string in a

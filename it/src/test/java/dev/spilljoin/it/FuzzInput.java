@@ -134,10 +134,13 @@ final class FuzzInput {
         long firstMalformedLine = 0;
         long line = 1;
         long[] rowLines = new long[rows.size()];
+        boolean countFixed = false;
         for (int r = 0; r <= records.size(); r++) {
             String lineEnd = end.equals("mixed") ? ends[random.nextInt(3)] : end;
-            // Never before the first record, which fixes the column count.
-            if (r > 0 && (r == records.size() ? openQuote : random.nextDouble() < malformedRate)) {
+            // Never before the first record that is not a blank line, which fixes the column count: the reader
+            // skips blank lines until then (a one-column file's NULL rows), so a malformed record there would
+            // count the columns.
+            if (countFixed && (r == records.size() ? openQuote : random.nextDouble() < malformedRate)) {
                 firstMalformedLine = malformed++ == 0 ? line : firstMalformedLine;
                 String record = r == records.size() ? "\"open" : malformed(delimiter, random);
                 line += write(bytes, record + lineEnd);
@@ -159,6 +162,7 @@ final class FuzzInput {
             if (r >= records.size() - rows.size()) {
                 rowLines[r - (records.size() - rows.size())] = line;
             }
+            countFixed |= text.length() > 0;
             line += write(bytes, text.append(lineEnd).toString());
         }
         try (OutputStream out = file.toString().toLowerCase().endsWith(".gz")
