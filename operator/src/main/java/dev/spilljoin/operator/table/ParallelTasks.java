@@ -180,17 +180,7 @@ public final class ParallelTasks implements AutoCloseable {
          * freed only afterwards; an interrupt is kept for the caller to see), and rethrows what escaped a body.
          */
         public void await() {
-            boolean interrupted = false;
-            while (running.getCount() > 0) {
-                try {
-                    running.await();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            uninterruptibly(running::await);
             Throwable e = escaped.get();
             if (e != null) {
                 throw new IllegalStateException("a helper thread failed: " + e, e);
@@ -282,19 +272,36 @@ public final class ParallelTasks implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            boolean interrupted = false;
             for (Thread t : threads) {
-                while (t != null && t.isAlive()) {
-                    try {
-                        t.join();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
+                if (t != null) {
+                    uninterruptibly(t::join);
                 }
             }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A wait that an interrupt ends early. */
+    @FunctionalInterface
+    private interface InterruptibleWait {
+        void run() throws InterruptedException;
+    }
+
+    /**
+     * Runs {@code wait} until it returns without an interrupt (what it waits for may free memory only afterwards);
+     * an interrupt meanwhile is kept for the caller to see.
+     */
+    private static void uninterruptibly(InterruptibleWait wait) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                wait.run();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }
