@@ -248,6 +248,8 @@ public final class ParallelTasks implements AutoCloseable {
                 if (job == null) {
                     return; // closed, no job left
                 }
+                Thread.interrupted(); // each job starts uninterrupted, as on a fresh thread: an interrupt meant for
+                                      // the last one (a writer's, at Ctrl-C) ended with it
                 job.run(); // Helpers.run catches what its body throws and releases the helper
             }
         }

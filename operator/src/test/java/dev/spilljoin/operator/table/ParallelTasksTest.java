@@ -80,6 +80,23 @@ class ParallelTasksTest {
     }
 
     @Test
+    void aKeptHelperStartsEachPassUninterrupted() {
+        try (ParallelTasks tasks = ParallelTasks.keepingHelpers(2)) {
+            AtomicReferenceArray<Thread> helper = new AtomicReferenceArray<>(2);
+            tasks.start("probe", 1, w -> helper.set(w, Thread.currentThread())).await();
+            helper.get(1).interrupt(); // meant for the pass that ended (a writer stopped at Ctrl-C)
+            AtomicReferenceArray<Boolean> interrupted = new AtomicReferenceArray<>(2);
+            AtomicReferenceArray<Thread> next = new AtomicReferenceArray<>(2);
+            tasks.start("finish", 1, w -> {
+                next.set(w, Thread.currentThread());
+                interrupted.set(w, Thread.currentThread().isInterrupted());
+            }).await();
+            assertThat(next.get(1)).isSameAs(helper.get(1));
+            assertThat(interrupted.get(1)).isFalse();
+        }
+    }
+
+    @Test
     void aPassStartedWhileItsHelperIsBusyRunsOnAThreadOfItsOwn() {
         try (ParallelTasks tasks = ParallelTasks.keepingHelpers(2)) {
             CountDownLatch innerDone = new CountDownLatch(1);
