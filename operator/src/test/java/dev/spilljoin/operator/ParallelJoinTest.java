@@ -120,6 +120,8 @@ class ParallelJoinTest {
                     JoinStats stats = join.stats();
                     assertThat(stats.partitions() > 0).as("round %d spilled", round).isEqualTo(spill);
                     assertThat(stats.threadsUsed()).as("round %d workers", round).isGreaterThan(1);
+                    assertThat(liveWorkerThreads()).as("round %d: workers alive once the last result is out, before "
+                            + "close", round).isEmpty();
                 }
                 assertThat(countAndSum).as("round %d (threads %d, build %s, spilled %s, yield every %d): rows and "
                         + "checksum", round, threads, build, spill, yieldEvery)
