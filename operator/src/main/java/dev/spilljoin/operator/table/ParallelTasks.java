@@ -42,28 +42,31 @@ public final class ParallelTasks implements AutoCloseable {
     }
 
     /** The calling thread alone. */
-    public static final ParallelTasks CALLER = new ParallelTasks(1, null);
+    public static final ParallelTasks CALLER = new ParallelTasks(1, null, false);
 
     private final int threads;
     /** The kept helpers (shared by {@link #limitedTo} views), or null: every pass starts its own. */
     private final KeptHelpers kept;
+    /** Whether {@link #close} ends the kept helpers: their owner's does, a view's does not. */
+    private final boolean owner;
 
-    private ParallelTasks(int threads, KeptHelpers kept) {
+    private ParallelTasks(int threads, KeptHelpers kept, boolean owner) {
         if (threads < 1) {
             throw new IllegalArgumentException("parallel tasks need at least one thread, got " + threads);
         }
         this.threads = threads;
         this.kept = kept;
+        this.owner = owner;
     }
 
     /** Up to {@code threads} threads, each pass's helpers started for it. */
     public static ParallelTasks startingHelpers(int threads) {
-        return threads == 1 ? CALLER : new ParallelTasks(threads, null);
+        return threads == 1 ? CALLER : new ParallelTasks(threads, null, false);
     }
 
     /** Up to {@code threads} threads, the helpers kept from pass to pass until {@link #close}. */
     public static ParallelTasks keepingHelpers(int threads) {
-        return threads == 1 ? CALLER : new ParallelTasks(threads, new KeptHelpers(threads - 1));
+        return threads == 1 ? CALLER : new ParallelTasks(threads, new KeptHelpers(threads - 1), true);
     }
 
     /** The most threads a pass runs on, the caller's included. */
@@ -71,10 +74,13 @@ public final class ParallelTasks implements AutoCloseable {
         return threads;
     }
 
-    /** These threads, at most {@code most} of them (at least one): the same helpers, for a pass that fits fewer. */
+    /**
+     * These threads, at most {@code most} of them (at least one): the same helpers, for a pass that fits fewer. Closing
+     * the view ends nothing: the owner ends the helpers.
+     */
     public ParallelTasks limitedTo(int most) {
         int n = Math.max(1, Math.min(threads, most));
-        return n == threads ? this : n == 1 ? CALLER : new ParallelTasks(n, kept);
+        return n == threads ? this : n == 1 ? CALLER : new ParallelTasks(n, kept, false);
     }
 
     /** The threads a pass over {@code count} tasks runs on when given {@code threads}. */
@@ -140,10 +146,13 @@ public final class ParallelTasks implements AutoCloseable {
         return started;
     }
 
-    /** Ends the kept helper threads (none runs a pass then) and waits until they ended; idempotent. */
+    /**
+     * Ends the kept helper threads (none runs a pass then) and waits until they ended; idempotent. A view's
+     * ({@link #limitedTo}) ends nothing.
+     */
     @Override
     public void close() {
-        if (kept != null) {
+        if (kept != null && owner) {
             kept.close();
         }
     }
