@@ -401,6 +401,7 @@ public final class HashJoin implements AutoCloseable {
                     finishBuild();
                     times.build.addWallSince(t);
                     markCallerCpu(times.build);
+                    times.build.addCpu(ctx.tasks.takeHelperCpuNanos()); // the table's passes on helpers
                 }
                 case PROBE -> {
                     long t = System.nanoTime();
@@ -868,6 +869,7 @@ public final class HashJoin implements AutoCloseable {
                 long c = PhaseTimes.cpuNow();
                 finishBuild();
                 times.build.addSince(t, c);
+                times.build.addCpu(ctx.tasks.takeHelperCpuNanos()); // the table's passes on helpers
                 return null;
             });
             return;

@@ -1,7 +1,6 @@
 package dev.spilljoin.operator;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
+import dev.spilljoin.operator.table.ThreadCpu;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -12,8 +11,6 @@ import java.util.concurrent.atomic.LongAdder;
  * phase changes, never per result batch.
  */
 final class PhaseTimes {
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-
     /** A phase's two clocks. */
     static final class Clock {
         private final LongAdder wall = new LongAdder();
@@ -50,6 +47,6 @@ final class PhaseTimes {
 
     /** The calling thread's CPU time so far, in nanoseconds (0 where the JVM cannot measure it). */
     static long cpuNow() {
-        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : 0;
+        return ThreadCpu.now();
     }
 }

@@ -2,6 +2,7 @@ package dev.spilljoin.operator.table;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -42,31 +43,35 @@ public final class ParallelTasks implements AutoCloseable {
     }
 
     /** The calling thread alone. */
-    public static final ParallelTasks CALLER = new ParallelTasks(1, null, false);
+    public static final ParallelTasks CALLER = new ParallelTasks(1, null, false, new AtomicLong());
 
     private final int threads;
     /** The kept helpers (shared by {@link #limitedTo} views), or null: every pass starts its own. */
     private final KeptHelpers kept;
     /** Whether {@link #close} ends the kept helpers: their owner's does, a view's does not. */
     private final boolean owner;
+    /** The CPU time of the helpers' parts of {@link #run} not yet taken ({@link #takeHelperCpuNanos}; views share it). */
+    private final AtomicLong helperCpuNanos;
 
-    private ParallelTasks(int threads, KeptHelpers kept, boolean owner) {
+    private ParallelTasks(int threads, KeptHelpers kept, boolean owner, AtomicLong helperCpuNanos) {
         if (threads < 1) {
             throw new IllegalArgumentException("parallel tasks need at least one thread, got " + threads);
         }
         this.threads = threads;
         this.kept = kept;
         this.owner = owner;
+        this.helperCpuNanos = helperCpuNanos;
     }
 
     /** Up to {@code threads} threads, each pass's helpers started for it. */
     public static ParallelTasks startingHelpers(int threads) {
-        return threads == 1 ? CALLER : new ParallelTasks(threads, null, false);
+        return threads == 1 ? CALLER : new ParallelTasks(threads, null, false, new AtomicLong());
     }
 
     /** Up to {@code threads} threads, the helpers kept from pass to pass until {@link #close}. */
     public static ParallelTasks keepingHelpers(int threads) {
-        return threads == 1 ? CALLER : new ParallelTasks(threads, new KeptHelpers(threads - 1), true);
+        return threads == 1 ? CALLER
+                : new ParallelTasks(threads, new KeptHelpers(threads - 1), true, new AtomicLong());
     }
 
     /** The most threads a pass runs on, the caller's included. */
@@ -80,7 +85,7 @@ public final class ParallelTasks implements AutoCloseable {
      */
     public ParallelTasks limitedTo(int most) {
         int n = Math.max(1, Math.min(threads, most));
-        return n == threads ? this : n == 1 ? CALLER : new ParallelTasks(n, kept, false);
+        return n == threads ? this : n == 1 ? CALLER : new ParallelTasks(n, kept, false, helperCpuNanos);
     }
 
     /** The threads a pass over {@code count} tasks runs on when given {@code threads}. */
@@ -111,7 +116,11 @@ public final class ParallelTasks implements AutoCloseable {
                 failure.compareAndSet(null, e);
             }
         };
-        Helpers started = start("table", helpers, loop);
+        Helpers started = start("table", helpers, thread -> {
+            long cpuStart = ThreadCpu.now();
+            loop.accept(thread);
+            helperCpuNanos.addAndGet(ThreadCpu.now() - cpuStart);
+        });
         loop.accept(0);
         started.await();
         Throwable e = failure.get();
@@ -124,6 +133,15 @@ public final class ParallelTasks implements AutoCloseable {
         if (e != null) {
             throw new IllegalStateException("a table task failed: " + e, e);
         }
+    }
+
+    /**
+     * The CPU time the helper threads spent in the parts of {@link #run} they took since the last call (the calling
+     * thread's own part is on its own clock): the join adds it to the phase whose passes ran ({@link #start}'s bodies
+     * count their own).
+     */
+    public long takeHelperCpuNanos() {
+        return helperCpuNanos.getAndSet(0);
     }
 
     /**

@@ -81,6 +81,30 @@ class ParallelTasksTest {
     }
 
     @Test
+    void theHelpersCpuTimeInARunIsCountedUntilTaken() {
+        try (ParallelTasks tasks = ParallelTasks.keepingHelpers(2)) {
+            AtomicInteger onHelper = new AtomicInteger();
+            tasks.limitedTo(2).run(2, (thread, index) -> {
+                if (thread == 1) {
+                    onHelper.incrementAndGet();
+                    long until = ThreadCpu.now() + 20_000_000; // 20 ms of the helper's CPU
+                    while (ThreadCpu.now() < until) {
+                        Thread.onSpinWait();
+                    }
+                } else {
+                    long until = System.nanoTime() + 10_000_000_000L; // the caller waits for the helper's task
+                    while (onHelper.get() == 0 && System.nanoTime() < until) {
+                        Thread.onSpinWait();
+                    }
+                }
+            });
+            assertThat(onHelper.get()).as("the helper took a task").isEqualTo(1);
+            assertThat(tasks.takeHelperCpuNanos()).isGreaterThanOrEqualTo(20_000_000);
+            assertThat(tasks.takeHelperCpuNanos()).as("taken").isZero();
+        }
+    }
+
+    @Test
     void aKeptHelperStartsEachPassUninterrupted() {
         try (ParallelTasks tasks = ParallelTasks.keepingHelpers(2)) {
             AtomicReferenceArray<Thread> helper = new AtomicReferenceArray<>(2);
