@@ -50,7 +50,7 @@ public final class ParallelTasks implements AutoCloseable {
     private final KeptHelpers kept;
     /** Whether {@link #close} ends the kept helpers: their owner's does, a view's does not. */
     private final boolean owner;
-    /** The CPU time of the helpers' parts of {@link #run} not yet taken ({@link #takeHelperCpuNanos}; views share it). */
+    /** The CPU time of the helpers' parts of {@link #run} not yet taken ({@link #takeHelperCpuNanos}); views share. */
     private final AtomicLong helperCpuNanos;
 
     private ParallelTasks(int threads, KeptHelpers kept, boolean owner, AtomicLong helperCpuNanos) {
