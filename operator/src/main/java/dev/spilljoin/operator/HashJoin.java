@@ -6,6 +6,7 @@ import dev.spilljoin.operator.data.BatchSink;
 import dev.spilljoin.operator.data.BatchSource;
 import dev.spilljoin.operator.data.Schema;
 import dev.spilljoin.operator.table.TableProbe;
+import dev.spilljoin.operator.table.ThreadCpu;
 import dev.spilljoin.operator.table.OutputWriter;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryReservation;
@@ -360,7 +361,7 @@ public final class HashJoin implements AutoCloseable {
      * types ({@link JoinSpec#schema}) fails the join ({@link IllegalArgumentException}).
      */
     public Iterator<Batch> iterator(BatchSource left, BatchSource right) {
-        callerCpuMark = PhaseTimes.cpuNow();
+        callerCpuMark = ThreadCpu.now();
         Side build = guarded(() -> beginJoin(left.sizeHintBytes(), left.sizeHintRows(), right.sizeHintBytes(),
                 right.sizeHintRows()));
         BatchSource checkedLeft = InputBatchCheck.checked(left, Side.LEFT, spec.schema(Side.LEFT));
@@ -401,7 +402,6 @@ public final class HashJoin implements AutoCloseable {
                     finishBuild();
                     times.build.addWallSince(t);
                     markCallerCpu(times.build);
-                    times.build.addCpu(ctx.tasks.takeHelperCpuNanos()); // the table's passes on helpers
                 }
                 case PROBE -> {
                     long t = System.nanoTime();
@@ -716,7 +716,7 @@ public final class HashJoin implements AutoCloseable {
      * result batches between calls) and sets the mark anew.
      */
     private void markCallerCpu(PhaseTimes.Clock clock) {
-        long now = PhaseTimes.cpuNow();
+        long now = ThreadCpu.now();
         clock.addCpu(now - callerCpuMark);
         callerCpuMark = now;
     }
@@ -796,7 +796,7 @@ public final class HashJoin implements AutoCloseable {
             requirePhase(Phase.BUILD, "push a build-side (" + side + ") batch");
             guarded(() -> {
                 long t = System.nanoTime();
-                long c = PhaseTimes.cpuNow();
+                long c = ThreadCpu.now();
                 int w = takePushWorker();
                 try {
                     building().worker(w).add(batch);
@@ -814,7 +814,7 @@ public final class HashJoin implements AutoCloseable {
         }
         guarded(() -> {
             long t = System.nanoTime();
-            long c = PhaseTimes.cpuNow();
+            long c = ThreadCpu.now();
             int w = takePushWorker();
             try {
                 ProbeWorker worker = probing().worker(w);
@@ -866,10 +866,9 @@ public final class HashJoin implements AutoCloseable {
             requirePhase(Phase.BUILD, "end the build side (" + side + ")");
             guarded(() -> {
                 long t = System.nanoTime();
-                long c = PhaseTimes.cpuNow();
+                long c = ThreadCpu.now();
                 finishBuild();
                 times.build.addSince(t, c);
-                times.build.addCpu(ctx.tasks.takeHelperCpuNanos()); // the table's passes on helpers
                 return null;
             });
             return;
@@ -877,7 +876,7 @@ public final class HashJoin implements AutoCloseable {
         requirePhase(Phase.PROBE, "end the probe side (" + side + ")");
         guarded(() -> {
             long t = System.nanoTime();
-            callerCpuMark = PhaseTimes.cpuNow();
+            callerCpuMark = ThreadCpu.now();
             for (OutputWriter w : pushWriters) {
                 if (w != output && w.rowCount() > 0) {
                     emitToSink(w);
@@ -1061,6 +1060,7 @@ public final class HashJoin implements AutoCloseable {
     private void finishBuild() throws IOException {
         int threads = spec.config().workersFor(expectedProbeRows);
         PartitionedProbe probe = building().finish(ctx.sizing.stagingBytes() * threads, threads);
+        times.build.addCpu(ctx.tasks.takeHelperCpuNanos()); // the table's passes on helper threads
         current = probe;
         probeThreads = probe.workerCount();
         pushWriters = new OutputWriter[probeThreads];

@@ -16,10 +16,12 @@ final class PhaseTimes {
         private final LongAdder wall = new LongAdder();
         private final LongAdder cpu = new LongAdder();
 
-        /** Adds the time since {@code wallStart} ({@link System#nanoTime}) and {@code cpuStart} ({@link #cpuNow}). */
+        /**
+         * Adds the time since {@code wallStart} ({@link System#nanoTime}) and {@code cpuStart} ({@link ThreadCpu#now}).
+         */
         void addSince(long wallStart, long cpuStart) {
             wall.add(System.nanoTime() - wallStart);
-            cpu.add(cpuNow() - cpuStart);
+            cpu.add(ThreadCpu.now() - cpuStart);
         }
 
         /** Adds the wall time since {@code wallStart} ({@link System#nanoTime}). */
@@ -44,9 +46,4 @@ final class PhaseTimes {
     final Clock build = new Clock();
     final Clock probe = new Clock();
     final Clock pairs = new Clock();
-
-    /** The calling thread's CPU time so far, in nanoseconds (0 where the JVM cannot measure it). */
-    static long cpuNow() {
-        return ThreadCpu.now();
-    }
 }

@@ -114,7 +114,6 @@ final class WorkerRun {
     private Throwable failure;
     /** Set by {@link #stop}: waiting workers give up. */
     private boolean stopping;
-    private long workerCpuNanos;
 
     /**
      * Starts {@code helpers} helpers (the join's kept threads) running {@code body} as workers 1..helpers (the caller
@@ -140,7 +139,6 @@ final class WorkerRun {
     }
 
     private void work(int worker, Body body) {
-        long cpuStart = PhaseTimes.cpuNow(); // a kept thread's CPU time counts from its start
         try {
             body.run(worker, this);
         } catch (Throwable e) {
@@ -149,7 +147,6 @@ final class WorkerRun {
             lock.lock();
             try {
                 running--;
-                workerCpuNanos += PhaseTimes.cpuNow() - cpuStart;
                 changed.signalAll();
             } finally {
                 lock.unlock();
@@ -488,14 +485,9 @@ final class WorkerRun {
         return new IllegalStateException("hash join: a worker failed: " + failure, failure);
     }
 
-    /** CPU time the worker threads spent (complete once they all ended). */
+    /** CPU time the helpers spent on this run (complete once {@link #stop} returned). */
     long workerCpuNanos() {
-        lock.lock();
-        try {
-            return workerCpuNanos;
-        } finally {
-            lock.unlock();
-        }
+        return helpers.cpuNanos();
     }
 
     /**

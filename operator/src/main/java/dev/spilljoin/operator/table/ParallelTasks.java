@@ -116,13 +116,10 @@ public final class ParallelTasks implements AutoCloseable {
                 failure.compareAndSet(null, e);
             }
         };
-        Helpers started = start("table", helpers, thread -> {
-            long cpuStart = ThreadCpu.now();
-            loop.accept(thread);
-            helperCpuNanos.addAndGet(ThreadCpu.now() - cpuStart);
-        });
+        Helpers started = start("table", helpers, loop);
         loop.accept(0);
         started.await();
+        helperCpuNanos.addAndGet(started.cpuNanos());
         Throwable e = failure.get();
         if (e instanceof RuntimeException r) {
             throw r;
@@ -137,8 +134,8 @@ public final class ParallelTasks implements AutoCloseable {
 
     /**
      * The CPU time the helper threads spent in the parts of {@link #run} they took since the last call (the calling
-     * thread's own part is on its own clock): the join adds it to the phase whose passes ran ({@link #start}'s bodies
-     * count their own).
+     * thread's own part is on its own clock): the join adds it to the phase whose passes ran (a {@link #start}'s caller
+     * reads its {@link Helpers#cpuNanos}).
      */
     public long takeHelperCpuNanos() {
         return helperCpuNanos.getAndSet(0);
@@ -179,6 +176,7 @@ public final class ParallelTasks implements AutoCloseable {
     public static final class Helpers {
         private final CountDownLatch running;
         private final AtomicReference<Throwable> escaped = new AtomicReference<>();
+        private final AtomicLong cpuNanos = new AtomicLong();
 
         private Helpers(int helpers) {
             running = new CountDownLatch(helpers);
@@ -189,11 +187,13 @@ public final class ParallelTasks implements AutoCloseable {
             Thread me = Thread.currentThread();
             String idleName = me.getName();
             me.setName(threadName);
+            long cpuStart = ThreadCpu.now(); // a kept thread's clock counts from its start, not from this body's
             try {
                 body.accept(worker);
             } catch (Throwable e) {
                 escaped.compareAndSet(null, e);
             } finally {
+                cpuNanos.addAndGet(ThreadCpu.now() - cpuStart);
                 me.setName(idleName);
                 if (release != null) {
                     release.run(); // before the count down: the next pass may give this helper its job at once
@@ -212,6 +212,11 @@ public final class ParallelTasks implements AutoCloseable {
             if (e != null) {
                 throw new IllegalStateException("a helper thread failed: " + e, e);
             }
+        }
+
+        /** The CPU time the helpers' bodies took: complete once {@link #await} returned. */
+        public long cpuNanos() {
+            return cpuNanos.get();
         }
     }
 

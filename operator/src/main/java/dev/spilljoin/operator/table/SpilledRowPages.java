@@ -139,7 +139,7 @@ public final class SpilledRowPages implements AutoCloseable {
             scratch = more;
         }
         try {
-            tasks.limitedTo(n).run(files.size(), (thread, f) -> {
+            tasks.run(files.size(), (thread, f) -> { // on n threads: a file at a time
                 try {
                     readFile(f, thread, task);
                 } catch (IOException e) {
