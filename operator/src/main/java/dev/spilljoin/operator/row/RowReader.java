@@ -22,24 +22,39 @@ public final class RowReader {
         switch (type) {
             case BIGINT -> {
                 long[] values = out.longs();
-                for (int j = 0; j < count; j++) {
-                    values[outStart + j] = NativeMemory.getLongOrZero(at[j]);
+                if (setNulls(at, count, out, outStart)) {
+                    for (int j = 0; j < count; j++) {
+                        values[outStart + j] = NativeMemory.getLongOrZero(at[j]);
+                    }
+                } else {
+                    for (int j = 0; j < count; j++) {
+                        values[outStart + j] = NativeMemory.getLong(at[j]);
+                    }
                 }
-                setNulls(at, count, out, outStart);
             }
             case INTEGER -> {
                 int[] values = out.ints();
-                for (int j = 0; j < count; j++) {
-                    values[outStart + j] = NativeMemory.getIntOrZero(at[j]);
+                if (setNulls(at, count, out, outStart)) {
+                    for (int j = 0; j < count; j++) {
+                        values[outStart + j] = NativeMemory.getIntOrZero(at[j]);
+                    }
+                } else {
+                    for (int j = 0; j < count; j++) {
+                        values[outStart + j] = NativeMemory.getInt(at[j]);
+                    }
                 }
-                setNulls(at, count, out, outStart);
             }
             case DOUBLE -> {
                 double[] values = out.doubles();
-                for (int j = 0; j < count; j++) {
-                    values[outStart + j] = NativeMemory.getDoubleOrZero(at[j]);
+                if (setNulls(at, count, out, outStart)) {
+                    for (int j = 0; j < count; j++) {
+                        values[outStart + j] = NativeMemory.getDoubleOrZero(at[j]);
+                    }
+                } else {
+                    for (int j = 0; j < count; j++) {
+                        values[outStart + j] = NativeMemory.getDouble(at[j]);
+                    }
                 }
-                setNulls(at, count, out, outStart);
             }
             case BOOLEAN -> {
                 for (int j = 0; j < count; j++) {
@@ -71,9 +86,19 @@ public final class RowReader {
      * loads, mostly cache misses in a large table, are in flight together; a branch per row on the NULL, mispredicted
      * whenever NULLs are common (an outer join's unmatched rows), held each behind it. A word's bits are gathered in a
      * register and ORed into the bitmap once: ORed into it row by row, each row's store waited for the one before
-     * it (the same word), a third of the gather's time in W1's probe.
+     * it (the same word), a third of the gather's time in W1's probe. Returns whether a row was NULL: a first loop
+     * ORs every address minus one (the sign bit set only by a 0), so that rows without a NULL, the usual case, write
+     * no bit and take their values by plain loads, without the zero's select (the bits' loop, a dependent OR per
+     * row, took 7 % of W1's probe).
      */
-    private static void setNulls(long[] at, int count, ColumnVector out, int outStart) {
+    private static boolean setNulls(long[] at, int count, ColumnVector out, int outStart) {
+        long signs = 0;
+        for (int j = 0; j < count; j++) {
+            signs |= at[j] - 1;
+        }
+        if (signs >= 0) {
+            return false;
+        }
         long[] nulls = out.nullBitmap();
         long any = 0;
         int end = outStart + count;
@@ -89,5 +114,6 @@ public final class RowReader {
         if (any != 0) {
             out.nullsWritten();
         }
+        return any != 0;
     }
 }

@@ -1007,6 +1007,14 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
         }
         boolean variable = type.isVariableWidth();
         int width = this.width[field];
+        if (!variable && nullBitmap == 0) { // no NULL to look up, no entry to read: an address per ref
+            for (int j = 0; j < count; j++) {
+                long ref = refs[j];
+                at[j] = ref == 0 ? 0 : base + rankOfRef(ref) * width;
+            }
+            RowReader.gatherValues(type, at, count, out, outStart);
+            return;
+        }
         for (int j = 0; j < count; j++) {
             long ref = refs[j];
             long rank = rankOfRef(ref);

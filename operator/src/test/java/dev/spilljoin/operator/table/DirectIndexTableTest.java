@@ -14,6 +14,7 @@ import dev.spilljoin.operator.row.RowWriter;
 import dev.spilljoin.spill.MemoryReservation;
 import dev.spilljoin.operator.row.SpillRowFormat;
 import dev.spilljoin.operator.testing.Rows;
+import dev.spilljoin.operator.testing.Seeds;
 import dev.spilljoin.spill.NativeMemory;
 import dev.spilljoin.spill.PartitionWriter;
 import dev.spilljoin.spill.SpillFile;
@@ -106,6 +107,70 @@ class DirectIndexTableTest {
             assertThat(table.isMatched(refs[0])).isFalse();
             table.close();
             assertThat(memory.reserved()).isEqualTo(before);
+            arena.close();
+        }
+    }
+
+    /**
+     * BIGINT, INTEGER and DOUBLE payloads that hold no NULL (read with an address per ref, and no NULL bits unless a
+     * ref is 0) beside one that holds NULLs: every ref gets its row's values, a ref of 0 (outer padding) NULL in each
+     * column, and a column gathered without a 0 ref has no NULL.
+     */
+    @Test
+    void fixedWidthPayloadsWithoutNullsComeBackByRefAndARefOfZeroIsNull() {
+        Schema schema = Schema.of(Column.of("k", ColumnType.BIGINT), Column.of("b", ColumnType.BIGINT),
+                Column.of("i", ColumnType.INTEGER), Column.of("d", ColumnType.DOUBLE),
+                Column.of("n", ColumnType.BIGINT));
+        RowLayout layout = new RowLayout(schema, new int[] {0}, new int[] {0, 1, 2, 3, 4});
+        java.util.SplittableRandom random = new java.util.SplittableRandom(Seeds.logged("DirectIndexTableTest fixed"));
+        int rows = 5000;
+        List<Object[]> stored = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            stored.add(new Object[] {(long) i, random.nextLong(), random.nextInt(), random.nextDouble(),
+                    random.nextInt(3) == 0 ? null : random.nextLong()});
+        }
+        try (MemoryReservation memory = MemoryReservation.root("test", 16 << 20)) {
+            RowArena arena = arena(memory, schema, layout, stored);
+            DirectIndexTable table = DirectIndexTable.tryBuild(memory, layout, KeyRange.scan(layout, arena), false,
+                    new RowArena[] {arena}, Long.MAX_VALUE);
+            assertThat(table).isNotNull();
+            for (boolean padded : new boolean[] {false, true}) {
+                int n = 3000;
+                int[] row = new int[n];
+                long[] refs = new long[n];
+                for (int j = 0; j < n; j++) {
+                    row[j] = padded && random.nextInt(4) == 0 ? -1 : random.nextInt(rows);
+                    refs[j] = row[j] < 0 ? 0 : table.refOf(row[j]);
+                }
+                int start = random.nextInt(100);
+                ColumnVector[] columns = new ColumnVector[5];
+                for (int f = 1; f < 5; f++) {
+                    columns[f] = new ColumnVector(schema.type(f), start + n);
+                    table.gather(f, refs, n, new GatherScratch(n), columns[f], start);
+                }
+                for (int f = 1; f < 4; f++) {
+                    assertThat(columns[f].mayHaveNulls()).as("column %d, padded %b", f, padded).isEqualTo(padded);
+                }
+                for (int j = 0; j < n; j++) {
+                    int at = start + j;
+                    if (row[j] < 0) {
+                        for (int f = 1; f < 5; f++) {
+                            assertThat(columns[f].isNull(at)).as("padded row %d, column %d", j, f).isTrue();
+                        }
+                        continue;
+                    }
+                    Object[] expected = stored.get(row[j]);
+                    assertThat(columns[1].isNull(at) ? null : columns[1].getLong(at)).as("row %d", j)
+                            .isEqualTo(expected[1]);
+                    assertThat(columns[2].isNull(at) ? null : columns[2].getInt(at)).as("row %d", j)
+                            .isEqualTo(expected[2]);
+                    assertThat(columns[3].isNull(at) ? null : columns[3].getDouble(at)).as("row %d", j)
+                            .isEqualTo(expected[3]);
+                    assertThat(columns[4].isNull(at) ? null : columns[4].getLong(at)).as("row %d", j)
+                            .isEqualTo(expected[4]);
+                }
+            }
+            table.close();
             arena.close();
         }
     }
