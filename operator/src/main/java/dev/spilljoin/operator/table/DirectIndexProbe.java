@@ -35,6 +35,8 @@ public final class DirectIndexProbe implements TableProbe {
     /** The batch's keys as indexes in the table ({@link #toIndexes}). */
     private long[] indexes = new long[0];
     private long[] refs = new long[0];
+    /** Whether every row of the batch has a build row's ref (none is 0), as {@link #lookUp} found. */
+    private boolean everyRowHits;
     private long[] ownNullKeys = new long[0];
     private long[] skip = new long[0];
     /** Rows never emitted as unmatched: deferred or noTail. */
@@ -154,12 +156,15 @@ public final class DirectIndexProbe implements TableProbe {
         long[] r = refs;
         long[] s = skip;
         long range = table.range();
+        int hits = 0;
         if (table.full()) {
             for (int i = 0; i < n; i++) {
                 long index = k[i];
                 boolean hit = Long.compareUnsigned(index, range) < 0 & (~(s[i >>> 6] >>> i) & 1L) != 0;
                 r[i] = hit ? DirectIndexTable.ref(index, index) : 0L; // a full table's rank is its index
+                hits += hit ? 1 : 0;
             }
+            everyRowHits = hits == n;
             return;
         }
         long occupancy = table.occupancy();
@@ -174,8 +179,10 @@ public final class DirectIndexProbe implements TableProbe {
         for (int i = 0; i < n; i++) { // the hits' ranks, apart: a miss loads no rank
             if (r[i] != 0) {
                 r[i] = table.refOf(r[i] - 1);
+                hits++;
             }
         }
+        everyRowHits = hits == n;
     }
 
     private void ensureCapacity(int rows) {
@@ -208,7 +215,7 @@ public final class DirectIndexProbe implements TableProbe {
 
     private boolean fillPairs(OutputWriter out) {
         if (!marksBuild) {
-            pos = out.appendHits(refs, rowBytes, pos, n);
+            pos = everyRowHits ? out.appendEveryRow(refs, rowBytes, pos, n) : out.appendHits(refs, rowBytes, pos, n);
             return pos == n;
         }
         long[] r = refs;

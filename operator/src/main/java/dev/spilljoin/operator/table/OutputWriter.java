@@ -228,6 +228,24 @@ public final class OutputWriter {
     }
 
     /**
+     * {@link #appendHits} when every ref of {@code [from, to)} is a build row's (none is 0: each of those probe rows
+     * matched, as in a foreign-key join): while there is room the refs are copied as they are and the probe rows
+     * numbered in order, nothing chosen row by row.
+     */
+    public int appendEveryRow(long[] refs, int[] probeBytes, int from, int to) {
+        if (countsBytes) {
+            return appendHits(refs, probeBytes, from, to);
+        }
+        int rows = Math.min(to - from, room());
+        System.arraycopy(refs, from, buildRows, pending, rows);
+        for (int j = 0; j < rows; j++) {
+            probeRows[pending + j] = from + j;
+        }
+        pending += rows;
+        return from + rows;
+    }
+
+    /**
      * As {@link #appendHits}, and also each row without a match whose bit in {@code quiet} is 0, padded (build row 0):
      * a probe-side outer join's rows, unmatched ones included but for those {@code quiet} holds back (rows deferred
      * to a spill file); {@code quiet} null holds every unmatched row back. Branch-free per row alike (an outer join

@@ -128,12 +128,60 @@ class OutputWriterTest {
             }
             int[] noBytes = new int[n];
             for (long byteLimit : new long[] {1, 1 << 20}) {
-                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, keyOnly, key))
+                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, keyOnly, key, false))
                         .as("direct table, hits %.2f, limit %d", hits, byteLimit)
                         .isEqualTo(modelBatches(direct, directRefs, noBytes, null, new boolean[n], Long.MAX_VALUE));
-                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, keyOnly, key))
+                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, keyOnly, key, false))
                         .as("hash table, hits %.2f, limit %d", hits, byteLimit)
                         .isEqualTo(modelBatches(hashed, refs, noBytes, null, new boolean[n], Long.MAX_VALUE));
+            }
+        });
+    }
+
+    /**
+     * When every probe row has a build row (no ref is 0), {@link OutputWriter#appendEveryRow} cuts the batches that
+     * appending one row at a time would cut, for a writer that counts no bytes (refs copied as a run, cut at the
+     * capacity) and for one that counts them (the hits' loop, cut by bytes too), from either table.
+     */
+    @Test
+    void appendsARunOfRowsThatAllMatchIntoTheBatchesThatOneAppendAtATimeWouldMake() {
+        SplittableRandom random = seeded("OutputWriterTest every row");
+        Schema keyOnly = Schema.of(Column.of("k", ColumnType.BIGINT));
+        List<ColumnRef> key = List.of(new ColumnRef(Side.RIGHT, 0));
+        withTables(random, (direct, hashed, hashedRefs) -> {
+            int n = 1 + random.nextInt(6000);
+            long[] directRefs = new long[n];
+            long[] refs = new long[n];
+            int[] probeBytes = new int[n];
+            for (int i = 0; i < n; i++) {
+                int row = random.nextInt(hashedRefs.length);
+                directRefs[i] = direct.refOf(row);
+                refs[i] = hashedRefs[row];
+                probeBytes[i] = random.nextInt(4) == 0 ? random.nextInt(400) : 0;
+            }
+            int[] noBytes = new int[n];
+            for (long byteLimit : new long[] {1, 1000, 1 << 20}) {
+                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, keyOnly, key, true))
+                        .as("direct table, %d rows, counting no bytes, limit %d", n, byteLimit)
+                        .isEqualTo(modelBatches(direct, directRefs, noBytes, null, new boolean[n], Long.MAX_VALUE));
+                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, keyOnly, key, true))
+                        .as("hash table, %d rows, counting no bytes, limit %d", n, byteLimit)
+                        .isEqualTo(modelBatches(hashed, refs, noBytes, null, new boolean[n], Long.MAX_VALUE));
+                assertThat(hitBatches(direct, directRefs, null, probeBytes, byteLimit, BUILD, PROJECTION, true))
+                        .as("direct table, %d rows, counting bytes, limit %d", n, byteLimit)
+                        .isEqualTo(modelBatches(direct, directRefs, probeBytes, null, new boolean[n], byteLimit));
+            }
+            // each result row pairs its probe row with that row's ref, from any first row on
+            OutputWriter out = new OutputWriter(keyOnly, key, Side.RIGHT, LAYOUT, CAPACITY, Long.MAX_VALUE);
+            out.keepPairs();
+            out.readBuildRowsFrom(direct);
+            int from = random.nextInt(n);
+            int end = out.appendEveryRow(directRefs, noBytes, from, n);
+            out.materialize(null);
+            assertThat(end).isEqualTo(Math.min(n, from + CAPACITY));
+            for (int row = 0; row < end - from; row++) {
+                assertThat(out.probeRowOf(row)).as("result row %d from probe row %d", row, from).isEqualTo(from + row);
+                assertThat(out.buildRowOf(row)).as("result row %d", row).isEqualTo(directRefs[from + row]);
             }
         });
     }
@@ -256,18 +304,24 @@ class OutputWriterTest {
      */
     private static List<List<Long>> hitBatches(BuildRowReader table, long[] refs, long[] quiet, int[] probeBytes,
                                                long byteLimit) {
-        return hitBatches(table, refs, quiet, probeBytes, byteLimit, BUILD, PROJECTION);
+        return hitBatches(table, refs, quiet, probeBytes, byteLimit, BUILD, PROJECTION, false);
     }
 
-    /** As {@link #hitBatches(BuildRowReader, long[], long[], int[], long)}, into {@code projection}'s columns. */
+    /**
+     * As {@link #hitBatches(BuildRowReader, long[], long[], int[], long)}, into {@code projection}'s columns;
+     * {@code everyRow}: appended by {@link OutputWriter#appendEveryRow} (every ref a row's), else by
+     * {@link OutputWriter#appendHits}.
+     */
     private static List<List<Long>> hitBatches(BuildRowReader table, long[] refs, long[] quiet, int[] probeBytes,
-                                               long byteLimit, Schema schema, List<ColumnRef> projection) {
+                                               long byteLimit, Schema schema, List<ColumnRef> projection,
+                                               boolean everyRow) {
         OutputWriter out = new OutputWriter(schema, projection, Side.RIGHT, LAYOUT, CAPACITY, byteLimit);
         List<List<Long>> batches = new ArrayList<>();
         int i = 0;
         while (true) {
             out.readBuildRowsFrom(table);
-            i = quiet == null ? out.appendHits(refs, probeBytes, i, refs.length)
+            i = everyRow ? out.appendEveryRow(refs, probeBytes, i, refs.length)
+                    : quiet == null ? out.appendHits(refs, probeBytes, i, refs.length)
                     : out.appendHitsOrPadded(refs, quiet, probeBytes, i, refs.length);
             out.materialize(null);
             if (i == refs.length) {
