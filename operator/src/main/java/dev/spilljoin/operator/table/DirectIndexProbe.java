@@ -103,8 +103,13 @@ public final class DirectIndexProbe implements TableProbe {
         probeRows += n;
         sizedFor = null;
         pos = suppressAll ? n : 0;
-        readKeys(probe.column(keyColumn));
-        lookUp();
+        ColumnVector key = probe.column(keyColumn);
+        if (table.full() && table.stride().stride() == 1 && key.type() == ColumnType.BIGINT) {
+            lookUpFull(key.longs(), table.min()); // the keys as they are: no index copied first
+        } else {
+            readKeys(key);
+            lookUp();
+        }
     }
 
     /** Reads the batch's keys (INTEGER widened) as their indexes in the table ({@link #toIndexes}). */
@@ -156,17 +161,11 @@ public final class DirectIndexProbe implements TableProbe {
         long[] r = refs;
         long[] s = skip;
         long range = table.range();
-        int hits = 0;
         if (table.full()) {
-            for (int i = 0; i < n; i++) {
-                long index = k[i];
-                boolean hit = Long.compareUnsigned(index, range) < 0 & (~(s[i >>> 6] >>> i) & 1L) != 0;
-                r[i] = hit ? DirectIndexTable.ref(index, index) : 0L; // a full table's rank is its index
-                hits += hit ? 1 : 0;
-            }
-            everyRowHits = hits == n;
+            lookUpFull(k, 0);
             return;
         }
+        int hits = 0;
         long occupancy = table.occupancy();
         for (int i = 0; i < n; i++) {
             long index = k[i];
@@ -181,6 +180,25 @@ public final class DirectIndexProbe implements TableProbe {
                 r[i] = table.refOf(r[i] - 1);
                 hits++;
             }
+        }
+        everyRowHits = hits == n;
+    }
+
+    /**
+     * {@link #lookUp} in a full table, whose every index in the range is a hit with its index as its rank: row
+     * {@code i}'s index is {@code values[i] - offset} (its key less the table's minimum for keys on no stride, or the
+     * index {@link #toIndexes} made, less 0).
+     */
+    private void lookUpFull(long[] values, long offset) {
+        long[] r = refs;
+        long[] s = skip;
+        long range = table.range();
+        int hits = 0;
+        for (int i = 0; i < n; i++) {
+            long index = values[i] - offset;
+            boolean hit = Long.compareUnsigned(index, range) < 0 & (~(s[i >>> 6] >>> i) & 1L) != 0;
+            r[i] = hit ? DirectIndexTable.ref(index, index) : 0L;
+            hits += hit ? 1 : 0;
         }
         everyRowHits = hits == n;
     }
