@@ -74,16 +74,6 @@ final class BuildWorker implements AutoCloseable {
     }
 
     /** Routes one build batch's rows to their partitions (see the class comment). */
-    /**
-     * Each row's partition by its hash's {@code bits} high bits (a NULL-key row's: 0). A method of its own so that its
-     * loop's back edges have the JIT compile it, not all of {@link #add}, for on-stack replacement.
-     */
-    private void partitionRows(int n, int bits) {
-        for (int i = 0; i < n; i++) {
-            partitionOfRow[i] = Bitmaps.isSet(nullKeys, i) ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
-        }
-    }
-
     void add(Batch batch) throws IOException {
         ctx.checkCancelled();
         int n = batch.rowCount();
@@ -98,7 +88,10 @@ final class BuildWorker implements AutoCloseable {
         build.structure.readLock().lock();
         try {
             boolean filtered = build.addToKeyFilter(index, batch, hashes, nullKeys, anyNull);
-            partitionRows(n, build.bits());
+            int bits = build.bits();
+            for (int i = 0; i < n; i++) {
+                partitionOfRow[i] = Bitmaps.isSet(nullKeys, i) ? 0 : HashFunctions.partitionOf(hashes[i], 0, bits);
+            }
             build.routeHeavyKeys(hashes, nullKeys, partitionOfRow, n);
             long[] exclude = build.keepsNullKeys() || !anyNull ? null : nullKeys;
             int from = 0;

@@ -4,7 +4,6 @@ import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Bitmaps;
 import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.spill.NativeMemory;
-import java.util.Arrays;
 
 /**
  * Serializes the rows of a batch into a {@link RowArena} in the {@link RowLayout} format, column at a time.
@@ -143,24 +142,20 @@ public final class RowWriter {
 
     private void computeLengths(Batch batch, int from, int n) {
         int keyBase = layout.keyFixedBytes();
-        int fixed = layout.keyOffset() + layout.payloadFixedBytes();
-        // fixed widths by Arrays.fill, and a loop only where a value's length adds: a fixed-width layout's rows then
-        // cost this method no loop, whose back edges would have the JIT compile it for on-stack replacement first
-        Arrays.fill(keyLengths, from, n, keyBase);
-        if (layout.hasVariableKey()) {
-            for (int f = 0; f < layout.keyCount(); f++) {
-                if (layout.fieldType(f).isVariableWidth()) {
-                    int[] offsets = batch.column(layout.sourceColumn(f)).offsets();
-                    for (int i = from; i < n; i++) {
-                        keyLengths[i] += 4 + offsets[i + 1] - offsets[i];
-                    }
+        for (int i = from; i < n; i++) {
+            keyLengths[i] = keyBase;
+        }
+        for (int f = 0; f < layout.keyCount(); f++) {
+            if (layout.fieldType(f).isVariableWidth()) {
+                int[] offsets = batch.column(layout.sourceColumn(f)).offsets();
+                for (int i = from; i < n; i++) {
+                    keyLengths[i] += 4 + offsets[i + 1] - offsets[i];
                 }
             }
-            for (int i = from; i < n; i++) {
-                lengths[i] = fixed + keyLengths[i];
-            }
-        } else {
-            Arrays.fill(lengths, from, n, fixed + keyBase);
+        }
+        int fixed = layout.keyOffset() + layout.payloadFixedBytes();
+        for (int i = from; i < n; i++) {
+            lengths[i] = fixed + keyLengths[i];
         }
         for (int f = layout.keyCount(); f < layout.fieldCount(); f++) {
             if (layout.fieldType(f).isVariableWidth()) {

@@ -6,7 +6,6 @@ import dev.spilljoin.operator.data.ColumnVector;
 import dev.spilljoin.operator.table.HashProbe.RowMasks;
 import dev.spilljoin.operator.table.JoinStrategy.ProbeAction;
 import dev.spilljoin.spill.NativeMemory;
-import java.util.Arrays;
 
 /**
  * Probes a {@link DirectIndexTable} with one batch at a time and appends the results to an {@link OutputWriter};
@@ -70,12 +69,8 @@ public final class DirectIndexProbe implements TableProbe {
         ensureCapacity(n);
         ColumnVector key = probe.column(keyColumn);
         int words = (n + 63) >>> 6;
-        // copied or cleared without a loop here: a loop's back edges would have the JIT compile this method, and
-        // all it calls, for on-stack replacement (63 ms of C2 in the bench's first cell) before compiling it anew
-        if (key.mayHaveNulls()) {
-            System.arraycopy(key.nullBitmap(), 0, ownNullKeys, 0, words);
-        } else {
-            Arrays.fill(ownNullKeys, 0, words, 0L);
+        for (int w = 0; w < words; w++) {
+            ownNullKeys[w] = key.mayHaveNulls() ? key.nullBitmap()[w] : 0L;
         }
         if ((n & 63) != 0) {
             ownNullKeys[words - 1] &= -1L >>> (64 - (n & 63));
@@ -95,25 +90,6 @@ public final class DirectIndexProbe implements TableProbe {
         n = probe.rowCount();
         ensureCapacity(n);
         nullKeys = keyNulls;
-        maskRows(keyNulls, masks);
-        probeRows += n;
-        sizedFor = null;
-        pos = suppressAll ? n : 0;
-        ColumnVector key = probe.column(keyColumn);
-        if (table.full() && table.stride().stride() == 1 && key.type() == ColumnType.BIGINT) {
-            lookUpFull(key.longs(), table.min()); // the keys as they are: no index copied first
-        } else {
-            readKeys(key);
-            lookUp();
-        }
-    }
-
-    /**
-     * The rows not looked up ({@link #skip}: NULL keys, deferred rows, sure misses) and those never emitted as
-     * unmatched ({@link #noEmit}), a word of 64 at a time; counts the NULL keys. A method of its own so that its
-     * loop's back edges have the JIT compile it, not all of {@link #start}, for on-stack replacement.
-     */
-    private void maskRows(long[] keyNulls, RowMasks masks) {
         long[] deferred = masks.deferred();
         long[] noTail = masks.noTail();
         long[] sureMisses = masks.sureMisses();
@@ -123,6 +99,16 @@ public final class DirectIndexProbe implements TableProbe {
             long notProbed = deferred == null ? 0L : deferred[w];
             skip[w] = keyNulls[w] | notProbed | (sureMisses == null ? 0L : sureMisses[w]);
             noEmit[w] = notProbed | (noTail == null ? 0L : noTail[w]);
+        }
+        probeRows += n;
+        sizedFor = null;
+        pos = suppressAll ? n : 0;
+        ColumnVector key = probe.column(keyColumn);
+        if (table.full() && table.stride().stride() == 1 && key.type() == ColumnType.BIGINT) {
+            lookUpFull(key.longs(), table.min()); // the keys as they are: no index copied first
+        } else {
+            readKeys(key);
+            lookUp();
         }
     }
 

@@ -783,10 +783,46 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             long[] runRanks = new long[COPY_RUN];
             long heapAt = heapStart == null ? 0 : heapStart[p];
             for (long row = start; row < end; ) {
-                int n = rankRun(row, end, intKey, keyOffset, runRows, runRanks);
-                row = runRows[n - 1] + layout.rowLength(runRows[n - 1]);
-                rankNullKeyRows(runRanks, n, nextNullRank, rankEnd);
-                heapAt = copyRun(runRows, runRanks, n, types, heapAt);
+                int n = 0;
+                int nullKeys = 0;
+                for (; n < COPY_RUN && row < end; n++) {
+                    runRows[n] = row;
+                    boolean nullKey = layout.hasNullKey(row);
+                    nullKeys += nullKey ? 1 : 0;
+                    runRanks[n] = nullKey ? -1 : rankOf(indexOfRow(row, intKey, keyOffset));
+                    row += layout.rowLength(row);
+                }
+                if (nullKeys > 0) {
+                    long rank = nextNullRank.getAndAdd(nullKeys);
+                    if (rank + nullKeys > rankEnd) { // the columns were sized by the statistics
+                        throw new IllegalStateException("the direct-index table met more NULL-key rows than its key"
+                                + " statistics counted (" + nullKeyRows + ")");
+                    }
+                    for (int j = 0; j < n; j++) {
+                        runRanks[j] = runRanks[j] < 0 ? rank++ : runRanks[j];
+                    }
+                }
+                for (int j = 0; j < n; j++) {
+                    long from = runRows[j];
+                    long rank = runRanks[j];
+                    long value = layout.variableValues(from, false);
+                    for (int f = 1; f < fields; f++) {
+                        ColumnType type = types[f];
+                        boolean variable = type.isVariableWidth();
+                        if (nulls[f] != 0 && layout.isNull(from, f)) { // a field without a NULL has no bitmap
+                            NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
+                        } else if (isNarrow(f)) {
+                            copyNarrow(value, narrowEntry(f, rank), width[f]);
+                        } else if (variable) {
+                            heapAt = copyVariable(value, column[f] + rank * ENTRY_BYTES, heapAt);
+                        } else {
+                            copyValue(type, layout.fixedAddress(from, f), column[f], rank);
+                        }
+                        if (variable) { // the next variable-width field's value follows this one (NULL: empty)
+                            value = RowLayout.skipValues(value, 1);
+                        }
+                    }
+                }
             }
             if (heapStart != null) {
                 heapStart[p] = heapAt;
@@ -796,78 +832,6 @@ public final class DirectIndexTable implements BuildRowReader, AutoCloseable {
             throw new IllegalStateException("the direct-index table met " + (nextNullRank.get() - keyedRows)
                     + " NULL-key rows where its key statistics counted " + nullKeyRows);
         }
-    }
-
-    /*
-     * The three steps of a run of copyPayload, each a method of its own: called per run, a few thousand times a join,
-     * they are compiled as methods by the JIT, where loops inside one task per page had it compile the task anew for
-     * on-stack replacement at each of them (three compilations, 82 ms of C2 in the bench's first cell).
-     */
-
-    /**
-     * The rows of the run from {@code row} (before {@code end}, at most {@value #COPY_RUN}) into {@code runRows} and
-     * their ranks into {@code runRanks} (-1: a NULL key); returns how many.
-     */
-    private int rankRun(long row, long end, boolean intKey, long keyOffset, long[] runRows, long[] runRanks) {
-        int n = 0;
-        for (; n < COPY_RUN && row < end; n++) {
-            runRows[n] = row;
-            runRanks[n] = layout.hasNullKey(row) ? -1 : rankOf(indexOfRow(row, intKey, keyOffset));
-            row += layout.rowLength(row);
-        }
-        return n;
-    }
-
-    /**
-     * Gives the run's NULL-key rows (rank -1) the ranks after the keyed rows', as many at once from the counter,
-     * below {@code rankEnd}.
-     */
-    private void rankNullKeyRows(long[] runRanks, int n, AtomicLong nextNullRank, long rankEnd) {
-        int nullKeys = 0;
-        for (int j = 0; j < n; j++) {
-            nullKeys += runRanks[j] < 0 ? 1 : 0;
-        }
-        if (nullKeys == 0) {
-            return;
-        }
-        long rank = nextNullRank.getAndAdd(nullKeys);
-        if (rank + nullKeys > rankEnd) { // the columns were sized by the statistics
-            throw new IllegalStateException("the direct-index table met more NULL-key rows than its key"
-                    + " statistics counted (" + nullKeyRows + ")");
-        }
-        for (int j = 0; j < n; j++) {
-            runRanks[j] = runRanks[j] < 0 ? rank++ : runRanks[j];
-        }
-    }
-
-    /**
-     * Copies the payload fields of the run's rows to their ranks (a long variable-width value to the heap at
-     * {@code heapAt}); returns the heap's next free address.
-     */
-    private long copyRun(long[] runRows, long[] runRanks, int n, ColumnType[] types, long heapAt) {
-        int fields = layout.fieldCount();
-        for (int j = 0; j < n; j++) {
-            long from = runRows[j];
-            long rank = runRanks[j];
-            long value = layout.variableValues(from, false);
-            for (int f = 1; f < fields; f++) {
-                ColumnType type = types[f];
-                boolean variable = type.isVariableWidth();
-                if (nulls[f] != 0 && layout.isNull(from, f)) { // a field without a NULL has no bitmap
-                    NativeMemory.orLongAtomic(nulls[f] + ((rank >>> 6) << 3), 1L << rank);
-                } else if (isNarrow(f)) {
-                    copyNarrow(value, narrowEntry(f, rank), width[f]);
-                } else if (variable) {
-                    heapAt = copyVariable(value, column[f] + rank * ENTRY_BYTES, heapAt);
-                } else {
-                    copyValue(type, layout.fixedAddress(from, f), column[f], rank);
-                }
-                if (variable) { // the next variable-width field's value follows this one (NULL: empty)
-                    value = RowLayout.skipValues(value, 1);
-                }
-            }
-        }
-        return heapAt;
     }
 
     /**
