@@ -34,6 +34,9 @@ class OutputWriterTest {
     private static final List<ColumnRef> PROJECTION =
             List.of(new ColumnRef(Side.RIGHT, 0), new ColumnRef(Side.RIGHT, 1));
     private static final int CAPACITY = 64;
+    /** A result of the build key alone: a writer that counts no bytes. */
+    private static final Schema KEY_ONLY = Schema.of(Column.of("k", ColumnType.BIGINT));
+    private static final List<ColumnRef> KEY = List.of(new ColumnRef(Side.RIGHT, 0));
 
     @Test
     void cutsTheBatchesThatSizingEveryRowAtItsAppendWouldCut() {
@@ -112,8 +115,6 @@ class OutputWriterTest {
     @Test
     void aWriterThatCountsNoBytesCutsItsHitsAtTheCapacityAlone() {
         SplittableRandom random = seeded("OutputWriterTest uncounted hits");
-        Schema keyOnly = Schema.of(Column.of("k", ColumnType.BIGINT));
-        List<ColumnRef> key = List.of(new ColumnRef(Side.RIGHT, 0));
         withTables(random, (direct, hashed, hashedRefs) -> {
             int n = 6000;
             long[] directRefs = new long[n];
@@ -128,10 +129,10 @@ class OutputWriterTest {
             }
             int[] noBytes = new int[n];
             for (long byteLimit : new long[] {1, 1 << 20}) {
-                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, keyOnly, key, false))
+                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, KEY_ONLY, KEY, false))
                         .as("direct table, hits %.2f, limit %d", hits, byteLimit)
                         .isEqualTo(modelBatches(direct, directRefs, noBytes, null, new boolean[n], Long.MAX_VALUE));
-                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, keyOnly, key, false))
+                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, KEY_ONLY, KEY, false))
                         .as("hash table, hits %.2f, limit %d", hits, byteLimit)
                         .isEqualTo(modelBatches(hashed, refs, noBytes, null, new boolean[n], Long.MAX_VALUE));
             }
@@ -146,8 +147,6 @@ class OutputWriterTest {
     @Test
     void appendsARunOfRowsThatAllMatchIntoTheBatchesThatOneAppendAtATimeWouldMake() {
         SplittableRandom random = seeded("OutputWriterTest every row");
-        Schema keyOnly = Schema.of(Column.of("k", ColumnType.BIGINT));
-        List<ColumnRef> key = List.of(new ColumnRef(Side.RIGHT, 0));
         withTables(random, (direct, hashed, hashedRefs) -> {
             int n = 1 + random.nextInt(6000);
             long[] directRefs = new long[n];
@@ -161,10 +160,10 @@ class OutputWriterTest {
             }
             int[] noBytes = new int[n];
             for (long byteLimit : new long[] {1, 1000, 1 << 20}) {
-                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, keyOnly, key, true))
+                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, KEY_ONLY, KEY, true))
                         .as("direct table, %d rows, counting no bytes, limit %d", n, byteLimit)
                         .isEqualTo(modelBatches(direct, directRefs, noBytes, null, new boolean[n], Long.MAX_VALUE));
-                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, keyOnly, key, true))
+                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, KEY_ONLY, KEY, true))
                         .as("hash table, %d rows, counting no bytes, limit %d", n, byteLimit)
                         .isEqualTo(modelBatches(hashed, refs, noBytes, null, new boolean[n], Long.MAX_VALUE));
                 assertThat(hitBatches(direct, directRefs, null, probeBytes, byteLimit, BUILD, PROJECTION, true))
@@ -172,7 +171,7 @@ class OutputWriterTest {
                         .isEqualTo(modelBatches(direct, directRefs, probeBytes, null, new boolean[n], byteLimit));
             }
             // each result row pairs its probe row with that row's ref, from any first row on
-            OutputWriter out = new OutputWriter(keyOnly, key, Side.RIGHT, LAYOUT, CAPACITY, Long.MAX_VALUE);
+            OutputWriter out = new OutputWriter(KEY_ONLY, KEY, Side.RIGHT, LAYOUT, CAPACITY, Long.MAX_VALUE);
             out.keepPairs();
             out.readBuildRowsFrom(direct);
             int from = random.nextInt(n);
