@@ -97,10 +97,9 @@ public final class RowReader {
             signs |= at[j] - 1;
         }
         if (signs >= 0) {
-            return false;
+            return false; // no address is 0
         }
         long[] nulls = out.nullBitmap();
-        long any = 0;
         int end = outStart + count;
         for (int row = outStart; row < end; ) {
             int wordEnd = Math.min(end, (row | 63) + 1);
@@ -109,11 +108,8 @@ public final class RowReader {
                 bits |= (at[row - outStart] - 1) >>> 63 << row;
             }
             nulls[(row - 1) >>> 6] |= bits;
-            any |= bits;
         }
-        if (any != 0) {
-            out.nullsWritten();
-        }
-        return any != 0;
+        out.nullsWritten();
+        return true;
     }
 }
