@@ -85,7 +85,7 @@ final class BuildWorker implements AutoCloseable {
         boolean anyNull = hasher.hash(batch, hashes, nullKeys);
         build.beforeBatch(index, batch, nullKeys, anyNull);
         long bytes = 0;
-        build.structure.readLock().lock();
+        build.structure.lockRead(index);
         try {
             boolean filtered = build.addToKeyFilter(index, batch, hashes, nullKeys, anyNull);
             int bits = build.bits();
@@ -105,14 +105,14 @@ final class BuildWorker implements AutoCloseable {
                 }
                 if (stop == from) {
                     long pageBytes = Math.max(target[partitionOfRow[stop]].pageSize(), rowWriter.lengthOf(stop));
-                    build.structure.readLock().unlock();
+                    build.structure.unlockRead(index);
                     try {
                         build.spillLargestResident("a row needs a page", spillsSeen, pageBytes);
                     } catch (MemoryExhaustedException e) {
                         throw new RowTooLargeException(ctx, ctx.strategy.buildSide(), stop, rowWriter.lengthOf(stop),
                                 rowWriter.largestLength(stop, n, exclude));
                     } finally {
-                        build.structure.readLock().lock();
+                        build.structure.lockRead(index);
                     }
                     if (!filtered) {
                         filtered = build.addToKeyFilter(index, batch, hashes, nullKeys, anyNull);
@@ -127,7 +127,7 @@ final class BuildWorker implements AutoCloseable {
                 }
             }
         } finally {
-            build.structure.readLock().unlock();
+            build.structure.unlockRead(index);
         }
     }
 

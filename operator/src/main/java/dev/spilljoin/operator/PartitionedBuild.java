@@ -23,7 +23,6 @@ import dev.spilljoin.spill.SpillFile;
 
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.IntPredicate;
 
 /**
@@ -140,7 +139,7 @@ final class PartitionedBuild implements JoinPhase {
      * Held for reading by a worker while it writes a batch; for writing while the spilled partitions or the heavy
      * keys change (no worker writes then).
      */
-    final ReentrantReadWriteLock structure = new ReentrantReadWriteLock();
+    final StructureLock structure;
     /** Partitions spilled so far (under the structure lock): a worker refused a page spills only if none spilled since. */
     private volatile long spills;
     /** The level-0 build spill writer and the writer share it owns (set aside before the first row); locked per chunk. */
@@ -221,6 +220,7 @@ final class PartitionedBuild implements JoinPhase {
             throw e;
         }
         this.workers = new BuildWorker[workerCount];
+        this.structure = new StructureLock(workerCount);
         this.workerBatches = new long[workerCount];
         this.spilledKeys = directIndexPossible(ctx) && !ctx.config.forceSpill()
                 ? new KeyRange[workerCount][fanout] : null;
@@ -315,11 +315,11 @@ final class PartitionedBuild implements JoinPhase {
             }
         }
         if (checkHeavy) {
-            structure.writeLock().lock();
+            structure.lockWrite();
             try {
                 acceptHeavyKeys();
             } finally {
-                structure.writeLock().unlock();
+                structure.unlockWrite();
             }
         }
     }
@@ -559,13 +559,13 @@ final class PartitionedBuild implements JoinPhase {
      * {@link BuildWorker#add}, so every staging arena has been flushed and emptied, and the bytes they held are free.
      */
     void spillLargestResident(String why, long seenSpills, long pageBytes) throws IOException {
-        structure.writeLock().lock();
+        structure.lockWrite();
         try {
             if (spills == seenSpills && !pageFitsNow(pageBytes)) {
                 spillLargestResident(why);
             }
         } finally {
-            structure.writeLock().unlock();
+            structure.unlockWrite();
         }
     }
 
@@ -583,7 +583,7 @@ final class PartitionedBuild implements JoinPhase {
      * last): every worker's rows of it are encoded out and its pages freed.
      */
     private void spillLargestResident(String why) throws IOException {
-        structure.writeLock().lock();
+        structure.lockWrite();
         try {
             feedKeyFilter();
             int victim = -1;
@@ -605,13 +605,13 @@ final class PartitionedBuild implements JoinPhase {
             }
             spillPartition(victim);
         } finally {
-            structure.writeLock().unlock();
+            structure.unlockWrite();
         }
     }
 
     /** Spills resident partition {@code victim}: every worker's rows of it are encoded out and its pages freed. */
     private void spillPartition(int victim) throws IOException {
-        structure.writeLock().lock();
+        structure.lockWrite();
         try {
             feedKeyFilter();
             for (int w = 0; w < workers.length; w++) { // no worker writes meanwhile: the structure lock is held
@@ -633,7 +633,7 @@ final class PartitionedBuild implements JoinPhase {
             }
             markSpilled(victim);
         } finally {
-            structure.writeLock().unlock();
+            structure.unlockWrite();
         }
     }
 
