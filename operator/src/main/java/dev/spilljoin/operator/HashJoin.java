@@ -467,11 +467,13 @@ public final class HashJoin implements AutoCloseable {
 
     /**
      * The input of {@code helpers} helper threads reading {@code source}: readers of their own when the source hands
-     * them out, else copies of the batches the caller offers ({@code schema}'s).
+     * them out (the caller's being {@code source} itself), else copies of the batches the caller offers
+     * ({@code schema}'s).
      */
     private static WorkerRun.Input helperInput(BatchSource source, int helpers, Schema schema) {
-        BatchSource[] readers = new BatchSource[helpers];
-        for (int i = 0; i < helpers; i++) {
+        BatchSource[] readers = new BatchSource[helpers + 1];
+        readers[0] = source;
+        for (int i = 1; i <= helpers; i++) {
             readers[i] = source.concurrentReader();
             if (readers[i] == null) {
                 return WorkerRun.Input.offered(schema); // the readers made so far have read nothing
@@ -497,6 +499,9 @@ public final class HashJoin implements AutoCloseable {
     private Batch probeStep(BatchSource probeSource) throws IOException {
         ProbeWorker worker = probing().worker(0);
         WorkerRun helpers = probeHelpers(probeSource);
+        if (helpers != null && helperSink != null && helpers.helpersReadOwnInput()) {
+            return probeAsWorker(worker, helpers);
+        }
         if (helpers != null) {
             feedProbeHelpers(probeSource, helpers); // first, so that no helper waits for input
             OutputWriter full = helpers.pollFull(); // then, so that no helper waits for a free result batch
@@ -591,10 +596,36 @@ public final class HashJoin implements AutoCloseable {
         return finishProbe();
     }
 
+    /**
+     * The whole probe pass of {@link #run} when every worker reads its own input and calls the thread-safe sink
+     * itself: the caller probes as worker 0 with the helpers' loop ({@link #probeBatches}), its last rows left in
+     * {@link #output}, then waits for the helpers. So no result batch takes the pull path, whose per-batch step the
+     * JIT compiles as one large unit with all it calls, and compiles again whenever a branch it saw once a join (its
+     * first or last batch) is first taken in compiled code; the loop the workers share is compiled once for all.
+     */
+    private Batch probeAsWorker(ProbeWorker worker, WorkerRun helpers) throws IOException {
+        try {
+            probeBatches(0, worker, helpers, output); // with a sink, its writer stays output
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("hash join stopped: its thread was interrupted");
+        }
+        probeInputEnded = true;
+        return drainProbeHelpers(helpers);
+    }
+
     /** A probe helper's thread: probes its input batches until the input ends. */
     private static void probeWorker(int w, ProbeWorker worker, WorkerRun run) throws IOException,
             InterruptedException {
-        OutputWriter out = run.firstWriter();
+        run.finishWith(probeBatches(w, worker, run, run.firstWriter()));
+    }
+
+    /**
+     * Worker {@code w}'s probe loop: probes its input batches into {@code out} until the input ends, handing each full
+     * result batch off; returns the writer that holds its last rows.
+     */
+    private static OutputWriter probeBatches(int w, ProbeWorker worker, WorkerRun run, OutputWriter out)
+            throws IOException, InterruptedException {
         for (Batch b = run.nextInput(w); b != null; b = run.nextInput(w)) {
             worker.start(b);
             TableProbe p = worker.probe();
@@ -608,7 +639,7 @@ public final class HashJoin implements AutoCloseable {
             }
             run.recycle(b);
         }
-        run.finishWith(out);
+        return out;
     }
 
     /**

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * {@link #inFlight}: a source may reuse its batch at the next call) while fewer than four batches per helper wait,
  * and works on it itself otherwise; a helper takes one ({@link #nextInput}), works on it, and gives it back
  * ({@link #recycle}). A source that hands out {@linkplain dev.spilljoin.operator.data.BatchSource#concurrentReader()
- * concurrent readers} is read by every helper for itself instead: no copy, no hand-over.
+ * concurrent readers} is read by every helper for itself instead: no copy, no hand-over; the caller may then work as a
+ * helper does, on its own source ({@link #nextInput} of worker 0), with the helpers' loop.
  *
  * <p>Output ({@link Output}): each helper fills a result batch ({@link OutputWriter}) of its own. Given a
  * thread-safe sink, a helper calls it with every full batch itself and goes on with the same writer. Otherwise a
@@ -63,7 +64,8 @@ final class WorkerRun {
 
     /**
      * Where the helpers' input batches come from: nowhere ({@link #NONE}), copies of what the caller offers
-     * ({@link #offered}), or readers of their own ({@link #read}: helper w reads {@code readers[w - 1]}).
+     * ({@link #offered}), or readers of their own ({@link #read}: worker w reads {@code readers[w]}, the caller's
+     * own source at 0).
      */
     record Input(Schema offeredSchema, BatchSource[] readers) {
         static final Input NONE = new Input(null, null);
@@ -95,7 +97,7 @@ final class WorkerRun {
     /** The helpers running {@code body}, on the join's kept threads ({@link JoinContext#tasks}). */
     private final ParallelTasks.Helpers helpers;
     private final int helperCount;
-    /** The helpers' own readers (helper w reads {@code readers[w - 1]}), or null: they take what the caller offers. */
+    /** Each worker's own reader (worker w reads {@code readers[w]}), or null: helpers take what the caller offers. */
     private final BatchSource[] readers;
     /** The thread-safe sink the helpers call themselves, or null: their full batches go to the caller. */
     private final BatchSink sink;
@@ -198,12 +200,12 @@ final class WorkerRun {
     // ------------------------------------------------------------------ the workers' side
 
     /**
-     * Helper {@code worker}'s next input batch (read from its own reader, or taken from what the caller offered), or
-     * null once the input ended and every batch was taken.
+     * Worker {@code worker}'s next input batch (read from its own reader, or, for a helper, taken from what the
+     * caller offered), or null once the input ended and every batch was taken.
      */
     Batch nextInput(int worker) throws InterruptedException {
         if (readers != null) {
-            return readers[worker - 1].next();
+            return readers[worker].next();
         }
         lock.lock();
         try {
