@@ -16,7 +16,6 @@ import dev.spilljoin.operator.data.Schema;
 
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * spilljoin's operator as a contender: the tables are held in memory as {@code long[]} columns (loading is untimed,
@@ -95,13 +94,18 @@ final class SpillJoinEngine implements Engine {
                     aggregate);
             lastStats = join.stats();
         }
-        return new JoinResult(aggregate.count.sum(), aggregate.sum.sum());
+        return aggregate.result();
     }
 
-    /** {@code count(*)} and {@code sum(r.p + s.p)} over the result batches, from any number of threads at once. */
+    /**
+     * {@code count(*)} and {@code sum(r.p + s.p)} over the result batches, from any number of threads at once: each
+     * batch is summed on its thread, then added under this object's monitor (once a batch; a
+     * {@link java.util.concurrent.atomic.LongAdder} did the same with far more code for the JIT to compile into the
+     * workers' hand-off, and recompile when two workers first contended).
+     */
     private static final class CountAndSum implements BatchSink {
-        private final LongAdder count = new LongAdder();
-        private final LongAdder sum = new LongAdder();
+        private long count;
+        private long sum;
 
         @Override
         public void accept(Batch batch) {
@@ -119,8 +123,14 @@ final class SpillJoinEngine implements Engine {
                     total += r[i] + s[i];
                 }
             }
-            count.add(n);
-            sum.add(total);
+            synchronized (this) {
+                count += n;
+                sum += total;
+            }
+        }
+
+        synchronized JoinResult result() {
+            return new JoinResult(count, sum);
         }
 
         @Override
