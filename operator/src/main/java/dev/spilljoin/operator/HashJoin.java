@@ -607,11 +607,16 @@ public final class HashJoin implements AutoCloseable {
         try {
             probeBatches(0, worker, helpers, output); // with a sink, its writer stays output
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CancellationException("hash join stopped: its thread was interrupted");
+            throw interrupted();
         }
         probeInputEnded = true;
         return drainProbeHelpers(helpers);
+    }
+
+    /** The caller's thread was interrupted while it waited: restores its flag; the join stops with the returned. */
+    private static CancellationException interrupted() {
+        Thread.currentThread().interrupt();
+        return new CancellationException("hash join stopped: its thread was interrupted");
     }
 
     /** A probe helper's thread: probes its input batches until the input ends. */
@@ -696,14 +701,20 @@ public final class HashJoin implements AutoCloseable {
      * workers 1.. are helper threads (a {@link WorkerRun} started at the first step) filling result batches of their
      * own, which go out first while the caller still works and are drained once it found no work left. A caller with
      * nothing to do for now (its share returned an empty batch) waits up to {@link #IDLE_WAIT_MILLIS} for a helper's
-     * batch to hand out, then asks its share again. Returns the next full result batch, or null once every worker
-     * found no work left and every helper ended (their CPU time then goes to {@code clock}).
+     * batch to hand out, then asks its share again. In {@link #run} with a thread-safe sink, which the helpers call,
+     * the caller does its whole share in one step instead, as the probe pass does ({@link #fillShareAsWorker}).
+     * Returns the next full result batch, or null once every worker found no work left and every helper ended (their
+     * CPU time then goes to {@code clock}).
      */
     private Batch sharedStep(String name, int workers, IntFunction<WorkerShare> shareOf, PhaseTimes.Clock clock)
             throws IOException {
         if (workers > 1 && run == null && !callerDone) {
             run = new WorkerRun(ctx, name, workers - 1, WorkerRun.Input.NONE, helperOutput(),
                     (w, r) -> fillShare(shareOf.apply(w), r));
+        }
+        if (run != null && helperSink != null && !callerDone) {
+            fillShareAsWorker(shareOf.apply(0), run);
+            callerDone = true;
         }
         while (!callerDone) {
             OutputWriter full = run == null ? null : run.pollFull();
@@ -730,6 +741,25 @@ public final class HashJoin implements AutoCloseable {
         }
         callerDone = false;
         return null;
+    }
+
+    /**
+     * The caller's whole share of a {@link #sharedStep} when the helpers call the thread-safe sink: its full batches go
+     * to the sink as theirs do; with nothing to do for now, it waits for the helpers a moment (no batch of theirs
+     * comes: a failure of theirs is rethrown) and asks again. Its last rows stay in {@link #output}.
+     */
+    private void fillShareAsWorker(WorkerShare share, WorkerRun helpers) throws IOException {
+        try {
+            while (!share.fill(output)) {
+                if (output.rowCount() > 0) {
+                    helpers.handOff(output); // with a sink, returns output, cleared
+                } else {
+                    helpers.awaitFull(IDLE_WAIT_MILLIS);
+                }
+            }
+        } catch (InterruptedException e) {
+            throw interrupted();
+        }
     }
 
     /** A helper's thread in a {@link #sharedStep}: fills result batches from its share until it found no work left. */
@@ -881,8 +911,7 @@ public final class HashJoin implements AutoCloseable {
         try {
             return freePushWorkers.take();
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CancellationException("hash join stopped: its thread was interrupted");
+            throw interrupted();
         }
     }
 
