@@ -68,7 +68,9 @@ import java.util.function.LongPredicate;
  * Pulled, the caller's thread is worker 0 and reads the sources; N − 1 helper threads ({@link WorkerRun}) take copies
  * of the batches it offers them, or read for themselves from sources that hand out
  * {@linkplain BatchSource#concurrentReader() concurrent readers}, and hand their result batches back through a bounded
- * queue, or, given a thread-safe sink ({@link #run}), call it themselves. Pushed, up to N threads may call
+ * queue, or, given a thread-safe sink ({@link #run}), call it themselves; given both, the caller works as the helpers
+ * do, the probe pass in their loop and its share of a later phase in one step, its full batches to the sink (no pull
+ * step per result batch). Pushed, up to N threads may call
  * {@link #push} at once, each on a worker of its own; the FINISH scan and the spilled pairs run within the probe
  * side's {@link #endOfInput}, its thread worker 0 and helper threads handing it their result batches (or calling a
  * thread-safe sink themselves), as pulled. The sink is called one thread at a time unless it is
