@@ -609,14 +609,14 @@ public final class HashJoin implements AutoCloseable {
         try {
             probeBatches(0, worker, helpers, output); // with a sink, its writer stays output
         } catch (InterruptedException e) {
-            throw interrupted();
+            throw callerInterrupted();
         }
         probeInputEnded = true;
         return drainProbeHelpers(helpers);
     }
 
     /** The caller's thread was interrupted while it waited: restores its flag; the join stops with the returned. */
-    private static CancellationException interrupted() {
+    private static CancellationException callerInterrupted() {
         Thread.currentThread().interrupt();
         return new CancellationException("hash join stopped: its thread was interrupted");
     }
@@ -760,7 +760,7 @@ public final class HashJoin implements AutoCloseable {
                 }
             }
         } catch (InterruptedException e) {
-            throw interrupted();
+            throw callerInterrupted();
         }
     }
 
@@ -913,7 +913,7 @@ public final class HashJoin implements AutoCloseable {
         try {
             return freePushWorkers.take();
         } catch (InterruptedException e) {
-            throw interrupted();
+            throw callerInterrupted();
         }
     }
 
