@@ -127,14 +127,10 @@ class OutputWriterTest {
                     refs[i] = hashedRefs[row];
                 }
             }
-            int[] noBytes = new int[n];
             for (long byteLimit : new long[] {1, 1 << 20}) {
-                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, KEY_ONLY, KEY, false))
-                        .as("direct table, hits %.2f, limit %d", hits, byteLimit)
-                        .isEqualTo(modelBatches(direct, directRefs, noBytes, null, new boolean[n], Long.MAX_VALUE));
-                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, KEY_ONLY, KEY, false))
-                        .as("hash table, hits %.2f, limit %d", hits, byteLimit)
-                        .isEqualTo(modelBatches(hashed, refs, noBytes, null, new boolean[n], Long.MAX_VALUE));
+                String what = String.format("hits %.2f, limit %d", hits, byteLimit);
+                assertKeyOnlyBatches(direct, directRefs, byteLimit, false, "direct table, " + what);
+                assertKeyOnlyBatches(hashed, refs, byteLimit, false, "hash table, " + what);
             }
         });
     }
@@ -160,12 +156,9 @@ class OutputWriterTest {
             }
             int[] noBytes = new int[n];
             for (long byteLimit : new long[] {1, 1000, 1 << 20}) {
-                assertThat(hitBatches(direct, directRefs, null, noBytes, byteLimit, KEY_ONLY, KEY, true))
-                        .as("direct table, %d rows, counting no bytes, limit %d", n, byteLimit)
-                        .isEqualTo(modelBatches(direct, directRefs, noBytes, null, new boolean[n], Long.MAX_VALUE));
-                assertThat(hitBatches(hashed, refs, null, noBytes, byteLimit, KEY_ONLY, KEY, true))
-                        .as("hash table, %d rows, counting no bytes, limit %d", n, byteLimit)
-                        .isEqualTo(modelBatches(hashed, refs, noBytes, null, new boolean[n], Long.MAX_VALUE));
+                String what = n + " rows, counting no bytes, limit " + byteLimit;
+                assertKeyOnlyBatches(direct, directRefs, byteLimit, true, "direct table, " + what);
+                assertKeyOnlyBatches(hashed, refs, byteLimit, true, "hash table, " + what);
                 assertThat(hitBatches(direct, directRefs, null, probeBytes, byteLimit, BUILD, PROJECTION, true))
                         .as("direct table, %d rows, counting bytes, limit %d", n, byteLimit)
                         .isEqualTo(modelBatches(direct, directRefs, probeBytes, null, new boolean[n], byteLimit));
@@ -183,6 +176,18 @@ class OutputWriterTest {
                 assertThat(out.buildRowOf(row)).as("result row %d", row).isEqualTo(directRefs[from + row]);
             }
         });
+    }
+
+    /**
+     * A writer of the build key alone (it counts no bytes) appending {@code refs} of {@code table} (by
+     * {@link OutputWriter#appendEveryRow} if {@code everyRow}, else {@link OutputWriter#appendHits}) under
+     * {@code byteLimit} cuts the batches of one append at a time without a byte limit.
+     */
+    private static void assertKeyOnlyBatches(BuildRowReader table, long[] refs, long byteLimit, boolean everyRow,
+                                             String what) {
+        int[] noBytes = new int[refs.length];
+        assertThat(hitBatches(table, refs, null, noBytes, byteLimit, KEY_ONLY, KEY, everyRow)).as(what)
+                .isEqualTo(modelBatches(table, refs, noBytes, null, new boolean[refs.length], Long.MAX_VALUE));
     }
 
     /**
