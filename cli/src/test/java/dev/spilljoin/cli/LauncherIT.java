@@ -188,7 +188,7 @@ class LauncherIT {
             "'JAVA_VERSION=\"1.8.0_452\"', false, false", ", true, true"})
     void theJavaReleaseComesFromTheJdksReleaseFile(String releaseLine, boolean newFlags, boolean versionAsked)
             throws Exception {
-        List<String> calls = javaCallsOfVersionCommand(releaseLine);
+        List<String> calls = javaCallsOfVersionCommand(releaseLine, null);
         assertThat(calls.contains("-version")).as("java -version was run: %s", calls).isEqualTo(versionAsked);
         String run = calls.get(calls.size() - 1);
         assertThat(run).endsWith(" --version");
@@ -197,11 +197,25 @@ class LauncherIT {
     }
 
     /**
+     * The launcher starts no program before Java (dirname, sed, grep, each a fork and an exec, took about 60 ms of
+     * every run): it runs with a PATH that holds bash alone, and calls Java once.
+     */
+    @Test
+    void theLauncherRunsWithAPathOfBashAlone() throws Exception {
+        Path bashAlone = Files.createDirectories(dir.resolve("bash-alone"));
+        Files.createSymbolicLink(bashAlone.resolve("bash"), Path.of("/bin/bash").toRealPath());
+        List<String> calls = javaCallsOfVersionCommand("JAVA_VERSION=\"17.0.15\"", bashAlone.toString());
+        assertThat(calls).hasSize(1);
+        assertThat(calls.get(0)).endsWith(" --version").contains(" -XX:+UseSerialGC ");
+    }
+
+    /**
      * How {@code spilljoin --version} called Java, each call's arguments a line: the launcher run with
      * {@code JAVA_HOME} a fake JDK in this test's directory, whose {@code bin/java} only records its arguments (and
-     * answers {@code -version} as Java 24 would), with a {@code release} file of {@code releaseLine} (none if null).
+     * answers {@code -version} as Java 24 would), with a {@code release} file of {@code releaseLine} (none if null),
+     * and with {@code PATH} set to {@code path} (inherited if null).
      */
-    private List<String> javaCallsOfVersionCommand(String releaseLine) throws Exception {
+    private List<String> javaCallsOfVersionCommand(String releaseLine, String path) throws Exception {
         Path jdk = Files.createDirectories(dir.resolve("jdk/bin"));
         Path calls = dir.resolve("calls.log");
         Path java = jdk.resolve("java");
@@ -215,6 +229,9 @@ class LauncherIT {
         ProcessBuilder builder = launcher("--version").redirectErrorStream(true);
         builder.environment().put("JAVA_HOME", dir.resolve("jdk").toString());
         builder.environment().remove("JAVA_OPTS");
+        if (path != null) {
+            builder.environment().put("PATH", path);
+        }
         Process process = builder.start();
         process.getOutputStream().close();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
