@@ -431,9 +431,16 @@ final class ParquetResultWriter implements ResultWriter {
         }
     }
 
-    /** The output stream with the position Parquet's writer asks for (bytes written so far). */
+    /**
+     * The output stream with the position Parquet's writer asks for (bytes written so far), buffered: parquet-java
+     * writes a page header a field at a time and a page's bytes in pieces of a few kilobytes, which went to the stream
+     * beneath (a file channel's) as 46,000 system calls for W1's 135 MB, 29,000 of them under 16 bytes.
+     */
     private static final class PositionCountingStream extends PositionOutputStream {
+        private static final int BUFFER_BYTES = 256 << 10;
         private final OutputStream out;
+        private final byte[] buffer = new byte[BUFFER_BYTES];
+        private int buffered;
         private long position;
 
         PositionCountingStream(OutputStream out) {
@@ -447,25 +454,44 @@ final class ParquetResultWriter implements ResultWriter {
 
         @Override
         public void write(int b) throws IOException {
-            out.write(b);
+            if (buffered == buffer.length) {
+                drain();
+            }
+            buffer[buffered++] = (byte) b;
             position++;
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
+            if (len > buffer.length - buffered) {
+                drain();
+            }
+            if (len >= buffer.length) {
+                out.write(b, off, len);
+            } else {
+                System.arraycopy(b, off, buffer, buffered, len);
+                buffered += len;
+            }
             position += len;
+        }
+
+        private void drain() throws IOException {
+            if (buffered > 0) {
+                out.write(buffer, 0, buffered);
+                buffered = 0;
+            }
         }
 
         @Override
         public void flush() throws IOException {
+            drain();
             out.flush();
         }
 
         /** The output file commits (closes) the stream beneath, not the Parquet writer. */
         @Override
         public void close() throws IOException {
-            out.flush();
+            flush();
         }
     }
 
