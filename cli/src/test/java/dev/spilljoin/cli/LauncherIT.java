@@ -210,6 +210,24 @@ class LauncherIT {
     }
 
     /**
+     * Reached through links (a relative link to a link elsewhere, as a package manager's bin directory holds), the
+     * launcher still finds the jar beside the file they end at.
+     */
+    @Test
+    void theLauncherFollowsAChainOfLinksToItsJar() throws Exception {
+        Path elsewhere = Files.createDirectories(dir.resolve("opt/bin"));
+        Files.createSymbolicLink(elsewhere.resolve("spilljoin"), LAUNCHER);
+        Path bin = Files.createDirectories(dir.resolve("usr/bin"));
+        Path link = Files.createSymbolicLink(bin.resolve("sj"), Path.of("../../opt/bin/spilljoin"));
+        Process process = new ProcessBuilder(link.toString(), "--version").directory(dir.toFile())
+                .redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(out).isZero();
+        assertThat(out).startsWith("spilljoin ");
+    }
+
+    /**
      * How {@code spilljoin --version} called Java, each call's arguments a line: the launcher run with
      * {@code JAVA_HOME} a fake JDK in this test's directory, whose {@code bin/java} only records its arguments (and
      * answers {@code -version} as Java 24 would), with a {@code release} file of {@code releaseLine} (none if null),
