@@ -2,6 +2,7 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.ColumnType;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
@@ -438,13 +439,11 @@ final class ParquetResultWriter implements ResultWriter {
      */
     private static final class PositionCountingStream extends PositionOutputStream {
         private static final int BUFFER_BYTES = 256 << 10;
-        private final OutputStream out;
-        private final byte[] buffer = new byte[BUFFER_BYTES];
-        private int buffered;
+        private final BufferedOutputStream out;
         private long position;
 
         PositionCountingStream(OutputStream out) {
-            this.out = out;
+            this.out = new BufferedOutputStream(out, BUFFER_BYTES);
         }
 
         @Override
@@ -454,44 +453,25 @@ final class ParquetResultWriter implements ResultWriter {
 
         @Override
         public void write(int b) throws IOException {
-            if (buffered == buffer.length) {
-                drain();
-            }
-            buffer[buffered++] = (byte) b;
+            out.write(b);
             position++;
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            if (len > buffer.length - buffered) {
-                drain();
-            }
-            if (len >= buffer.length) {
-                out.write(b, off, len);
-            } else {
-                System.arraycopy(b, off, buffer, buffered, len);
-                buffered += len;
-            }
+            out.write(b, off, len);
             position += len;
-        }
-
-        private void drain() throws IOException {
-            if (buffered > 0) {
-                out.write(buffer, 0, buffered);
-                buffered = 0;
-            }
         }
 
         @Override
         public void flush() throws IOException {
-            drain();
             out.flush();
         }
 
         /** The output file commits (closes) the stream beneath, not the Parquet writer. */
         @Override
         public void close() throws IOException {
-            flush();
+            out.flush();
         }
     }
 

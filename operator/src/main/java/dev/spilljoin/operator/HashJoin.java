@@ -609,16 +609,10 @@ public final class HashJoin implements AutoCloseable {
         try {
             probeBatches(0, worker, helpers, output); // with a sink, its writer stays output
         } catch (InterruptedException e) {
-            throw callerInterrupted();
+            throw JoinContext.interrupted();
         }
         probeInputEnded = true;
         return drainProbeHelpers(helpers);
-    }
-
-    /** The caller's thread was interrupted while it waited: restores its flag; the join stops with the returned. */
-    private static CancellationException callerInterrupted() {
-        Thread.currentThread().interrupt();
-        return new CancellationException("hash join stopped: its thread was interrupted");
     }
 
     /** A probe helper's thread: probes its input batches until the input ends. */
@@ -760,7 +754,7 @@ public final class HashJoin implements AutoCloseable {
                 }
             }
         } catch (InterruptedException e) {
-            throw callerInterrupted();
+            throw JoinContext.interrupted();
         }
     }
 
@@ -913,7 +907,7 @@ public final class HashJoin implements AutoCloseable {
         try {
             return freePushWorkers.take();
         } catch (InterruptedException e) {
-            throw callerInterrupted();
+            throw JoinContext.interrupted();
         }
     }
 

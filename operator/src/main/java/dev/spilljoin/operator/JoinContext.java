@@ -187,8 +187,17 @@ final class JoinContext {
             throw new CancellationException("hash join cancelled");
         }
         if (Thread.currentThread().isInterrupted()) {
-            throw new CancellationException("hash join stopped: its thread was interrupted");
+            throw interrupted();
         }
+    }
+
+    /**
+     * What a join's thread found interrupted (its flag set, or cleared by the wait that threw) stops the join with; the
+     * flag is set again, for the caller.
+     */
+    static CancellationException interrupted() {
+        Thread.currentThread().interrupt();
+        return new CancellationException("hash join stopped: its thread was interrupted");
     }
 
     /**

@@ -331,8 +331,7 @@ final class WorkerRun {
                 try {
                     changed.awaitNanos(left);
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    fail(new CancellationException("hash join stopped: its thread was interrupted"));
+                    fail(JoinContext.interrupted());
                 }
             }
             if (failure == null) {
@@ -427,8 +426,7 @@ final class WorkerRun {
                 try {
                     changed.await(50, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    fail(new CancellationException("hash join stopped: its thread was interrupted"));
+                    fail(JoinContext.interrupted());
                 }
             }
         } finally {
