@@ -112,9 +112,9 @@ final class PartitionedBuild implements JoinPhase {
     static final int HEAVY_CHECK_EVERY_BATCHES = 4;
     static final int MAX_HEAVY_KEYS = 64;
     /**
-     * The read window of a readmission's passes over spilled files: small, so that a pass fits the little a full
-     * budget has left before anything is freed (a window is mapped and unmapped per 64 KB read, a few milliseconds
-     * per pass over 20 MB).
+     * The least read window of a readmission's passes over spilled files: small, so that a pass fits the little a
+     * full budget has left before anything is freed; a pass with more room reads through larger ones, up to the
+     * sizing's read window ({@link SpilledRowPages#passWindow}).
      */
     private static final int READMISSION_WINDOW = 64 << 10;
     /** A readmission pass's scratch page: at least this, at most what the largest spilled block expands to. */
@@ -1028,7 +1028,8 @@ final class PartitionedBuild implements JoinPhase {
     /** The rows of the sealed files of the spilled partitions {@code which} accepts (those that have one). */
     private SpilledRowPages spilledPages(IntPredicate which) {
         SpilledRowPages pages = new SpilledRowPages(ctx.memory, ctx.buildFormat,
-                Math.min(ctx.sizing.readWindowBytes(), READMISSION_WINDOW), READMISSION_MIN_PAGE);
+                Math.min(ctx.sizing.readWindowBytes(), READMISSION_WINDOW), ctx.sizing.readWindowBytes(),
+                READMISSION_MIN_PAGE);
         for (int p = 0; p < fanout; p++) {
             if (spilled[p] && spill.used(p) && which.test(p)) {
                 pages.add(spill.file(p));

@@ -18,7 +18,10 @@ import java.util.List;
  * (a table built over spilled partitions, whose own form is smaller than the rows'): a pass reads each file block by
  * block and expands a block's rows ({@link SpillRowFormat#expandBlock}) into a scratch page, reused for the file's
  * next block; on several threads ({@link ParallelTasks}) each thread takes a whole file at a time, with a scratch page
- * and a reader of its own ({@link #passBytes}).
+ * and a reader of its own ({@link #passBytes}). A pass reads through windows larger than the least it was sized
+ * by when the budget has room for them ({@link #passWindow}): each window is a mapping made and unmapped, and an
+ * unmapping while another thread of the process runs costs that thread's core a TLB shootdown (on this 2-vCPU VM,
+ * W1's 26 MB of spilled build rows read back through 64 KB windows took 85-115 ms, through 256 KB ones 45-60 ms).
  *
  * <p>Invariants: blocks are numbered in file order from 0 (a file's blocks after the earlier files'), the same in
  * every pass, and each expands into exactly one page (a scratch page is as large as the largest block's expanded
@@ -35,7 +38,9 @@ public final class SpilledRowPages implements AutoCloseable {
 
     private final MemoryReservation memory;
     private final SpillRowFormat format;
+    /** The window a pass's memory is sized by ({@link #passBytes}), and the window's step. */
     private final int windowBytes;
+    private final int maxWindowBytes;
     private final int minPageBytes;
     private final List<SpillFile> files = new ArrayList<>();
     /** Per file: the number of its first block. */
@@ -45,13 +50,16 @@ public final class SpilledRowPages implements AutoCloseable {
     private RowArena[] scratch = new RowArena[0];
 
     /**
-     * Pages of rows of {@code format} read through windows of {@code windowBytes}, in scratch pages of at least
-     * {@code minPageBytes}, whose memory comes from {@code parent}.
+     * Pages of rows of {@code format} read through windows of {@code windowBytes} (a multiple of 4 KiB), or of a
+     * multiple of it up to {@code maxWindowBytes} when the budget has room ({@link #passWindow}), in scratch pages of
+     * at least {@code minPageBytes}, whose memory comes from {@code parent}.
      */
-    public SpilledRowPages(MemoryReservation parent, SpillRowFormat format, int windowBytes, int minPageBytes) {
+    public SpilledRowPages(MemoryReservation parent, SpillRowFormat format, int windowBytes, int maxWindowBytes,
+                           int minPageBytes) {
         this.memory = parent.newChild("spilled row pages");
         this.format = format;
         this.windowBytes = windowBytes;
+        this.maxWindowBytes = Math.max(windowBytes, maxWindowBytes);
         this.minPageBytes = minPageBytes;
     }
 
@@ -106,6 +114,17 @@ public final class SpilledRowPages implements AutoCloseable {
         return reader + pageBytes();
     }
 
+    /**
+     * The window of a pass on {@code threads} threads: {@code windowBytes}, grown in steps of it by at most half of
+     * what the budget's headroom holds beyond the pass's least ({@link #passBytes}; the other half is left to
+     * whatever else draws on the budget meanwhile), up to {@code maxWindowBytes}.
+     */
+    int passWindow(int threads) {
+        long spare = memory.headroom() - threads * threadBytes();
+        long window = windowBytes + Math.max(0, spare / 2 / threads);
+        return (int) (Math.min(window, maxWindowBytes) / windowBytes * windowBytes);
+    }
+
     /** A page that holds the expanded rows of any block (each row {@link SpillRowFormat#MIN_ROW_BYTES} or more). */
     private int pageBytes() {
         long largest = 0;
@@ -130,6 +149,7 @@ public final class SpilledRowPages implements AutoCloseable {
      */
     public void forEachBlock(ParallelTasks tasks, BlockTask task) throws IOException {
         int n = threadsFor(tasks.threads());
+        int window = passWindow(n);
         if (scratch.length < n) {
             RowArena[] more = new RowArena[n];
             System.arraycopy(scratch, 0, more, 0, scratch.length);
@@ -141,7 +161,7 @@ public final class SpilledRowPages implements AutoCloseable {
         try {
             tasks.run(files.size(), (thread, f) -> { // on n threads: a file at a time
                 try {
-                    readFile(f, thread, task);
+                    readFile(f, thread, window, task);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -151,11 +171,11 @@ public final class SpilledRowPages implements AutoCloseable {
         }
     }
 
-    private void readFile(int f, int thread, BlockTask task) throws IOException {
+    private void readFile(int f, int thread, int window, BlockTask task) throws IOException {
         SpillFile file = files.get(f);
         RowArena page = scratch[thread];
         int block = firstBlocks.get(f);
-        PartitionReader reader = file.openReader(memory, windowBytes);
+        PartitionReader reader = file.openReader(memory, window);
         try {
             while (reader.nextBlock()) {
                 page.rewind();

@@ -273,7 +273,7 @@ class DirectIndexTableTest {
                     new RowArena[] {all}, Long.MAX_VALUE);
             DirectIndexTable table;
             DirectIndexTable proven;
-            try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 64)) {
+            try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 4096, 64)) {
                 files.forEach(spilled::add);
                 assertThat(spilled.rowCount()).isEqualTo(4000);
                 assertThat(spilled.blockCount()).isGreaterThan(2);
@@ -307,7 +307,7 @@ class DirectIndexTableTest {
             }
             // a spilled row repeating an in-memory row's key: no longer unique (and the table would not build)
             SpillFile repeat = spill(memory, space, format, layout, schema, List.<Object[]>of(rows.get(5).clone()));
-            try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 64)) {
+            try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 4096, 64)) {
                 spilled.add(repeat);
                 files.forEach(spilled::add);
                 assertThat(DirectIndexTable.uniqueKeys(memory, layout, keys, new RowArena[] {inMemory}, spilled,
@@ -436,8 +436,8 @@ class DirectIndexTableTest {
     }
 
     /** A sealed spill file holding {@code rows} of {@code schema}, encoded in {@code format}. */
-    private static SpillFile spill(MemoryReservation memory, SpillSpace space, SpillRowFormat format,
-                                   RowLayout layout, Schema schema, List<Object[]> rows) throws IOException {
+    static SpillFile spill(MemoryReservation memory, SpillSpace space, SpillRowFormat format,
+                           RowLayout layout, Schema schema, List<Object[]> rows) throws IOException {
         RowArena arena = arena(memory, schema, layout, rows);
         SpillFile file = space.newFile("rows");
         assertThat(memory.tryGrow(1 << 16)).isTrue();
