@@ -1,15 +1,13 @@
 package dev.spilljoin.estimator;
 
 import org.apache.datasketches.frequencies.LongsSketch;
-import org.apache.datasketches.hll.HllSketch;
-import org.apache.datasketches.hll.Union;
 
 /**
  * The statistics of one join input taken while its rows stream in: a distinct-count sketch (HyperLogLog) and a
  * frequent-items sketch over the rows' 64-bit key hashes, plus exact row and byte counters.
  *
  * <p>Algorithm: the join hashes each row's key once and hands a batch of hashes to {@link #update}. Every row of a
- * sketched batch goes into the HyperLogLog ({@link HllSketch}, HLL_8, 2^lgK one-byte registers); every k-th row of
+ * sketched batch goes into the HyperLogLog ({@link HyperLogLog}, 2^lgK one-byte registers); every k-th row of
  * it on average (k = {@link SketchConfig#frequentItemsEveryKthRow()}) goes into the frequent-items sketch
  * ({@link LongsSketch}, Misra-Gries with a reverse-purge hash map), whose counts are then scaled by k. The gap to the
  * next sampled row is drawn uniformly from 1..2k-1 by an inline xorshift generator (fixed seed: runs repeat) and
@@ -19,17 +17,15 @@ import org.apache.datasketches.hll.Union;
  * do not scale). A configuration may keep no frequent-items sketch ({@link SketchConfig#withoutFrequentItems()}: a
  * sample that only counts rows and distinct keys, for which heavy keys cannot be asked).
  *
- * <p>Choice of library: Apache DataSketches 7.0.1 (the last release that runs on Java 17). Both sketches are
- * well-tested, mergeable and have documented error bounds (the frequent-items sketch gives a-priori upper and lower
- * bounds per key, which is what makes "no false negatives" possible). The HyperLogLog's {@code update(long)} boxes
- * its datum in an array and hashes it into two more (three objects per row) until C2 compiles the loop with the
- * hash inlined, when escape analysis removes them: its first million rows in a fresh JVM cost 47-58 ns and 8-12
- * bytes a row, later ones 7-9 ns and none (docs/PERFORMANCE.md); the library offers no update by a hash of the
- * caller's. Measured with
+ * <p>Choice of library: Apache DataSketches 7.0.1 (the last release that runs on Java 17) for the frequent items:
+ * well-tested, mergeable, with a-priori upper and lower bounds per key, which is what makes "no false negatives"
+ * possible, and nothing allocated per row. The distinct count is this module's {@link HyperLogLog}, not
+ * DataSketches' {@code HllSketch}, whose update allocates per row until C2 has compiled it (its class comment has
+ * the figures). Measured with
  * {@code KeySketchesBenchmark} (test sources; figures in docs/PERFORMANCE.md): the frequent-items sketch costs about
- * three times the HyperLogLog per row, hence its row sampling; a hand-written sketch was not needed for that. The HyperLogLog re-hashes
- * the (already mixed) key hash with MurmurHash3, which costs a little but keeps its registers independent of the
- * join's h1 and h2 bits.
+ * three times the HyperLogLog per row, hence its row sampling; a hand-written sketch was not needed for that. The
+ * HyperLogLog mixes the (already mixed) key hash once more, which keeps its registers independent of the join's h1
+ * and h2 bits.
  *
  * <p>Invariants: {@link #rows()} and {@link #bytes()} count every row handed in, sketched or not; the sketches never
  * grow beyond {@link #memoryBytes()}, a constant the join reserves from its budget before the first update (the
@@ -47,7 +43,7 @@ public final class KeySketches {
     private static final long PURGE_SAMPLE_BYTES = 1024L * Long.BYTES;
 
     private final SketchConfig config;
-    private HllSketch distinct;
+    private final HyperLogLog distinct;
     /** The frequent-items sketch, or null when the configuration keeps none. */
     private final LongsSketch frequent;
     private long rows;
@@ -59,30 +55,20 @@ public final class KeySketches {
 
     public KeySketches(SketchConfig config) {
         this.config = config;
-        this.distinct = new HllSketch(config.hllLgK(), SketchConfig.HLL_TYPE);
+        this.distinct = new HyperLogLog(config.hllLgK());
         this.frequent = config.keepsFrequentItems() ? new LongsSketch(config.frequentItemsMapSize()) : null;
     }
 
     /**
      * The bytes to reserve for sketches of this configuration, before creating them: their peak, which is reached
-     * while they grow. The HyperLogLog starts as a coupon list and set (at most 2^(lgK-3) ints) and holds that beside
-     * its register array while it converts; the frequent-items map doubles its arrays while it grows (the old half
-     * beside the new) and copies a sample of counts when it purges.
+     * while they grow. The HyperLogLog's registers exist from the start; the frequent-items map doubles its arrays
+     * while it grows (the old half beside the new) and copies a sample of counts when it purges. A {@link #merge}
+     * holds nothing beyond both sketches' own.
      */
     public static long memoryBytes(SketchConfig config) {
-        long hllRegisters = HllSketch.getMaxUpdatableSerializationBytes(config.hllLgK(), SketchConfig.HLL_TYPE);
-        long hllCouponSet = (long) Integer.BYTES << (config.hllLgK() - 3);
         long frequentMap = FREQUENT_ITEMS_BYTES_PER_SLOT * config.frequentItemsMapSize();
-        return FIXED_OVERHEAD_BYTES + hllRegisters + hllCouponSet + frequentMap + frequentMap / 2
+        return FIXED_OVERHEAD_BYTES + HyperLogLog.memoryBytes(config.hllLgK()) + frequentMap + frequentMap / 2
                 + (config.keepsFrequentItems() ? PURGE_SAMPLE_BYTES : 0);
-    }
-
-    /**
-     * The heap bytes a {@link #merge} holds for a moment beyond both sketches' own: the HyperLogLog union's registers
-     * and its result's.
-     */
-    public static long mergeBytes(SketchConfig config) {
-        return 2 * HllSketch.getMaxUpdatableSerializationBytes(config.hllLgK(), SketchConfig.HLL_TYPE);
     }
 
     /** The most bytes these sketches ever hold: what the join reserves for them. */
@@ -118,10 +104,10 @@ public final class KeySketches {
             return;
         }
         sketchedRows += count;
-        HllSketch hll = distinct;
+        HyperLogLog hll = distinct;
         for (int i = 0; i < count; i++) {
             if (hasKey(noKey, i)) {
-                hll.update(hashes[i]);
+                hll.add(hashes[i]);
             }
         }
         LongsSketch items = frequent;
@@ -159,17 +145,14 @@ public final class KeySketches {
     /**
      * Adds {@code other}'s rows (sketches of the same configuration over other rows of the same input, such as another
      * worker's) to these: afterwards these sketches hold what one sketch fed both inputs' batches would, up to the
-     * sketches' own error (the HyperLogLog union is exact over registers; the frequent-items merge keeps its error
-     * bounds). {@code other} is left as it was. Holds {@link #mergeBytes} of heap for a moment.
+     * sketches' own error (the HyperLogLog merge is exact over registers; the frequent-items merge keeps its error
+     * bounds). {@code other} is left as it was.
      */
     public void merge(KeySketches other) {
         if (!config.equals(other.config)) {
             throw new IllegalArgumentException("sketches of " + other.config + " cannot be merged into " + config);
         }
-        Union union = new Union(config.hllLgK());
-        union.update(distinct);
-        union.update(other.distinct);
-        distinct = union.getResult(SketchConfig.HLL_TYPE);
+        distinct.merge(other.distinct);
         if (frequent != null) {
             frequent.merge(other.frequent);
         }
@@ -199,12 +182,12 @@ public final class KeySketches {
      * taken, when it is a lower bound).
      */
     public long distinctEstimate() {
-        return Math.round(distinct.getEstimate());
+        return Math.round(distinct.estimate());
     }
 
     /** An upper bound on the distinct keys of the sketched rows at {@code standardDeviations} (1, 2 or 3). */
     public long distinctUpperBound(int standardDeviations) {
-        return (long) Math.ceil(distinct.getUpperBound(standardDeviations));
+        return (long) Math.ceil(distinct.upperBound(standardDeviations));
     }
 
     /** The mean row size in bytes, 0 before the first row. */

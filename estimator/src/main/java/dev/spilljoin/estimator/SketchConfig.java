@@ -1,7 +1,5 @@
 package dev.spilljoin.estimator;
 
-import org.apache.datasketches.hll.TgtHllType;
-
 /**
  * Sizes and sampling rates of the {@link KeySketches} of one input.
  *
@@ -17,9 +15,6 @@ import org.apache.datasketches.hll.TgtHllType;
  *                                 the row and byte counters still see every batch
  */
 public record SketchConfig(int hllLgK, int frequentItemsMapSize, int frequentItemsEveryKthRow, int everyKthBatch) {
-
-    /** The HyperLogLog register width: one byte per register, the fastest to update. */
-    static final TgtHllType HLL_TYPE = TgtHllType.HLL_8;
 
     /**
      * The build side: every batch, every row into the HyperLogLog (0.57 % standard error, 32 KiB), every 16th row on

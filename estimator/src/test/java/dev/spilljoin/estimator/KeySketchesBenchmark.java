@@ -7,10 +7,12 @@ import java.util.SplittableRandom;
 
 import org.apache.datasketches.frequencies.LongsSketch;
 import org.apache.datasketches.hll.HllSketch;
+import org.apache.datasketches.hll.TgtHllType;
 
 /**
  * The update cost per row of the key sketches (a plain main, not a test): 10M key hashes in batches of 1024, uniform
- * distinct keys and Zipf(1.1) over 1M keys, each sketch alone and {@link KeySketches} with and without sampling.
+ * distinct keys and Zipf(1.1) over 1M keys, each sketch alone (and DataSketches' HyperLogLog, which ours replaced) and
+ * {@link KeySketches} with and without sampling.
  * Run from the repository root:
  * <pre>
  * mvn -B -q test-compile dependency:build-classpath -pl estimator -Dmdep.outputFile=/tmp/estimator-cp.txt
@@ -47,7 +49,8 @@ public final class KeySketchesBenchmark {
             long[] hashes = name.equals("uniform") ? uniform : skewed;
             for (int round = 0; round < ROUNDS; round++) {
                 boolean last = round == ROUNDS - 1;
-                report(last, name, "HllSketch lgK=15 HLL_8 alone", hll(hashes));
+                report(last, name, "HyperLogLog lgK=15 alone", hyperLogLog(hashes));
+                report(last, name, "DataSketches HllSketch lgK=15 HLL_8 alone", hllSketch(hashes));
                 report(last, name, "LongsSketch 2048 alone", longs(hashes));
                 report(last, name, "KeySketches every row (exact bounds)",
                         sketches(hashes, SketchConfig.BUILD.frequentItemsEveryKthRow(1)));
@@ -65,9 +68,20 @@ public final class KeySketchesBenchmark {
         }
     }
 
-    private static long hll(long[] hashes) {
+    private static long hyperLogLog(long[] hashes) {
         long start = cpuNanos();
-        HllSketch sketch = new HllSketch(15, SketchConfig.HLL_TYPE);
+        HyperLogLog counter = new HyperLogLog(15);
+        for (long h : hashes) {
+            counter.add(h);
+        }
+        long nanos = cpuNanos() - start;
+        sink(counter.estimate());
+        return nanos;
+    }
+
+    private static long hllSketch(long[] hashes) {
+        long start = cpuNanos();
+        HllSketch sketch = new HllSketch(15, TgtHllType.HLL_8);
         for (long h : hashes) {
             sketch.update(h);
         }

@@ -361,8 +361,8 @@ class KeySketchesTest {
         assertThat(sample.rows()).isEqualTo(1600L * BATCH);
         assertThat(sample.sketchedRows()).isEqualTo(200L * BATCH).isEqualTo(sampledKeys.size());
         assertThat((double) sample.distinctEstimate()).isCloseTo(sampledKeys.size(), within(0.02 * sampledKeys.size()));
-        assertThat(KeySketches.memoryBytes(config)).as("the HyperLogLog's registers and coupon set, no frequent items")
-                .isBetween(32_768L + 16_384, 32_768L + 16_384 + 1024);
+        assertThat(KeySketches.memoryBytes(config)).as("the HyperLogLog's registers, no frequent items")
+                .isBetween(32_768L, 32_768L + 1024);
         assertThatThrownBy(() -> HeavyHitters.find(sample, 1)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("keep no frequent items");
     }
@@ -374,9 +374,9 @@ class KeySketchesTest {
         long[] batch = KeyData.distinctHashes(100_000, 7);
         sketches.update(batch, batch.length, batch.length * ROW_BYTES);
         assertThat(sketches.memoryBytes()).isEqualTo(before).isEqualTo(KeySketches.memoryBytes(SketchConfig.BUILD));
-        // 2^15 one-byte registers beside the 16 KiB coupon set they replace, 2048 slots of 18 bytes beside the
-        // 1024 they grew from, an 8 KiB purge sample, plus headers
-        long peak = 32_768L + 16_384 + 2048 * 18 + 1024 * 18 + 8192;
+        // 2^15 one-byte registers, 2048 slots of 18 bytes beside the 1024 they grew from, an 8 KiB purge sample, plus
+        // headers
+        long peak = 32_768L + 2048 * 18 + 1024 * 18 + 8192;
         assertThat(before).isBetween(peak, peak + 1024);
         assertThat(KeySketches.memoryBytes(new SketchConfig(12, 256, 1, 1))).isLessThan(before);
     }

@@ -14,7 +14,7 @@ import dev.spilljoin.spill.MemoryReservation;
  * updates ({@link dev.spilljoin.estimator.HeavyHitters#find(KeySketches[], long)}) and merges them into
  * {@link #build} once every worker stopped ({@link #mergeBuildParts}). Probe workers likewise feed samples of their
  * own ({@link #probePart}), merged into {@link #probe} at the end of the pass. The extra sketches cost
- * {@link KeySketches#memoryBytes()} each (about 110 KiB for the build's configuration, 50 KiB for the probe's), so
+ * {@link KeySketches#memoryBytes()} each (about 95 KiB for the build's configuration, 33 KiB for the probe's), so
  * they are taken only when they stay within 1/{@value #PARTS_SHARE_OF_HEADROOM} of the memory spare (with two
  * workers, from budgets of about 4 MiB); otherwise every worker feeds the one sketch under its lock, as one worker
  * does.
@@ -22,8 +22,8 @@ import dev.spilljoin.spill.MemoryReservation;
  * <p>Memory: both sketches' peak ({@link KeySketches#memoryBytes()}) is reserved in a child reservation of the join
  * before the first row; when the budget cannot hold that beside the join's minimum, the join runs without sketches
  * ({@link #reserve} returns none and says why). The workers' extra sketches are reserved in the same child
- * before they exist, together with at least what their merge holds for a moment
- * ({@link KeySketches#mergeBytes}), and given back once merged. The sketches live on the heap; the reservation only
+ * before they exist, and given back once merged (a merge holds nothing more). The sketches live on the heap; the
+ * reservation only
  * accounts for them. {@link #close()} returns the bytes (after the probe pass; the statistics are copied out first).
  */
 final class JoinSketches implements AutoCloseable {
@@ -72,7 +72,7 @@ final class JoinSketches implements AutoCloseable {
         }
 
         void split(int workers, long spare) {
-            long extra = Math.max((workers - 1) * KeySketches.memoryBytes(config), KeySketches.mergeBytes(config));
+            long extra = (workers - 1) * KeySketches.memoryBytes(config);
             if (workers < 2 || extra > spare / PARTS_SHARE_OF_HEADROOM || !reservation.tryGrow(extra)) {
                 return;
             }
