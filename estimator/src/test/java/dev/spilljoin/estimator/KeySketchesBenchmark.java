@@ -54,7 +54,7 @@ public final class KeySketchesBenchmark {
                 report(last, name, "LongsSketch 2048 alone", longs(hashes));
                 report(last, name, "KeySketches every row (exact bounds)",
                         sketches(hashes, SketchConfig.BUILD.frequentItemsEveryKthRow(1)));
-                report(last, name, "KeySketches BUILD (frequent items 1 in 4 rows)",
+                report(last, name, "KeySketches BUILD (frequent items 1 in 16 rows)",
                         sketches(hashes, SketchConfig.BUILD));
                 report(last, name, "KeySketches BUILD, every 8th batch (probe sample)",
                         sketches(hashes, SketchConfig.BUILD.sampleEveryKthBatch(8)));
