@@ -1,10 +1,13 @@
 package dev.spilljoin.cli;
 
+import java.nio.ByteBuffer;
+
 /**
  * The page buffers of one column of a Parquet input, kept from page to page and from one row group's chunk to the
- * next ({@link ColumnChunkPages}): the compressed body being read and two decoded data pages used in turn. Without
- * them every page took new arrays: W1's 10M-row Parquet input allocated about 300 MB of page arrays (four fifths of
- * the heap's allocation), each zeroed and collected again.
+ * next ({@link ColumnChunkPages}): the compressed body being read, two decoded data pages used in turn, and the
+ * chunk's read buffer ({@link PositionalInput}, which reads a chunk's page headers). Without them every page took new
+ * arrays: W1's 10M-row Parquet input allocated about 300 MB of page arrays (four fifths of the heap's allocation),
+ * each zeroed and collected again, and its 91 row groups a 64 KB read buffer per column each (12 MB).
  *
  * <p>Invariants: a decoded page's buffer is handed out again only two pages later, once no decoder reads it: the
  * reader decodes a page in place and then asks for the next, and a PARQUET-246 reader keeps one value of the page
@@ -13,11 +16,25 @@ package dev.spilljoin.cli;
  * and is never shrunk, only let go at the input's end ({@link #release}). One reader thread.
  */
 final class PageBuffers {
+    /** A chunk's read buffer: page headers are read through it, page bodies mostly past it. */
+    static final int INPUT_BYTES = 64 << 10;
     private static final byte[] NONE = new byte[0];
 
+    private ByteBuffer input;
     private byte[] compressed = NONE;
     private final byte[][] decoded = {NONE, NONE};
     private int nextDecoded;
+
+    /**
+     * The read buffer of the column's next chunk: the same one for every chunk, as a chunk is read to its end before
+     * the next row group's is opened.
+     */
+    ByteBuffer input() {
+        if (input == null) {
+            input = ByteBuffer.allocate(INPUT_BYTES);
+        }
+        return input;
+    }
 
     /** The buffer for a compressed page body of {@code size} bytes. */
     byte[] compressed(int size) {
@@ -38,6 +55,7 @@ final class PageBuffers {
      * join); the next page asked for gets new ones.
      */
     void release() {
+        input = null;
         compressed = NONE;
         decoded[0] = NONE;
         decoded[1] = NONE;

@@ -26,7 +26,7 @@ import org.apache.parquet.schema.MessageType;
  * row groups and part files.
  *
  * <p>Memory, whatever the row-group size: per projected column one page, compressed and decompressed (each at most
- * {@link ColumnChunkPages#MAX_PAGE_BYTES}), its dictionary and a {@value PositionalInput#BUFFER_BYTES}-byte read
+ * {@link ColumnChunkPages#MAX_PAGE_BYTES}), its dictionary and a {@value PageBuffers#INPUT_BYTES}-byte read
  * buffer, all on the heap; the batch itself is the pipeline's, as for CSV. A key compared in its partner's unit is
  * scaled to it as read ({@link KeyScale}). Its size hints are the footers' total
  * bytes and rows, so the join builds on the smaller input. A page that cannot be decoded is an

@@ -9,20 +9,21 @@ import java.nio.channels.FileChannel;
 /**
  * A buffered input stream over a file channel from a given offset, read with positional reads (the channel's own
  * position is never moved), so that the column chunks of one row group are each read by a stream of their own over
- * one shared channel. Small reads (page headers) go through a {@value #BUFFER_BYTES}-byte buffer; {@link #readFully}
- * of a page body copies what the buffer holds and reads the rest straight into the caller's array.
+ * one shared channel. Small reads (page headers) go through a buffer the caller lends (its column's, from one
+ * row group's chunk to the next: {@link PageBuffers#input}); {@link #readFully} of a page body copies what the buffer
+ * holds and reads the rest straight into the caller's array.
  */
 final class PositionalInput extends InputStream {
-    static final int BUFFER_BYTES = 64 << 10;
-
     private final FileChannel channel;
-    private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER_BYTES).limit(0);
+    private final ByteBuffer buffer;
     /** The file offset of the buffer's limit: the next byte read from the channel. */
     private long channelPosition;
 
-    PositionalInput(FileChannel channel, long offset) {
+    /** A stream from {@code offset} of {@code channel} through {@code buffer} (emptied first; no one else reads it). */
+    PositionalInput(FileChannel channel, long offset, ByteBuffer buffer) {
         this.channel = channel;
         this.channelPosition = offset;
+        this.buffer = buffer.clear().limit(0);
     }
 
     @Override

@@ -36,7 +36,7 @@ final class RowGroupPages implements PageReadStore {
                         + " complete Parquet file?");
             }
             pages[c] = new ColumnChunkPages(file, columns[c], chunk, new PositionalInput(channel,
-                    chunk.getStartingPos()), buffers[c]);
+                    chunk.getStartingPos(), buffers[c].input()), buffers[c]);
         }
     }
 
