@@ -23,8 +23,8 @@ import dev.spilljoin.spill.MemoryReservation;
  * before the first row; when the budget cannot hold that beside the join's minimum, the join runs without sketches
  * ({@link #reserve} returns none and says why). The workers' extra sketches are reserved in the same child
  * before they exist, and given back once merged (a merge holds nothing more). The sketches live on the heap; the
- * reservation only
- * accounts for them. {@link #close()} returns the bytes (after the probe pass; the statistics are copied out first).
+ * reservation only accounts for them. {@link #close()} returns the bytes (after the probe pass; the statistics are
+ * copied out first).
  */
 final class JoinSketches implements AutoCloseable {
     static final int PROBE_EVERY_KTH_BATCH = 8;

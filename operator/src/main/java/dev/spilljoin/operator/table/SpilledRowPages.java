@@ -21,7 +21,8 @@ import java.util.List;
  * and a reader of its own ({@link #passBytes}). A pass reads through windows larger than the least it was sized
  * by when the budget has room for them ({@link #passWindow}): each window is a mapping made and unmapped, and an
  * unmapping while another thread of the process runs costs that thread's core a TLB shootdown (on this 2-vCPU VM,
- * W1's 26 MB of spilled build rows read back through 64 KB windows took 85-115 ms, through 256 KB ones 45-60 ms).
+ * the direct-index table's fill from W1's 26 MB of spilled build rows took 85-157 ms through 64 KB windows, 42-69 ms
+ * through 256 KB ones).
  *
  * <p>Invariants: blocks are numbered in file order from 0 (a file's blocks after the earlier files'), the same in
  * every pass, and each expands into exactly one page (a scratch page is as large as the largest block's expanded
