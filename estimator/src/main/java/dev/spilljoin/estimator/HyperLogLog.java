@@ -9,14 +9,16 @@ package dev.spilljoin.estimator;
  * top bits, would otherwise fill one register in 2^bits); the mixed value's top lgK bits choose the register, and
  * the register keeps the largest rank seen, the leading zeros of the other 64 - lgK bits plus one. The estimate is
  * Ertl's improved raw estimator ("New cardinality estimation algorithms for HyperLogLog sketches", 2017, algorithm
- * 6, also Redis's), computed from the registers' histogram: unbiased from no key to far beyond 2^40, without the
- * original's switch to linear counting or HLL++'s bias tables; relative standard error about 1.04 / sqrt(2^lgK).
+ * 6, also Redis's), computed from the registers' histogram: unbiased from the first key up (the paper shows it over
+ * the whole range a 64-bit hash tells apart), without the original's switch to linear counting or HLL++'s bias
+ * tables; relative standard error about 1.04 / sqrt(2^lgK).
  *
  * <p>Why not DataSketches' {@code HllSketch}, the library's HyperLogLog: its {@code update(long)} hashes the value
  * again with MurmurHash3 and allocates three objects doing so, which escape analysis removes only once C2 has
  * compiled the caller's loop with the hash inlined. A fresh JVM's first million build rows took 47-58 ns and 8-12
  * heap bytes a row there (its garbage cost the CSV case at 16 MB a young collection of 50 ms), and a warm one 7-9 ns;
- * the library offers no update by a hash of the caller's. This update is a mix, a shift and a byte store.
+ * the library offers no update by a hash of the caller's. This update is a mix, a count of leading zeros and a byte
+ * store.
  *
  * <p>Invariants: registers only grow, each to at most 64 - lgK + 1; {@link #merge} (register by register, the
  * larger) leaves exactly the registers one counter fed both inputs' hashes would hold; the counter allocates nothing

@@ -273,8 +273,10 @@ class DirectIndexTableTest {
                     new RowArena[] {all}, Long.MAX_VALUE);
             DirectIndexTable table;
             DirectIndexTable proven;
-            try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 4096, 64)) {
+            // passes through windows grown to 16 KB (the budget has room), on two threads with a reader each
+            try (SpilledRowPages spilled = new SpilledRowPages(memory, format, 4096, 16384, 64)) {
                 files.forEach(spilled::add);
+                assertThat(spilled.passWindow(2)).isEqualTo(16384);
                 assertThat(spilled.rowCount()).isEqualTo(4000);
                 assertThat(spilled.blockCount()).isGreaterThan(2);
                 table = DirectIndexTable.tryBuild(memory, layout, keys, true, false,
