@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.PageReadStore;
@@ -29,7 +30,9 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -355,6 +358,76 @@ class ParquetResultWriterTest {
                 assertThat(pages.getLastRowIndex(pages.getPageCount() - 1, rows)).isEqualTo(rows - 1);
             }
         }
+    }
+
+    /**
+     * BIGINT runs without NULLs, written without a dictionary, go to the encoders a run at a time: every value reads
+     * back, and every page's bounds are its least and greatest value in the column's order, signed for an INT64 and
+     * unsigned for a UINT_64 (where -1 is the greatest), with no NULL counted.
+     */
+    @Test
+    void runsOfLongsWithoutNullsBoundEachPageInTheColumnsOrder() throws Exception {
+        SplittableRandom random = SeededRandom.create("runsOfLongsWithoutNullsBoundEachPageInTheColumnsOrder");
+        int rows = 50_000;
+        long[] values = new long[rows];
+        for (int i = 0; i < rows; i++) {
+            values[i] = random.nextInt(3) == 0 ? random.nextLong() : random.nextLong(-1000, 1000);
+        }
+        String[] names = {"signed", "unsigned"};
+        PrimitiveType unsigned = Types.optional(PrimitiveType.PrimitiveTypeName.INT64)
+                .as(LogicalTypeAnnotation.intType(64, false)).named("unsigned");
+        Path file = dir.resolve("longs.parquet");
+        Batch batch = new Batch(new Schema(List.of(Column.of("signed", ColumnType.BIGINT),
+                Column.of("unsigned", ColumnType.BIGINT))), 4096);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            ParquetResultWriter writer = new ParquetResultWriter(out, names,
+                    new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT}, new PrimitiveType[] {null, unsigned},
+                    new boolean[] {false, false}, CompressionCodecName.SNAPPY, 1);
+            for (int from = 0; from < rows; from += 4096) {
+                int n = Math.min(4096, rows - from);
+                batch.reset();
+                for (int r = 0; r < n; r++) {
+                    batch.column(0).setLong(r, values[from + r]);
+                    batch.column(1).setLong(r, values[from + r]);
+                }
+                batch.setRowCount(n);
+                writer.write(batch);
+            }
+            writer.finish();
+        }
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file), ParquetInput.readOptions())) {
+            List<ColumnChunkMetaData> chunks = reader.getFooter().getBlocks().get(0).getColumns();
+            for (int c = 0; c < 2; c++) {
+                assertThat(chunks.get(c).getEncodings()).as(names[c]).contains(Encoding.DELTA_BINARY_PACKED);
+                OffsetIndex pages = reader.readOffsetIndex(chunks.get(c));
+                ColumnIndex bounds = reader.readColumnIndex(chunks.get(c));
+                assertThat(pages.getPageCount()).as(names[c] + " pages").isGreaterThanOrEqualTo(3);
+                long bias = c == 0 ? 0 : Long.MIN_VALUE;
+                for (int p = 0; p < pages.getPageCount(); p++) {
+                    long least = Long.MAX_VALUE;
+                    long greatest = Long.MIN_VALUE;
+                    for (long i = pages.getFirstRowIndex(p); i <= pages.getLastRowIndex(p, rows); i++) {
+                        least = Math.min(least, values[(int) i] ^ bias);
+                        greatest = Math.max(greatest, values[(int) i] ^ bias);
+                    }
+                    assertThat(bounds.getNullCounts().get(p)).as(names[c] + " page " + p + " NULLs").isZero();
+                    assertThat(littleEndianLong(bounds.getMinValues().get(p))).as(names[c] + " page " + p + " min")
+                            .isEqualTo(least ^ bias);
+                    assertThat(littleEndianLong(bounds.getMaxValues().get(p))).as(names[c] + " page " + p + " max")
+                            .isEqualTo(greatest ^ bias);
+                }
+            }
+        }
+        long read = readBack(file, new int[] {0, 1}, new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT}, 4096,
+                (first, n, vectors) -> {
+                    for (int r = 0; r < n; r++) {
+                        assertThat(vectors[0].getLong(r)).as("signed of row %d", first + r)
+                                .isEqualTo(values[(int) first + r]);
+                        assertThat(vectors[1].getLong(r)).as("unsigned of row %d", first + r)
+                                .isEqualTo(values[(int) first + r]);
+                    }
+                });
+        assertThat(read).isEqualTo(rows);
     }
 
     private static long littleEndianLong(ByteBuffer bytes) {
