@@ -107,13 +107,10 @@ final class DeltaBinaryPackedValues extends ValuesWriter {
             min = Math.min(min, delta);
         }
         Arrays.fill(block, n, BLOCK_VALUES, min);
-        int miniblocks = (n + MINIBLOCK_VALUES - 1) / MINIBLOCK_VALUES;
-        for (int m = 0; m < MINIBLOCKS; m++) {
+        for (int m = 0; m < MINIBLOCKS; m++) { // a miniblock past the last delta holds padding only: width 0
             long bits = 0;
-            if (m < miniblocks) {
-                for (int k = m * MINIBLOCK_VALUES; k < (m + 1) * MINIBLOCK_VALUES; k++) {
-                    bits |= block[k] - min;
-                }
+            for (int k = m * MINIBLOCK_VALUES; k < (m + 1) * MINIBLOCK_VALUES; k++) {
+                bits |= block[k] - min;
             }
             widths[m] = Long.SIZE - Long.numberOfLeadingZeros(bits);
         }
@@ -122,17 +119,17 @@ final class DeltaBinaryPackedValues extends ValuesWriter {
         for (int m = 0; m < MINIBLOCKS; m++) {
             body[bodyBytes++] = (byte) widths[m];
         }
-        for (int m = 0; m < miniblocks; m++) {
+        for (int m = 0; m < MINIBLOCKS; m++) {
             pack(m * MINIBLOCK_VALUES, widths[m], min);
         }
         inBlock = 0;
     }
 
-    /** One miniblock's 32 deltas from {@code from}, minus {@code min}, at {@code width} bits each. */
+    /**
+     * One miniblock's 32 deltas from {@code from}, minus {@code min}, at {@code width} bits each (none at width 0:
+     * without a branch for it, which a page's last block would be the first to take, costing a recompilation).
+     */
     private void pack(int from, int width, long min) {
-        if (width == 0) {
-            return;
-        }
         long acc = 0;
         int accBits = 0;
         int at = bodyBytes;
