@@ -21,7 +21,7 @@ import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 import java.util.function.LongPredicate;
@@ -122,8 +122,11 @@ public final class HashJoin implements AutoCloseable {
     private final JoinStats stats = new JoinStats();
     // The join's own counts, folded into the stats whenever they are asked for (added to by concurrent pushes).
     private final PhaseTimes times = new PhaseTimes();
-    private final LongAdder outputRows = new LongAdder();
-    private final LongAdder outputBatches = new LongAdder();
+    // Added to once a result batch, by every worker that calls a thread-safe sink: an atomic add is one locked
+    // instruction, where a LongAdder's first contention takes a branch its compiled callers never saw, so the
+    // JIT threw away and recompiled the workers' hand-off in whichever join two workers first collided.
+    private final AtomicLong outputRows = new AtomicLong();
+    private final AtomicLong outputBatches = new AtomicLong();
     /** Whether the spilled-pairs phase's counters are in the stats (folded once, when that phase ends). */
     private boolean pairsRecorded;
     private long cacheHits;
@@ -286,7 +289,7 @@ public final class HashJoin implements AutoCloseable {
     }
 
     private void recordRun() {
-        stats.recordRun(outputRows.sum(), outputBatches.sum(), times, memory.peakReserved());
+        stats.recordRun(outputRows.get(), outputBatches.get(), times, memory.peakReserved());
         stats.recordThreads(spec.config().threads(), buildThreads, probeThreads, finishThreads, pairsThreads);
     }
 
@@ -581,8 +584,8 @@ public final class HashJoin implements AutoCloseable {
             return null;
         }
         return batch -> {
-            outputRows.add(batch.rowCount());
-            outputBatches.increment();
+            outputRows.addAndGet(batch.rowCount());
+            outputBatches.incrementAndGet();
             sink.accept(batch);
         };
     }
@@ -820,8 +823,8 @@ public final class HashJoin implements AutoCloseable {
      */
     private Batch handOut(OutputWriter full) {
         ctx.checkCancelled();
-        outputRows.add(full.rowCount());
-        outputBatches.increment();
+        outputRows.addAndGet(full.rowCount());
+        outputBatches.incrementAndGet();
         return full.batch();
     }
 
