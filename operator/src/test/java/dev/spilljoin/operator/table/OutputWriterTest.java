@@ -136,6 +136,55 @@ class OutputWriterTest {
     }
 
     /**
+     * A writer that counts no bytes pairs each hit with its own probe row, in order, from any row on: for no hits, a
+     * few, a tenth, half, all but a few and all, the pairs of the batches it fills (each full but the last, the next
+     * call going on from where the last stopped) are the hits' (probe row, ref) pairs exactly.
+     */
+    @Test
+    void aWriterThatCountsNoBytesPairsEachHitWithItsOwnProbeRow() {
+        SplittableRandom random = seeded("OutputWriterTest uncounted pairs");
+        withTables(random, (direct, hashed, hashedRefs) -> {
+            for (double share : new double[] {0, 0.01, 0.1, 0.5, 0.99, 1}) {
+                int n = 1 + random.nextInt(3000);
+                long[] refs = new long[n];
+                for (int i = 0; i < n; i++) {
+                    if (random.nextDouble() < share) {
+                        refs[i] = direct.refOf(random.nextInt(hashedRefs.length));
+                    }
+                }
+                int from = random.nextInt(n);
+                List<Long> pairs = new ArrayList<>();
+                OutputWriter out = new OutputWriter(KEY_ONLY, KEY, Side.RIGHT, LAYOUT, CAPACITY, Long.MAX_VALUE);
+                out.keepPairs();
+                int i = from;
+                while (true) {
+                    out.readBuildRowsFrom(direct);
+                    i = out.appendHits(refs, new int[n], i, n);
+                    out.materialize(null);
+                    for (int row = 0; row < out.batch().rowCount(); row++) {
+                        pairs.add((long) out.probeRowOf(row));
+                        pairs.add(out.buildRowOf(row));
+                    }
+                    if (i == n) {
+                        break;
+                    }
+                    assertThat(out.batch().rowCount()).as("a batch ended before the last row: full")
+                            .isEqualTo(CAPACITY);
+                    out.clear();
+                }
+                List<Long> expected = new ArrayList<>();
+                for (int k = from; k < n; k++) {
+                    if (refs[k] != 0) {
+                        expected.add((long) k);
+                        expected.add(refs[k]);
+                    }
+                }
+                assertThat(pairs).as("share %.2f, %d rows from %d", share, n, from).isEqualTo(expected);
+            }
+        });
+    }
+
+    /**
      * When every probe row has a build row (no ref is 0), {@link OutputWriter#appendEveryRow} cuts the batches that
      * appending one row at a time would cut, for a writer that counts no bytes (refs copied as a run, cut at the
      * capacity) and for one that counts them (the hits' loop, cut by bytes too), from either table.
