@@ -25,8 +25,7 @@ import org.apache.parquet.column.values.ValuesWriter;
  * <p>Invariants: {@code block[0 .. inBlock-1]} holds the deltas of the values after the first not yet in a block of
  * {@code body}; a block is packed as soon as it holds 128; an INT32 column's deltas are 32-bit (wrapping, as the
  * format's readers compute them), so their differences from the block's smallest fit 32 bits, an INT64 column's
- * 64-bit (wrapping). The page
- * buffer is kept across pages ({@link #reset}).
+ * 64-bit (wrapping). The page buffer is kept across pages ({@link #reset}).
  */
 final class DeltaBinaryPackedValues extends ValuesWriter {
     static final int BLOCK_VALUES = 128;

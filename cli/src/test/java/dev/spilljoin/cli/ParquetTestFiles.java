@@ -18,6 +18,7 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.column.values.factory.DefaultV1ValuesWriterFactory;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.io.LocalOutputFile;
@@ -84,6 +85,15 @@ final class ParquetTestFiles {
      */
     static Path writeWithParquetJava(Path file, MessageType schema, boolean dictionary, Object[]... rows)
             throws IOException {
+        return writeWithParquetJava(file, schema, dictionary, ParquetProperties.WriterVersion.PARQUET_1_0, rows);
+    }
+
+    /**
+     * As {@link #writeWithParquetJava(Path, MessageType, boolean, Object[][])}, in data pages of {@code version}, the
+     * values encoded as in version 1 either way (PLAIN or dictionary: version 2's writer would delta-encode integers).
+     */
+    static Path writeWithParquetJava(Path file, MessageType schema, boolean dictionary,
+                                     ParquetProperties.WriterVersion version, Object[]... rows) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         ParquetFileWriter writer = new ParquetFileWriter(new LocalOutputFile(file), schema,
                 ParquetFileWriter.Mode.CREATE, Long.MAX_VALUE, 0);
@@ -91,7 +101,8 @@ final class ParquetTestFiles {
         ColumnChunkPageWriteStore pages = new ColumnChunkPageWriteStore(
                 ParquetCodecs.INSTANCE.getCompressor(CompressionCodecName.UNCOMPRESSED), schema,
                 new HeapByteBufferAllocator(), 64);
-        ColumnWriteStore store = ParquetProperties.builder().withDictionaryEncoding(dictionary).build()
+        ColumnWriteStore store = ParquetProperties.builder().withDictionaryEncoding(dictionary)
+                .withWriterVersion(version).withValuesWriterFactory(new DefaultV1ValuesWriterFactory()).build()
                 .newColumnWriteStore(schema, pages);
         List<ColumnDescriptor> descriptors = schema.getColumns();
         for (Object[] row : rows) {
