@@ -1,5 +1,6 @@
 package dev.spilljoin.cli;
 
+import dev.spilljoin.operator.data.Bitmaps;
 import java.util.Arrays;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.Encoding;
@@ -27,11 +28,9 @@ final class DefinitionLevelBits extends ValuesWriter {
 
     @Override
     public void writeInteger(int level) {
-        if ((count >>> 6) + 1 >= bits.length) {
-            bits = Arrays.copyOf(bits, bits.length * 2);
-        }
+        ensureRoomFor(count + 1);
         if (level != 0) {
-            bits[count >>> 6] |= 1L << count;
+            Bitmaps.set(bits, count);
         }
         count++;
     }
@@ -39,9 +38,7 @@ final class DefinitionLevelBits extends ValuesWriter {
     /** {@code n} levels of 1 (values, no NULL). */
     void writeDefined(int n) {
         int end = count + n;
-        if ((end >>> 6) + 1 >= bits.length) {
-            bits = Arrays.copyOf(bits, Math.max(bits.length * 2, (end >>> 6) + 2));
-        }
+        ensureRoomFor(end);
         int at = count;
         while (at < end) {
             int word = at >>> 6;
@@ -51,6 +48,14 @@ final class DefinitionLevelBits extends ValuesWriter {
             at += take;
         }
         count = end;
+    }
+
+    /** Grows the bitmap to hold {@code levels} levels and one word more (which {@link #byteAt} may read). */
+    private void ensureRoomFor(int levels) {
+        int words = (levels >>> 6) + 2;
+        if (words > bits.length) {
+            bits = Arrays.copyOf(bits, Math.max(bits.length * 2, words));
+        }
     }
 
     @Override
@@ -65,7 +70,7 @@ final class DefinitionLevelBits extends ValuesWriter {
             int run = runLength(i);
             if (run >= 8) {
                 at = DeltaBinaryPackedValues.writeUnsignedVarLong(encoded, at, (long) run << 1);
-                encoded[at++] = (byte) bit(i);
+                encoded[at++] = (byte) (Bitmaps.isSet(bits, i) ? 1 : 0);
                 i += run;
                 continue;
             }
@@ -86,13 +91,10 @@ final class DefinitionLevelBits extends ValuesWriter {
         return BytesInput.from(encoded, 0, at);
     }
 
-    private int bit(int i) {
-        return (int) (bits[i >>> 6] >>> i) & 1;
-    }
 
     /** How many levels from {@code i} on (at most to {@code count}) equal level {@code i}. */
     private int runLength(int i) {
-        long flip = bit(i) == 1 ? -1L : 0L;
+        long flip = Bitmaps.isSet(bits, i) ? -1L : 0L;
         int at = i;
         while (at < count) {
             long differ = (bits[at >>> 6] ^ flip) >>> (at & 63);

@@ -114,7 +114,7 @@ final class DeltaBinaryPackedValues extends ValuesWriter {
             widths[m] = Long.SIZE - Long.numberOfLeadingZeros(bits);
         }
         ensureRoom(MAX_BLOCK_BYTES);
-        bodyBytes = writeUnsignedVarLong(body, bodyBytes, (min << 1) ^ (min >> 63));
+        bodyBytes = writeUnsignedVarLong(body, bodyBytes, zigZag(min));
         for (int m = 0; m < MINIBLOCKS; m++) {
             body[bodyBytes++] = (byte) widths[m];
         }
@@ -164,8 +164,13 @@ final class DeltaBinaryPackedValues extends ValuesWriter {
         int at = writeUnsignedVarLong(header, 0, BLOCK_VALUES);
         at = writeUnsignedVarLong(header, at, MINIBLOCKS);
         at = writeUnsignedVarLong(header, at, count);
-        at = writeUnsignedVarLong(header, at, (first << 1) ^ (first >> 63));
+        at = writeUnsignedVarLong(header, at, zigZag(first));
         return BytesInput.concat(BytesInput.from(header, 0, at), BytesInput.from(body, 0, bodyBytes));
+    }
+
+    /** {@code value} zigzag-encoded: small magnitudes, negative or not, become small unsigned numbers. */
+    private static long zigZag(long value) {
+        return (value << 1) ^ (value >> 63);
     }
 
     /** Writes {@code value} as an unsigned LEB128 varint at {@code at}; returns the offset after it. */
