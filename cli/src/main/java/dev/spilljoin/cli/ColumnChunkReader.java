@@ -1,11 +1,8 @@
 package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.ColumnVector;
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.LongBuffer;
 import java.util.function.ToIntFunction;
 import org.apache.parquet.CorruptDeltaByteArrays;
 import org.apache.parquet.VersionParser;
@@ -43,9 +40,9 @@ import org.apache.parquet.schema.PrimitiveType;
  * widened as non-negative, FLOAT widened to DOUBLE, bytes copied into the vector's byte array: a dictionary-encoded
  * page's from the chunk's dictionary laid out flat, by id, with no object per value; a DECIMAL in bytes in the one
  * form {@link ParquetDecimal} holds it in: a long, or its minimal bytes; an INT96 normalized, its nanoseconds within
- * its day); an INT64 column's PLAIN page without NULLs is copied out in bulk instead ({@link #plainLongs}). A page
- * whose values are used up is replaced by the next; a delta-byte-array reader of a file whose writer had PARQUET-246
- * is handed the previous page's reader, as parquet-java does.
+ * its day). A page whose values are used up is
+ * replaced by the next; a delta-byte-array reader of a file whose writer had PARQUET-246 is handed the previous
+ * page's reader, as parquet-java does.
  *
  * <p>Invariants: the column is not repeated (repetition levels are all 0 and not read); the chunk holds at least as
  * many values as its row group has rows (else a {@link ParquetDecodingException}, which the caller reports naming
@@ -80,13 +77,6 @@ final class ColumnChunkReader {
     private final boolean int96;
     private ValuesReader levels;
     private ValuesReader values;
-    /**
-     * The current page's values as little-endian longs when they are copied out as they are, in bulk: an INT64
-     * column's PLAIN page none of whose values is NULL (a REQUIRED column's, or one whose definition levels are a
-     * single RLE run of the maximum level, as writers encode a page without NULLs); else null, and the page is read
-     * value by value through {@link #levels} and {@link #values}.
-     */
-    private LongBuffer plainLongs;
     /** Whether the current page's values are dictionary ids. */
     private boolean pageUsesDictionary;
     /** The chunk's dictionary of byte values laid out flat, once a page needed it. */
@@ -159,15 +149,11 @@ final class ColumnChunkReader {
         switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
             case INT64 -> {
                 long[] longs = vector.longs();
-                if (plainLongs != null) {
-                    plainLongs.get(longs, from, to - from);
-                } else {
-                    for (int r = from; r < to; r++) {
-                        if (levels.readInteger() < defined) {
-                            vector.setNull(r);
-                        } else {
-                            longs[r] = values.readLong();
-                        }
+                for (int r = from; r < to; r++) {
+                    if (levels.readInteger() < defined) {
+                        vector.setNull(r);
+                    } else {
+                        longs[r] = values.readLong();
                     }
                 }
                 if (integerDecimalMax != 0) {
@@ -386,17 +372,13 @@ final class ColumnChunkReader {
                 ByteBufferInputStream in = v1.getBytes().toInputStream();
                 v1.getRlEncoding().getValuesReader(descriptor, ValuesType.REPETITION_LEVEL)
                         .initFromPage(v1.getValueCount(), in);
-                boolean noNulls = defined == 0
-                        || v1.getDlEncoding() == Encoding.RLE && oneDefinedRun(in, v1.getValueCount(), true);
                 levels = v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
                 levels.initFromPage(v1.getValueCount(), in);
-                readValues(v1.getValueEncoding(), v1.getValueCount(), in, noNulls);
+                values = valuesReader(v1.getValueEncoding(), v1.getValueCount(), in);
             } else if (page instanceof DataPageV2 v2) {
-                boolean noNulls = defined == 0
-                        || oneDefinedRun(v2.getDefinitionLevels().toInputStream(), v2.getValueCount(), false);
                 levels = defined == 0 ? new ZeroIntegerValuesReader()
                         : new LevelsV2(BytesUtils.getWidthFromMaxInt(defined), v2.getDefinitionLevels());
-                readValues(v2.getDataEncoding(), v2.getValueCount(), v2.getData().toInputStream(), noNulls);
+                values = valuesReader(v2.getDataEncoding(), v2.getValueCount(), v2.getData().toInputStream());
             } else {
                 throw new ParquetDecodingException("an unknown kind of data page: " + page);
             }
@@ -404,46 +386,6 @@ final class ColumnChunkReader {
             throw new ParquetDecodingException("could not read a page of column " + descriptor, e);
         }
         pageValuesLeft = page.getValueCount();
-    }
-
-    /**
-     * Sets up the reading of a page's {@code count} values in {@code encoding} from {@code in}: copied out in bulk
-     * ({@link #plainLongs}) when {@code noNulls} and they are an INT64 column's PLAIN values, else through a reader.
-     */
-    private void readValues(Encoding encoding, int count, ByteBufferInputStream in, boolean noNulls)
-            throws IOException {
-        boolean bulk = noNulls && encoding == Encoding.PLAIN
-                && descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT64;
-        plainLongs = bulk ? in.slice(Math.multiplyExact(count, Long.BYTES)).order(ByteOrder.LITTLE_ENDIAN)
-                .asLongBuffer() : null;
-        if (bulk) {
-            pageUsesDictionary = false;
-        } else {
-            values = valuesReader(encoding, count, in);
-        }
-    }
-
-    /**
-     * Whether the definition levels at {@code in}'s position (after a 4-byte length when {@code lengthPrefixed}, as
-     * in a data page V1) begin with an RLE run of the maximum level 1 covering all {@code count} values; {@code in}
-     * is left where it was.
-     */
-    private boolean oneDefinedRun(ByteBufferInputStream in, int count, boolean lengthPrefixed) throws IOException {
-        if (defined != 1 || count == 0) {
-            return false;
-        }
-        in.mark(Integer.MAX_VALUE);
-        try {
-            if (lengthPrefixed) {
-                BytesUtils.readIntLittleEndian(in);
-            }
-            int header = BytesUtils.readUnsignedVarInt(in);
-            return (header & 1) == 0 && header >>> 1 >= count && in.read() == 1;
-        } catch (EOFException truncated) {
-            return false; // the levels' own reader reports it
-        } finally {
-            in.reset();
-        }
     }
 
     /** The reader of a page's values in {@code encoding}, positioned at them in {@code in}. */

@@ -18,14 +18,13 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
 
 /**
- * One column chunk of a Parquet file, written page by page from column vectors: the value writer its
- * {@link ParquetProperties} give ({@link OutputValuesWriters}: dictionary encoding falling back to plain or, for
- * integers, to {@link DeltaBinaryPackedValues}), an OPTIONAL column's definition levels in {@link DefinitionLevelBits}
- * (a REQUIRED one's through parquet-java's writer), parquet-java's per-page {@link Statistics},
- * {@link SizeStatistics} and geospatial statistics, handed to a {@link PageWriter} as data pages V1 in the layout
- * parquet-java's V1 column writer gives them (repetition levels, definition levels, values). An INT64 column's run of
- * BIGINT values without NULLs written without a dictionary goes to the level and value writers in one call each,
- * its statistics updated once with the run's least and greatest value (in the column's order, unsigned for UINT_64).
+ * One column chunk of a Parquet file, written page by page from column vectors with parquet-java's own encoders: the
+ * value writer its {@link ParquetProperties} give ({@link OutputValuesWriters}), its definition-level writer (RLE),
+ * its per-page {@link Statistics}, {@link SizeStatistics} and geospatial statistics, handed to a {@link PageWriter}
+ * as data pages V1 in the layout parquet-java's V1 column writer gives them (repetition levels, definition levels,
+ * values). An INT64 column's run of BIGINT values without NULLs goes to the level and value writers in a loop of its
+ * own, its statistics updated once with the run's least and greatest value (in the column's order, unsigned for
+ * UINT_64).
  *
  * <p>Why not parquet-java's column write store: it costs a chain of calls per value (repetition and definition
  * levels, the value, three statistics, a page-size check per record) that profiled at about twice what the encoders
@@ -60,10 +59,6 @@ final class ColumnChunkWriter {
     private final ValuesWriter repetitionLevels;
     private final ValuesWriter definitionLevels;
     private final ValuesWriter values;
-    /** {@link #values} when it takes runs of longs in one call (no dictionary), else null. */
-    private final DeltaBinaryPackedValues deltas;
-    /** {@link #definitionLevels} when it takes runs of levels in one call (an OPTIONAL column), else null. */
-    private final DefinitionLevelBits levelBits;
     /** The column's statistics order is unsigned (UINT_64): the bias that maps it onto the signed order. */
     private final long statisticsBias;
     private final PageBounds bounds;
@@ -97,10 +92,8 @@ final class ColumnChunkWriter {
         this.pageBytes = properties.getPageSizeThreshold();
         this.defined = descriptor.getMaxDefinitionLevel();
         this.repetitionLevels = properties.newRepetitionLevelWriter(descriptor);
-        this.levelBits = defined == 1 ? new DefinitionLevelBits() : null;
-        this.definitionLevels = levelBits != null ? levelBits : properties.newDefinitionLevelWriter(descriptor);
+        this.definitionLevels = properties.newDefinitionLevelWriter(descriptor);
         this.values = properties.newValuesWriter(descriptor);
-        this.deltas = values instanceof DeltaBinaryPackedValues d ? d : null;
         this.statisticsBias = type.getLogicalTypeAnnotation() instanceof IntLogicalTypeAnnotation integer
                 && !integer.isSigned() ? Long.MIN_VALUE : 0L;
         this.bounds = new PageBounds(type);
@@ -130,7 +123,7 @@ final class ColumnChunkWriter {
     private void writeRun(ColumnVector v, int from, int to) {
         switch (type.getPrimitiveTypeName()) {
             case INT64 -> {
-                if (deltas != null && levelBits != null && v.type() == ColumnType.BIGINT && !v.mayHaveNulls()) {
+                if (v.type() == ColumnType.BIGINT && !v.mayHaveNulls()) {
                     writeLongRun(v.longs(), from, to);
                     return;
                 }
@@ -212,16 +205,17 @@ final class ColumnChunkWriter {
     }
 
     /**
-     * Values {@code from .. to-1} of {@code longs}, none NULL, to the level and value writers in one call each. The
-     * page's size statistics hold nothing for them: no level histograms at maximum levels of 0 and 1 (the format leaves
-     * them out there, and parquet-java's builder keeps none) and no byte count for a column that is not BYTE_ARRAY.
+     * Values {@code from .. to-1} of {@code longs}, none NULL, to the level and value writers, the statistics updated
+     * once for the run. The page's size statistics hold nothing for them: no level histograms at maximum levels of 0
+     * and 1 (the format leaves them out there, and parquet-java's builder keeps none) and no byte count for a column
+     * that is not BYTE_ARRAY.
      */
     private void writeLongRun(long[] longs, int from, int to) {
-        levelBits.writeDefined(to - from);
-        deltas.writeLongs(longs, from, to);
         long least = Long.MAX_VALUE;
         long greatest = Long.MIN_VALUE;
         for (int r = from; r < to; r++) {
+            definitionLevels.writeInteger(defined);
+            values.writeLong(longs[r]);
             long key = longs[r] ^ statisticsBias;
             least = Math.min(least, key);
             greatest = Math.max(greatest, key);

@@ -24,8 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * {@link ColumnChunkReader} on INT64 columns written by parquet-java in data pages V1 and V2: a REQUIRED column, an
  * OPTIONAL one without NULLs and one whose NULLs fall in some pages only, PLAIN and dictionary-encoded, read back in
- * runs of random lengths that cross the pages: every value and every NULL as written, whether a page's values are
- * copied out in bulk (PLAIN, no NULL) or read one at a time.
+ * runs of random lengths that cross the pages: every value and every NULL as written.
  */
 class ColumnChunkReaderLongsTest {
     private static final int ROWS = 50_000;
