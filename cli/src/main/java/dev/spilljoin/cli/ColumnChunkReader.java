@@ -40,9 +40,8 @@ import org.apache.parquet.schema.PrimitiveType;
  * widened as non-negative, FLOAT widened to DOUBLE, bytes copied into the vector's byte array: a dictionary-encoded
  * page's from the chunk's dictionary laid out flat, by id, with no object per value; a DECIMAL in bytes in the one
  * form {@link ParquetDecimal} holds it in: a long, or its minimal bytes; an INT96 normalized, its nanoseconds within
- * its day). A page whose values are used up is
- * replaced by the next; a delta-byte-array reader of a file whose writer had PARQUET-246 is handed the previous
- * page's reader, as parquet-java does.
+ * its day). A page whose values are used up is replaced by the next; a delta-byte-array reader of a file whose
+ * writer had PARQUET-246 is handed the previous page's reader, as parquet-java does.
  *
  * <p>Invariants: the column is not repeated (repetition levels are all 0 and not read); the chunk holds at least as
  * many values as its row group has rows (else a {@link ParquetDecodingException}, which the caller reports naming
