@@ -73,9 +73,10 @@ final class ParquetResultWriter implements ResultWriter {
     private static final int PAGE_BYTES = 1 << 20;
     /**
      * A page's most values: parquet-java's 20,000 rounded up to whole blocks of DELTA_BINARY_PACKED (128 values). An
-     * integer column's page ends at this count (20,480 values of at most 8 bytes stay below {@link #PAGE_BYTES}), so
-     * its encoder packs whole blocks only, but at a chunk's end, instead of a block of 32 deltas padded to 128 at
-     * every page's end: W1's Parquet case 3 % faster (docs/PERFORMANCE.md, twenty-ninth session).
+     * integer column's page ends at this count (20,480 values of at most 8 bytes, with their blocks' headers, stay
+     * far below {@link #PAGE_BYTES}), so its encoder packs whole blocks only, but at a chunk's end, instead of a block
+     * of 32 deltas padded to 128 at every page's end: W1's Parquet case 3 % faster (docs/PERFORMANCE.md, twenty-ninth
+     * session).
      */
     private static final int PAGE_ROWS = 160 * 128;
     /**
