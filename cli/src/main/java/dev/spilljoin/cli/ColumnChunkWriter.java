@@ -113,7 +113,8 @@ final class ColumnChunkWriter {
             writeRun(v, r, end);
             pageValues += end - r;
             r = end;
-            if (pageValues >= pageRowLimit || definitionLevels.getBufferedSize() + values.getBufferedSize() >= pageBytes) {
+            if (pageValues >= pageRowLimit
+                    || definitionLevels.getBufferedSize() + values.getBufferedSize() >= pageBytes) {
                 writePage();
             }
         }
