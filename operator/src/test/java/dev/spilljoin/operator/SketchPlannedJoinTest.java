@@ -291,26 +291,24 @@ class SketchPlannedJoinTest {
      * after some of its rows are resident (they are moved to the heavy pair). The budget, 384 KiB of which the
      * sketches take about 127 KiB, is small enough for key 7's 5,000 rows (165 KB with their directory share) to
      * overflow a partition, so the planner routes it (under 1 MB the whole build side fits and nothing is routed).
-     * Every join type, with the heavy pair joined in memory (default) and on the nested-loop path (pair limit of one
-     * byte), against the oracle. A right semi or anti join returns no left column, so its build rows hold the key
-     * alone, key 7's about 45 KB: whether they overflow a partition depends on the seed's other rows, and the test
-     * asks only that a routed key 7 takes all its rows.
+     * A right semi or anti join returns no left column, so its build rows hold the key alone (key 7's 5,000 about
+     * 45 KB, which overflow a partition or not with the seed's other rows): those two join 30,000 left rows of the
+     * same make, key 7's 15,000 of them about 135 KB. Every join type, with the heavy pair joined in memory (default)
+     * and on the nested-loop path (pair limit of one byte), against the oracle.
      */
     @Test
     void heavyKeyRoutingMatchesTheOracleForEveryJoinType() {
         long seed = Seeds.logged("SketchPlannedJoinTest heavy routing");
         SplittableRandom r = new SplittableRandom(seed);
-        List<Object[]> leftRows = new ArrayList<>();
-        for (long i = 0; i < 10_000; i++) {
-            Long k = r.nextInt(2) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(3_000));
-            leftRows.add(new Object[] {k, i});
-        }
+        List<Object[]> wideLeftRows = heavyKeySevenRows(r, 10_000);
+        List<Object[]> keyOnlyLeftRows = heavyKeySevenRows(r, 30_000);
         List<Object[]> rightRows = new ArrayList<>();
         for (long i = 0; i < 1_000; i++) {
             Long k = r.nextInt(10) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(4_000));
             rightRows.add(new Object[] {k, -i});
         }
         for (JoinType type : JoinType.values()) {
+            List<Object[]> leftRows = type.returnedSideOnly() == Side.RIGHT ? keyOnlyLeftRows : wideLeftRows;
             for (boolean nestedLoop : new boolean[] {false, true}) {
                 JoinConfig config = JoinConfig.builder().spillDirectory(spillRoot.path()).buildSide(Side.LEFT).build();
                 if (nestedLoop) {
@@ -319,23 +317,25 @@ class SketchPlannedJoinTest {
                 String run = type + " nestedLoop=" + nestedLoop + " seed=" + seed;
                 JoinStats stats = joinAsTheOracle(leftRows, rightRows, type, config, run);
                 String what = run + " " + stats.toJson();
-                long keySevenRows = leftRows.stream().filter(row -> Long.valueOf(7).equals(row[0])).count();
-                if (type.returnedSideOnly() != Side.RIGHT) {
-                    assertThat(stats.heavyHitterKeysFromSketch()).as(what).isEqualTo(1);
-                    assertThat(stats.heavyHitterRowsFromSketch()).as(what).isEqualTo(keySevenRows);
-                } else {
-                    // the build rows hold the key alone (no left column is returned): key 7's take about 45 KB, which
-                    // overflow a partition or not with the rest of the seed's rows; routed, then all of them
-                    assertThat(stats.heavyHitterKeysFromSketch()).as(what).isBetween(0L, 1L);
-                    assertThat(stats.heavyHitterRowsFromSketch()).as(what)
-                            .isEqualTo(stats.heavyHitterKeysFromSketch() * keySevenRows);
-                }
+                assertThat(stats.heavyHitterKeysFromSketch()).as(what).isEqualTo(1);
+                assertThat(stats.heavyHitterRowsFromSketch()).as(what)
+                        .isEqualTo(leftRows.stream().filter(row -> Long.valueOf(7).equals(row[0])).count());
                 if (nestedLoop) {
                     assertThat(stats.heavyHitterRows()).as("the heavy pair took the nested loop: " + what)
                             .isPositive();
                 }
             }
         }
+    }
+
+    /** {@code rows} build rows {@code (k, i)}: half of them key 7, the others 5% NULL keys and keys below 3,000. */
+    private static List<Object[]> heavyKeySevenRows(SplittableRandom r, int rows) {
+        List<Object[]> out = new ArrayList<>();
+        for (long i = 0; i < rows; i++) {
+            Long k = r.nextInt(2) == 0 ? Long.valueOf(7) : r.nextInt(20) == 0 ? null : Long.valueOf(r.nextInt(3_000));
+            out.add(new Object[] {k, i});
+        }
+        return out;
     }
 
     /**
