@@ -303,17 +303,15 @@ public final class OutputWriter {
                 long ref = refs[i + j];
                 hits |= ((ref | -ref) >>> 63) << j;
             }
-            boolean fills = Long.bitCount(hits) >= end - p;
-            int next = i + chunk;
+            int row = i - 1;
             while (hits != 0 && p < end) {
-                int row = i + Long.numberOfTrailingZeros(hits);
+                row = i + Long.numberOfTrailingZeros(hits);
                 probeRows[p] = row;
                 buildRows[p] = refs[row];
                 p++;
                 hits &= hits - 1;
-                next = fills ? row + 1 : next; // a full batch ends after its last pair: the next call goes on there
             }
-            i = next;
+            i = p == end ? row + 1 : i + chunk; // a full batch ends after its last pair: the next call goes on there
         }
         pending = p;
         return i;
