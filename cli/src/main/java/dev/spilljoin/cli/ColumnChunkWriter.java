@@ -14,7 +14,6 @@ import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics;
 import org.apache.parquet.column.values.ValuesWriter;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
 
 /**
@@ -94,8 +93,7 @@ final class ColumnChunkWriter {
         this.repetitionLevels = properties.newRepetitionLevelWriter(descriptor);
         this.definitionLevels = properties.newDefinitionLevelWriter(descriptor);
         this.values = properties.newValuesWriter(descriptor);
-        this.statisticsBias = type.getLogicalTypeAnnotation() instanceof IntLogicalTypeAnnotation integer
-                && !integer.isSigned() ? Long.MIN_VALUE : 0L;
+        this.statisticsBias = ParquetColumnType.isUnsigned(type) ? Long.MIN_VALUE : 0L;
         this.bounds = new PageBounds(type);
         this.assembled = assembled;
         newPageStatistics();
