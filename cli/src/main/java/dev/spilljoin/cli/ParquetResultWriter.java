@@ -50,9 +50,11 @@ import org.apache.parquet.schema.Types;
  * batches behind: the row-group rule above needs a lane's bytes after an earlier batch, not after this one, so the
  * caller waits for a lane only when it is further behind, and at a row group's end, whose last pages every group
  * encodes at once (with the bytes after this very batch, the caller and its helper met at every batch, and a lag of
- * one batch instead of three still made them wait: docs/PERFORMANCE.md). The row group is written
- * to the file on the caller's thread alone. A column's values, pages and row groups do not depend on the group it is
- * in, so the file is the same byte for byte on any number of threads.
+ * one batch instead of three still made them wait: docs/PERFORMANCE.md). The lanes run only in the row groups a
+ * {@link LanePolicy} chooses (the CLI's: once a row group was written with a core idle; on busy cores a lane only
+ * adds a copy of its columns); in the others the caller encodes every group itself. The row group is written to the
+ * file on the caller's thread alone. A column's values, pages and row groups do not depend on the group it is in or
+ * the thread that encodes it, so the file is the same byte for byte on any number of threads and lanes.
  *
  * <p>Memory: one row group's compressed pages, at most about {@link #ROW_GROUP_BYTES} and one batch (one batch's alone
  * when it holds rows of megabytes), plus one open page
@@ -98,8 +100,13 @@ final class ParquetResultWriter implements ResultWriter {
     private long rowsWritten;
     /** Batches written into the row group so far. */
     private int groupBatches;
+    /** When the lanes run (decided at each row group's first batch), and whether they run in the current one. */
+    private final LanePolicy lanePolicy;
+    private boolean lanesOn;
     /** Group 0's bytes after each of the last {@code LAG + 1} batches of the row group, by batch index. */
     private final long[] ownBytesAfter = new long[EncoderLane.LAG + 1];
+    /** With the lanes off, the other groups' bytes after each of those batches (with them on, the lanes report it). */
+    private final long[] otherBytesAfter = new long[EncoderLane.LAG + 1];
     /** The data bytes ({@link Batch#dataBytes()}) of each of the last {@code LAG + 1} batches, by batch index. */
     private final long[] dataBytesOf = new long[EncoderLane.LAG + 1];
 
@@ -116,23 +123,25 @@ final class ParquetResultWriter implements ResultWriter {
      */
     ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
                         CompressionCodecName codec, int encoders) throws IOException {
-        this(out, names, operatorTypes, parquetTypes, null, codec, encoders);
+        this(out, names, operatorTypes, parquetTypes, null, codec, encoders, LanePolicy.always());
     }
 
     /**
      * As the constructor before, column {@code c} starting without dictionary encoding when {@code dictionaryFirst}
      * is given and {@code dictionaryFirst[c]} is false (a column whose Parquet input was written without one: its
      * values are mostly distinct, and the attempt, every value hashed into a dictionary that then falls back, is
-     * wasted).
+     * wasted), and the groups beyond the first on their lanes in the row groups {@code lanePolicy} says.
      */
     ParquetResultWriter(OutputStream out, String[] names, ColumnType[] operatorTypes, PrimitiveType[] parquetTypes,
-                        boolean[] dictionaryFirst, CompressionCodecName codec, int encoders) throws IOException {
+                        boolean[] dictionaryFirst, CompressionCodecName codec, int encoders, LanePolicy lanePolicy)
+            throws IOException {
         List<Type> fields = new ArrayList<>(names.length);
         for (int c = 0; c < names.length; c++) {
             fields.add(columnType(names[c], operatorTypes[c], parquetTypes[c]));
         }
         MessageType schema = new MessageType("spilljoin", fields);
         this.groupColumns = groupColumns(fields, Math.max(1, Math.min(encoders, names.length)));
+        this.lanePolicy = lanePolicy;
         this.columns = new ColumnChunk[names.length];
         for (int[] group : groupColumns) {
             EncoderBuffers buffers = new EncoderBuffers(codec, 2 * ROW_GROUP_BYTES / groupColumns.length);
@@ -246,16 +255,28 @@ final class ParquetResultWriter implements ResultWriter {
             return;
         }
         boolean large = BatchSizing.holdsLargeValues(batch);
-        for (EncoderLane lane : lanes) {
-            if (large) {
-                lane.lend(batch);
-                lane.awaitLent();
-            } else {
-                lane.submit(lane.copyOf(batch));
-            }
+        if (groupBatches == 0) {
+            lanesOn = lanes.length > 0 && lanePolicy.lanesForNextRowGroup();
         }
-        dataBytesOf[groupBatches % dataBytesOf.length] = batch.dataBytes();
-        ownBytesAfter[groupBatches % ownBytesAfter.length] = writeGroup(0, batch);
+        int slot = groupBatches % ownBytesAfter.length;
+        if (lanesOn) {
+            for (EncoderLane lane : lanes) {
+                if (large) {
+                    lane.lend(batch);
+                    lane.awaitLent();
+                } else {
+                    lane.submit(lane.copyOf(batch));
+                }
+            }
+        } else {
+            long others = 0;
+            for (int g = 1; g < groupColumns.length; g++) {
+                others += writeGroup(g, batch);
+            }
+            otherBytesAfter[slot] = others;
+        }
+        dataBytesOf[slot] = batch.dataBytes();
+        ownBytesAfter[slot] = writeGroup(0, batch);
         groupBatches++;
         groupRows += batch.rowCount();
         rowsWritten += batch.rowCount();
@@ -263,8 +284,12 @@ final class ParquetResultWriter implements ResultWriter {
         long buffered = 0;
         if (known >= 0) {
             buffered = ownBytesAfter[known % ownBytesAfter.length];
-            for (EncoderLane lane : lanes) {
-                buffered += lane.await();
+            if (lanesOn) {
+                for (EncoderLane lane : lanes) {
+                    buffered += lane.await();
+                }
+            } else {
+                buffered += otherBytesAfter[known % otherBytesAfter.length];
             }
         }
         for (int b = Math.max(0, known + 1); b < groupBatches; b++) {
@@ -362,14 +387,22 @@ final class ParquetResultWriter implements ResultWriter {
         if (groupRows == 0) {
             return;
         }
-        for (EncoderLane lane : lanes) {
-            lane.finishRowGroup();
+        if (lanesOn) {
+            for (EncoderLane lane : lanes) {
+                lane.finishRowGroup();
+            }
+        } else {
+            for (int g = 1; g < groupColumns.length; g++) {
+                finishGroup(g);
+            }
         }
         finishGroup(0);
-        for (EncoderLane lane : lanes) {
-            // the results of the row group's last batches (a write takes the one LAG batches back), then its end
-            for (int b = 0; b <= Math.min(groupBatches, EncoderLane.LAG); b++) {
-                lane.await();
+        if (lanesOn) {
+            for (EncoderLane lane : lanes) {
+                // the results of the row group's last batches (a write takes the one LAG batches back), then its end
+                for (int b = 0; b <= Math.min(groupBatches, EncoderLane.LAG); b++) {
+                    lane.await();
+                }
             }
         }
         file.startBlock(groupRows);

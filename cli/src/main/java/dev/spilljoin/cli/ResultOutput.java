@@ -69,7 +69,8 @@ public final class ResultOutput implements AutoCloseable {
                 types[c] = resultSchema.type(c);
             }
             return new ParquetResultWriter(stream, plan.outputNames(), types, inputParquetTypes(plan),
-                    dictionaryFirst(plan), format.parquetCodec(), plan.threads());
+                    dictionaryFirst(plan), format.parquetCodec(), plan.threads(),
+                    LanePolicy.onceACoreIdles(Runtime.getRuntime().availableProcessors()));
         }
         return BatchCsvWriter.open(stream, format.csvCompression(), plan.left().format().delimiter(),
                 plan.outputNames(), inputParquetTypes(plan));

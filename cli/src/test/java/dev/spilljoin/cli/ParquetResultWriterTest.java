@@ -227,7 +227,9 @@ class ParquetResultWriterTest {
 
     /**
      * Columns encoded on three threads (five columns of every kind, NULLs, several row groups) make the very file one
-     * thread makes, and the threads are gone once the writer has finished.
+     * thread makes, also when the lanes start at the second row group ({@link LanePolicy}: the first written with
+     * every core idle), and the threads are gone once the writer has finished; a policy that never sees a core idle
+     * starts no lane.
      */
     @Test
     void encodedOnThreeThreadsTheFileIsTheSameByteForByte() throws Exception {
@@ -236,17 +238,28 @@ class ParquetResultWriterTest {
             ColumnType.INTEGER};
         Path one = dir.resolve("one.parquet");
         Path three = dir.resolve("three.parquet");
-        for (Path file : List.of(one, three)) {
+        Path switched = dir.resolve("switched.parquet");
+        Path busy = dir.resolve("busy.parquet");
+        long[] wall = {0};
+        for (Path file : List.of(one, three, switched, busy)) {
+            // a second of wall time per question; no CPU used (every core idle), or every core's second used
+            LanePolicy policy = file == three ? LanePolicy.always()
+                    : LanePolicy.onceACoreIdles(3, () -> file == busy ? 3 * wall[0] : 0, () -> wall[0] += 1_000_000_000L);
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-                ParquetResultWriter writer = new ParquetResultWriter(out, names, types, new PrimitiveType[5],
-                        CompressionCodecName.SNAPPY, file == one ? 1 : 3);
+                ParquetResultWriter writer = new ParquetResultWriter(out, names, types, new PrimitiveType[5], null,
+                        CompressionCodecName.SNAPPY, file == one ? 1 : 3, policy);
                 writeMixedRows(writer, names, types, 1_500_000);
+                assertThat(encoderThreads()).as("encoder threads of " + file.getFileName() + " before finish")
+                        .hasSize(file == one || file == busy ? 0 : 2);
                 writer.finish();
                 assertThat(encoderThreads()).as("encoder threads left after finish").isEmpty();
             }
         }
         assertThat(Files.size(one)).isGreaterThan(ParquetResultWriter.ROW_GROUP_BYTES);
         assertThat(Files.mismatch(one, three)).as("first differing byte").isEqualTo(-1L);
+        assertThat(Files.mismatch(one, switched)).as("first differing byte, lanes from the second row group")
+                .isEqualTo(-1L);
+        assertThat(Files.mismatch(one, busy)).as("first differing byte, no lane").isEqualTo(-1L);
         try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(three), ParquetInput.readOptions())) {
             assertThat(reader.getFooter().getBlocks()).as("row groups").hasSizeGreaterThan(1);
             assertThat(reader.getRecordCount()).isEqualTo(1_500_000);
@@ -387,7 +400,7 @@ class ParquetResultWriterTest {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
             ParquetResultWriter writer = new ParquetResultWriter(out, names,
                     new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT}, new PrimitiveType[] {null, unsigned},
-                    new boolean[] {false, false}, CompressionCodecName.SNAPPY, 1);
+                    new boolean[] {false, false}, CompressionCodecName.SNAPPY, 1, LanePolicy.always());
             for (int from = 0; from < rows; from += 4096) {
                 int n = Math.min(4096, rows - from);
                 batch.reset();
@@ -486,7 +499,7 @@ class ParquetResultWriterTest {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
             ParquetResultWriter writer = new ParquetResultWriter(out, new String[] {"tried", "plain"},
                     new ColumnType[] {ColumnType.BIGINT, ColumnType.BIGINT}, new PrimitiveType[2],
-                    new boolean[] {true, false}, CompressionCodecName.SNAPPY, 1);
+                    new boolean[] {true, false}, CompressionCodecName.SNAPPY, 1, LanePolicy.always());
             for (int r = 0; r < 4096; r++) {
                 batch.column(0).setLong(r, r % 10);
                 batch.column(1).setLong(r, r % 10);
