@@ -9,7 +9,8 @@ import java.util.function.LongSupplier;
  *
  * <p>{@link #always()}: from the first row group on. {@link #onceACoreIdles(int)}: from the row group after one
  * through which a whole core of the machine sat idle on average (this process's CPU time, compiler and collector
- * threads included, against the wall time since the row group began), and from then on to the file's end. Until
+ * threads included, against the wall time since the row group began; short row groups measured together, at least
+ * {@link #MIN_MEASURED_NANOS}), and from then on to the file's end. Until
  * then the writer thread encodes every column itself.
  *
  * <p>Why: a lane takes work off the writer thread but adds to the process's total (a copy of its columns of each
@@ -23,6 +24,13 @@ import java.util.function.LongSupplier;
  * as one the writer encodes alone, so the file does not depend on the policy. Used by the writer's thread alone.
  */
 final class LanePolicy {
+    /**
+     * The least wall time a judgement spans: a process's CPU time comes in clock ticks (10 ms on Linux), so over a
+     * shorter row group (wide rows, a fast writer) a tick more or less would read as a core idle or busy; the row
+     * groups are measured together until they span this much.
+     */
+    static final long MIN_MEASURED_NANOS = 100_000_000L;
+
     /** This process's CPU time in nanoseconds, or a negative value when the platform does not tell. */
     private final LongSupplier cpuNanos;
     /** Wall time in nanoseconds ({@link System#nanoTime()} but in tests). */
@@ -71,7 +79,10 @@ final class LanePolicy {
             lanes = true;
         } else if (measuring) {
             long elapsed = wall - wallAtStart;
-            lanes = elapsed > 0 && (double) cores * elapsed - (cpu - cpuAtStart) >= elapsed;
+            if (elapsed < MIN_MEASURED_NANOS) {
+                return false; // measured on with the next row group
+            }
+            lanes = (double) cores * elapsed - (cpu - cpuAtStart) >= elapsed;
         }
         measuring = true;
         cpuAtStart = cpu;

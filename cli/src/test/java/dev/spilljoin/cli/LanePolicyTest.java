@@ -43,6 +43,20 @@ class LanePolicyTest {
         assertThat(policy.lanesForNextRowGroup()).as("one core idle of 4").isTrue();
     }
 
+    /** Row groups shorter than the least span are judged together: a CPU clock tick cannot pass for an idle core. */
+    @Test
+    void shortRowGroupsAreMeasuredTogether() {
+        long tick = 10_000_000L;
+        LanePolicy policy = LanePolicy.onceACoreIdles(2, () -> cpu, () -> wall);
+        policy.lanesForNextRowGroup();
+        elapse(2 * tick, 0); // two busy cores, but the CPU clock has not ticked yet
+        assertThat(policy.lanesForNextRowGroup()).as("20 ms: too short to judge").isFalse();
+        elapse(LanePolicy.MIN_MEASURED_NANOS, 2 * LanePolicy.MIN_MEASURED_NANOS);
+        assertThat(policy.lanesForNextRowGroup()).as("120 ms, 0.33 core idle over the two").isFalse();
+        elapse(LanePolicy.MIN_MEASURED_NANOS, 0);
+        assertThat(policy.lanesForNextRowGroup()).as("100 ms with both cores idle").isTrue();
+    }
+
     @Test
     void anUnknownCpuTimeRunsTheLanesAsBefore() {
         LanePolicy policy = LanePolicy.onceACoreIdles(2, () -> -1, () -> wall);
