@@ -10,8 +10,8 @@ import java.util.function.LongSupplier;
  * <p>{@link #always()}: from the first row group on. {@link #onceACoreIdles(int)}: from the row group after one
  * through which a whole core of the machine sat idle on average (this process's CPU time, compiler and collector
  * threads included, against the wall time since the row group began; short row groups measured together, at least
- * {@link #MIN_MEASURED_NANOS}), and from then on to the file's end. Until
- * then the writer thread encodes every column itself.
+ * {@link #MIN_MEASURED_NANOS}), and from then on to the file's end. Until then the writer thread encodes every
+ * column itself.
  *
  * <p>Why: a lane takes work off the writer thread but adds to the process's total (a copy of its columns of each
  * batch, a hand-over, a thread to schedule), so it pays only on a core nothing else would use. When every core is
