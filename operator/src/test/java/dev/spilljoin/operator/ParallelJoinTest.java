@@ -195,7 +195,7 @@ class ParallelJoinTest {
                 Set<String> sinkThreads = ConcurrentHashMap.newKeySet();
                 LongAdder count = new LongAdder();
                 LongAdder sum = new LongAdder();
-                HelperGate sinkGate = new HelperGate();
+                HelperGate sinkGate = HelperGate.ofPhase(spill ? "spilljoin-pairs-" : "spilljoin-probe-");
                 JoinSpec spec = spec(JoinType.FULL_OUTER, 2, root, Side.RIGHT, spill).build();
                 try (HashJoin join = HashJoin.create(spec)) {
                     join.run(recordingReaders(BatchSources.concurrent(left), leftReaders),
@@ -257,7 +257,7 @@ class ParallelJoinTest {
                 boolean spill = where.equals("sink in the pairs");
                 String helper = where.startsWith("sink") ? (spill ? "spilljoin-pairs-" : "spilljoin-probe-")
                         : "spilljoin-build-";
-                HelperGate sinkGate = new HelperGate();
+                HelperGate sinkGate = HelperGate.ofPhase(helper);
                 BatchSink sink = new BatchSink() {
                     @Override
                     public void accept(Batch b) {
@@ -302,14 +302,42 @@ class ParallelJoinTest {
     /**
      * Holds the test's thread at its first pass until a join worker thread passed (up to 10 s; after that it fails),
      * and lets every later pass through: a helper thread then takes part however the threads are scheduled (the
-     * caller could otherwise read every batch, or hand out every result, before a helper started).
+     * caller could otherwise read every batch, or hand out every result, before a helper started). A gate of one
+     * phase's helpers ({@link #ofPhase}) opens only for them, and holds the test's thread only while that phase's
+     * helpers run: the sink of a spilling join is called in the probe pass too, by the probe's helpers, and a gate
+     * they opened let the caller join every spilled pair before a pairs helper took one.
      */
     private static final class HelperGate {
         private final CountDownLatch helperPassed = new CountDownLatch(1);
+        /** The names of the helpers that open the gate start so. */
+        private final String helperPrefix;
+        /** Whether the test's thread waits only while a thread named so runs (a phase's helpers), or always. */
+        private final boolean onlyWhileRunning;
+
+        /** A gate any join worker thread opens. */
+        HelperGate() {
+            this("spilljoin-", false);
+        }
+
+        private HelperGate(String helperPrefix, boolean onlyWhileRunning) {
+            this.helperPrefix = helperPrefix;
+            this.onlyWhileRunning = onlyWhileRunning;
+        }
+
+        /** A gate the helpers named {@code helperPrefix}... open, holding the test's thread only in their phase. */
+        static HelperGate ofPhase(String helperPrefix) {
+            return new HelperGate(helperPrefix, true);
+        }
 
         void pass() {
-            if (Thread.currentThread().getName().startsWith("spilljoin-")) {
-                helperPassed.countDown();
+            String name = Thread.currentThread().getName();
+            if (name.startsWith("spilljoin-")) {
+                if (name.startsWith(helperPrefix)) {
+                    helperPassed.countDown();
+                }
+                return;
+            }
+            if (onlyWhileRunning && (helperPassed.getCount() == 0 || !running(helperPrefix))) {
                 return;
             }
             try {
@@ -318,6 +346,11 @@ class ParallelJoinTest {
                 Thread.currentThread().interrupt();
                 throw new AssertionError("interrupted while waiting for a join worker thread", e);
             }
+        }
+
+        private static boolean running(String prefix) {
+            return Thread.getAllStackTraces().keySet().stream()
+                    .anyMatch(t -> t.isAlive() && t.getName().startsWith(prefix));
         }
     }
 
