@@ -103,10 +103,11 @@ final class ParquetResultWriter implements ResultWriter {
     /** When the lanes run (decided at each row group's first batch), and whether they run in the current one. */
     private final LanePolicy lanePolicy;
     private boolean lanesOn;
-    /** Group 0's bytes after each of the last {@code LAG + 1} batches of the row group, by batch index. */
+    /**
+     * The bytes of the groups this thread encodes (group 0's; with the lanes off, every group's) after each of the
+     * last {@code LAG + 1} batches of the row group, by batch index; the lanes report their own.
+     */
     private final long[] ownBytesAfter = new long[EncoderLane.LAG + 1];
-    /** With the lanes off, the other groups' bytes after each of those batches (with them on, the lanes report it). */
-    private final long[] otherBytesAfter = new long[EncoderLane.LAG + 1];
     /** The data bytes ({@link Batch#dataBytes()}) of each of the last {@code LAG + 1} batches, by batch index. */
     private final long[] dataBytesOf = new long[EncoderLane.LAG + 1];
 
@@ -259,6 +260,7 @@ final class ParquetResultWriter implements ResultWriter {
             lanesOn = lanes.length > 0 && lanePolicy.lanesForNextRowGroup();
         }
         int slot = groupBatches % ownBytesAfter.length;
+        long others = 0;
         if (lanesOn) {
             for (EncoderLane lane : lanes) {
                 if (large) {
@@ -269,14 +271,12 @@ final class ParquetResultWriter implements ResultWriter {
                 }
             }
         } else {
-            long others = 0;
             for (int g = 1; g < groupColumns.length; g++) {
                 others += writeGroup(g, batch);
             }
-            otherBytesAfter[slot] = others;
         }
         dataBytesOf[slot] = batch.dataBytes();
-        ownBytesAfter[slot] = writeGroup(0, batch);
+        ownBytesAfter[slot] = others + writeGroup(0, batch);
         groupBatches++;
         groupRows += batch.rowCount();
         rowsWritten += batch.rowCount();
@@ -288,8 +288,6 @@ final class ParquetResultWriter implements ResultWriter {
                 for (EncoderLane lane : lanes) {
                     buffered += lane.await();
                 }
-            } else {
-                buffered += otherBytesAfter[known % otherBytesAfter.length];
             }
         }
         for (int b = Math.max(0, known + 1); b < groupBatches; b++) {
