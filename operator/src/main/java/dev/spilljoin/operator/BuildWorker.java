@@ -109,8 +109,8 @@ final class BuildWorker implements AutoCloseable {
                     try {
                         build.spillLargestResident("a row needs a page", spillsSeen, pageBytes);
                     } catch (MemoryExhaustedException e) {
-                        throw new RowTooLargeException(ctx, ctx.strategy.buildSide(), stop, rowWriter.lengthOf(stop),
-                                rowWriter.largestLength(stop, n, exclude));
+                        throw new RowTooLargeException(ctx, ctx.strategy.buildSide(), batch, stop,
+                                rowWriter.lengthOf(stop), rowWriter.largestLength(stop, n, exclude));
                     } finally {
                         build.structure.lockRead(index);
                     }

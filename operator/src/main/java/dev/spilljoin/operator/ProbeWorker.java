@@ -195,8 +195,8 @@ final class ProbeWorker implements AutoCloseable {
                     rowWriter.writtenCount());
             staging[0].rewind();
             if (stop == from && stop < n) {
-                throw new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), stop, rowWriter.lengthOf(stop),
-                        rowWriter.largestLength(stop, n, notDeferred));
+                throw new RowTooLargeException(ctx, ctx.strategy.buildSide().other(), batch, stop,
+                        rowWriter.lengthOf(stop), rowWriter.largestLength(stop, n, notDeferred));
             }
             from = stop;
         }

@@ -1,5 +1,6 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.spill.ByteSize;
 import dev.spilljoin.spill.MemoryExhaustedException;
 import java.util.Locale;
@@ -7,34 +8,38 @@ import java.util.Locale;
 /**
  * One input row needs more memory than the join's budget can give it, even with every partition spilled: its own
  * page while it is partitioned or staged for spilling. Carries what a caller needs to point at the row and to say
- * which budget would do: the input ({@link #side()}), the row's index in the batch that input's source handed out
- * last ({@link #batchRow()}), its serialized size ({@link #rowBytes()}) and the smallest budget whose sizing holds
- * in every phase ({@link #neededBudget()}, {@link HashJoin#budgetForRow}) rows of the largest size the join knows of
- * when it refuses: the refused row's, or a larger row's of the rest of its batch, or, on the nested-loop path, of
- * any spilled row. So a budget it names is not refused again for a row it could see; a row of a later batch larger
- * still can be.
+ * which budget would do: the input ({@link #side()}), the row's batch by its {@linkplain Batch#origin() origin}
+ * ({@link #batchOrigin()}: on several workers the batch a source handed out last may be another worker's) and the
+ * row's index in it ({@link #batchRow()}), its serialized size ({@link #rowBytes()}) and the smallest budget whose
+ * sizing holds in every phase ({@link #neededBudget()}, {@link HashJoin#budgetForRow}) rows of the largest size the
+ * join knows of when it refuses: the refused row's, or a larger row's of the rest of its batch, or, on the
+ * nested-loop path, of any spilled row. So a budget it names is not refused again for a row it could see; a row of
+ * a later batch larger still can be.
  */
 public final class RowTooLargeException extends MemoryExhaustedException {
     private static final long serialVersionUID = 1L;
 
     private final Side side;
+    private final long batchOrigin;
     private final int batchRow;
     private final long rowBytes;
     private final long largestRowBytes;
     private final long neededBudget;
 
     /**
-     * Batch row {@code batchRow} of {@code side}, of {@code rowBytes}, cannot get a page; {@code largestBytes} is the
-     * largest row of the rest of its batch (at least {@code rowBytes}), which the named budget must hold too.
+     * Row {@code batchRow} of {@code side}'s {@code batch}, of {@code rowBytes}, cannot get a page; {@code largestBytes}
+     * is the largest row of the rest of its batch (at least {@code rowBytes}), which the named budget must hold too.
      */
-    RowTooLargeException(JoinContext ctx, Side side, int batchRow, long rowBytes, long largestBytes) {
-        this(message(ctx, side, batchRow, rowBytes, largestBytes), ctx, side, batchRow, rowBytes, largestBytes);
+    RowTooLargeException(JoinContext ctx, Side side, Batch batch, int batchRow, long rowBytes, long largestBytes) {
+        this(message(ctx, side, batchRow, rowBytes, largestBytes), ctx, side, batch.origin(), batchRow, rowBytes,
+                largestBytes);
     }
 
-    private RowTooLargeException(String message, JoinContext ctx, Side side, int batchRow, long rowBytes,
-                                 long largestBytes) {
+    private RowTooLargeException(String message, JoinContext ctx, Side side, long batchOrigin, int batchRow,
+                                 long rowBytes, long largestBytes) {
         super(message);
         this.side = side;
+        this.batchOrigin = batchOrigin;
         this.batchRow = batchRow;
         this.rowBytes = rowBytes;
         this.largestRowBytes = Math.max(rowBytes, largestBytes);
@@ -52,7 +57,7 @@ public final class RowTooLargeException extends MemoryExhaustedException {
         return new RowTooLargeException("hash join: rows of " + rowBytes + " bytes on the nested-loop path (rows of"
                 + " one key that do not split) do not fit the budget of " + ByteSize.format(ctx.memory.limit())
                 + " beside its readers and writer (" + ctx.sizing.describe() + "); give it at least "
-                + needed(ctx, rowBytes, largestBytes, "spilled row"), ctx, side, -1, rowBytes, largestBytes);
+                + needed(ctx, rowBytes, largestBytes, "spilled row"), ctx, side, -1, -1, rowBytes, largestBytes);
     }
 
     private static String message(JoinContext ctx, Side side, int batchRow, long rowBytes, long largestBytes) {
@@ -75,7 +80,16 @@ public final class RowTooLargeException extends MemoryExhaustedException {
         return side;
     }
 
-    /** The row's index in the batch its source handed out last; -1 for a row met on the nested-loop path. */
+    /**
+     * The {@linkplain Batch#origin() origin} of the row's batch as its source marked it (a copy the join made for a
+     * worker keeps it), or -1 if the source marked none or for a row met on the nested-loop path. With one worker
+     * the batch is also the one its source handed out last.
+     */
+    public long batchOrigin() {
+        return batchOrigin;
+    }
+
+    /** The row's index in its batch ({@link #batchOrigin()}); -1 for a row met on the nested-loop path. */
     public int batchRow() {
         return batchRow;
     }

@@ -1,5 +1,6 @@
 package dev.spilljoin.operator;
 
+import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.Column;
 import dev.spilljoin.operator.data.ColumnType;
 import dev.spilljoin.operator.data.Schema;
@@ -8,6 +9,7 @@ import dev.spilljoin.operator.testing.Rows;
 import dev.spilljoin.spill.MemoryReservation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,6 +98,58 @@ class RowTooLargeTest {
                 assertThat(row[1].equals(row[3])).as("both values whole").isTrue();
             }
         }
+    }
+
+    /**
+     * A row refused on any worker is found by its batch's origin and its row in it, however the join read its input:
+     * the caller's copies for the helpers (it has read further meanwhile), readers of the helpers' own, pushed
+     * batches. A build of six times the budget spills every partition, so that a probe row too is written and refused.
+     * (Concurrent pushers are left out: the refused batch's push throws, the other pushers' a cancellation, and the
+     * runner reports whichever came first.)
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = JoinRunner.Mode.class, mode = EnumSource.Mode.EXCLUDE,
+            names = {"PUSH_CONCURRENT", "PUSH_CONCURRENT_SAFE_SINK"})
+    void aRowRefusedOnAnyWorkerIsFoundByItsBatchsOriginAndRow(JoinRunner.Mode mode, @TempDir Path spillRoot) {
+        long given = 2 << 20;
+        for (int threads : new int[] {2, 4}) {
+            for (Side refusedSide : Side.values()) {
+                JoinConfig config = JoinConfig.builder().threads(threads).rowsPerWorker(0).buildSide(Side.LEFT)
+                        .spillDirectory(spillRoot).build();
+                int batch = 150;
+                int row = 37;
+                int wideRow = batch * 1_000 + row;
+                List<Batch> left = narrowBatches(refusedSide == Side.LEFT ? wideRow : -1);
+                List<Batch> right = narrowBatches(refusedSide == Side.RIGHT ? wideRow : -1);
+                RowTooLargeException refused;
+                try (MemoryReservation root = MemoryReservation.root("given", given)) {
+                    refused = catchThrowableOfType(() -> JoinRunner.run(spec(config, root), left, right, mode, root),
+                            RowTooLargeException.class);
+                    JoinRunner.assertMemoryReleased(root);
+                }
+                String what = threads + " workers, refused on the " + refusedSide + " side";
+                assertThat(refused).as(what).isNotNull();
+                assertThat(refused.side()).as(what).isEqualTo(refusedSide);
+                assertThat(refused.batchOrigin()).as(what).isEqualTo(batch);
+                assertThat(refused.batchRow()).as(what).isEqualTo(row);
+            }
+        }
+    }
+
+    /**
+     * 200 batches of 1,000 rows (keys 0..199,999, values of 24 bytes but row {@code wideRow}'s of 2.2 MB), each marked
+     * with its index as its origin.
+     */
+    private static List<Batch> narrowBatches(int wideRow) {
+        List<Object[]> rows = new ArrayList<>();
+        for (long k = 0; k < 200_000; k++) {
+            rows.add(new Object[] {k, k == wideRow ? "y".repeat(2_200_000) : String.format("%024d", k)});
+        }
+        List<Batch> batches = Rows.toBatches(WIDE, rows, 1_000);
+        for (int i = 0; i < batches.size(); i++) {
+            batches.get(i).setOrigin(i);
+        }
+        return batches;
     }
 
     private static JoinSpec spec(JoinConfig config, MemoryReservation root) {

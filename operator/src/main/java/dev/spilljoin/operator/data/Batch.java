@@ -2,12 +2,15 @@ package dev.spilljoin.operator.data;
 
 /**
  * A columnar batch of rows of one {@link Schema}: one {@link ColumnVector} per column and a row count. Batches are
- * reusable: {@link #reset()} empties one without giving up its arrays.
+ * reusable: {@link #reset()} empties one without giving up its arrays. A source may mark where a batch came from
+ * ({@link #setOrigin}); the mark travels with the rows ({@link #copyFrom}), so that a row the join refuses can be
+ * found in its input whichever worker held it.
  */
 public final class Batch {
     private final Schema schema;
     private final ColumnVector[] columns;
     private int rowCount;
+    private long origin = -1;
 
     public Batch(Schema schema, int capacity) {
         this.schema = schema;
@@ -44,13 +47,27 @@ public final class Batch {
         }
     }
 
-    /** Makes this batch (of the same schema) a copy of {@code source}'s rows, reusing its own arrays. */
+    /** Makes this batch (of the same schema) a copy of {@code source}'s rows and origin, reusing its own arrays. */
     public void copyFrom(Batch source) {
         int rows = source.rowCount();
         for (int i = 0; i < columns.length; i++) {
             columns[i].copyFrom(source.column(i), rows);
         }
         rowCount = rows;
+        origin = source.origin;
+    }
+
+    /**
+     * The number its source gave this batch to find it by ({@link #setOrigin}), or -1 if none did: a
+     * {@link dev.spilljoin.operator.RowTooLargeException} reports the origin of the refused row's batch.
+     */
+    public long origin() {
+        return origin;
+    }
+
+    /** Marks where the batch's rows came from (a sequence number of the source's batches, say); kept until set again. */
+    public void setOrigin(long origin) {
+        this.origin = origin;
     }
 
     public void reset() {
