@@ -27,8 +27,9 @@ public final class RowTooLargeException extends MemoryExhaustedException {
     private final long neededBudget;
 
     /**
-     * Row {@code batchRow} of {@code side}'s {@code batch}, of {@code rowBytes}, cannot get a page; {@code largestBytes}
-     * is the largest row of the rest of its batch (at least {@code rowBytes}), which the named budget must hold too.
+     * Row {@code batchRow} of {@code side}'s {@code batch}, of {@code rowBytes}, cannot get a page;
+     * {@code largestBytes} is the largest row of the rest of its batch (at least {@code rowBytes}), which the named
+     * budget must hold too.
      */
     RowTooLargeException(JoinContext ctx, Side side, Batch batch, int batchRow, long rowBytes, long largestBytes) {
         this(message(ctx, side, batchRow, rowBytes, largestBytes), ctx, side, batch.origin(), batchRow, rowBytes,

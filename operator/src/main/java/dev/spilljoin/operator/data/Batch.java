@@ -65,7 +65,7 @@ public final class Batch {
         return origin;
     }
 
-    /** Marks where the batch's rows came from (a sequence number of the source's batches, say); kept until set again. */
+    /** Marks where the batch's rows came from (the source's count of its batches, say); kept until set again. */
     public void setOrigin(long origin) {
         this.origin = origin;
     }
