@@ -103,13 +103,15 @@ final class CsvPipeline implements AutoCloseable {
     }
 
     /**
-     * The file and line of row {@code row} of the batch the {@code side} input handed to the join last, as a
-     * message names it: {@code "file line N"} (CSV) or {@code "file row N"} (Parquet).
+     * The file and line of row {@code row} of the {@code side} input's batch marked {@code origin} (read ahead), or of
+     * the batch it handed to the join last (N = 1, one worker), as a message names it: {@code "file line N"} (CSV) or
+     * {@code "file row N"} (Parquet); null if no worker holds that batch any more. Once the join's workers stopped.
      */
-    String whereIs(Side side, int row) {
+    String whereIs(Side side, long origin, int row) {
         InputBatches file = side == Side.LEFT ? leftFile : rightFile;
         PrefetchingBatchSource ahead = side == Side.LEFT ? leftAhead : rightAhead;
-        return file.where(ahead != null ? ahead.positionOf(row) : file.positionOf(row));
+        long position = ahead != null ? ahead.positionOf(origin, row) : file.positionOf(row);
+        return position < 0 ? null : file.where(position);
     }
 
     /**

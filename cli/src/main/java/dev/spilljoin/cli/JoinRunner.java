@@ -88,7 +88,8 @@ final class JoinRunner {
             } catch (LaneSink.WriteFailure e) {
                 throw output.writeFailed(e.getCause());
             } catch (RowTooLargeException e) {
-                throw rowTooLarge(plan, e.batchRow() < 0 ? null : pipeline.whereIs(e.side(), e.batchRow()), e);
+                throw rowTooLarge(plan, e.batchRow() < 0 ? null
+                        : pipeline.whereIs(e.side(), e.batchOrigin(), e.batchRow()), e);
             }
             output.commit();
             if (outputs.stats() != null) {
@@ -111,17 +112,17 @@ final class JoinRunner {
     }
 
     /**
-     * A row the join cannot give a page within {@code --work-mem}: usage, naming the row's file, line and size (or,
-     * for rows met on the nested-loop path, {@code where} null, the input whose rows of one key they are) and the
-     * smallest {@code --work-mem} that holds rows of that size, or of the larger rows the join saw with it (the
-     * operator's, in a form the flag takes).
+     * A row the join cannot give a page within {@code --work-mem}: usage, naming the row's file and line
+     * ({@code where}; null if no longer known, then its input) and size (or, for rows met on the nested-loop path, the
+     * input whose rows of one key they are) and the smallest {@code --work-mem} that holds rows of that size, or of
+     * the larger rows the join saw with it (the operator's, in a form the flag takes).
      */
     private static UsageException rowTooLarge(JoinPlan plan, String where, RowTooLargeException e) {
         long needed = e.neededBudget();
         String flag = needed % (1 << 20) == 0 ? (needed >> 20) + "MB" : (needed + 1023 >> 10) + "kB";
-        String rows = where != null ? "the row of " + where + " ("
-                : "the rows of one key of the " + e.side().name().toLowerCase(java.util.Locale.ROOT) + " input (joined"
-                        + " by chunks; ";
+        String input = "the " + e.side().name().toLowerCase(java.util.Locale.ROOT) + " input";
+        String rows = e.batchRow() < 0 ? "the rows of one key of " + input + " (joined by chunks; "
+                : where != null ? "the row of " + where + " (" : "a row of " + input + " (";
         String larger = e.largestRowBytes() > e.rowBytes()
                 ? "; the input holds rows of up to " + e.largestRowBytes() + " bytes, which" : ": rows that large";
         return new UsageException("--work-mem " + ByteSize.format(plan.workMemBytes()) + " is too small for " + rows
@@ -145,7 +146,8 @@ final class JoinRunner {
      * {@link BatchSizing#maxOutputRows} rows for the output's format, fewer when the result's rows are wide
      * ({@link BatchSizing#outputRows}, from the files' first lines) and handed out once
      * their values reach {@link BatchSizing#batchBytes} (whatever the rows further on), as the input batches; the
-     * join's workers are {@code --threads} (the join pulls the inputs and hands results to the writer on this thread).
+     * join's workers are {@code --threads} (each reads its input batches from the read-ahead for itself; CSV results
+     * are written by the worker that made them, Parquet results handed to the writer on this thread).
      */
     static JoinConfig config(JoinPlan plan) {
         return JoinConfig.builder().spillDirectory(plan.spillDir()).buildSide(plan.buildSide())

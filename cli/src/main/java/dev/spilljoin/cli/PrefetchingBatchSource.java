@@ -2,10 +2,14 @@ package dev.spilljoin.cli;
 
 import dev.spilljoin.operator.data.Batch;
 import dev.spilljoin.operator.data.BatchSource;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * One input file read ahead on a thread of its own ({@code --threads} 2 or more): that thread parses CSV chunks and
@@ -13,18 +17,21 @@ import java.util.concurrent.CancellationException;
  *
  * <p>Algorithm: {@value #BATCHES} batches of the file's {@link InputBatches#batchRows()} rows (sized by bytes, so
  * the ring's heap does not grow with the column count) cycle through a {@link BatchRing}. The reader thread takes a
- * free batch, fills it and publishes it; {@link #next()} takes the next published batch for the join and releases the one it
- * handed out before. So a batch stays valid until the next {@code next()} (the {@link BatchSource} contract), and
- * the reader runs at most {@value #BATCHES} - 1 batches ahead. The end of the file, or the reader's failure, ends
- * the ring; {@code next()} then returns null, or rethrows the failure on the join's thread as it was raised (a
+ * free batch, fills it, marks it with its number in the file ({@link Batch#setOrigin}) and publishes it. The join
+ * reads through this source and the {@linkplain #concurrentReader() concurrent readers} it hands out, one per worker
+ * (so each worker takes batches for itself: no copy, no hand-over through the join's thread): a reader's
+ * {@link Reader#next()} takes the next published batch and releases the one it handed out before. So a batch stays
+ * valid until its reader's next {@code next()} (the {@link BatchSource} contract), and the reader thread runs at most
+ * {@value #BATCHES} - 1 batches ahead. The end of the file, or the reader thread's failure, ends the ring; every
+ * reader's {@code next()} then returns null, or rethrows the failure on its worker's thread as it was raised (a
  * malformed row's {@link InputException} names file and line), which keeps exit codes and messages as they are
- * without the thread. Only the join's thread calls {@code next()}; rows read are reported to the
- * {@link ProgressLine} there, as each batch is handed to the join. The lines where a batch's rows start travel beside
- * it in publishing order ({@link #positionOf}), for messages about a row the join refuses.
+ * without the thread; the join rethrows its first worker's failure on its own thread. Rows read are reported to
+ * the {@link ProgressLine} as each batch is handed to a worker. The lines where a batch's rows start travel beside
+ * it, by batch, until it is released ({@link #positionOf}), for messages about a row the join refuses.
  *
- * <p>The thread ({@link StageThread}) starts at the first {@code next()} (the join reads its build file to the end
- * before it reads the probe file, so one reader works at a time). {@link #close()} stops it; closing the file is
- * the {@link InputBatches}' owner's part. A join thread interrupted while it waits (Ctrl-C) gets a
+ * <p>The thread ({@link StageThread}) starts at the first {@code next()} of any reader (the join reads its build
+ * file to the end before it reads the probe file, so one reader thread works at a time). {@link #close()} stops it;
+ * closing the file is the {@link InputBatches}' owner's part. A worker interrupted while it waits (Ctrl-C) gets a
  * {@link CancellationException}, as the join itself throws when cancelled.
  */
 final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
@@ -41,16 +48,16 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
     private final BatchRing ring;
     private final StageThread thread;
     /**
-     * The lines where the rows of each published batch start, in publishing order (the reader puts a batch's lines
-     * here before it publishes the batch, so they are there when the batch is taken), and the free line arrays: as
-     * many as batches, so neither the reader nor the join's thread ever waits on them.
+     * The lines where the rows of each published batch start, by batch (the reader thread puts them before it
+     * publishes the batch, a reader takes them out when it releases it), and the free line arrays: as many as
+     * batches, so neither the reader thread nor a reader ever waits on them.
      */
-    private final BlockingQueue<long[]> readyLines = new ArrayBlockingQueue<>(BATCHES);
+    private final Map<Batch, long[]> linesOf = new ConcurrentHashMap<>();
     private final BlockingQueue<long[]> freeLines = new ArrayBlockingQueue<>(BATCHES);
-    /** The reader's failure: written before the ring ends, read after its end is taken. */
+    /** This source's own reader (its {@link #next()}) first, then the concurrent readers it handed out. */
+    private final List<Reader> readers = new CopyOnWriteArrayList<>();
+    /** The reader thread's failure: written before the ring ends, read after its end is taken. */
     private volatile Throwable failure;
-    private Batch handedOut;
-    private long[] handedOutLines;
 
     /** Reads {@code file} ahead in batches aiming at {@code batchBytes} ({@link BatchSizing#ringOutBytes}). */
     PrefetchingBatchSource(InputBatches file, ProgressLine progress, int batchBytes) {
@@ -62,40 +69,35 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
         for (int i = 0; i < BATCHES; i++) {
             freeLines.add(new long[file.batchRows()]);
         }
+        readers.add(new Reader());
     }
 
     @Override
     public Batch next() {
-        if (handedOut != null) {
-            freeLines.add(handedOutLines); // before the batch, which the reader may take at once
-            ring.release(handedOut);
-            handedOut = null;
-        }
-        thread.startOnce();
-        Batch batch;
-        try {
-            batch = ring.takeReady();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw (CancellationException) new CancellationException("interrupted while waiting for "
-                    + file.side() + " input").initCause(e);
-        }
-        if (batch == null) {
-            Throwable t = failure;
-            if (t != null) {
-                throw StageThread.rethrown(t);
-            }
-            return null;
-        }
-        progress.rowsRead(file.side(), batch.rowCount());
-        handedOut = batch;
-        handedOutLines = readyLines.remove();
-        return batch;
+        return readers.get(0).next();
     }
 
-    /** The position ({@link InputBatches#where}) of row {@code row} of the batch {@link #next()} returned last. */
-    long positionOf(int row) {
-        return handedOutLines[row];
+    /** Another reader of the file's batches, for another of the join's workers. */
+    @Override
+    public BatchSource concurrentReader() {
+        Reader reader = new Reader();
+        readers.add(reader);
+        return reader;
+    }
+
+    /**
+     * The position ({@link InputBatches#where}) of row {@code row} of the batch marked {@code origin}, or -1 unless a
+     * reader holds that batch. Call it once the join's workers stopped (the worker that refused a row holds its
+     * batch until then).
+     */
+    long positionOf(long origin, int row) {
+        for (Reader reader : readers) {
+            Batch batch = reader.handedOut;
+            if (batch != null && batch.origin() == origin) {
+                return reader.handedOutLines[row];
+            }
+        }
+        return -1;
     }
 
     @Override
@@ -117,13 +119,14 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
     /** The reader thread: fills free batches until the end of the file, a failure or an interrupt. */
     private void readAhead() {
         try {
-            while (true) {
+            for (long origin = 0; ; origin++) {
                 Batch batch = ring.takeFree();
                 long[] lines = freeLines.remove();
                 if (!file.readInto(batch, lines)) {
                     break;
                 }
-                readyLines.add(lines);
+                batch.setOrigin(origin);
+                linesOf.put(batch, lines);
                 ring.publish(batch);
             }
         } catch (InterruptedException e) {
@@ -132,5 +135,58 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
             failure = t;
         }
         ring.publishEnd();
+    }
+
+    /** One worker's reader: the batch it handed out last, valid until its next call, and that batch's lines. */
+    private final class Reader implements BatchSource {
+        /** Written by its worker, read by {@link #positionOf} on the join's thread. */
+        private volatile Batch handedOut;
+        private volatile long[] handedOutLines;
+
+        @Override
+        public Batch next() {
+            Batch previous = handedOut;
+            if (previous != null) {
+                handedOut = null;
+                linesOf.remove(previous);
+                freeLines.add(handedOutLines); // before the batch, which the reader thread may take at once
+                ring.release(previous);
+            }
+            thread.startOnce();
+            Batch batch;
+            try {
+                batch = ring.takeReady();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw (CancellationException) new CancellationException("interrupted while waiting for "
+                        + file.side() + " input").initCause(e);
+            }
+            if (batch == null) {
+                Throwable t = failure;
+                if (t != null) {
+                    throw StageThread.rethrown(t);
+                }
+                return null;
+            }
+            progress.rowsRead(file.side(), batch.rowCount());
+            handedOutLines = linesOf.get(batch);
+            handedOut = batch;
+            return batch;
+        }
+
+        @Override
+        public long sizeHintBytes() {
+            return file.sizeHintBytes();
+        }
+
+        @Override
+        public long sizeHintRows() {
+            return file.sizeHintRows();
+        }
+
+        @Override
+        public BatchSource concurrentReader() {
+            return PrefetchingBatchSource.this.concurrentReader();
+        }
     }
 }

@@ -13,6 +13,7 @@ import java.io.IOException;
  */
 final class StageThread {
     private final Thread thread;
+    /** Guarded by this: a stage read by several of the join's workers is started by whichever asks first. */
     private boolean started;
 
     StageThread(String name, Runnable body) {
@@ -20,8 +21,8 @@ final class StageThread {
         thread.setDaemon(true);
     }
 
-    /** Starts the thread unless it was started before. */
-    void startOnce() {
+    /** Starts the thread unless it was started before; any thread may call it. */
+    synchronized void startOnce() {
         if (!started) {
             started = true;
             thread.start();
@@ -30,7 +31,7 @@ final class StageThread {
 
     /** Waits for the thread to end by itself; an interrupt of the waiting thread (Ctrl-C) ends the wait. */
     void awaitEnd() throws InterruptedException {
-        if (started) {
+        if (started()) {
             thread.join();
         }
     }
@@ -40,11 +41,15 @@ final class StageThread {
      * caller's own interrupt status, e.g. from Ctrl-C, is kept.
      */
     void stop() {
-        if (!started) {
+        if (!started()) {
             return;
         }
         thread.interrupt();
         joinUninterruptibly(thread);
+    }
+
+    private synchronized boolean started() {
+        return started;
     }
 
     /** Waits for {@code thread} to end; an interrupt of the caller's, before or meanwhile, is kept for it. */

@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -250,6 +252,46 @@ class HeapCapTest {
             assertThat(out.subList(1, 3).equals(List.of("1," + value + ",1," + value, "2," + value + ",2," + value)))
                     .as("each row joined with itself").isTrue();
             Files.delete(dir.resolve("out.csv"));
+        }
+    }
+
+    /**
+     * A row too large deep in its file (the 150,001st of 200,000, behind dozens of batches) is named by its own line
+     * (CSV) or row (Parquet), on the build side and on the probe side, on one worker and on two: with two, each worker
+     * reads batches of its own, so the batch the file handed out last is seldom the refused row's (it named line
+     * 199,154 for line 150,002 when the join's thread copied batches for its helper and read on).
+     */
+    @Test
+    void aRowTooLargeDeepInItsFileIsNamedByItsOwnLineOnEveryWorker() throws Exception {
+        int rows = 200_000;
+        int wide = 150_000;
+        String value = "x".repeat(320_000);
+        StringBuilder csv = new StringBuilder("id,t\n");
+        Object[][] parquetRows = new Object[rows][];
+        for (int r = 0; r < rows; r++) {
+            csv.append(r).append(',').append(r == wide ? value : "").append('\n');
+            parquetRows[r] = new Object[] {(long) r, r == wide ? value : ""};
+        }
+        Path deepCsv = Files.writeString(dir.resolve("deep.csv"), csv);
+        Path deepParquet = ParquetTestFiles.write(dir.resolve("deep.parquet"),
+                List.of(ParquetTestFiles.column("id", PrimitiveTypeName.INT64, null),
+                        ParquetTestFiles.column("t", PrimitiveTypeName.BINARY, LogicalTypeAnnotation.stringType())),
+                parquetRows);
+        Path narrow = wide("narrow.csv", 2, rows);
+        for (String threads : List.of("1", "2")) {
+            for (String buildSide : List.of("left", "right")) {
+                for (Path deep : List.of(deepCsv, deepParquet)) {
+                    Run refused = spilljoin("join", "--left", deep.toString(), "--right", narrow.toString(), "--on",
+                            "id", "--build-side", buildSide, "--work-mem", "128kB", "--threads", threads,
+                            "--output", "out.csv");
+                    String where = deep == deepCsv ? " line " + (wide + 2) : " row " + (wide + 1);
+                    assertThat(refused.code()).as(refused.text()).isEqualTo(ExitCodes.USAGE);
+                    assertThat(refused.text()).as("--threads %s, build side %s", threads, buildSide)
+                            .startsWith("spilljoin: --work-mem 128kB is too small for the row of " + deep + where
+                                    + " (3200");
+                    assertNothingLeftBesides("deep.csv", "deep.parquet", "narrow.csv");
+                }
+            }
         }
     }
 
