@@ -196,9 +196,10 @@ class ClassArchiveIT {
         return log;
     }
 
+    /** On one worker, as {@link #joinToStdout}: two workers take the input's batches in either order. */
     private String[] joinToParquet(String name) {
         return new String[] {"join", "--left", left.toString(), "--right", right.toString(), "--on", "k", "--quiet",
-                "--output", dir.resolve(name + ".parquet").toString()};
+                "--threads", "1", "--output", dir.resolve(name + ".parquet").toString()};
     }
 
     private String[] joinToStdout() {
