@@ -60,8 +60,8 @@ final class CsvPipeline implements AutoCloseable {
         } else {
             this.leftAhead = new PrefetchingBatchSource(left, progress, batchBytes);
             this.rightAhead = new PrefetchingBatchSource(right, progress, batchBytes);
-            this.left = leftAhead;
-            this.right = rightAhead;
+            this.left = leftAhead.reader();
+            this.right = rightAhead.reader();
             this.direct = null;
             int lanes = BatchSizing.joinThreads(threads);
             this.workerSink = LaneSink.open(output, lanes,

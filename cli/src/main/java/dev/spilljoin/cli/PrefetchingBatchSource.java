@@ -18,8 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>Algorithm: {@value #BATCHES} batches of the file's {@link InputBatches#batchRows()} rows (sized by bytes, so
  * the ring's heap does not grow with the column count) cycle through a {@link BatchRing}. The reader thread takes a
  * free batch, fills it, marks it with its number in the file ({@link Batch#setOrigin}) and publishes it. The join
- * reads through this source and the {@linkplain #concurrentReader() concurrent readers} it hands out, one per worker
- * (so each worker takes batches for itself: no copy, no hand-over through the join's thread): a reader's
+ * reads through {@linkplain #reader() readers}: its source, and the concurrent readers that source hands out, one
+ * per worker (so each worker takes batches for itself: no copy, no hand-over through the join's thread): a reader's
  * {@link Reader#next()} takes the next published batch and releases the one it handed out before. So a batch stays
  * valid until its reader's next {@code next()} (the {@link BatchSource} contract), and the reader thread runs at most
  * {@value #BATCHES} - 1 batches ahead. The end of the file, or the reader thread's failure, ends the ring; every
@@ -34,7 +34,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * closing the file is the {@link InputBatches}' owner's part. A worker interrupted while it waits (Ctrl-C) gets a
  * {@link CancellationException}, as the join itself throws when cancelled.
  */
-final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
+final class PrefetchingBatchSource implements AutoCloseable {
     /**
      * Why 16: the join takes a file's batches unevenly (a Parquet reader's row group or the JIT at work holds one
      * side up for a while), and W1's Parquet case ran 4.5 % faster with 16 than with 4 (2 % with 8; 16 batches of
@@ -54,7 +54,7 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
      */
     private final Map<Batch, long[]> linesOf = new ConcurrentHashMap<>();
     private final BlockingQueue<long[]> freeLines = new ArrayBlockingQueue<>(BATCHES);
-    /** This source's own reader (its {@link #next()}) first, then the concurrent readers it handed out. */
+    /** The readers handed out ({@link #reader()}), in that order. */
     private final List<Reader> readers = new CopyOnWriteArrayList<>();
     /** The reader thread's failure: written before the ring ends, read after its end is taken. */
     private volatile Throwable failure;
@@ -69,17 +69,13 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
         for (int i = 0; i < BATCHES; i++) {
             freeLines.add(new long[file.batchRows()]);
         }
-        readers.add(new Reader());
     }
 
-    @Override
-    public Batch next() {
-        return readers.get(0).next();
-    }
-
-    /** Another reader of the file's batches, for another of the join's workers. */
-    @Override
-    public BatchSource concurrentReader() {
+    /**
+     * A reader of the file's batches for one of the join's workers: the join's source (the first) and each concurrent
+     * reader it hands out ({@link BatchSource#concurrentReader()}) share the file's batches.
+     */
+    BatchSource reader() {
         Reader reader = new Reader();
         readers.add(reader);
         return reader;
@@ -98,16 +94,6 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
             }
         }
         return -1;
-    }
-
-    @Override
-    public long sizeHintBytes() {
-        return file.sizeHintBytes();
-    }
-
-    @Override
-    public long sizeHintRows() {
-        return file.sizeHintRows();
     }
 
     /** Stops the reader thread (interrupts and joins it). Idempotent. */
@@ -186,7 +172,7 @@ final class PrefetchingBatchSource implements BatchSource, AutoCloseable {
 
         @Override
         public BatchSource concurrentReader() {
-            return PrefetchingBatchSource.this.concurrentReader();
+            return reader();
         }
     }
 }

@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The read-ahead source read by three workers at once (itself and two {@linkplain BatchSource#concurrentReader()
- * concurrent readers}, as the join's workers read it): every batch goes to exactly one reader, marked with its number
+ * The read-ahead read by three workers at once (a reader and two {@linkplain BatchSource#concurrentReader()
+ * concurrent readers} it hands out, as the join's workers read it): every batch goes to exactly one reader, marked with its number
  * in the file; the position of a held batch's row is found by that mark until its reader moves on; and a failure of
  * the reading thread reaches every reader, none of which waits forever.
  */
@@ -115,7 +115,8 @@ class PrefetchingBatchSourceTest {
         int batches = 500;
         try (PrefetchingBatchSource source = new PrefetchingBatchSource(new CountingFile(batches, -1),
                 ProgressLine.DISABLED, 1 << 20)) {
-            BatchSource[] readers = {source, source.concurrentReader(), source.concurrentReader()};
+            BatchSource own = source.reader();
+            BatchSource[] readers = {own, own.concurrentReader(), own.concurrentReader()};
             BitSet ids = new BitSet();
             BitSet origins = new BitSet();
             List<Thread> threads = new ArrayList<>();
@@ -178,7 +179,8 @@ class PrefetchingBatchSourceTest {
     void aFailureOfTheReadingThreadReachesEveryReader() throws Exception {
         try (PrefetchingBatchSource source = new PrefetchingBatchSource(new CountingFile(100, 40),
                 ProgressLine.DISABLED, 1 << 20)) {
-            BatchSource[] readers = {source, source.concurrentReader(), source.concurrentReader()};
+            BatchSource own = source.reader();
+            BatchSource[] readers = {own, own.concurrentReader(), own.concurrentReader()};
             Throwable[] thrown = new Throwable[readers.length];
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < readers.length; w++) {
