@@ -95,8 +95,8 @@ final class BatchSizing {
     }
 
     /**
-     * The bytes ({@link dev.spilljoin.operator.data.Batch#dataBytes}) that the batches a stage thread's ring has out
-     * (handed on and not yet given back) may reach before the producer waits ({@link BatchRing}): two batches'
+     * The bytes ({@link dev.spilljoin.operator.data.Batch#dataBytes}) that the batches a stage thread's ring has
+     * waiting (handed on and not yet taken) may reach before the producer waits ({@link BatchRing}): two batches'
      * target, which batches of ordinary rows stay below, so that batches holding rows of megabytes pass one at a time.
      */
     static long ringOutBytes(int batchBytes) {
