@@ -38,7 +38,7 @@ final class BackgroundBatchWriter implements AutoCloseable {
      */
     BackgroundBatchWriter(ResultWriter output, Schema schema, int batchBytes) {
         this.output = output;
-        this.ring = new BatchRing(schema, BATCHES, 1, BatchSizing.ringOutBytes(batchBytes));
+        this.ring = new BatchRing(schema, BATCHES, 1, BatchSizing.ringWaitingBytes(batchBytes));
         this.thread = new StageThread("spilljoin-write", this::writeBehind);
     }
 

@@ -35,9 +35,9 @@ import java.nio.file.Path;
  *       once by the reader's chunk and by the batches of the read-ahead ring, and (joined, beside a row of the other
  *       side) by the join's result batch and the write-behind ring, each array grown by up to half again. A few
  *       such rows in flight leave room for the rest of the heap, and only a few are: each hand-over between
- *       threads holds batches of up to {@link #ringOutBytes} (the join's queues likewise) before its producer
- *       waits, so batches of rows far beyond their target pass about one at a time, not one in each of the
- *       {@link #batchesInFlight} batches.</li>
+ *       threads holds batches of up to {@link #ringWaitingBytes} waiting (the join's queues likewise) before its
+ *       producer waits, so batches of rows far beyond their target pass about one at a time, not one in each of
+ *       the {@link #batchesInFlight} batches.</li>
  * </ul>
  */
 final class BatchSizing {
@@ -95,11 +95,12 @@ final class BatchSizing {
     }
 
     /**
-     * The bytes ({@link dev.spilljoin.operator.data.Batch#dataBytes}) that the batches a stage thread's ring has
-     * waiting (handed on and not yet taken) may reach before the producer waits ({@link BatchRing}): two batches'
-     * target, which batches of ordinary rows stay below, so that batches holding rows of megabytes pass one at a time.
+     * The bytes ({@link dev.spilljoin.operator.data.Batch#dataBytes}) that the batches waiting at a hand-over between
+     * threads (a ring's handed on and not yet taken, {@link BatchRing}; a lane's copies not yet encoded) may reach
+     * before the producer waits: two batches' target, which batches of ordinary rows stay below, so that batches
+     * holding rows of megabytes pass one at a time.
      */
-    static long ringOutBytes(int batchBytes) {
+    static long ringWaitingBytes(int batchBytes) {
         return 2L * batchBytes;
     }
 

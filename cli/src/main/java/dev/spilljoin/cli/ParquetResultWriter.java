@@ -60,8 +60,8 @@ import org.apache.parquet.schema.Types;
  * when it holds rows of megabytes), plus one open page
  * per column, each group's page array and compressor output array ({@link PageBytes}, {@link ParquetCodecs}), and each
  * lane's {@value EncoderLane#COPIES} batch copies (fewer out at once when they hold long rows: the copies a lane has
- * not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringOutBytes}; a batch of
- * rows of megabytes is lent to the lanes one at a time, not copied). The page and row-group buffers are reused
+ * not encoded yet are bounded by twice the largest result batch's target, {@link BatchSizing#ringWaitingBytes}; a
+ * batch of rows of megabytes is lent to the lanes one at a time, not copied). The page and row-group buffers are reused
  * ({@link RecyclingAllocator}s, which keep at most twice {@link #ROW_GROUP_BYTES} free between them), so the heap holds
  * about the same buffers from the first row group to the last; but none larger than {@link #MAX_KEPT_BUFFER_BYTES},
  * which only a page of a value of megabytes grows (a slab, a page array, a compressed page, an output array): it is let
@@ -164,7 +164,7 @@ final class ParquetResultWriter implements ResultWriter {
                 public void finishRowGroup() throws IOException {
                     finishGroup(group);
                 }
-            }, groupColumns[g], BatchSizing.ringOutBytes(BatchSizing.TARGET_BYTES));
+            }, groupColumns[g], BatchSizing.ringWaitingBytes(BatchSizing.TARGET_BYTES));
         }
         this.out = new PositionCountingStream(out);
         this.file = new ParquetFileWriter(new StreamOutputFile(this.out), schema, ParquetFileWriter.Mode.OVERWRITE,

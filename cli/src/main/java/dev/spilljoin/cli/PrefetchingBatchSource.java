@@ -38,7 +38,7 @@ final class PrefetchingBatchSource implements AutoCloseable {
     /**
      * Why 16: the join takes a file's batches unevenly (a Parquet reader's row group or the JIT at work holds one
      * side up for a while), and W1's Parquet case ran 4.5 % faster with 16 than with 4 (2 % with 8; 16 batches of
-     * its 4,096 rows of two BIGINTs are 1 MB); the ring's byte bound ({@link BatchSizing#ringOutBytes}) still holds
+     * its 4,096 rows of two BIGINTs are 1 MB); the ring's byte bound ({@link BatchSizing#ringWaitingBytes}) still holds
      * batches of wide rows to about two.
      */
     static final int BATCHES = 16;
@@ -59,11 +59,11 @@ final class PrefetchingBatchSource implements AutoCloseable {
     /** The reader thread's failure: written before the ring ends, read after its end is taken. */
     private volatile Throwable failure;
 
-    /** Reads {@code file} ahead in batches aiming at {@code batchBytes} ({@link BatchSizing#ringOutBytes}). */
+    /** Reads {@code file} ahead in batches aiming at {@code batchBytes} ({@link BatchSizing#ringWaitingBytes}). */
     PrefetchingBatchSource(InputBatches file, ProgressLine progress, int batchBytes) {
         this.file = file;
         this.progress = progress;
-        this.ring = new BatchRing(file.schema(), BATCHES, file.batchRows(), BatchSizing.ringOutBytes(batchBytes));
+        this.ring = new BatchRing(file.schema(), BATCHES, file.batchRows(), BatchSizing.ringWaitingBytes(batchBytes));
         this.thread = new StageThread("spilljoin-read-" + file.side().name().toLowerCase(Locale.ROOT),
                 this::readAhead);
         for (int i = 0; i < BATCHES; i++) {

@@ -136,7 +136,7 @@ class BatchSizingTest {
         ring.takeReady();
         assertThat(producer.get(10, TimeUnit.SECONDS)).isNotNull();
 
-        assertThat(BatchSizing.ringOutBytes(BatchSizing.TARGET_BYTES)).isEqualTo(2L * BatchSizing.TARGET_BYTES);
+        assertThat(BatchSizing.ringWaitingBytes(BatchSizing.TARGET_BYTES)).isEqualTo(2L * BatchSizing.TARGET_BYTES);
     }
 
     /**
